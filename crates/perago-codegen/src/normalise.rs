@@ -1,0 +1,59 @@
+//! Normalising a linted schema: every object that declares no `additionalProperties` is closed,
+//! nested objects and `$defs` included, as the contract's `extra="forbid"` rule requires.
+//! The closed form is what the IR is built from and what TaskDefs carry.
+
+use serde_json::Value;
+
+/// Closes every object schema in `schema` that does not declare `additionalProperties`.
+pub fn close_objects(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    let is_object = map.contains_key("properties")
+        || match map.get("type") {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+            _ => false,
+        };
+    if is_object && !map.contains_key("oneOf") && !map.contains_key("additionalProperties") {
+        map.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    for keyword in ["properties", "$defs"] {
+        if let Some(Value::Object(children)) = map.get_mut(keyword) {
+            children.values_mut().for_each(close_objects);
+        }
+    }
+    for keyword in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(children)) = map.get_mut(keyword) {
+            children.iter_mut().for_each(close_objects);
+        }
+    }
+    for keyword in ["items", "additionalProperties"] {
+        if let Some(child) = map.get_mut(keyword) {
+            close_objects(child);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn closes_nested_objects_and_defs_but_keeps_maps() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "inner": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "map": {"type": "object", "additionalProperties": {"type": "object", "properties": {}}},
+                "list": {"type": "array", "items": {"type": ["object", "null"]}}
+            },
+            "$defs": {"D": {"type": "object"}}
+        });
+        close_objects(&mut schema);
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["properties"]["inner"]["additionalProperties"], false);
+        assert_eq!(schema["properties"]["map"]["additionalProperties"]["additionalProperties"], false);
+        assert_eq!(schema["properties"]["list"]["items"]["additionalProperties"], false);
+        assert_eq!(schema["$defs"]["D"]["additionalProperties"], false);
+    }
+}

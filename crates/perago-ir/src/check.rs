@@ -1,0 +1,380 @@
+//! The keyword checks, shared by generated validators and the run-time interpreter so both
+//! report the same violation, with the same message, for the same value.
+
+use crate::path::Path;
+use crate::violation::{Code, Violation};
+use serde_json::{Map, Value};
+use std::fmt::Write;
+
+/// Where checks put what they find.
+pub type Out = Vec<Violation>;
+
+/// Numeric bounds of an `integer` or `number` schema.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Bounds {
+    /// `minimum`
+    pub minimum: Option<f64>,
+    /// `maximum`
+    pub maximum: Option<f64>,
+    /// `exclusiveMinimum`
+    pub exclusive_minimum: Option<f64>,
+    /// `exclusiveMaximum`
+    pub exclusive_maximum: Option<f64>,
+}
+
+impl Bounds {
+    /// No bounds at all.
+    pub const NONE: Bounds =
+        Bounds { minimum: None, maximum: None, exclusive_minimum: None, exclusive_maximum: None };
+
+    /// True when `x` is within every bound.
+    #[inline]
+    pub fn contains(&self, x: f64) -> bool {
+        self.minimum.is_none_or(|m| x >= m)
+            && self.maximum.is_none_or(|m| x <= m)
+            && self.exclusive_minimum.is_none_or(|m| x > m)
+            && self.exclusive_maximum.is_none_or(|m| x < m)
+    }
+
+    fn check(&self, x: f64, path: &Path<'_>, out: &mut Out) -> bool {
+        let before = out.len();
+        if let Some(m) = self.minimum.filter(|m| x < *m) {
+            push(out, path, Code::Minimum, format!("must be >= {}", num(m)));
+        }
+        if let Some(m) = self.maximum.filter(|m| x > *m) {
+            push(out, path, Code::Maximum, format!("must be <= {}", num(m)));
+        }
+        if let Some(m) = self.exclusive_minimum.filter(|m| x <= *m) {
+            push(out, path, Code::ExclusiveMinimum, format!("must be > {}", num(m)));
+        }
+        if let Some(m) = self.exclusive_maximum.filter(|m| x >= *m) {
+            push(out, path, Code::ExclusiveMaximum, format!("must be < {}", num(m)));
+        }
+        out.len() == before
+    }
+}
+
+/// Renders a bound the way it was written: `30`, not `30.0`.
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+}
+
+/// Length rules of a `string` schema, in Unicode code points.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lengths {
+    /// `minLength`
+    pub min: Option<u64>,
+    /// `maxLength`
+    pub max: Option<u64>,
+}
+
+impl Lengths {
+    /// No length rules.
+    pub const NONE: Lengths = Lengths { min: None, max: None };
+
+    /// True when the code-point length of `s` is within bounds, counting only when needed.
+    #[inline]
+    pub fn contains(&self, s: &str) -> bool {
+        // A code point takes 1 to 4 bytes, so the byte length often decides without counting.
+        let bytes = s.len() as u64;
+        let min_ok = self.min.is_none_or(|m| bytes >= m.saturating_mul(4) || char_len(s) >= m);
+        let max_ok = self.max.is_none_or(|m| bytes <= m || char_len(s) <= m);
+        min_ok && max_ok
+    }
+
+    fn check(&self, s: &str, path: &Path<'_>, out: &mut Out) -> bool {
+        if self.contains(s) {
+            return true;
+        }
+        let n = char_len(s);
+        if let Some(m) = self.min.filter(|m| n < *m) {
+            push(out, path, Code::MinLength, format!("must be at least {m} {} long", chars(m)));
+        }
+        if let Some(m) = self.max.filter(|m| n > *m) {
+            push(out, path, Code::MaxLength, format!("must be at most {m} {} long", chars(m)));
+        }
+        false
+    }
+}
+
+fn chars(n: u64) -> &'static str {
+    if n == 1 { "character" } else { "characters" }
+}
+
+fn char_len(s: &str) -> u64 {
+    s.chars().count() as u64
+}
+
+/// A compiled ECMA-262 `pattern`, matched as an unanchored search as JSON Schema defines.
+#[derive(Debug)]
+pub struct Pattern {
+    source: String,
+    regex: regress::Regex,
+}
+
+impl Pattern {
+    /// Compiles an ECMA-262 regular expression (Unicode mode).
+    pub fn new(source: &str) -> Result<Self, String> {
+        let regex = regress::Regex::with_flags(source, "u").map_err(|e| e.to_string())?;
+        Ok(Pattern { source: source.to_owned(), regex })
+    }
+
+    /// Compiles a pattern the generator has already checked.
+    pub fn checked(source: &str) -> Self {
+        match Pattern::new(source) {
+            Ok(p) => p,
+            Err(e) => panic!("pattern {source:?} was accepted by perago-codegen but fails: {e}"),
+        }
+    }
+
+    /// The source as written in the schema.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// True when the pattern matches anywhere in `s`.
+    #[inline]
+    pub fn is_match(&self, s: &str) -> bool {
+        self.regex.find(s).is_some()
+    }
+
+    fn check(&self, s: &str, path: &Path<'_>, out: &mut Out) -> bool {
+        if self.is_match(s) {
+            return true;
+        }
+        push(out, path, Code::Pattern, format!("must match the pattern {}", quoted(&self.source)));
+        false
+    }
+}
+
+/// Records a violation at `path`.
+#[cold]
+pub fn push(out: &mut Out, path: &Path<'_>, code: Code, message: impl Into<String>) {
+    out.push(Violation::new(path.render(), code, message));
+}
+
+/// `a string`, `an object`, … : the JSON type of a value, for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A JSON value written compactly for a message; strings keep their escapes.
+pub fn quoted(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+#[cold]
+fn type_error(out: &mut Out, path: &Path<'_>, expected: &str, found: &Value) {
+    push(out, path, Code::Type, format!("must be {expected}, found {}", type_name(found)));
+}
+
+/// `type: string` with its length and pattern rules.
+pub fn string<'v>(
+    v: &'v Value,
+    path: &Path<'_>,
+    out: &mut Out,
+    lengths: &Lengths,
+    pattern: Option<&Pattern>,
+) -> Option<&'v str> {
+    let Value::String(s) = v else {
+        type_error(out, path, "a string", v);
+        return None;
+    };
+    let lengths_ok = lengths.check(s, path, out);
+    let pattern_ok = pattern.is_none_or(|p| p.check(s, path, out));
+    (lengths_ok && pattern_ok).then_some(s.as_str())
+}
+
+/// `type: integer` with its bounds. JSON Schema counts `1.0` as an integer; the typed value is
+/// an `i64`, so an integer beyond its range is reported rather than silently rounded.
+pub fn integer(v: &Value, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Option<i64> {
+    let Value::Number(n) = v else {
+        type_error(out, path, "an integer", v);
+        return None;
+    };
+    let x = n.as_f64().unwrap_or(f64::NAN);
+    if n.is_f64() && x.fract() != 0.0 {
+        type_error(out, path, "an integer", v);
+        return None;
+    }
+    let in_bounds = bounds.check(x, path, out);
+    let typed = match n.as_i64() {
+        Some(i) => Some(i),
+        // -2^63 <= x < 2^63 holds exactly for integral floats in i64 range.
+        None if n.is_f64() && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) => {
+            Some(x as i64)
+        }
+        None => {
+            push(out, path, Code::IntegerRange, "integer does not fit in a signed 64-bit value");
+            return None;
+        }
+    };
+    if in_bounds { typed } else { None }
+}
+
+/// `type: number` with its bounds.
+pub fn number(v: &Value, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Option<f64> {
+    let Value::Number(n) = v else {
+        type_error(out, path, "a number", v);
+        return None;
+    };
+    let x = n.as_f64().unwrap_or(f64::NAN);
+    bounds.check(x, path, out).then_some(x)
+}
+
+/// `type: boolean`.
+pub fn boolean(v: &Value, path: &Path<'_>, out: &mut Out) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        _ => {
+            type_error(out, path, "a boolean", v);
+            None
+        }
+    }
+}
+
+/// `type: null`.
+pub fn null(v: &Value, path: &Path<'_>, out: &mut Out) -> Option<()> {
+    match v {
+        Value::Null => Some(()),
+        _ => {
+            type_error(out, path, "null", v);
+            None
+        }
+    }
+}
+
+/// `type: object`: the map to walk.
+pub fn object<'v>(v: &'v Value, path: &Path<'_>, out: &mut Out) -> Option<&'v Map<String, Value>> {
+    match v {
+        Value::Object(map) => Some(map),
+        _ => {
+            type_error(out, path, "an object", v);
+            None
+        }
+    }
+}
+
+/// `type: array` with `minItems`/`maxItems`: the items to walk, and whether the count is fine.
+pub fn array<'v>(
+    v: &'v Value,
+    path: &Path<'_>,
+    out: &mut Out,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+) -> Option<(&'v [Value], bool)> {
+    let Value::Array(items) = v else {
+        type_error(out, path, "an array", v);
+        return None;
+    };
+    let n = items.len() as u64;
+    let mut ok = true;
+    if let Some(m) = min_items.filter(|m| n < *m) {
+        push(out, path, Code::MinItems, format!("must contain at least {m} {}", item_s(m)));
+        ok = false;
+    }
+    if let Some(m) = max_items.filter(|m| n > *m) {
+        push(out, path, Code::MaxItems, format!("must contain at most {m} {}", item_s(m)));
+        ok = false;
+    }
+    Some((items, ok))
+}
+
+fn item_s(n: u64) -> &'static str {
+    if n == 1 { "item" } else { "items" }
+}
+
+/// `const` with a string value.
+pub fn const_str(v: &Value, path: &Path<'_>, out: &mut Out, expected: &str) -> bool {
+    if v.as_str() == Some(expected) {
+        return true;
+    }
+    push(out, path, Code::Const, format!("must be {}", quoted(expected)));
+    false
+}
+
+/// `const` with any value (JSON equality: `1` equals `1.0`).
+pub fn const_value(v: &Value, path: &Path<'_>, out: &mut Out, expected: &Value) -> bool {
+    if json_equal(v, expected) {
+        return true;
+    }
+    push(out, path, Code::Const, format!("must be {expected}"));
+    false
+}
+
+/// `enum` of strings: the index of the matching value.
+pub fn string_enum(v: &Value, path: &Path<'_>, out: &mut Out, allowed: &[&str]) -> Option<usize> {
+    if let Some(i) = v.as_str().and_then(|s| allowed.iter().position(|a| *a == s)) {
+        return Some(i);
+    }
+    push(out, path, Code::Enum, one_of(allowed.iter().map(|a| quoted(a))));
+    None
+}
+
+/// `enum` of arbitrary values.
+pub fn value_enum(v: &Value, path: &Path<'_>, out: &mut Out, allowed: &[Value]) -> bool {
+    if allowed.iter().any(|a| json_equal(v, a)) {
+        return true;
+    }
+    push(out, path, Code::Enum, one_of(allowed.iter().map(Value::to_string)));
+    false
+}
+
+/// A discriminator value that names no branch.
+pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
+    push(out, path, Code::Discriminator, one_of(allowed.iter().map(|a| quoted(a))));
+}
+
+fn one_of(items: impl Iterator<Item = String>) -> String {
+    let mut msg = String::from("must be one of: ");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            msg.push_str(", ");
+        }
+        let _ = write!(msg, "{item}");
+    }
+    msg
+}
+
+/// A required property that is absent.
+pub fn required(path: &Path<'_>, out: &mut Out) {
+    push(out, path, Code::Required, "required field is missing");
+}
+
+/// A property a closed object does not declare.
+pub fn unknown_field(path: &Path<'_>, out: &mut Out) {
+    push(out, path, Code::UnknownField, "unknown field");
+}
+
+/// A document that is not JSON, as a violation at `$`.
+pub fn malformed(error: &serde_json::Error) -> Violation {
+    Violation::new("$", Code::MalformedJson, format!("malformed JSON: {error}"))
+}
+
+/// JSON Schema equality: numbers compare by value, objects ignore key order.
+pub fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => match (x.as_u64(), y.as_u64()) {
+                (Some(i), Some(j)) => i == j,
+                _ => x.as_f64() == y.as_f64(),
+            },
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
+        }
+        _ => a == b,
+    }
+}
