@@ -7,6 +7,7 @@
 
 extern crate self as perago;
 
+pub mod contracts;
 pub mod schemas;
 
 pub use perago_ir::{Code, Contract, Path, Violation, Violations, check, string_const};
