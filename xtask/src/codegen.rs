@@ -13,7 +13,12 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     let mut stale = Vec::new();
     for (path, contents) in &files {
         if ensure_file_contents(path, contents, mode)? {
-            stale.push(path.strip_prefix(root).unwrap_or(path).display().to_string());
+            stale.push(
+                path.strip_prefix(root)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string(),
+            );
         }
     }
     // A generated file whose schema is gone is stale too.
@@ -24,7 +29,12 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
                 if mode == Mode::Write {
                     std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 }
-                stale.push(path.strip_prefix(root).unwrap_or(&path).display().to_string());
+                stale.push(
+                    path.strip_prefix(root)
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string(),
+                );
             }
         }
     }
@@ -52,11 +62,16 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
     let set = SchemaSet::load_dir(&root.join("schemas")).map_err(|e| e.to_string())?;
     let modules = emit::emit(&set);
     let out_dir = root.join("crates/perago/src/contracts");
-    let mut files: Vec<(PathBuf, String)> =
-        modules.iter().map(|m| (out_dir.join(format!("{}.rs", m.name)), m.source.clone())).collect();
+    let mut files: Vec<(PathBuf, String)> = modules
+        .iter()
+        .map(|m| (out_dir.join(format!("{}.rs", m.name)), m.source.clone()))
+        .collect();
     files.push((
         out_dir.join("mod.rs"),
-        emit::emit_mod(&modules, "The generated types and validators of perago's contract schemas."),
+        emit::emit_mod(
+            &modules,
+            "The generated types and validators of perago's contract schemas.",
+        ),
     ));
     Ok(files)
 }

@@ -40,5 +40,8 @@ pub enum Mode {
 
 /// The workspace root (this crate's parent directory).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_owned)
+        .unwrap_or_default()
 }

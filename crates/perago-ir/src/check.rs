@@ -24,8 +24,12 @@ pub struct Bounds {
 
 impl Bounds {
     /// No bounds at all.
-    pub const NONE: Bounds =
-        Bounds { minimum: None, maximum: None, exclusive_minimum: None, exclusive_maximum: None };
+    pub const NONE: Bounds = Bounds {
+        minimum: None,
+        maximum: None,
+        exclusive_minimum: None,
+        exclusive_maximum: None,
+    };
 
     /// True when `x` is within every bound.
     #[inline]
@@ -45,10 +49,20 @@ impl Bounds {
             push(out, path, Code::Maximum, format!("must be <= {}", num(m)));
         }
         if let Some(m) = self.exclusive_minimum.filter(|m| x <= *m) {
-            push(out, path, Code::ExclusiveMinimum, format!("must be > {}", num(m)));
+            push(
+                out,
+                path,
+                Code::ExclusiveMinimum,
+                format!("must be > {}", num(m)),
+            );
         }
         if let Some(m) = self.exclusive_maximum.filter(|m| x >= *m) {
-            push(out, path, Code::ExclusiveMaximum, format!("must be < {}", num(m)));
+            push(
+                out,
+                path,
+                Code::ExclusiveMaximum,
+                format!("must be < {}", num(m)),
+            );
         }
         out.len() == before
     }
@@ -56,7 +70,11 @@ impl Bounds {
 
 /// Renders a bound the way it was written: `30`, not `30.0`.
 fn num(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
 }
 
 /// Length rules of a `string` schema, in Unicode code points.
@@ -70,14 +88,19 @@ pub struct Lengths {
 
 impl Lengths {
     /// No length rules.
-    pub const NONE: Lengths = Lengths { min: None, max: None };
+    pub const NONE: Lengths = Lengths {
+        min: None,
+        max: None,
+    };
 
     /// True when the code-point length of `s` is within bounds, counting only when needed.
     #[inline]
     pub fn contains(&self, s: &str) -> bool {
         // A code point takes 1 to 4 bytes, so the byte length often decides without counting.
         let bytes = s.len() as u64;
-        let min_ok = self.min.is_none_or(|m| bytes >= m.saturating_mul(4) || char_len(s) >= m);
+        let min_ok = self
+            .min
+            .is_none_or(|m| bytes >= m.saturating_mul(4) || char_len(s) >= m);
         let max_ok = self.max.is_none_or(|m| bytes <= m || char_len(s) <= m);
         min_ok && max_ok
     }
@@ -88,10 +111,20 @@ impl Lengths {
         }
         let n = char_len(s);
         if let Some(m) = self.min.filter(|m| n < *m) {
-            push(out, path, Code::MinLength, format!("must be at least {m} {} long", chars(m)));
+            push(
+                out,
+                path,
+                Code::MinLength,
+                format!("must be at least {m} {} long", chars(m)),
+            );
         }
         if let Some(m) = self.max.filter(|m| n > *m) {
-            push(out, path, Code::MaxLength, format!("must be at most {m} {} long", chars(m)));
+            push(
+                out,
+                path,
+                Code::MaxLength,
+                format!("must be at most {m} {} long", chars(m)),
+            );
         }
         false
     }
@@ -116,7 +149,10 @@ impl Pattern {
     /// Compiles an ECMA-262 regular expression (Unicode mode).
     pub fn new(source: &str) -> Result<Self, String> {
         let regex = regress::Regex::with_flags(source, "u").map_err(|e| e.to_string())?;
-        Ok(Pattern { source: source.to_owned(), regex })
+        Ok(Pattern {
+            source: source.to_owned(),
+            regex,
+        })
     }
 
     /// Compiles a pattern the generator has already checked.
@@ -142,7 +178,12 @@ impl Pattern {
         if self.is_match(s) {
             return true;
         }
-        push(out, path, Code::Pattern, format!("must match the pattern {}", quoted(&self.source)));
+        push(
+            out,
+            path,
+            Code::Pattern,
+            format!("must match the pattern {}", quoted(&self.source)),
+        );
         false
     }
 }
@@ -173,7 +214,12 @@ pub fn quoted(s: &str) -> String {
 
 #[cold]
 fn type_error(out: &mut Out, path: &Path<'_>, expected: &str, found: &Value) {
-    push(out, path, Code::Type, format!("must be {expected}, found {}", type_name(found)));
+    push(
+        out,
+        path,
+        Code::Type,
+        format!("must be {expected}, found {}", type_name(found)),
+    );
 }
 
 /// `type: string` with its length and pattern rules.
@@ -209,11 +255,18 @@ pub fn integer(v: &Value, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Op
     let typed = match n.as_i64() {
         Some(i) => Some(i),
         // -2^63 <= x < 2^63 holds exactly for integral floats in i64 range.
-        None if n.is_f64() && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) => {
+        None if n.is_f64()
+            && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) =>
+        {
             Some(x as i64)
         }
         None => {
-            push(out, path, Code::IntegerRange, "integer does not fit in a signed 64-bit value");
+            push(
+                out,
+                path,
+                Code::IntegerRange,
+                "integer does not fit in a signed 64-bit value",
+            );
             return None;
         }
     };
@@ -278,11 +331,21 @@ pub fn array<'v>(
     let n = items.len() as u64;
     let mut ok = true;
     if let Some(m) = min_items.filter(|m| n < *m) {
-        push(out, path, Code::MinItems, format!("must contain at least {m} {}", item_s(m)));
+        push(
+            out,
+            path,
+            Code::MinItems,
+            format!("must contain at least {m} {}", item_s(m)),
+        );
         ok = false;
     }
     if let Some(m) = max_items.filter(|m| n > *m) {
-        push(out, path, Code::MaxItems, format!("must contain at most {m} {}", item_s(m)));
+        push(
+            out,
+            path,
+            Code::MaxItems,
+            format!("must contain at most {m} {}", item_s(m)),
+        );
         ok = false;
     }
     Some((items, ok))
@@ -297,7 +360,12 @@ pub fn const_str(v: &Value, path: &Path<'_>, out: &mut Out, expected: &str) -> b
     if v.as_str() == Some(expected) {
         return true;
     }
-    push(out, path, Code::Const, format!("must be {}", quoted(expected)));
+    push(
+        out,
+        path,
+        Code::Const,
+        format!("must be {}", quoted(expected)),
+    );
     false
 }
 
@@ -312,10 +380,18 @@ pub fn const_value(v: &Value, path: &Path<'_>, out: &mut Out, expected: &Value) 
 
 /// `enum` of strings: the index of the matching value.
 pub fn string_enum(v: &Value, path: &Path<'_>, out: &mut Out, allowed: &[&str]) -> Option<usize> {
-    if let Some(i) = v.as_str().and_then(|s| allowed.iter().position(|a| *a == s)) {
+    if let Some(i) = v
+        .as_str()
+        .and_then(|s| allowed.iter().position(|a| *a == s))
+    {
         return Some(i);
     }
-    push(out, path, Code::Enum, one_of(allowed.iter().map(|a| quoted(a))));
+    push(
+        out,
+        path,
+        Code::Enum,
+        one_of(allowed.iter().map(|a| quoted(a))),
+    );
     None
 }
 
@@ -324,13 +400,23 @@ pub fn value_enum(v: &Value, path: &Path<'_>, out: &mut Out, allowed: &[Value]) 
     if allowed.iter().any(|a| json_equal(v, a)) {
         return true;
     }
-    push(out, path, Code::Enum, one_of(allowed.iter().map(Value::to_string)));
+    push(
+        out,
+        path,
+        Code::Enum,
+        one_of(allowed.iter().map(Value::to_string)),
+    );
     false
 }
 
 /// A discriminator value that names no branch.
 pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
-    push(out, path, Code::Discriminator, one_of(allowed.iter().map(|a| quoted(a))));
+    push(
+        out,
+        path,
+        Code::Discriminator,
+        one_of(allowed.iter().map(|a| quoted(a))),
+    );
 }
 
 fn one_of(items: impl Iterator<Item = String>) -> String {
@@ -373,7 +459,9 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
         }
         _ => a == b,
     }

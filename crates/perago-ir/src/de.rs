@@ -5,13 +5,17 @@ use serde::{Deserialize, Deserializer};
 
 /// An optional property that must not be `null` when present: absent is `None`
 /// (via `#[serde(default)]`), `null` is an error.
-pub fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+pub fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
 }
 
 /// A required property that may be `null`: using `deserialize_with` turns off serde's implicit
 /// "missing Option is None", so absence stays an error.
-pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     Option::<T>::deserialize(d)
 }
 

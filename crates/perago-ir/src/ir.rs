@@ -177,7 +177,11 @@ impl Ir {
                 Some(allowed) => check::string_enum(v, path, out, &allowed).is_some(),
                 None => check::value_enum(v, path, out, values),
             },
-            Shape::Array { items, min_items, max_items } => {
+            Shape::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
                 let Some((elements, mut ok)) = check::array(v, path, out, *min_items, *max_items)
                 else {
                     return false;
@@ -187,7 +191,10 @@ impl Ir {
                 }
                 ok
             }
-            Shape::Object { properties, additional } => {
+            Shape::Object {
+                properties,
+                additional,
+            } => {
                 let Some(map) = check::object(v, path, out) else {
                     return false;
                 };
@@ -206,7 +213,9 @@ impl Ir {
                 }
                 for property in properties {
                     match map.get(&property.name) {
-                        Some(value) => ok &= self.walk(property.node, value, &path.key(&property.name), out),
+                        Some(value) => {
+                            ok &= self.walk(property.node, value, &path.key(&property.name), out)
+                        }
                         None if property.required => {
                             check::required(&path.key(&property.name), out);
                             ok = false;
@@ -216,7 +225,10 @@ impl Ir {
                 }
                 ok
             }
-            Shape::OneOf { discriminator, branches } => {
+            Shape::OneOf {
+                discriminator,
+                branches,
+            } => {
                 let Some(map) = check::object(v, path, out) else {
                     return false;
                 };
@@ -229,7 +241,8 @@ impl Ir {
                 match chosen {
                     Some(branch) => self.walk(branch.node, v, path, out),
                     None if map.contains_key(discriminator) => {
-                        let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
+                        let tags: Vec<&str> =
+                            branches.iter().filter_map(|b| b.tag.as_deref()).collect();
                         check::unknown_discriminator(&path.key(discriminator), out, &tags);
                         false
                     }

@@ -94,7 +94,11 @@ pub struct Violation {
 impl Violation {
     /// A violation at an already rendered path.
     pub fn new(path: impl Into<String>, code: Code, message: impl Into<String>) -> Self {
-        Violation { path: path.into(), code, message: message.into() }
+        Violation {
+            path: path.into(),
+            code,
+            message: message.into(),
+        }
     }
 }
 

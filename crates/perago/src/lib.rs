@@ -7,6 +7,7 @@
 
 extern crate self as perago;
 
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod contracts;
 pub mod schemas;
 
