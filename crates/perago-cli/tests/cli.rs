@@ -1,0 +1,592 @@
+//! Runs the built `perago` binary.
+//!
+//! The 100 MB document of the brief was checked by hand; the large-document test here uses
+//! about 20 MB to keep the suite quick.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const VALID: &str =
+    r#"{"repository":"song-1","branch":"main","ref_type":"commit","ref":"589f877"}"#;
+
+/// Runs `perago args...` with `stdin` as standard input.
+fn perago_with_stdin(args: &[&str], dir: &Path, stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perago"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("perago runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    // Written from another thread so a large input cannot deadlock against a full stdout.
+    let writer = std::thread::spawn(move || {
+        // perago may exit before reading everything (e.g. on a usage error).
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("perago finishes");
+    writer.join().expect("the writer thread finishes");
+    output
+}
+
+fn perago(args: &[&str], dir: &Path) -> Output {
+    perago_with_stdin(args, dir, b"")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("perago exits normally")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// The JSON objects of `--format json` output, one per line.
+fn json_lines(output: &Output) -> Vec<Value> {
+    stdout(output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) {
+    std::fs::write(dir.join(name), text).expect("write a test file");
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+#[test]
+fn valid_documents_exit_0_and_print_nothing() {
+    let dir = temp();
+    write(dir.path(), "a.json", VALID);
+    write(dir.path(), "b.json", format!("\n{VALID}\n"));
+    let out = perago(
+        &[
+            "validate",
+            "--schema",
+            "workspace-input",
+            "a.json",
+            "b.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn schema_by_id_and_by_short_name() {
+    let dir = temp();
+    write(dir.path(), "a.json", VALID);
+    for schema in [
+        "workspace-input",
+        "https://perago.dev/schemas/workspace-input.schema.json",
+    ] {
+        let out = perago(&["validate", "--schema", schema, "a.json"], dir.path());
+        assert_eq!(code(&out), 0, "{schema}: {}", stderr(&out));
+    }
+    write(
+        dir.path(),
+        "c.json",
+        r#"{"summary": "done", "files_changed": ["src/lib.rs"]}"#,
+    );
+    let out = perago(
+        &["validate", "-s", "worker-completion.v1", "c.json"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+#[test]
+fn text_output_gives_the_line_of_each_violation() {
+    let dir = temp();
+    let doc = "{\n  \"repository\": \"r\",\n  \"branch\": \"\",\n  \"ref_type\": \"tag\",\n  \"extra\": {\"a\": [1,\n 2]},\n  \"odd key\": 1\n}\n";
+    write(dir.path(), "bad.json", doc);
+    let out = perago(
+        &["validate", "--schema", "workspace-input", "bad.json"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "bad.json:5: $.extra: unknown field",
+            "bad.json:7: $['odd key']: unknown field",
+            "bad.json:3: $.branch: must be at least 1 character long",
+            "bad.json:4: $.ref_type: must be \"commit\"",
+            // Absent: the line of the object that lacks it.
+            "bad.json:1: $.ref: required field is missing",
+        ]
+    );
+    assert_eq!(stderr(&out), "1 document, 1 invalid\n");
+}
+
+#[test]
+fn json_output_has_one_object_per_document() {
+    let dir = temp();
+    write(dir.path(), "good.json", VALID);
+    write(
+        dir.path(),
+        "bad.json",
+        r#"{"repository": "r", "branch": "main", "ref_type": "commit"}"#,
+    );
+    let out = perago(
+        &[
+            "validate",
+            "--schema",
+            "workspace-input",
+            "--format",
+            "json",
+            "good.json",
+            "bad.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(stderr(&out), "");
+    let docs = json_lines(&out);
+    assert_eq!(docs.len(), 2);
+    assert_eq!(
+        docs[0],
+        serde_json::json!({"file": "good.json", "valid": true, "violations": []})
+    );
+    assert_eq!(
+        docs[1],
+        serde_json::json!({
+            "file": "bad.json",
+            "valid": false,
+            "violations": [{"path": "$.ref", "code": "required", "message": "required field is missing"}]
+        })
+    );
+}
+
+#[test]
+fn reads_standard_input_with_no_file_or_dash() {
+    let dir = temp();
+    for args in [
+        &["validate", "-s", "workspace-input"][..],
+        &["validate", "-s", "workspace-input", "-"],
+    ] {
+        let out = perago_with_stdin(args, dir.path(), VALID.as_bytes());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = perago_with_stdin(
+            args,
+            dir.path(),
+            b"{\"repository\": 1,\n \"branch\": \"b\", \"ref_type\": \"commit\", \"ref\": \"r\"}",
+        );
+        assert_eq!(code(&out), 1);
+        assert_eq!(
+            stdout(&out),
+            "<stdin>:1: $.repository: must be a string, found an integer\n"
+        );
+    }
+}
+
+#[test]
+fn json_lines_report_the_line_of_each_document() {
+    let dir = temp();
+    let input = format!("{VALID}\n\n  \n{{\"repository\": 1}}\r\n{VALID}\n{{oops\n{VALID}");
+    write(dir.path(), "docs.jsonl", &input);
+    let out = perago(
+        &["validate", "-s", "workspace-input", "--lines", "docs.jsonl"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert_eq!(
+        lines[0],
+        "docs.jsonl:4: $.repository: must be a string, found an integer"
+    );
+    assert!(
+        lines[1..4].iter().all(
+            |l| l.starts_with("docs.jsonl:4: $.") && l.ends_with(": required field is missing")
+        )
+    );
+    assert!(
+        lines[4].starts_with("docs.jsonl:6: $: malformed JSON: "),
+        "{}",
+        lines[4]
+    );
+    assert_eq!(stderr(&out), "5 documents, 2 invalid\n");
+
+    let out = perago_with_stdin(
+        &[
+            "validate",
+            "-s",
+            "workspace-input",
+            "--lines",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        input.as_bytes(),
+    );
+    assert_eq!(code(&out), 1);
+    let docs = json_lines(&out);
+    let summary: Vec<(&str, u64, bool)> = docs
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+                d["valid"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("<stdin>", 1, true),
+            ("<stdin>", 4, false),
+            ("<stdin>", 5, true),
+            ("<stdin>", 6, false),
+            ("<stdin>", 7, true)
+        ]
+    );
+    assert_eq!(docs[3]["violations"][0]["code"], "malformed_json");
+}
+
+#[test]
+fn malformed_documents_are_violations_at_the_root() {
+    let dir = temp();
+    write(dir.path(), "trunc.json", "{\n  \"repository\": \"r\",\n");
+    write(dir.path(), "empty.json", "");
+    write(dir.path(), "latin1.json", b"{\"repository\": \"caf\xe9\"}");
+    write(dir.path(), "trailing.json", format!("{VALID} {VALID}"));
+    let files = ["trunc.json", "empty.json", "latin1.json", "trailing.json"];
+    let mut args = vec!["validate", "-s", "workspace-input"];
+    args.extend(files);
+    let out = perago(&args, dir.path());
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    // The line is where the parser stopped.
+    assert!(
+        lines[0].starts_with("trunc.json:3: $: malformed JSON: EOF while parsing"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("empty.json:1: $: malformed JSON: "),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("latin1.json:1: $: malformed JSON: "),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with("trailing.json:1: $: malformed JSON: trailing characters"),
+        "{}",
+        lines[3]
+    );
+
+    args.extend(["--format", "json"]);
+    let out = perago(&args, dir.path());
+    for doc in json_lines(&out) {
+        assert_eq!(doc["valid"], false);
+        assert_eq!(doc["violations"][0]["path"], "$");
+        assert_eq!(doc["violations"][0]["code"], "malformed_json");
+    }
+}
+
+#[test]
+fn deep_nesting_is_a_malformed_document_not_a_crash() {
+    let dir = temp();
+    write(dir.path(), "deep.json", "[".repeat(10_000));
+    write(
+        dir.path(),
+        "deep-closed.json",
+        format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)),
+    );
+    let out = perago(
+        &[
+            "validate",
+            "-s",
+            "workspace-input",
+            "--format",
+            "json",
+            "deep.json",
+            "deep-closed.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let docs = json_lines(&out);
+    assert_eq!(docs.len(), 2);
+    for doc in docs {
+        assert_eq!(doc["violations"][0]["code"], "malformed_json", "{doc}");
+    }
+    let out = perago_with_stdin(
+        &["validate", "-s", "workspace-input", "--lines"],
+        dir.path(),
+        "[".repeat(10_000).as_bytes(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("<stdin>:1: $: malformed JSON: recursion limit exceeded"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_large_document_is_validated_and_located() {
+    let dir = temp();
+    // About 20 MB: a long list of paths, one of them blank, on its own line near the end.
+    let mut doc = String::from("{\"summary\": \"done\",\n\"files_changed\": [\n");
+    let count = 1_000_000;
+    for i in 0..count {
+        doc.push_str(if i == count - 2 {
+            "\" \",\n"
+        } else {
+            "\"src/some/module/file.rs\",\n"
+        });
+    }
+    doc.push_str("\"last\"\n]}\n");
+    assert!(doc.len() > 20_000_000);
+    write(dir.path(), "big.json", &doc);
+    let out = perago(
+        &["validate", "-s", "worker-completion.v1", "big.json"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    // Element i is on line i + 3.
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let prefix = format!("big.json:{}: $.files_changed[{}]: ", count + 1, count - 2);
+    assert!(text.starts_with(&prefix), "{text}");
+}
+
+#[test]
+fn a_user_schema_file_may_ref_a_sibling_file() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "order.schema.json",
+        r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://example.com/order.schema.json",
+  "type": "object",
+  "properties": {
+    "id": {"type": "integer", "minimum": 1},
+    "customer": {"$ref": "customer.schema.json#/$defs/Customer"}
+  },
+  "required": ["id", "customer"]
+}"##,
+    );
+    write(
+        dir.path(),
+        "customer.schema.json",
+        r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://example.com/customer.schema.json",
+  "$defs": {
+    "Customer": {
+      "type": "object",
+      "properties": {"name": {"type": "string", "minLength": 1}},
+      "required": ["name"]
+    }
+  }
+}"##,
+    );
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    write(
+        dir.path(),
+        "docs/ok.json",
+        r#"{"id": 1, "customer": {"name": "Ada"}}"#,
+    );
+    write(
+        dir.path(),
+        "docs/bad.json",
+        "{\"id\": 0,\n \"customer\":\n  {\"name\": \"\"}}",
+    );
+    let out = perago(
+        &[
+            "validate",
+            "--schema",
+            "order.schema.json",
+            "docs/ok.json",
+            "docs/bad.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("docs/bad.json:1: $.id: "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("docs/bad.json:3: $.customer.name: "),
+        "{}",
+        lines[1]
+    );
+
+    // A schema file given by a path from elsewhere finds its sibling too.
+    let out = perago(
+        &["validate", "--schema", "../order.schema.json", "ok.json"],
+        &dir.path().join("docs"),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    // A file that only holds $defs has nothing to validate against.
+    let out = perago(
+        &[
+            "validate",
+            "--schema",
+            "customer.schema.json",
+            "docs/ok.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("perago: customer.schema.json: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_unsupported_schema_is_a_usage_error() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "all.schema.json",
+        r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {"a": {"allOf": [{"type": "string"}]}}
+}"#,
+    );
+    write(dir.path(), "doc.json", "{}");
+    let out = perago(
+        &["validate", "--schema", "all.schema.json", "doc.json"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("perago: all.schema.json#/properties/a: `allOf`: "),
+        "{err}"
+    );
+
+    write(dir.path(), "broken.schema.json", "{");
+    let out = perago(
+        &["validate", "--schema", "broken.schema.json", "doc.json"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("perago: broken.schema.json: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let dir = temp();
+    write(dir.path(), "a.json", VALID);
+    let cases: [&[&str]; 6] = [
+        &[],
+        &["bogus"],
+        &["validate", "a.json"],
+        &[
+            "validate",
+            "-s",
+            "workspace-input",
+            "--format",
+            "yaml",
+            "a.json",
+        ],
+        &["validate", "-s", "no-such-schema", "a.json"],
+        &["validate", "-s", "task-failure", "a.json"],
+    ];
+    for args in cases {
+        let out = perago(args, dir.path());
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty(), "{args:?}");
+    }
+
+    // A missing file is reported; the others are still validated.
+    let out = perago(
+        &[
+            "validate",
+            "-s",
+            "workspace-input",
+            "--format",
+            "json",
+            "missing.json",
+            "a.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("perago: missing.json: "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(json_lines(&out).len(), 1);
+
+    let out = perago(&["--help"], dir.path());
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("validate"));
+}
+
+#[test]
+fn lists_the_builtin_schemas() {
+    let dir = temp();
+    let out = perago(&["schemas"], dir.path());
+    assert_eq!(code(&out), 0);
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("workspace-input "))
+        .expect("workspace-input is listed");
+    let columns: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        columns,
+        [
+            "workspace-input",
+            "https://perago.dev/schemas/workspace-input.schema.json",
+            "WorkspaceInput"
+        ]
+    );
+    assert_eq!(text.lines().count(), perago::schemas::BUILTIN.len());
+
+    let out = perago(&["schemas", "--format", "json"], dir.path());
+    assert_eq!(code(&out), 0);
+    let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), perago::schemas::BUILTIN.len());
+    assert!(list.contains(&serde_json::json!({
+        "name": "worker-completion.v1",
+        "id": "https://perago.dev/schemas/worker-completion.v1.schema.json",
+        "title": "WorkerCompletionV1",
+        "file": "worker-completion.v1.schema.json"
+    })));
+}
