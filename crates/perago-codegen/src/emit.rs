@@ -293,7 +293,8 @@ impl Emitter<'_> {
             let optional = !p.required && self.ir.node(p.node).default.is_none() && !self.is_nullable(p.node);
             let Some(sat) = self.satisfies(p.node, quote! { x }) else { continue };
             sats.push(if optional {
-                quote! { if !self.#ident.as_ref().is_none_or(|x| #sat) { return false; } }
+                let f = predicate(sat);
+                quote! { if !self.#ident.as_ref().is_none_or(#f) { return false; } }
             } else {
                 quote! { { let x = &self.#ident; if !(#sat) { return false; } } }
             });
@@ -697,8 +698,8 @@ impl Emitter<'_> {
                 }
             }
             Shape::Nullable(inner) => {
-                let s = self.satisfies(*inner, quote! { x })?;
-                Some(quote! { #x.as_ref().is_none_or(|x| #s) })
+                let f = predicate(self.satisfies(*inner, quote! { x })?);
+                Some(quote! { #x.as_ref().is_none_or(#f) })
             }
             Shape::Ref(target) => self.satisfies(*target, x),
         }
@@ -741,6 +742,15 @@ impl Emitter<'_> {
             },
         );
         ident
+    }
+}
+
+/// `|x| <check of x>`, or the function itself when the check is a plain call on `x`.
+fn predicate(check: TokenStream) -> TokenStream {
+    if check.to_string() == quote! { ::perago::Contract::satisfies(x) }.to_string() {
+        quote! { ::perago::Contract::satisfies }
+    } else {
+        quote! { |x| #check }
     }
 }
 

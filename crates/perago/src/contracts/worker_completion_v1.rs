@@ -657,7 +657,7 @@ impl ::perago::Contract for Completion {
         }
         {
             let x = &self.verification;
-            if !(x.as_ref().is_none_or(|x| ::perago::Contract::satisfies(x))) {
+            if !(x.as_ref().is_none_or(::perago::Contract::satisfies)) {
                 return false;
             }
         }
