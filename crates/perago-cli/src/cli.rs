@@ -196,12 +196,12 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode, Failure> {
         }
     }
     report.flush().map_err(|e| format!("stdout: {e}"))?;
-    if args.format == Format::Text && report.invalid > 0 {
+    if args.format == Format::Text {
         let plural = if report.documents == 1 { "" } else { "s" };
-        eprintln!(
-            "{} document{plural}, {} invalid",
-            report.documents, report.invalid
-        );
+        match report.invalid {
+            0 => eprintln!("{} document{plural} valid", report.documents),
+            n => eprintln!("{} document{plural}, {n} invalid", report.documents),
+        }
     }
     Ok(match (unreadable, report.invalid) {
         (true, _) => ExitCode::from(2),

@@ -182,7 +182,7 @@ impl Pattern {
             out,
             path,
             Code::Pattern,
-            format!("must match the pattern {}", quoted(&self.source)),
+            format!("must match the pattern {}", escaped(&self.source)),
         );
         false
     }
@@ -210,6 +210,27 @@ pub fn type_name(v: &Value) -> &'static str {
 /// A JSON value written compactly for a message; strings keep their escapes.
 pub fn quoted(s: &str) -> String {
     Value::String(s.to_owned()).to_string()
+}
+
+/// A pattern for a message: quoted, with every whitespace or control character but the plain
+/// space written as `\uXXXX`, so invisible characters stay readable.
+fn escaped(source: &str) -> String {
+    let mut out = String::from("\"");
+    for c in source.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' ' => out.push(' '),
+            c if c.is_whitespace() || c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cold]
