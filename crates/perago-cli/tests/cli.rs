@@ -66,7 +66,7 @@ fn temp() -> tempfile::TempDir {
 }
 
 #[test]
-fn valid_documents_exit_0_and_print_nothing() {
+fn valid_documents_exit_0_with_only_a_summary() {
     let dir = temp();
     write(dir.path(), "a.json", VALID);
     write(dir.path(), "b.json", format!("\n{VALID}\n"));
@@ -82,7 +82,7 @@ fn valid_documents_exit_0_and_print_nothing() {
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), "");
-    assert_eq!(stderr(&out), "");
+    assert_eq!(stderr(&out), "2 documents valid\n");
 }
 
 #[test]
