@@ -1,7 +1,7 @@
 //! Building the IR from linted, normalised documents.
 
 use crate::error::LintError;
-use crate::lint::discriminator;
+use crate::lint::{discriminator, has_structure, sort_errors};
 use crate::load::{Documents, pointer_token};
 use perago_ir::check::{Bounds, Lengths, Pattern};
 use perago_ir::ir::{Branch, Ir, Node, NodeId, Property, Shape};
@@ -29,7 +29,9 @@ impl SchemaFile {
     /// The file name without `.schema.json`/`.json`: the short name the CLI accepts.
     pub fn short_name(&self) -> &str {
         let f = self.file.as_str();
-        f.strip_suffix(".schema.json").or_else(|| f.strip_suffix(".json")).unwrap_or(f)
+        f.strip_suffix(".schema.json")
+            .or_else(|| f.strip_suffix(".json"))
+            .unwrap_or(f)
     }
 }
 
@@ -39,6 +41,8 @@ pub(crate) struct Builder<'a> {
     ir: Ir,
     memo: HashMap<(usize, String), NodeId>,
     names: HashSet<(usize, String)>,
+    /// Nodes with `examples`, checked like defaults once the IR is complete.
+    examples: Vec<(NodeId, Vec<Value>)>,
 }
 
 impl<'a> Builder<'a> {
@@ -51,7 +55,14 @@ impl<'a> Builder<'a> {
                 root
             })
             .collect();
-        Builder { docs, normalised, ir: Ir::new(), memo: HashMap::new(), names: HashSet::new() }
+        Builder {
+            docs,
+            normalised,
+            ir: Ir::new(),
+            memo: HashMap::new(),
+            names: HashSet::new(),
+            examples: Vec::new(),
+        }
     }
 
     pub(crate) fn finish(mut self) -> Result<(Ir, Vec<SchemaFile>), Vec<LintError>> {
@@ -65,7 +76,12 @@ impl<'a> Builder<'a> {
             let mut defs = Vec::new();
             if let Some(Value::Object(map)) = root_schema.get("$defs") {
                 for (key, schema) in map {
-                    let id = self.named(doc, &format!("/$defs/{}", pointer_token(key)), schema, &pascal(key));
+                    let id = self.named(
+                        doc,
+                        &format!("/$defs/{}", pointer_token(key)),
+                        schema,
+                        &pascal(key),
+                    );
                     defs.push((key.clone(), id));
                 }
             }
@@ -79,19 +95,52 @@ impl<'a> Builder<'a> {
                 defs,
             });
         }
-        let errors = self.check_defaults();
-        if errors.is_empty() { Ok((self.ir, files)) } else { Err(errors) }
+        let mut errors = self.check_annotations();
+        sort_errors(self.docs, &mut errors);
+        if errors.is_empty() {
+            Ok((self.ir, files))
+        } else {
+            Err(errors)
+        }
     }
 
-    /// A default must be valid where it applies, or the typed value would break its own schema.
-    fn check_defaults(&self) -> Vec<LintError> {
+    /// A default must be valid where it applies, or the typed value would break its own schema;
+    /// an example must be valid, or it misleads whoever reads the schema.
+    fn check_annotations(&self) -> Vec<LintError> {
         let mut errors = Vec::new();
+        let at = |id: NodeId| {
+            let location = &self.ir.node(id).location;
+            location.split_once('#').unwrap_or((location, ""))
+        };
         for (id, node) in self.ir.nodes() {
-            if let Some(default) = &node.default {
-                let violations = self.ir.validate(id, default);
-                if let Some(v) = violations.first() {
-                    let (file, pointer) = node.location.split_once('#').unwrap_or((&node.location, ""));
-                    errors.push(LintError::new(file, pointer, "default", format!("{default} is not valid here: {v}")));
+            if let Some(default) = &node.default
+                && let Some(v) = self.ir.validate(id, default).first()
+            {
+                let (file, pointer) = at(id);
+                errors.push(LintError::new(
+                    file,
+                    pointer,
+                    "default",
+                    format!(
+                        "{default} is not valid against this schema: {}",
+                        violation_text(v)
+                    ),
+                ));
+            }
+        }
+        for (id, examples) in &self.examples {
+            for (i, example) in examples.iter().enumerate() {
+                if let Some(v) = self.ir.validate(*id, example).first() {
+                    let (file, pointer) = at(*id);
+                    errors.push(LintError::new(
+                        file,
+                        pointer,
+                        "examples",
+                        format!(
+                            "example {i} is not valid against this schema: {}",
+                            violation_text(v)
+                        ),
+                    ));
                 }
             }
         }
@@ -129,8 +178,18 @@ impl<'a> Builder<'a> {
     }
 
     /// Builds the node at `pointer`; `hint` names it if it becomes a named type.
-    fn build(&mut self, doc: usize, pointer: &str, schema: &Value, hint: &str, is_def: bool) -> NodeId {
+    fn build(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        schema: &Value,
+        hint: &str,
+        is_def: bool,
+    ) -> NodeId {
         let id = self.placeholder(doc, pointer, schema);
+        if let Some(Value::Array(examples)) = schema.get("examples") {
+            self.examples.push((id, examples.clone()));
+        }
         if is_def {
             self.memo.insert((doc, pointer.to_owned()), id);
         }
@@ -139,7 +198,10 @@ impl<'a> Builder<'a> {
         };
         let shape = self.shape(doc, pointer, map, hint);
         let wants_name = match &shape {
-            Shape::Object { properties, additional } => !(properties.is_empty() && additional.is_some()),
+            Shape::Object {
+                properties,
+                additional,
+            } => !(properties.is_empty() && additional.is_some()),
             Shape::OneOf { .. } => true,
             Shape::Const(Value::String(_)) => true,
             Shape::Enum(values) => perago_ir::ir::string_values(values).is_some(),
@@ -160,31 +222,63 @@ impl<'a> Builder<'a> {
             let Ok((target_doc, target_ptr)) = self.docs.resolve(doc, reference) else {
                 return Shape::Any;
             };
-            let schema = self.normalised[target_doc].pointer(&target_ptr).cloned().unwrap_or(Value::Bool(true));
+            let schema = self.normalised[target_doc]
+                .pointer(&target_ptr)
+                .cloned()
+                .unwrap_or(Value::Bool(true));
             let name = match target_ptr.rsplit_once('/') {
                 Some((_, key)) => pascal(&key.replace("~1", "/").replace("~0", "~")),
-                None => root_name(&self.normalised[target_doc], &self.docs.get(target_doc).file),
+                None => root_name(
+                    &self.normalised[target_doc],
+                    &self.docs.get(target_doc).file,
+                ),
             };
             let target = self.named(target_doc, &target_ptr, &schema, &name);
             return Shape::Ref(target);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
-            let resolved: Vec<Value> = branches.iter().map(|b| self.follow(doc, b)).collect();
-            let follow_doc = doc;
-            let Some((discriminator, tags)) = discriminator(&resolved, |s| Some(self.follow(follow_doc, s))) else {
+            // Lint has checked every branch and found the discriminator already.
+            let resolved: Vec<(usize, Value)> =
+                branches.iter().map(|b| self.follow(doc, b)).collect();
+            let Ok((discriminator, tags)) =
+                discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+            else {
                 return Shape::Any;
             };
             let mut built = Vec::new();
             for (i, (branch, tag)) in branches.iter().zip(tags).enumerate() {
-                let branch_hint = format!("{hint}{}", tag.as_deref().map(pascal).unwrap_or_else(|| format!("Variant{i}")));
-                let node = self.build(doc, &format!("{pointer}/oneOf/{i}"), branch, &branch_hint, false);
+                let branch_hint = format!(
+                    "{hint}{}",
+                    tag.as_deref()
+                        .map(pascal)
+                        .unwrap_or_else(|| format!("Variant{i}"))
+                );
+                let node = self.build(
+                    doc,
+                    &format!("{pointer}/oneOf/{i}"),
+                    branch,
+                    &branch_hint,
+                    false,
+                );
                 built.push(Branch { tag, node });
             }
-            return Shape::OneOf { discriminator, branches: built };
+            return Shape::OneOf {
+                discriminator,
+                branches: built,
+            };
         }
         if let Some(Value::Array(branches)) = map.get("anyOf") {
-            let i = branches.iter().position(|b| b.get("type").is_none_or(|t| t != "null")).unwrap_or(0);
-            let inner = self.build(doc, &format!("{pointer}/anyOf/{i}"), &branches[i], hint, false);
+            let i = branches
+                .iter()
+                .position(|b| b.get("type").is_none_or(|t| t != "null"))
+                .unwrap_or(0);
+            let inner = self.build(
+                doc,
+                &format!("{pointer}/anyOf/{i}"),
+                &branches[i],
+                hint,
+                false,
+            );
             return Shape::Nullable(inner);
         }
         if let Some(c) = map.get("const") {
@@ -197,10 +291,14 @@ impl<'a> Builder<'a> {
             Some(Value::String(t)) => t.as_str(),
             Some(Value::Array(ts)) => {
                 // [T, "null"]: the same keywords, minus null, wrapped as nullable.
-                let t = ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null");
+                let t = ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .find(|t| *t != "null")
+                    .unwrap_or("null");
                 let mut inner = map.clone();
                 inner.insert("type".to_owned(), Value::String(t.to_owned()));
-                for k in ["title", "description", "default"] {
+                for k in ["title", "description", "default", "examples"] {
                     inner.remove(k);
                 }
                 let inner = self.build(doc, pointer, &Value::Object(inner), hint, false);
@@ -220,74 +318,141 @@ impl<'a> Builder<'a> {
                     exclusive_minimum: num("exclusiveMinimum"),
                     exclusive_maximum: num("exclusiveMaximum"),
                 };
-                if ty == "integer" { Shape::Integer(bounds) } else { Shape::Number(bounds) }
+                if ty == "integer" {
+                    Shape::Integer(bounds)
+                } else {
+                    Shape::Number(bounds)
+                }
             }
             "string" => Shape::String {
-                lengths: Lengths { min: count("minLength"), max: count("maxLength") },
-                pattern: map.get("pattern").and_then(Value::as_str).map(Pattern::checked),
+                lengths: Lengths {
+                    min: count("minLength"),
+                    max: count("maxLength"),
+                },
+                pattern: map
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .map(Pattern::checked),
             },
             "array" => {
                 let items = match map.get("items") {
-                    Some(items) => self.build(doc, &format!("{pointer}/items"), items, &format!("{hint}Item"), false),
-                    None => self.build(doc, &format!("{pointer}/items"), &Value::Bool(true), hint, false),
+                    Some(items) => self.build(
+                        doc,
+                        &format!("{pointer}/items"),
+                        items,
+                        &format!("{hint}Item"),
+                        false,
+                    ),
+                    None => self.build(
+                        doc,
+                        &format!("{pointer}/items"),
+                        &Value::Bool(true),
+                        hint,
+                        false,
+                    ),
                 };
-                Shape::Array { items, min_items: count("minItems"), max_items: count("maxItems") }
+                Shape::Array {
+                    items,
+                    min_items: count("minItems"),
+                    max_items: count("maxItems"),
+                }
             }
             _ => {
-                let required: Vec<&str> = map.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                let required: Vec<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
                 let mut properties = Vec::new();
                 if let Some(Value::Object(props)) = map.get("properties") {
                     for (name, schema) in props {
                         let ptr = format!("{pointer}/properties/{}", pointer_token(name));
-                        let node = self.build(doc, &ptr, schema, &format!("{hint}{}", pascal(name)), false);
-                        properties.push(Property { name: name.clone(), node, required: required.contains(&name.as_str()) });
+                        let node = self.build(
+                            doc,
+                            &ptr,
+                            schema,
+                            &format!("{hint}{}", pascal(name)),
+                            false,
+                        );
+                        properties.push(Property {
+                            name: name.clone(),
+                            node,
+                            required: required.contains(&name.as_str()),
+                        });
                     }
                 }
                 let additional = match map.get("additionalProperties") {
                     Some(Value::Bool(false)) => None,
-                    Some(schema) => Some(self.build(doc, &format!("{pointer}/additionalProperties"), schema, &format!("{hint}Value"), false)),
+                    Some(schema) => Some(self.build(
+                        doc,
+                        &format!("{pointer}/additionalProperties"),
+                        schema,
+                        &format!("{hint}Value"),
+                        false,
+                    )),
                     None => None,
                 };
-                Shape::Object { properties, additional }
+                Shape::Object {
+                    properties,
+                    additional,
+                }
             }
         }
     }
 
-    /// Follows `$ref`s from document `doc` to the schema that says something.
-    fn follow(&mut self, doc: usize, schema: &Value) -> Value {
+    /// Follows `$ref`s from document `doc` to the schema that says something, and its document.
+    fn follow(&mut self, doc: usize, schema: &Value) -> (usize, Value) {
         let mut current = schema.clone();
         let mut current_doc = doc;
         for _ in 0..32 {
-            let Some(reference) = current.get("$ref").and_then(Value::as_str).map(str::to_owned) else { break };
-            let Ok((d, ptr)) = self.docs.resolve(current_doc, &reference) else { break };
-            current = self.normalised[d].pointer(&ptr).cloned().unwrap_or(Value::Bool(true));
+            let Some(reference) = current
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                break;
+            };
+            let Ok((d, ptr)) = self.docs.resolve(current_doc, &reference) else {
+                break;
+            };
+            current = self.normalised[d]
+                .pointer(&ptr)
+                .cloned()
+                .unwrap_or(Value::Bool(true));
             current_doc = d;
         }
-        current
+        (current_doc, current)
     }
 }
 
-/// True when a schema says more than annotations and `$defs`.
-fn has_structure(schema: &Value) -> bool {
-    match schema {
-        Value::Object(map) => map.keys().any(|k| {
-            !matches!(k.as_str(), "$schema" | "$id" | "$defs" | "title" | "description" | "default" | "examples" | "$comment")
-        }),
-        _ => true,
+/// A violation of a default or example: its message, prefixed by where in the value it is
+/// unless that is the value itself.
+fn violation_text(v: &perago_ir::Violation) -> String {
+    if v.path == "$" {
+        v.message.clone()
+    } else {
+        format!("{}: {}", v.path, v.message)
     }
 }
 
 fn root_name(schema: &Value, file: &str) -> String {
     match schema.get("title").and_then(Value::as_str) {
         Some(title) => pascal(title),
-        None => pascal(file.strip_suffix(".schema.json").or_else(|| file.strip_suffix(".json")).unwrap_or(file)),
+        None => pascal(
+            file.strip_suffix(".schema.json")
+                .or_else(|| file.strip_suffix(".json"))
+                .unwrap_or(file),
+        ),
     }
 }
 
 /// `worker-completion.v1` → `WorkerCompletionV1`; `ref_type` → `RefType`.
 pub fn pascal(s: &str) -> String {
     let mut out = String::new();
-    for word in s.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+    for word in s
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
         let mut chars = word.chars();
         if let Some(first) = chars.next() {
             out.push(first.to_ascii_uppercase());

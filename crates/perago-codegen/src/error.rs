@@ -10,21 +10,36 @@ pub struct LintError {
     pub file: String,
     /// The JSON Pointer of the offending schema node (`""` for the root).
     pub pointer: String,
-    /// The keyword at fault.
+    /// The keyword at fault (`""` when the fault is the node itself, e.g. a schema that is
+    /// not an object).
     pub keyword: String,
     /// What is wrong and, where it helps, what to write instead.
     pub message: String,
 }
 
 impl LintError {
-    pub(crate) fn new(file: &str, pointer: &str, keyword: &str, message: impl Into<String>) -> Self {
-        LintError { file: file.to_owned(), pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: message.into() }
+    pub(crate) fn new(
+        file: &str,
+        pointer: &str,
+        keyword: &str,
+        message: impl Into<String>,
+    ) -> Self {
+        LintError {
+            file: file.to_owned(),
+            pointer: pointer.to_owned(),
+            keyword: keyword.to_owned(),
+            message: message.into(),
+        }
     }
 }
 
 impl fmt::Display for LintError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}#{}: `{}`: {}", self.file, self.pointer, self.keyword, self.message)
+        write!(f, "{}#{}: ", self.file, self.pointer)?;
+        if !self.keyword.is_empty() {
+            write!(f, "`{}`: ", self.keyword)?;
+        }
+        f.write_str(&self.message)
     }
 }
 
@@ -39,8 +54,8 @@ pub enum Error {
         /// The OS error.
         message: String,
     },
-    /// A file is not JSON.
-    #[error("{file}: not a JSON document: {message}")]
+    /// A file is not JSON (or repeats a key in one object).
+    #[error("{file}: not valid JSON: {message}")]
     Parse {
         /// The schema file.
         file: String,
@@ -53,5 +68,9 @@ pub enum Error {
 }
 
 fn lint_list(errors: &[LintError]) -> String {
-    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }

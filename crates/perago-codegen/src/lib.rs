@@ -63,7 +63,9 @@ impl SchemaSet {
     }
 
     /// Loads schemas held in memory as `(file name, text)`; relative `$ref`s name other entries.
-    pub fn load_sources<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<SchemaSet, Error> {
+    pub fn load_sources<'a>(
+        sources: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<SchemaSet, Error> {
         let mut docs = Documents::default();
         for (file, text) in sources {
             docs.add_source(file, None, text.to_owned())?;
@@ -73,7 +75,9 @@ impl SchemaSet {
 
     /// A file by `$id`, file name or short name (the file name without `.schema.json`).
     pub fn find(&self, name: &str) -> Option<&SchemaFile> {
-        self.files.iter().find(|f| f.id == name || f.file == name || f.short_name() == name)
+        self.files
+            .iter()
+            .find(|f| f.id == name || f.file == name || f.short_name() == name)
     }
 }
 
@@ -82,6 +86,8 @@ fn finish(mut docs: Documents) -> Result<SchemaSet, Error> {
     if !errors.is_empty() {
         return Err(Error::Lint(errors));
     }
-    let (ir, files) = build::Builder::new(&mut docs).finish().map_err(Error::Lint)?;
+    let (ir, files) = build::Builder::new(&mut docs)
+        .finish()
+        .map_err(Error::Lint)?;
     Ok(SchemaSet { ir, files })
 }

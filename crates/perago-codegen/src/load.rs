@@ -1,7 +1,9 @@
 //! Loading schema documents and resolving `$ref`s between them.
 
 use crate::error::{Error, LintError};
-use serde_json::Value;
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// One schema file, parsed.
@@ -40,64 +42,128 @@ impl Documents {
     }
 
     /// Parses one document from text and adds it.
-    pub(crate) fn add_source(&mut self, file: &str, dir: Option<PathBuf>, source: String) -> Result<usize, Error> {
-        let root: Value = serde_json::from_str(&source).map_err(|e| Error::Parse { file: file.to_owned(), message: e.to_string() })?;
+    pub(crate) fn add_source(
+        &mut self,
+        file: &str,
+        dir: Option<PathBuf>,
+        source: String,
+    ) -> Result<usize, Error> {
+        let root = parse(&source).map_err(|e| Error::Parse {
+            file: file.to_owned(),
+            message: e.to_string(),
+        })?;
+        if let Some(existing) = self.docs.iter().find(|d| d.file == file) {
+            let message = match (&existing.dir, &dir) {
+                (Some(a), Some(b)) if a != b => format!(
+                    "a schema file of this name was already loaded from {}; file names must be unique",
+                    a.display()
+                ),
+                _ => "given twice; every schema file must have a distinct name".to_owned(),
+            };
+            return Err(Error::Lint(vec![LintError::new(file, "", "", message)]));
+        }
         let id = match root.get("$id") {
             Some(Value::String(id)) => id.clone(),
             _ => format!("file:{file}"),
         };
         if let Some(existing) = self.index_of_id(&id) {
-            if self.docs[existing].file == file {
-                return Ok(existing);
-            }
-            return Err(Error::Lint(vec![LintError::new(file, "", "$id", format!("{id} is already the $id of {}", self.docs[existing].file))]));
+            return Err(Error::Lint(vec![LintError::new(
+                file,
+                "",
+                "$id",
+                format!(
+                    "{id:?} is already the `$id` of {}; every schema file needs its own `$id`",
+                    self.docs[existing].file
+                ),
+            )]));
         }
-        self.docs.push(Document { file: file.to_owned(), dir, id, source, root });
+        self.docs.push(Document {
+            file: file.to_owned(),
+            dir,
+            id,
+            source,
+            root,
+        });
         Ok(self.docs.len() - 1)
     }
 
     /// Reads a file from disk and adds it.
     pub(crate) fn add_file(&mut self, path: &Path) -> Result<usize, Error> {
-        let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
-        if let Some(i) = self.docs.iter().position(|d| d.file == file && d.dir.as_deref() == path.parent()) {
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        if let Some(i) = self
+            .docs
+            .iter()
+            .position(|d| d.file == file && d.dir.as_deref() == path.parent())
+        {
             return Ok(i);
         }
-        let source = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.to_owned(), message: e.to_string() })?;
+        let source = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
         self.add_source(&file, path.parent().map(Path::to_owned), source)
     }
 
     /// Resolves a `$ref` written in document `from` to (document, JSON Pointer), loading the
     /// referenced file from disk when it is not loaded yet.
-    pub(crate) fn resolve(&mut self, from: usize, reference: &str) -> Result<(usize, String), String> {
+    pub(crate) fn resolve(
+        &mut self,
+        from: usize,
+        reference: &str,
+    ) -> Result<(usize, String), String> {
         let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Err(format!("{reference}: only JSON Pointer fragments (#/$defs/Name) are supported"));
+            return Err(format!(
+                "{reference:?}: only JSON Pointer fragments such as \"#/$defs/Name\" are supported, not plain-name (anchor) fragments"
+            ));
         }
         let pointer = decode_fragment(fragment);
+        let base = base.strip_prefix("./").unwrap_or(base);
         if base.is_empty() {
             return Ok((from, pointer));
         }
         let absolute = join(&self.docs[from].id, base);
-        if let Some(i) = self.index_of_id(&absolute).or_else(|| self.index_of_id(base)) {
+        if let Some(i) = self
+            .index_of_id(&absolute)
+            .or_else(|| self.index_of_id(base))
+        {
             return Ok((i, pointer));
         }
-        if base.contains("://") || base.starts_with("urn:") {
-            return Err(format!("{reference}: no loaded schema has the $id {base}"));
+        if base.contains(':') {
+            return Err(format!(
+                "{reference:?}: no loaded schema has the `$id` {base:?}"
+            ));
         }
+        if base.contains(['/', '\\']) || base.starts_with('.') {
+            return Err(format!(
+                "{reference:?}: a `$ref` may only name a sibling file by its file name (e.g. \"other.schema.json#/$defs/Name\"), not the path {base:?}"
+            ));
+        }
+        let missing = || {
+            format!(
+                "{reference:?}: there is no schema file named {base:?} beside {}",
+                self.docs[from].file
+            )
+        };
         let Some(dir) = self.docs[from].dir.clone() else {
             // In-memory documents resolve relative references by file name.
-            return match self.docs.iter().position(|d| d.file == base) {
-                Some(i) => Ok((i, pointer)),
-                None => Err(format!("{reference}: no schema file named {base}")),
-            };
+            return self
+                .docs
+                .iter()
+                .position(|d| d.file == base)
+                .map(|i| (i, pointer))
+                .ok_or_else(missing);
         };
-        if base.contains("..") || Path::new(base).is_absolute() {
-            return Err(format!("{reference}: a $ref must name a file beside the schema, not {base}"));
-        }
         let path = dir.join(base);
+        if !path.is_file() {
+            return Err(missing());
+        }
         match self.add_file(&path) {
             Ok(i) => Ok((i, pointer)),
-            Err(e) => Err(format!("{reference}: {e}")),
+            Err(e) => Err(format!("{reference:?}: {e}")),
         }
     }
 }
@@ -142,14 +208,100 @@ pub(crate) fn pointer_token(key: &str) -> String {
 
 /// Collects the schema files of a directory (`*.json`), sorted by name.
 pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::Io { path: dir.to_owned(), message: e.to_string() })?;
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
+        path: dir.to_owned(),
+        message: e.to_string(),
+    })?;
     let mut files = Vec::new();
     for entry in entries {
-        let path = entry.map_err(|e| Error::Io { path: dir.to_owned(), message: e.to_string() })?.path();
+        let path = entry
+            .map_err(|e| Error::Io {
+                path: dir.to_owned(),
+                message: e.to_string(),
+            })?
+            .path();
         if path.extension().is_some_and(|e| e == "json") && path.is_file() {
             files.push(path);
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// Parses a schema file's text like `serde_json::from_str`, but a key that appears twice in one
+/// object is an error instead of the last one silently winning.
+fn parse(source: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(source);
+    let value = Strict.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Builds a [`Value`], rejecting duplicate keys.
+struct Strict;
+
+impl<'de> DeserializeSeed<'de> for Strict {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Strict)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(A::Error::custom(format_args!(
+                    "the key {key:?} appears twice in one object"
+                )));
+            }
+            let value = access.next_value_seed(Strict)?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
 }

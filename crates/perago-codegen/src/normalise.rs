@@ -52,8 +52,14 @@ mod tests {
         close_objects(&mut schema);
         assert_eq!(schema["additionalProperties"], false);
         assert_eq!(schema["properties"]["inner"]["additionalProperties"], false);
-        assert_eq!(schema["properties"]["map"]["additionalProperties"]["additionalProperties"], false);
-        assert_eq!(schema["properties"]["list"]["items"]["additionalProperties"], false);
+        assert_eq!(
+            schema["properties"]["map"]["additionalProperties"]["additionalProperties"],
+            false
+        );
+        assert_eq!(
+            schema["properties"]["list"]["items"]["additionalProperties"],
+            false
+        );
         assert_eq!(schema["$defs"]["D"]["additionalProperties"], false);
     }
 }
