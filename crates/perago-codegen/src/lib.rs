@@ -19,7 +19,11 @@
 //! | `title`, `description`, `default`, `examples`, `$comment` | annotations; `default` is applied to the typed value of an absent optional property |
 //! | `$schema`, `$id`, `$defs` | `$schema` is required at the root and must be 2020-12 |
 //!
-//! Anything else is a [`LintError`] naming the file, the JSON Pointer and the keyword.
+//! `$defs` live at the root only; a `$ref` names a sibling file by its name (or its `$id`), whose
+//! root must then be a schema. Beside `const`/`enum` only `type` and annotations are allowed.
+//! `default` and `examples` are validated against their schema, and a duplicated key in a schema
+//! file is an error. Anything else is a [`LintError`] naming the file, the JSON Pointer and the
+//! keyword.
 
 mod build;
 pub mod emit;
