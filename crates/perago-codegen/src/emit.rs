@@ -12,7 +12,7 @@ use perago_ir::ir::{Branch, Ir, Node, NodeId, Property, Shape, string_values};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// One generated Rust module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +46,10 @@ pub fn module_name(file: &str) -> String {
         .collect();
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, 'm');
+    }
+    // `type`, `self`, `gen`, `_`…: not usable as `mod` names or in `super::<module>::` paths.
+    if syn::parse_str::<syn::Ident>(&name).is_err() || name == "gen" {
+        name.push('_');
     }
     name
 }
@@ -190,6 +194,84 @@ impl Emitter<'_> {
         }
     }
 
+    /// The named struct or `oneOf` a value of node `id` holds by value (through `$ref`s and
+    /// nullability, not through arrays or maps).
+    fn by_value_target(&self, mut id: NodeId) -> Option<NodeId> {
+        loop {
+            let node = self.ir.node(id);
+            match &node.shape {
+                Shape::Ref(target) => id = *target,
+                Shape::Nullable(inner) if node.name.is_none() => id = *inner,
+                Shape::Object {
+                    properties,
+                    additional,
+                } if node.name.is_some() && !(properties.is_empty() && additional.is_some()) => {
+                    return Some(id);
+                }
+                Shape::OneOf { .. } if node.name.is_some() => return Some(id),
+                _ => return None,
+            }
+        }
+    }
+
+    /// True when a value of type `from` contains a `to` by value, so a `to` field of type
+    /// `from` would be infinitely large.
+    fn holds(&self, from: NodeId, to: NodeId) -> bool {
+        let mut seen = HashSet::new();
+        let mut stack = vec![from];
+        while let Some(id) = stack.pop() {
+            if id == to {
+                return true;
+            }
+            if !seen.insert(id) {
+                continue;
+            }
+            match &self.ir.node(id).shape {
+                Shape::Object { properties, .. } => stack.extend(
+                    properties
+                        .iter()
+                        .filter_map(|p| self.by_value_target(p.node)),
+                ),
+                Shape::OneOf { branches, .. } => {
+                    stack.extend(branches.iter().filter_map(|b| self.by_value_target(b.node)))
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// A property of struct `owner` whose type leads back to `owner` by value is boxed.
+    fn boxed(&self, owner: NodeId, p: &Property) -> bool {
+        self.by_value_target(p.node)
+            .is_some_and(|target| self.holds(target, owner))
+    }
+
+    /// The type of property `p` of struct `owner`, before `Option` for optional properties:
+    /// `T`, or `Box<T>` / `Option<Box<T>>` when it is [`boxed`](Self::boxed).
+    fn field_type(&self, owner: NodeId, p: &Property) -> TokenStream {
+        if !self.boxed(owner, p) {
+            return self.rust_type(p.node);
+        }
+        let target = self.by_value_target(p.node).unwrap_or(p.node);
+        let ty = self.type_path(target);
+        if self.is_nullable(p.node) {
+            quote! { Option<::std::boxed::Box<#ty>> }
+        } else {
+            quote! { ::std::boxed::Box<#ty> }
+        }
+    }
+
+    /// The walk of property `p` of struct `owner`, boxing what [`field_type`](Self::field_type) boxes.
+    fn field_walk(&mut self, owner: NodeId, p: &Property) -> TokenStream {
+        let expr = self.walk_expr(p.node);
+        match (self.boxed(owner, p), self.is_nullable(p.node)) {
+            (false, _) => expr,
+            (true, false) => quote! { (#expr).map(::std::boxed::Box::new) },
+            (true, true) => quote! { (#expr).map(|x| x.map(::std::boxed::Box::new)) },
+        }
+    }
+
     fn is_nullable(&self, id: NodeId) -> bool {
         matches!(self.ir.node(self.ir.resolve(id)).shape, Shape::Nullable(_))
     }
@@ -203,7 +285,7 @@ impl Emitter<'_> {
                 properties,
                 additional,
             } if !(properties.is_empty() && additional.is_some()) => {
-                self.object_item(node, properties, *additional)
+                self.object_item(id, node, properties, *additional)
             }
             Shape::OneOf {
                 discriminator,
@@ -219,11 +301,32 @@ impl Emitter<'_> {
                     .map(|v| format_ident!("{}", v))
                     .collect();
                 let n = strings.len();
+                let de = quote! { #k::__private::serde };
                 quote! {
                     #doc
-                    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, #k::__private::serde::Serialize, #k::__private::serde::Deserialize)]
+                    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, #de::Serialize)]
                     #[serde(crate = "::perago::__private::serde")]
                     pub enum #name { #( #[serde(rename = #strings)] #variants, )* }
+
+                    // By hand: serde's derive also accepts the map form `{"<value>": null}`.
+                    impl<'de> #de::Deserialize<'de> for #name {
+                        fn deserialize<D: #de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                            struct __Exact;
+                            impl #de::de::Visitor<'_> for __Exact {
+                                type Value = #name;
+                                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                                    f.write_str("one of the enum's strings")
+                                }
+                                fn visit_str<E: #de::de::Error>(self, s: &str) -> Result<#name, E> {
+                                    match s {
+                                        #(#strings => Ok(#name::#variants),)*
+                                        _ => Err(E::unknown_variant(s, &[#(#strings),*])),
+                                    }
+                                }
+                            }
+                            d.deserialize_str(__Exact)
+                        }
+                    }
 
                     impl #name {
                         /// Every value, in schema order.
@@ -244,6 +347,7 @@ impl Emitter<'_> {
 
     fn object_item(
         &mut self,
+        id: NodeId,
         node: &Node,
         properties: &[Property],
         additional: Option<NodeId>,
@@ -252,14 +356,15 @@ impl Emitter<'_> {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let doc = doc_attrs(node);
         let location = &node.location;
-        let idents: Vec<_> = properties.iter().map(|p| field_ident(&p.name)).collect();
+        let name_text = name.to_string();
+        let idents = field_idents(properties, additional.is_some());
         let mut fields = Vec::new();
         let mut defaults = Vec::new();
         for (p, ident) in properties.iter().zip(&idents) {
             let pnode = self.ir.node(p.node);
             let fdoc = doc_attrs(pnode);
             let key = &p.name;
-            let ty = self.rust_type(p.node);
+            let ty = self.field_type(id, p);
             let attrs = match (p.required, self.is_nullable(p.node), &pnode.default) {
                 (true, false, _) => quote! {},
                 (true, true, _) => {
@@ -271,7 +376,7 @@ impl Emitter<'_> {
                         node.name.as_deref().unwrap_or_default(),
                         ident_text(ident)
                     );
-                    defaults.push(self.default_fn(p, ident));
+                    defaults.push(self.default_fn(id, p, ident));
                     quote! { #[serde(default = #f)] }
                 }
                 (false, true, None) => {
@@ -342,7 +447,7 @@ impl Emitter<'_> {
             .zip(&idents)
             .map(|((p, local), ident)| {
                 let key = &p.name;
-                let expr = self.walk_expr(p.node);
+                let expr = self.field_walk(id, p);
                 let pnode = self.ir.node(p.node);
                 let absent = match (p.required, &pnode.default) {
                     (true, _) => {
@@ -379,6 +484,17 @@ impl Emitter<'_> {
         for (p, ident) in properties.iter().zip(&idents) {
             let optional =
                 !p.required && self.ir.node(p.node).default.is_none() && !self.is_nullable(p.node);
+            if self.boxed(id, p) {
+                // Box<T> or Option<Box<T>>, T a struct or `oneOf`.
+                let target = self.by_value_target(p.node).unwrap_or(p.node);
+                let ty = self.type_path(target);
+                sats.push(if optional || self.is_nullable(p.node) {
+                    quote! { if !self.#ident.as_deref().is_none_or(<#ty as #k::Contract>::satisfies) { return false; } }
+                } else {
+                    quote! { if !<#ty as #k::Contract>::satisfies(&self.#ident) { return false; } }
+                });
+                continue;
+            }
             let Some(sat) = self.satisfies(p.node, quote! { x }) else {
                 continue;
             };
@@ -393,13 +509,30 @@ impl Emitter<'_> {
             sats.push(quote! { if !self.additional.values().all(|x| #sat) { return false; } });
         }
         let satisfies = quote! { #(#sats)* true };
+        let de = quote! { #k::__private::serde };
+        let from_map = map_only(k, &quote! { #name }, &quote! { __Derived::deserialize });
         quote! {
             #doc
-            #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize, #k::__private::serde::Deserialize)]
+            #[derive(Debug, Clone, PartialEq, #de::Serialize)]
             #[serde(crate = "::perago::__private::serde" #deny)]
             pub struct #name {
                 #(#fields)*
                 #extra_field
+            }
+
+            impl<'de> #de::Deserialize<'de> for #name {
+                fn deserialize<D: #de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    /// serde's derive, which also takes a JSON array for a struct: only ever
+                    /// handed a map.
+                    #[derive(#de::Deserialize)]
+                    #[serde(crate = "::perago::__private::serde", remote = #name_text #deny)]
+                    #[allow(dead_code)]
+                    struct __Derived {
+                        #(#fields)*
+                        #extra_field
+                    }
+                    #from_map
+                }
             }
 
             impl #name { #(#defaults)* }
@@ -430,10 +563,10 @@ impl Emitter<'_> {
     }
 
     /// `fn default_<field>() -> T`: the schema's default, built through the same walk.
-    fn default_fn(&mut self, p: &Property, ident: &syn::Ident) -> TokenStream {
+    fn default_fn(&mut self, owner: NodeId, p: &Property, ident: &syn::Ident) -> TokenStream {
         let k = self.krate;
         let f = format_ident!("default_{}", ident_text(ident));
-        let ty = self.rust_type(p.node);
+        let ty = self.field_type(owner, p);
         let json = self
             .ir
             .node(p.node)
@@ -441,13 +574,15 @@ impl Emitter<'_> {
             .as_ref()
             .map(Value::to_string)
             .unwrap_or_default();
-        let expr = self.walk_expr(p.node);
+        let expr = self.field_walk(owner, p);
+        let doc = format!(" The schema's `default` of `{}`: `{json}`.", p.name);
         quote! {
-            fn #f() -> #ty {
-                let v: #k::__private::serde_json::Value = #k::__private::serde_json::from_str(#json)
+            #[doc = #doc]
+            pub fn #f() -> #ty {
+                let v: &#k::__private::serde_json::Value = &#k::__private::serde_json::from_str(#json)
                     .expect("perago-codegen emits defaults as JSON");
                 let (path, out) = (&#k::Path::Root, &mut Vec::new());
-                #expr.expect("perago-codegen checked the default against its schema")
+                (#expr).expect("perago-codegen checked the default against its schema")
             }
         }
     }
@@ -462,20 +597,20 @@ impl Emitter<'_> {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let doc = doc_attrs(node);
         let location = &node.location;
-        let variants: Vec<_> = branches
-            .iter()
-            .map(|b| match &b.tag {
-                Some(tag) => format_ident!("{}", crate::pascal(tag)),
-                None => format_ident!(
-                    "{}",
-                    self.ir
-                        .node(self.ir.resolve(b.node))
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| "Untagged".into())
-                ),
-            })
-            .collect();
+        let variants: Vec<_> = unique_names(branches.iter().map(|b| {
+            match &b.tag {
+                Some(tag) => crate::pascal(tag),
+                None => self
+                    .ir
+                    .node(self.ir.resolve(b.node))
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| "Untagged".into()),
+            }
+        }))
+        .into_iter()
+        .map(|v| format_ident!("{}", v))
+        .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
         let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
         let tagged = branches
@@ -555,13 +690,17 @@ impl Emitter<'_> {
         let mut compatible = true;
         let mut branch_props = Vec::new();
         for b in branches {
-            let Shape::Object { properties, .. } = &self.ir.node(self.ir.resolve(b.node)).shape
+            let owner = self.ir.resolve(b.node);
+            let Shape::Object {
+                properties,
+                additional: None,
+            } = &self.ir.node(owner).shape
             else {
                 compatible = false;
                 break;
             };
             for p in properties.iter().filter(|p| p.name != discriminator) {
-                let ty = self.rust_type(p.node);
+                let ty = self.field_type(owner, p);
                 let nullable = self.is_nullable(p.node);
                 match union.iter().find(|(key, _, _)| *key == p.name) {
                     Some((_, t, n)) => {
@@ -600,8 +739,8 @@ impl Emitter<'_> {
                 let f = format_ident!("f{}", i);
                 quote! { if u.#f.is_some() { return Err(<D::Error as #de::de::Error>::unknown_field(#key, &[])); } }
             });
-            let inits = props.iter().map(|p| {
-                let ident = field_ident(&p.name);
+            let idents = field_idents(props, false);
+            let inits = props.iter().zip(idents).map(|(p, ident)| {
                 if p.name == discriminator {
                     let const_ty = self.rust_type(p.node);
                     return quote! { #ident: #const_ty, };
@@ -613,11 +752,11 @@ impl Emitter<'_> {
                 let struct_ty = self.rust_type(b.node);
                 let value = match (p.required, self.is_nullable(p.node), &pnode.default) {
                     (true, _, _) => quote! { u.#f.ok_or_else(|| <D::Error as #de::de::Error>::missing_field(#key))? },
-                    (false, true, _) => quote! { u.#f.flatten() },
-                    (false, false, Some(_)) => {
+                    (false, _, Some(_)) => {
                         let df = format_ident!("default_{}", ident_text(&ident));
                         quote! { u.#f.unwrap_or_else(#struct_ty::#df) }
                     }
+                    (false, true, None) => quote! { u.#f.flatten() },
                     (false, false, None) => quote! { u.#f },
                 };
                 quote! { #ident: #value, }
@@ -634,17 +773,19 @@ impl Emitter<'_> {
         } else {
             quote! { None => Err(<D::Error as #de::de::Error>::missing_field(#discriminator)), }
         };
+        let from_map = map_only(k, &quote! { __Union }, &quote! { __Union::deserialize });
         quote! {
             impl<'de> #de::Deserialize<'de> for #name {
                 fn deserialize<D: #de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    // `remote = "Self"`: serde's derive as `__Union::deserialize`, handed only a map.
                     #[derive(#de::Deserialize)]
-                    #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-                    struct Union {
+                    #[serde(crate = "::perago::__private::serde", remote = "Self", deny_unknown_fields)]
+                    struct __Union {
                         #[serde(rename = #discriminator, default, deserialize_with = "::perago::__private::de::non_null")]
                         tag: Option<String>,
                         #(#fields)*
                     }
-                    let u = <Union as #de::Deserialize>::deserialize(d)?;
+                    let u = { #from_map }?;
                     match u.tag.as_deref() {
                         #(#arms)*
                         #missing
@@ -725,6 +866,11 @@ impl Emitter<'_> {
             } => {
                 let item = self.walk_expr(*items);
                 let descend = descend(&item, quote! { path.index(i) });
+                let each = if descend.is_empty() {
+                    quote! { v in items }
+                } else {
+                    quote! { (i, v) in items.iter().enumerate() }
+                };
                 let min = opt_u64(*min_items);
                 let max = opt_u64(*max_items);
                 quote! {
@@ -732,7 +878,7 @@ impl Emitter<'_> {
                         Some((items, counts_ok)) => {
                             let mut typed = Vec::with_capacity(items.len());
                             let mut ok = counts_ok;
-                            for (i, v) in items.iter().enumerate() {
+                            for #each {
                                 #descend
                                 match #item { Some(x) => typed.push(x), None => ok = false }
                             }
@@ -793,6 +939,13 @@ impl Emitter<'_> {
             }
         }
         match &node.shape {
+            Shape::Object {
+                additional: Some(value),
+                ..
+            } => {
+                let f = predicate(self.satisfies(*value, quote! { x })?);
+                Some(quote! { #x.values().all(#f) })
+            }
             Shape::Any
             | Shape::Null
             | Shape::Boolean
@@ -853,9 +1006,10 @@ impl Emitter<'_> {
                         Some(quote! { (#min..=#max).contains(&#x.len()) })
                     }
                 };
-                let each = self
-                    .satisfies(*items, quote! { x })
-                    .map(|s| quote! { #x.iter().all(|x| #s) });
+                let each = self.satisfies(*items, quote! { x }).map(|s| {
+                    let f = predicate(s);
+                    quote! { #x.iter().all(#f) }
+                });
                 match (count, each) {
                     (Some(a), Some(b)) => Some(quote! { #a && #b }),
                     (a, b) => a.or(b),
@@ -928,6 +1082,25 @@ impl Emitter<'_> {
             },
         );
         ident
+    }
+}
+
+/// `d.deserialize_map(..)` handing the map to `call` (a serde-derived `deserialize` of `ty`):
+/// serde's derive also takes a JSON array for a struct, which the schema never admits.
+fn map_only(k: &TokenStream, ty: &TokenStream, call: &TokenStream) -> TokenStream {
+    let de = quote! { #k::__private::serde };
+    quote! {
+        struct __Object;
+        impl<'de> #de::de::Visitor<'de> for __Object {
+            type Value = #ty;
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: #de::de::MapAccess<'de>>(self, map: A) -> Result<#ty, A::Error> {
+                #call(#de::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(__Object)
     }
 }
 
@@ -1024,11 +1197,11 @@ fn field_ident(key: &str) -> syn::Ident {
             prev_lower = false;
         }
     }
-    if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+    if snake.starts_with(|c: char| c.is_ascii_digit()) || snake.chars().all(|c| c == '_') {
         snake.insert(0, 'f');
     }
     if syn::parse_str::<syn::Ident>(&snake).is_ok()
-        && !matches!(snake.as_str(), "self" | "super" | "crate" | "Self")
+        && !matches!(snake.as_str(), "self" | "super" | "crate" | "Self" | "gen")
     {
         format_ident!("{}", snake)
     } else if matches!(snake.as_str(), "self" | "super" | "crate") {
@@ -1038,19 +1211,50 @@ fn field_ident(key: &str) -> syn::Ident {
     }
 }
 
+/// The field names of an object's properties: [`field_ident`], made unique (`a`, `a_2`), and
+/// never `additional` when that holds the `additionalProperties`.
+fn field_idents(properties: &[Property], has_additional: bool) -> Vec<syn::Ident> {
+    let mut taken: HashSet<String> = HashSet::new();
+    if has_additional {
+        taken.insert("additional".to_owned());
+    }
+    properties
+        .iter()
+        .map(|p| {
+            let base = field_ident(&p.name);
+            let mut ident = base.clone();
+            let mut n = 2;
+            while !taken.insert(ident_text(&ident)) {
+                ident = field_ident(&format!("{}_{n}", ident_text(&base)));
+                n += 1;
+            }
+            ident
+        })
+        .collect()
+}
+
 fn ident_text(ident: &syn::Ident) -> String {
     ident.to_string().trim_start_matches("r#").to_owned()
 }
 
 /// Variant names for string enum values: PascalCase, made unique.
 fn variant_names(values: &[&str]) -> Vec<String> {
+    unique_names(values.iter().map(|v| crate::pascal(v)))
+}
+
+/// Names made unique (`A`, `A2`) and never `Self`.
+fn unique_names(bases: impl Iterator<Item = String>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for v in values {
-        let base = crate::pascal(v);
+    for base in bases {
+        let base = if base == "Self" {
+            "Self_".to_owned()
+        } else {
+            base
+        };
         let mut name = base.clone();
         let mut n = 2;
         while names.contains(&name) {
-            name = format!("{base}{n}");
+            name = format!("{}{n}", base.trim_end_matches('_'));
             n += 1;
         }
         names.push(name);

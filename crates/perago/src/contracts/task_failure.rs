@@ -2,19 +2,55 @@
 
 //! Types and validators generated from `schemas/task-failure.schema.json` (`https://perago.dev/schemas/task-failure.schema.json`).
 /// Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct Failed {
     #[serde(rename = "status")]
     pub status: FailedStatus,
     #[serde(rename = "reasonForIncompletion")]
     pub reason_for_incompletion: Reason,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Failed {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Failed",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "status")]
+            pub status: FailedStatus,
+            #[serde(rename = "reasonForIncompletion")]
+            pub reason_for_incompletion: Reason,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = Failed;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Failed, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl Failed {}
 impl ::perago::Contract for Failed {
@@ -92,19 +128,55 @@ impl ::perago::Contract for Failed {
 /// A short diagnosis; the full detail goes to the worker's JSON Lines log.
 pub type Reason = String;
 /// Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct FailedWithTerminalError {
     #[serde(rename = "status")]
     pub status: FailedWithTerminalErrorStatus,
     #[serde(rename = "reasonForIncompletion")]
     pub reason_for_incompletion: Reason,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for FailedWithTerminalError {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "FailedWithTerminalError",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "status")]
+            pub status: FailedWithTerminalErrorStatus,
+            #[serde(rename = "reasonForIncompletion")]
+            pub reason_for_incompletion: Reason,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = FailedWithTerminalError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<FailedWithTerminalError, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl FailedWithTerminalError {}
 impl ::perago::Contract for FailedWithTerminalError {

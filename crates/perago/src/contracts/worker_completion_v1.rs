@@ -85,8 +85,12 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
         d: D,
     ) -> Result<Self, D::Error> {
         #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-        struct Union {
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Self",
+            deny_unknown_fields
+        )]
+        struct __Union {
             #[serde(
                 rename = "kind",
                 default,
@@ -148,7 +152,29 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
             )]
             f8: Option<NonBlankText>,
         }
-        let u = <Union as ::perago::__private::serde::Deserialize>::deserialize(d)?;
+        let u = {
+            struct __Object;
+            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+                type Value = __Union;
+                fn expecting(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                    self,
+                    map: A,
+                ) -> Result<__Union, A::Error> {
+                    __Union::deserialize(
+                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                            map,
+                        ),
+                    )
+                }
+            }
+            d.deserialize_map(__Object)
+        }?;
         match u.tag.as_deref() {
             None => {
                 if u.f5.is_some() {
@@ -473,13 +499,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
     }
 }
 /// A successful terminal payload.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct Completion {
     #[serde(rename = "contract")]
@@ -503,6 +523,65 @@ pub struct Completion {
     #[serde(rename = "receipt_ref")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receipt_ref: Option<String>,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Completion {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Completion",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "contract")]
+            #[serde(
+                default,
+                deserialize_with = "::perago::__private::de::non_null",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub contract: Option<Contract>,
+            #[serde(rename = "summary")]
+            pub summary: CappedText,
+            /// Paths the worker changed; null means none.
+            #[serde(rename = "files_changed")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub files_changed: Option<Vec<NonBlankText>>,
+            /// A step the worker ran before completing.
+            #[serde(rename = "verification")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub verification: Option<Verification>,
+            /// Optional lineage or receipt reference.
+            #[serde(rename = "receipt_ref")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub receipt_ref: Option<String>,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = Completion;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Completion, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl Completion {}
 impl ::perago::Contract for Completion {
@@ -678,19 +757,55 @@ impl ::perago::Contract for Completion {
 pub type CappedText = String;
 /// A string with at least one character outside Python's str.strip() whitespace set.
 pub type NonBlankText = String;
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct Verification {
     #[serde(rename = "command")]
     pub command: NonBlankText,
     #[serde(rename = "exit_code")]
     pub exit_code: i64,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Verification {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Verification",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "command")]
+            pub command: NonBlankText,
+            #[serde(rename = "exit_code")]
+            pub exit_code: i64,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = Verification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Verification, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl Verification {}
 impl ::perago::Contract for Verification {
@@ -766,13 +881,7 @@ impl ::perago::Contract for Verification {
     }
 }
 /// Needs a human decision before continuing.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct AwaitingOperator {
     #[serde(rename = "contract")]
@@ -788,6 +897,57 @@ pub struct AwaitingOperator {
     pub detail: CappedText,
     #[serde(rename = "question")]
     pub question: NonBlankText,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for AwaitingOperator {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "AwaitingOperator",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "contract")]
+            #[serde(
+                default,
+                deserialize_with = "::perago::__private::de::non_null",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub contract: Option<Contract>,
+            #[serde(rename = "kind")]
+            pub kind: AwaitingOperatorKind,
+            #[serde(rename = "detail")]
+            pub detail: CappedText,
+            #[serde(rename = "question")]
+            pub question: NonBlankText,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = AwaitingOperator;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<AwaitingOperator, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl AwaitingOperator {}
 impl ::perago::Contract for AwaitingOperator {
@@ -902,13 +1062,7 @@ impl ::perago::Contract for AwaitingOperator {
 }
 ::perago::string_const!(pub AwaitingOperatorKind = "awaiting_operator");
 /// Too large; proposes a split.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct ScopeExceeded {
     #[serde(rename = "contract")]
@@ -925,6 +1079,58 @@ pub struct ScopeExceeded {
     /// The proposed split, one follow-up per item.
     #[serde(rename = "proposed_split")]
     pub proposed_split: Vec<NonBlankText>,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ScopeExceeded {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "ScopeExceeded",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "contract")]
+            #[serde(
+                default,
+                deserialize_with = "::perago::__private::de::non_null",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub contract: Option<Contract>,
+            #[serde(rename = "kind")]
+            pub kind: ScopeExceededKind,
+            #[serde(rename = "detail")]
+            pub detail: CappedText,
+            /// The proposed split, one follow-up per item.
+            #[serde(rename = "proposed_split")]
+            pub proposed_split: Vec<NonBlankText>,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = ScopeExceeded;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<ScopeExceeded, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl ScopeExceeded {}
 impl ::perago::Contract for ScopeExceeded {
@@ -1058,13 +1264,7 @@ impl ::perago::Contract for ScopeExceeded {
 }
 ::perago::string_const!(pub ScopeExceededKind = "scope_exceeded");
 /// The task is too vague to act on.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct Underspecified {
     #[serde(rename = "contract")]
@@ -1080,6 +1280,57 @@ pub struct Underspecified {
     pub detail: CappedText,
     #[serde(rename = "question")]
     pub question: NonBlankText,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Underspecified {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Underspecified",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "contract")]
+            #[serde(
+                default,
+                deserialize_with = "::perago::__private::de::non_null",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub contract: Option<Contract>,
+            #[serde(rename = "kind")]
+            pub kind: UnderspecifiedKind,
+            #[serde(rename = "detail")]
+            pub detail: CappedText,
+            #[serde(rename = "question")]
+            pub question: NonBlankText,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = Underspecified;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Underspecified, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl Underspecified {}
 impl ::perago::Contract for Underspecified {
@@ -1194,13 +1445,7 @@ impl ::perago::Contract for Underspecified {
 }
 ::perago::string_const!(pub UnderspecifiedKind = "underspecified");
 /// Blocked on another task or resource.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct BlockedOnDependency {
     #[serde(rename = "contract")]
@@ -1216,6 +1461,57 @@ pub struct BlockedOnDependency {
     pub detail: CappedText,
     #[serde(rename = "blocking_dep")]
     pub blocking_dep: NonBlankText,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for BlockedOnDependency {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "BlockedOnDependency",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "contract")]
+            #[serde(
+                default,
+                deserialize_with = "::perago::__private::de::non_null",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub contract: Option<Contract>,
+            #[serde(rename = "kind")]
+            pub kind: BlockedOnDependencyKind,
+            #[serde(rename = "detail")]
+            pub detail: CappedText,
+            #[serde(rename = "blocking_dep")]
+            pub blocking_dep: NonBlankText,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = BlockedOnDependency;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<BlockedOnDependency, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl BlockedOnDependency {}
 impl ::perago::Contract for BlockedOnDependency {

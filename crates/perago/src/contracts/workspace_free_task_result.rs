@@ -71,8 +71,12 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskResu
         d: D,
     ) -> Result<Self, D::Error> {
         #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-        struct Union {
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Self",
+            deny_unknown_fields
+        )]
+        struct __Union {
             #[serde(
                 rename = "status",
                 default,
@@ -92,7 +96,29 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskResu
             )]
             f1: Option<super::task_failure::Reason>,
         }
-        let u = <Union as ::perago::__private::serde::Deserialize>::deserialize(d)?;
+        let u = {
+            struct __Object;
+            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+                type Value = __Union;
+                fn expecting(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                    self,
+                    map: A,
+                ) -> Result<__Union, A::Error> {
+                    __Union::deserialize(
+                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                            map,
+                        ),
+                    )
+                }
+            }
+            d.deserialize_map(__Object)
+        }?;
         match u.tag.as_deref() {
             Some("COMPLETED") => {
                 if u.f1.is_some() {
@@ -172,19 +198,55 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskResu
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct Completed {
     #[serde(rename = "status")]
     pub status: CompletedStatus,
     #[serde(rename = "output")]
     pub output: Output,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Completed {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Completed",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "status")]
+            pub status: CompletedStatus,
+            #[serde(rename = "output")]
+            pub output: Output,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = Completed;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Completed, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl Completed {}
 impl ::perago::Contract for Completed {
@@ -242,13 +304,7 @@ impl ::perago::Contract for Completed {
 }
 ::perago::string_const!(pub CompletedStatus = "COMPLETED");
 /// Exactly `result`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct Output {
     /// The task's result (validated against the task's result schema).
@@ -257,6 +313,50 @@ pub struct Output {
         String,
         ::perago::__private::serde_json::Value,
     >,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Output {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "Output",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            /// The task's result (validated against the task's result schema).
+            #[serde(rename = "result")]
+            pub result: ::perago::__private::indexmap::IndexMap<
+                String,
+                ::perago::__private::serde_json::Value,
+            >,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = Output;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Output, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl Output {}
 impl ::perago::Contract for Output {

@@ -4,13 +4,7 @@
 /// WorkspaceInput
 ///
 /// The workspace a workspace task reads: a LakeFS repository, the target branch and the immutable input commit of this attempt. Connection details, prefix and guardrails are never part of it.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct WorkspaceInput {
     /// LakeFS repository name.
@@ -25,6 +19,56 @@ pub struct WorkspaceInput {
     /// The immutable input commit this attempt downloads.
     #[serde(rename = "ref")]
     pub r#ref: String,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceInput {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "WorkspaceInput",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            /// LakeFS repository name.
+            #[serde(rename = "repository")]
+            pub repository: String,
+            /// The branch a writable workspace task advances when it publishes.
+            #[serde(rename = "branch")]
+            pub branch: String,
+            /// Only immutable commits are accepted.
+            #[serde(rename = "ref_type")]
+            pub ref_type: WorkspaceInputRefType,
+            /// The immutable input commit this attempt downloads.
+            #[serde(rename = "ref")]
+            pub r#ref: String,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = WorkspaceInput;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<WorkspaceInput, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl WorkspaceInput {}
 impl ::perago::Contract for WorkspaceInput {

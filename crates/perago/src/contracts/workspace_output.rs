@@ -4,13 +4,7 @@
 /// WorkspaceOutput
 ///
 /// The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct WorkspaceOutput {
     /// LakeFS repository name, as in the input.
@@ -24,6 +18,55 @@ pub struct WorkspaceOutput {
     /// The input commit, or the commit a publication produced.
     #[serde(rename = "ref")]
     pub r#ref: String,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceOutput {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "WorkspaceOutput",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            /// LakeFS repository name, as in the input.
+            #[serde(rename = "repository")]
+            pub repository: String,
+            /// The target branch, as in the input.
+            #[serde(rename = "branch")]
+            pub branch: String,
+            #[serde(rename = "ref_type")]
+            pub ref_type: WorkspaceOutputRefType,
+            /// The input commit, or the commit a publication produced.
+            #[serde(rename = "ref")]
+            pub r#ref: String,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = WorkspaceOutput;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<WorkspaceOutput, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl WorkspaceOutput {}
 impl ::perago::Contract for WorkspaceOutput {

@@ -4,13 +4,7 @@
 /// WorkspaceTaskInput
 ///
 /// Conductor inputData of a workspace task: exactly `workspace` and `params`. `params` is the slot the task's own params schema fills.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::perago::__private::serde::Serialize,
-    ::perago::__private::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
 pub struct WorkspaceTaskInput {
     #[serde(rename = "workspace")]
@@ -21,6 +15,52 @@ pub struct WorkspaceTaskInput {
         String,
         ::perago::__private::serde_json::Value,
     >,
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceTaskInput {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        /// serde's derive, which also takes a JSON array for a struct: only ever
+        /// handed a map.
+        #[derive(::perago::__private::serde::Deserialize)]
+        #[serde(
+            crate = "::perago::__private::serde",
+            remote = "WorkspaceTaskInput",
+            deny_unknown_fields
+        )]
+        #[allow(dead_code)]
+        struct __Derived {
+            #[serde(rename = "workspace")]
+            pub workspace: super::workspace_input::WorkspaceInput,
+            /// The task's business parameters (validated against the task's params schema).
+            #[serde(rename = "params")]
+            pub params: ::perago::__private::indexmap::IndexMap<
+                String,
+                ::perago::__private::serde_json::Value,
+            >,
+        }
+        struct __Object;
+        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
+            type Value = WorkspaceTaskInput;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<WorkspaceTaskInput, A::Error> {
+                __Derived::deserialize(
+                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
+                        map,
+                    ),
+                )
+            }
+        }
+        d.deserialize_map(__Object)
+    }
 }
 impl WorkspaceTaskInput {}
 impl ::perago::Contract for WorkspaceTaskInput {
