@@ -156,6 +156,16 @@ impl<'a> Builder<'a> {
     }
 
     fn unique_name(&mut self, doc: usize, base: &str) -> String {
+        // Generated code names these unqualified; a type of the same name would shadow them.
+        const RESERVED: &[&str] = &[
+            "Self", "String", "Vec", "Option", "Some", "None", "Box", "Result", "Ok", "Err",
+        ];
+        let base = if RESERVED.contains(&base) {
+            format!("{base}Type")
+        } else {
+            base.to_owned()
+        };
+        let base = base.as_str();
         let mut name = base.to_owned();
         let mut n = 2;
         while !self.names.insert((doc, name.clone())) {
@@ -201,7 +211,7 @@ impl<'a> Builder<'a> {
             Shape::Object {
                 properties,
                 additional,
-            } => !(properties.is_empty() && additional.is_some()),
+            } => is_def || !(properties.is_empty() && additional.is_some()),
             Shape::OneOf { .. } => true,
             Shape::Const(Value::String(_)) => true,
             Shape::Enum(values) => perago_ir::ir::string_values(values).is_some(),

@@ -769,3 +769,21 @@ fn one_of_edge_cases() {
     ]);
     insta::assert_snapshot!("one_of_edge_cases", source);
 }
+
+#[test]
+fn names_that_would_shadow_std_types() {
+    let source = emit_files(&[(
+        "shadow.schema.json",
+        json!({
+            "type": "object",
+            "properties": {"s": {"$ref": "#/$defs/String"}, "o": {"$ref": "#/$defs/Option"}},
+            "required": ["s"],
+            "$defs": {
+                "String": {"type": "string", "minLength": 1},
+                "Option": {"type": "object", "properties": {"v": {"type": "string"}}}
+            }
+        }),
+    )]);
+    assert!(source.contains("pub type StringType = String;"), "{source}");
+    assert!(source.contains("pub struct OptionType"), "{source}");
+}
