@@ -1,3 +1,5 @@
 //! Shared helpers of the workspace-level tests and benchmarks.
 pub mod corpus;
 pub mod mutate;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
+pub mod fragments;

@@ -296,8 +296,16 @@ pub struct Generator<'a> {
     pub optional: Optional,
     /// The `oneOf` branch to take (modulo the branch count); random when `None`.
     pub branch: Option<usize>,
+    /// Strings [`Generator::valid`] falls back to when random ones do not match a `pattern`
+    /// (sampling never finds `^o-[0-9]+$`): one of those valid for the node, at random.
+    pub pattern_examples: Vec<String>,
+    /// How deep [`Generator::valid`] goes before it leaves out optional properties and makes
+    /// arrays as short as allowed (6 unless set): small keeps recursive schemas' documents small.
+    pub deep: usize,
     /// Every property name declared anywhere: good candidates for unknown fields.
     names: Vec<String>,
+    /// Within [`Generator::mutations`], mutating the non-null replacement of a null.
+    replacing: bool,
 }
 
 /// The JSON values of every type used to replace a value by the wrong type.
@@ -321,8 +329,8 @@ pub fn wrong_types() -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// How deep [`Generator::valid`] goes before it leaves out optional properties and makes arrays
-/// as short as allowed, so recursive schemas stay finite.
+/// How deep [`Generator::valid`] goes by default before it leaves out optional properties and
+/// makes arrays as short as allowed, so recursive schemas stay finite.
 const DEEP: usize = 6;
 
 /// `v` with every integer written as a float (`1` → `1.0`): JSON-equal to it.
@@ -358,7 +366,10 @@ impl<'a> Generator<'a> {
             rng: Rng::new(seed),
             optional: Optional::Random,
             branch: None,
+            pattern_examples: Vec::new(),
+            deep: DEEP,
             names,
+            replacing: false,
         }
     }
 
@@ -404,6 +415,15 @@ impl<'a> Generator<'a> {
                         return s;
                     }
                 }
+                let examples: Vec<Value> = self
+                    .pattern_examples
+                    .iter()
+                    .map(|s| Value::from(s.as_str()))
+                    .filter(|s| self.is_valid(id, s))
+                    .collect();
+                if !examples.is_empty() {
+                    return self.rng.pick(&examples).clone();
+                }
                 let n = lengths
                     .min
                     .unwrap_or(1)
@@ -420,7 +440,7 @@ impl<'a> Generator<'a> {
             } => {
                 let lo = min_items.unwrap_or(0);
                 // Deep down (recursive schemas), the shortest arrays allowed.
-                let hi = match depth > DEEP {
+                let hi = match depth > self.deep {
                     true => lo,
                     false => max_items.unwrap_or(lo + 4).min(lo + 4).max(lo),
                 };
@@ -443,7 +463,7 @@ impl<'a> Generator<'a> {
                 }
                 for p in properties {
                     let include = p.required
-                        || depth <= DEEP
+                        || depth <= self.deep
                             && match self.optional {
                                 Optional::All => true,
                                 Optional::None => false,
@@ -739,6 +759,14 @@ impl<'a> Generator<'a> {
                     Self::set(out, path, "object:unknown field", v);
                     path.pop();
                 }
+                // What serde's derive takes for a struct, too: its members' values in order.
+                let values = map.values().cloned().collect();
+                Self::set(
+                    out,
+                    path,
+                    "object:as array of its values",
+                    Value::Array(values),
+                );
                 for p in properties {
                     path.push(Seg::Key(p.name.clone()));
                     match map.get(&p.name) {
@@ -823,8 +851,15 @@ impl<'a> Generator<'a> {
                     let v = self.valid(inner);
                     if !v.is_null() {
                         Self::set(out, path, "nullable:non-null", v.clone());
+                        // Not again inside the replacement: in a recursive schema it has nulls
+                        // of its own, whose replacements would have more, without end.
+                        if self.replacing {
+                            return;
+                        }
                         let mut inner_out = Vec::new();
+                        self.replacing = true;
                         self.mutate(inner, &v, path, false, &mut inner_out);
+                        self.replacing = false;
                         // Each inner edit applies on top of the replacement.
                         for m in inner_out {
                             let mut replaced = v.clone();
@@ -1016,6 +1051,8 @@ impl<'a> Generator<'a> {
                 wrong.push(Value::from(format!("{s}x")));
                 wrong.push(Value::Array(vec![c.clone()]));
                 wrong.push(serde_json::json!({ s.as_str(): s }));
+                // What serde's derive takes for a unit variant, too.
+                wrong.push(serde_json::json!({ s.as_str(): null }));
             }
             Value::Number(n) => {
                 if let Some(x) = n.as_f64() {

@@ -1,40 +1,84 @@
-//! `cargo xtask codegen`: `schemas/` → `crates/perago/src/contracts/`.
+//! `cargo xtask codegen`: every [`Target`] — `schemas/` → `crates/perago/src/contracts/`, and
+//! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
+//! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`).
 
 use crate::Mode;
 use perago_codegen::SchemaSet;
-use perago_codegen::emit::{self, REGENERATE};
+use perago_codegen::emit::{self, Module, REGENERATE};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// The fragments of the generator's snapshot tests: one directory of schemas each.
+const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
+/// Where the fragments are generated to, one module directory each.
+const FRAGMENTS_OUT: &str = "tests/src/fragments";
+
+/// A directory of schemas generated into a directory of modules: one per schema file and a
+/// `mod.rs` declaring them. Paths are relative to the workspace root, with `/`.
+#[derive(Debug)]
+struct Target {
+    schemas: String,
+    out: String,
+    /// The doc comment of the `mod.rs`.
+    doc: String,
+}
+
+/// Every target, the contracts first, then the fragments by name.
+fn targets(root: &Path) -> Result<Vec<Target>, String> {
+    let mut targets = vec![Target {
+        schemas: "schemas".to_owned(),
+        out: "crates/perago/src/contracts".to_owned(),
+        doc: "The generated types and validators of perago's contract schemas.".to_owned(),
+    }];
+    for name in fragment_names(root)? {
+        targets.push(Target {
+            schemas: format!("{FRAGMENTS}/{name}"),
+            out: format!("{FRAGMENTS_OUT}/{}", emit::module_name(&name)),
+            doc: format!("The generator's snapshot-test fragment `{name}`."),
+        });
+    }
+    Ok(targets)
+}
+
+/// The fragment directory names, sorted.
+fn fragment_names(root: &Path) -> Result<Vec<String>, String> {
+    let dir = root.join(FRAGMENTS);
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        if entry.path().is_dir() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
 
 /// Regenerates (or, in check mode, compares) every generated file.
 pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     let files = generate(root)?;
-    let out_dir = root.join("crates/perago/src/contracts");
+    let relative = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
     let mut stale = Vec::new();
     for (path, contents) in &files {
         if ensure_file_contents(path, contents, mode)? {
-            stale.push(
-                path.strip_prefix(root)
-                    .unwrap_or(path)
-                    .display()
-                    .to_string(),
-            );
+            stale.push(relative(path));
         }
     }
     // A generated file whose schema is gone is stale too.
-    if let Ok(entries) = std::fs::read_dir(&out_dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
+    for dir in ["crates/perago/src/contracts", FRAGMENTS_OUT] {
+        for path in files_under(&root.join(dir)) {
             if !files.iter().any(|(p, _)| *p == path) {
                 if mode == Mode::Write {
                     std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    remove_empty_dirs(&path, &root.join(dir));
                 }
-                stale.push(
-                    path.strip_prefix(root)
-                        .unwrap_or(&path)
-                        .display()
-                        .to_string(),
-                );
+                stale.push(relative(&path));
             }
         }
     }
@@ -59,21 +103,68 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
 
 /// Every generated file and its contents.
 pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
-    let set = SchemaSet::load_dir(&root.join("schemas")).map_err(|e| e.to_string())?;
-    let modules = emit::emit(&set);
-    let out_dir = root.join("crates/perago/src/contracts");
-    let mut files: Vec<(PathBuf, String)> = modules
-        .iter()
-        .map(|m| (out_dir.join(format!("{}.rs", m.name)), m.source.clone()))
+    let mut files = Vec::new();
+    for target in targets(root)? {
+        let set = SchemaSet::load_dir(&root.join(&target.schemas))
+            .map_err(|e| format!("{}: {e}", target.schemas))?;
+        let modules = emit::emit_from(&set, &target.schemas);
+        let out_dir = root.join(&target.out);
+        files.extend(
+            modules
+                .iter()
+                .map(|m| (out_dir.join(format!("{}.rs", m.name)), m.source.clone())),
+        );
+        files.push((
+            out_dir.join("mod.rs"),
+            emit::emit_mod(&modules, &target.doc, &target.schemas),
+        ));
+    }
+    // `tests/src/fragments/mod.rs`: one module per fragment directory.
+    let fragments: Vec<Module> = fragment_names(root)?
+        .into_iter()
+        .map(|name| Module {
+            name: emit::module_name(&name),
+            file: name,
+            source: String::new(),
+        })
         .collect();
     files.push((
-        out_dir.join("mod.rs"),
+        root.join(FRAGMENTS_OUT).join("mod.rs"),
         emit::emit_mod(
-            &modules,
-            "The generated types and validators of perago's contract schemas.",
+            &fragments,
+            "The fragments of the generator's snapshot tests, compiled so `tests/fragments.rs` can \
+             check them against the interpreter.",
+            FRAGMENTS,
         ),
     ));
     Ok(files)
+}
+
+/// Every file below `dir` (none when it does not exist).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Removes the directories between a removed file and `top` (exclusive) that are now empty.
+fn remove_empty_dirs(file: &Path, top: &Path) {
+    for dir in file.ancestors().skip(1).take_while(|d| *d != top) {
+        if std::fs::remove_dir(dir).is_err() {
+            break;
+        }
+    }
 }
 
 /// Writes `contents` to `path` when it differs (or only reports it, in check mode).
