@@ -16,7 +16,10 @@
 //! 3. the typed fast path alone (`serde_json::from_slice::<T>` then `Contract::satisfies`) never
 //!    accepts a document the interpreter rejects, and when it accepts, its typed value is the
 //!    walk's;
-//! 4. the walk's typed value serialises to a valid document, which walks back to the same value.
+//! 4. the walk's typed value serialises to a valid document, which walks back to the same value;
+//! 5. the type's standalone schema (`Contract::SCHEMA`), compiled alone by the `jsonschema`
+//!    crate, gives the interpreter's verdict (but for integers beyond 64 bits, which perago's
+//!    typed values refuse on purpose).
 //!
 //! `every_fragment_type_is_checked` keeps the table below complete: every fragment directory,
 //! and every named struct and `oneOf` in it (each has a `Contract` impl), is listed.
@@ -283,6 +286,7 @@ fn check_doc<T: Contract + Debug + PartialEq>(
 struct Checked {
     name: &'static str,
     location: &'static str,
+    schema: &'static str,
     check: fn(&Ir, NodeId, &Doc) -> Result<bool, String>,
 }
 
@@ -291,6 +295,7 @@ impl Checked {
         Checked {
             name: std::any::type_name::<T>(),
             location: T::LOCATION,
+            schema: T::SCHEMA,
             check: check_doc::<T>,
         }
     }
@@ -309,10 +314,30 @@ fn check_fragment(fragment: &str, checked: &[Checked]) {
     for c in checked {
         let root = node_at(&set, c.location);
         let docs = documents(&set.ir, root, fnv(c.location));
+        let standalone: Value = serde_json::from_str(c.schema).expect("SCHEMA is JSON");
+        let standalone = jsonschema::validator_for(&standalone)
+            .unwrap_or_else(|e| panic!("{}: SCHEMA does not compile: {e}", c.name));
         let mut valid = 0;
         let mut failed = 0;
         for doc in &docs {
-            match (c.check)(&set.ir, root, doc) {
+            let verdict = (c.check)(&set.ir, root, doc).and_then(|valid| {
+                let Some(value) = &doc.value else {
+                    return Ok(valid);
+                };
+                let only_range = set
+                    .ir
+                    .validate(root, value)
+                    .iter()
+                    .all(|v| v.code == perago::Code::IntegerRange);
+                match standalone.is_valid(value) == valid || (!valid && only_range) {
+                    true => Ok(valid),
+                    false => Err(format!(
+                        "  - Contract::SCHEMA alone says valid = {}\n",
+                        !valid
+                    )),
+                }
+            });
+            match verdict {
                 Ok(v) => valid += usize::from(v),
                 Err(problems) => {
                     failed += 1;

@@ -12,7 +12,7 @@ use perago_ir::ir::{Branch, Ir, Node, NodeId, Property, Shape, string_values};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One generated Rust module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,11 +64,18 @@ pub fn emit(set: &SchemaSet) -> Vec<Module> {
 /// names as their source.
 pub fn emit_from(set: &SchemaSet, dir: &str) -> Vec<Module> {
     let krate = &quote! { ::perago };
+    let schemas: HashMap<NodeId, String> = set
+        .ir
+        .nodes()
+        .filter(|(_, node)| implements_contract(node))
+        .map(|(id, _)| (id, crate::bundle::standalone(set, id).to_string()))
+        .collect();
     set.files
         .iter()
         .map(|file| {
             let emitter = Emitter {
                 ir: &set.ir,
+                schemas: &schemas,
                 krate,
                 dir,
                 file: &file.file,
@@ -108,6 +115,8 @@ fn format_file(tokens: TokenStream, dir: &str) -> String {
 
 struct Emitter<'a> {
     ir: &'a Ir,
+    /// The standalone closed schema of every type that implements `Contract`, as JSON text.
+    schemas: &'a HashMap<NodeId, String>,
     krate: &'a TokenStream,
     /// The directory of the schemas, for the header.
     dir: &'a str,
@@ -303,7 +312,7 @@ impl Emitter<'_> {
             Shape::OneOf {
                 discriminator,
                 branches,
-            } => self.one_of_item(node, discriminator, branches),
+            } => self.one_of_item(id, node, discriminator, branches),
             Shape::Const(Value::String(value)) => {
                 quote! { #k::string_const!(#doc pub #name = #value); }
             }
@@ -369,6 +378,7 @@ impl Emitter<'_> {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let doc = doc_attrs(node);
         let location = &node.location;
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let name_text = name.to_string();
         let idents = field_idents(properties, additional.is_some());
         let mut fields = Vec::new();
@@ -552,6 +562,7 @@ impl Emitter<'_> {
 
             impl #k::Contract for #name {
                 const LOCATION: &'static str = #location;
+                const SCHEMA: &'static str = #schema;
 
                 fn walk(
                     value: &#k::__private::serde_json::Value,
@@ -602,6 +613,7 @@ impl Emitter<'_> {
 
     fn one_of_item(
         &mut self,
+        id: NodeId,
         node: &Node,
         discriminator: &str,
         branches: &[Branch],
@@ -610,6 +622,7 @@ impl Emitter<'_> {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let doc = doc_attrs(node);
         let location = &node.location;
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let variants: Vec<_> = unique_names(branches.iter().map(|b| {
             match &b.tag {
                 Some(tag) => crate::pascal(tag),
@@ -658,6 +671,7 @@ impl Emitter<'_> {
 
             impl #k::Contract for #name {
                 const LOCATION: &'static str = #location;
+                const SCHEMA: &'static str = #schema;
 
                 fn walk(
                     value: &#k::__private::serde_json::Value,
@@ -1115,6 +1129,19 @@ fn map_only(k: &TokenStream, ty: &TokenStream, call: &TokenStream) -> TokenStrea
         }
         d.deserialize_map(__Object)
     }
+}
+
+/// Named objects (not maps) and `oneOf`s become types that implement `Contract`.
+fn implements_contract(node: &Node) -> bool {
+    node.name.is_some()
+        && match &node.shape {
+            Shape::Object {
+                properties,
+                additional,
+            } => !(properties.is_empty() && additional.is_some()),
+            Shape::OneOf { .. } => true,
+            _ => false,
+        }
 }
 
 /// `|x| <check of x>`, or the function itself when the check is a plain call on `x`.

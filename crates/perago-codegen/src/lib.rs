@@ -26,6 +26,7 @@
 //! keyword.
 
 mod build;
+pub mod bundle;
 pub mod emit;
 mod error;
 mod lint;

@@ -1,9 +1,8 @@
 //! Loading schema documents and resolving `$ref`s between them.
 
 use crate::error::{Error, LintError};
-use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
-use std::fmt;
+use perago_ir::json::parse_strict;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// One schema file, parsed.
@@ -48,7 +47,8 @@ impl Documents {
         dir: Option<PathBuf>,
         source: String,
     ) -> Result<usize, Error> {
-        let root = parse(&source).map_err(|e| Error::Parse {
+        // A key that appears twice in one object is an error, not the last one silently winning.
+        let root = parse_strict(&source).map_err(|e| Error::Parse {
             file: file.to_owned(),
             message: e.to_string(),
         })?;
@@ -226,82 +226,4 @@ pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     }
     files.sort();
     Ok(files)
-}
-
-/// Parses a schema file's text like `serde_json::from_str`, but a key that appears twice in one
-/// object is an error instead of the last one silently winning.
-fn parse(source: &str) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(source);
-    let value = Strict.deserialize(&mut de)?;
-    de.end()?;
-    Ok(value)
-}
-
-/// Builds a [`Value`], rejecting duplicate keys.
-struct Strict;
-
-impl<'de> DeserializeSeed<'de> for Strict {
-    type Value = Value;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Strict {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Strict)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
-            if map.contains_key(&key) {
-                return Err(A::Error::custom(format_args!(
-                    "the key {key:?} appears twice in one object"
-                )));
-            }
-            let value = access.next_value_seed(Strict)?;
-            map.insert(key, value);
-        }
-        Ok(Value::Object(map))
-    }
 }

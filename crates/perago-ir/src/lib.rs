@@ -28,6 +28,10 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
     /// Where its schema is: the file and JSON Pointer it was generated from.
     const LOCATION: &'static str;
 
+    /// Its closed JSON Schema standing alone: normalised (every object closed), with `$schema`
+    /// and every `$ref` it reaches bundled into its own `$defs`.
+    const SCHEMA: &'static str;
+
     /// Walks `value`, recording every violation at or below `path`; returns the typed value
     /// only when nothing was recorded.
     fn walk(value: &Value, path: &Path<'_>, out: &mut check::Out) -> Option<Self>;

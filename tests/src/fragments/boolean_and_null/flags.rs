@@ -69,6 +69,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Flags {
 impl Flags {}
 impl ::perago::Contract for Flags {
     const LOCATION: &'static str = "flags.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Flags\",\"type\":\"object\",\"properties\":{\"flag\":{\"type\":\"boolean\"},\"nothing\":{\"type\":\"null\"},\"maybe_flag\":{\"type\":\"boolean\"}},\"required\":[\"flag\",\"nothing\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

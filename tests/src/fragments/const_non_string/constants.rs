@@ -97,6 +97,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Constants {
 impl Constants {}
 impl ::perago::Contract for Constants {
     const LOCATION: &'static str = "constants.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Constants\",\"type\":\"object\",\"properties\":{\"answer\":{\"const\":42},\"yes\":{\"const\":true},\"nothing\":{\"const\":null},\"list\":{\"const\":[1,\"two\"]},\"object\":{\"const\":{\"a\":1}},\"same_answer\":{\"const\":42}},\"required\":[\"answer\",\"yes\",\"nothing\",\"list\",\"object\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -65,6 +65,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Tagged {
 impl Tagged {}
 impl ::perago::Contract for Tagged {
     const LOCATION: &'static str = "tagged.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tagged\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"tagged\"},\"quoted\":{\"const\":\"say \\\"hi\\\"\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

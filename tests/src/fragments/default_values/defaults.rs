@@ -220,6 +220,7 @@ impl Defaults {
 }
 impl ::perago::Contract for Defaults {
     const LOCATION: &'static str = "defaults.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Defaults\",\"type\":\"object\",\"properties\":{\"retries\":{\"type\":\"integer\",\"minimum\":0,\"default\":3},\"mode\":{\"enum\":[\"fast\",\"slow\"],\"default\":\"slow\"},\"name\":{\"type\":\"string\",\"default\":\"anon\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"a\"]},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":null},\"type\":{\"type\":\"string\",\"default\":\"plain\"}},\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

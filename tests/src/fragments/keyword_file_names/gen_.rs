@@ -50,6 +50,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Generation {
 impl Generation {}
 impl ::perago::Contract for Generation {
     const LOCATION: &'static str = "gen.schema.json#/$defs/Generation";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

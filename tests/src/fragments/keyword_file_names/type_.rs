@@ -51,6 +51,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Kind {
 impl Kind {}
 impl ::perago::Contract for Kind {
     const LOCATION: &'static str = "type.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Kind\",\"type\":\"object\",\"properties\":{\"of\":{\"$ref\":\"#/$defs/Generation\"}},\"required\":[\"of\"],\"additionalProperties\":false,\"$defs\":{\"Generation\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -107,6 +107,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Labelled {
 impl Labelled {}
 impl ::perago::Contract for Labelled {
     const LOCATION: &'static str = "labels.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Labelled\",\"type\":\"object\",\"properties\":{\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":63}},\"counts\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":0}},\"nested\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":false}},\"any_values\":{\"type\":\"object\",\"additionalProperties\":true}},\"required\":[\"labels\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -353,6 +354,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for LabelledNestedValue {
 impl LabelledNestedValue {}
 impl ::perago::Contract for LabelledNestedValue {
     const LOCATION: &'static str = "labels.schema.json#/properties/nested/additionalProperties";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

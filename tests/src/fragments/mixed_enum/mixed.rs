@@ -75,6 +75,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Mixed {
 impl Mixed {}
 impl ::perago::Contract for Mixed {
     const LOCATION: &'static str = "mixed.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Mixed\",\"type\":\"object\",\"properties\":{\"value\":{\"enum\":[\"auto\",1,2.5,true,null]},\"numbers\":{\"enum\":[1,2,3]}},\"required\":[\"value\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -64,6 +64,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Shadow {
 impl Shadow {}
 impl ::perago::Contract for Shadow {
     const LOCATION: &'static str = "shadow.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"s\":{\"$ref\":\"#/$defs/StringType\"},\"o\":{\"$ref\":\"#/$defs/OptionType\"}},\"required\":[\"s\"],\"additionalProperties\":false,\"$defs\":{\"StringType\":{\"type\":\"string\",\"minLength\":1},\"OptionType\":{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}},\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -186,6 +187,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for OptionType {
 impl OptionType {}
 impl ::perago::Contract for OptionType {
     const LOCATION: &'static str = "shadow.schema.json#/$defs/Option";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}},\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

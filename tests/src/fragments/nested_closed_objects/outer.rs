@@ -67,6 +67,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Outer {
 impl Outer {}
 impl ::perago::Contract for Outer {
     const LOCATION: &'static str = "outer.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outer\",\"type\":\"object\",\"properties\":{\"inner\":{\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false},\"empty\":{\"type\":\"object\",\"additionalProperties\":false}},\"required\":[\"inner\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -167,6 +168,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInner {
 impl OuterInner {}
 impl ::perago::Contract for OuterInner {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -253,6 +255,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInnerInnermost {
 impl OuterInnerInnermost {}
 impl ::perago::Contract for OuterInnerInnermost {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner/properties/innermost";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -337,6 +340,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterEmpty {
 impl OuterEmpty {}
 impl ::perago::Contract for OuterEmpty {
     const LOCATION: &'static str = "outer.schema.json#/properties/empty";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

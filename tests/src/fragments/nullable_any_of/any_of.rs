@@ -77,6 +77,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNull {
 impl AnyOfNull {}
 impl ::perago::Contract for AnyOfNull {
     const LOCATION: &'static str = "any-of.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AnyOfNull\",\"type\":\"object\",\"properties\":{\"required_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"optional_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"required_inline\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":2},{\"type\":\"null\"}]},\"optional_inline\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":1}]},\"optional_enum\":{\"anyOf\":[{\"enum\":[\"on\",\"off\"]},{\"type\":\"null\"}]}},\"required\":[\"required_ref\",\"required_inline\"],\"additionalProperties\":false,\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -299,6 +300,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
 impl Point {}
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "any-of.schema.json#/$defs/Point";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -86,6 +86,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Nullable {
 impl Nullable {}
 impl ::perago::Contract for Nullable {
     const LOCATION: &'static str = "nullable.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Nullable\",\"type\":\"object\",\"properties\":{\"required_nullable\":{\"type\":[\"string\",\"null\"],\"minLength\":1},\"optional_nullable\":{\"type\":[\"integer\",\"null\"],\"maximum\":3},\"optional\":{\"type\":\"string\",\"pattern\":\"^x\"},\"required\":{\"type\":\"string\"},\"nullable_object\":{\"type\":[\"object\",\"null\"],\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}},\"required\":[\"required_nullable\",\"required\",\"nullable_object\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -309,6 +310,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for NullableNullableObjec
 impl NullableNullableObject {}
 impl ::perago::Contract for NullableNullableObject {
     const LOCATION: &'static str = "nullable.schema.json#/properties/nullable_object";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

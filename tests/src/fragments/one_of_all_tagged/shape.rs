@@ -11,6 +11,7 @@ pub enum Shape {
 }
 impl ::perago::Contract for Shape {
     const LOCATION: &'static str = "shape.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Shape\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Empty\"}],\"$defs\":{\"Empty\":{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -263,6 +264,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircle {
 impl ShapeCircle {}
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/0";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -391,6 +393,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquare {
 impl ShapeSquare {}
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/1";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -532,6 +535,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Empty {
 impl Empty {}
 impl ::perago::Contract for Empty {
     const LOCATION: &'static str = "shape.schema.json#/$defs/Empty";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -10,6 +10,7 @@ pub enum Setting {
 }
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Setting\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"text\"},\"value\":{\"type\":\"string\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"count\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}]}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -114,6 +115,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingText {
 impl SettingText {}
 impl ::perago::Contract for SettingText {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/0";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"text\"},\"value\":{\"type\":\"string\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -223,6 +225,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingCount {
 impl SettingCount {}
 impl ::perago::Contract for SettingCount {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/1";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"count\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -11,6 +11,7 @@ pub enum Expr {
 }
 impl ::perago::Contract for Expr {
     const LOCATION: &'static str = "expr.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}],\"$defs\":{\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -332,6 +333,7 @@ impl ExprSelf {
 }
 impl ::perago::Contract for ExprSelf {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/0";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -456,6 +458,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf2 {
 impl ExprSelf2 {}
 impl ::perago::Contract for ExprSelf2 {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/1";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

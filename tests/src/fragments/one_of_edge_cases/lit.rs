@@ -77,6 +77,7 @@ impl Literal {
 }
 impl ::perago::Contract for Literal {
     const LOCATION: &'static str = "lit.schema.json#/$defs/Literal";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -10,6 +10,7 @@ pub enum Outcome {
 }
 impl ::perago::Contract for Outcome {
     const LOCATION: &'static str = "outcome.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outcome\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"},\"output\":{\"type\":\"object\",\"additionalProperties\":true},\"retries\":{\"type\":\"integer\",\"default\":0}},\"required\":[\"output\"],\"additionalProperties\":false}]}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -216,6 +217,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeFailed {
 impl OutcomeFailed {}
 impl ::perago::Contract for OutcomeFailed {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/0";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -379,6 +381,7 @@ impl OutcomeVariant1 {
 }
 impl ::perago::Contract for OutcomeVariant1 {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/1";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"},\"output\":{\"type\":\"object\",\"additionalProperties\":true},\"retries\":{\"type\":\"integer\",\"default\":0}},\"required\":[\"output\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -67,6 +67,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Open {
 impl Open {}
 impl ::perago::Contract for Open {
     const LOCATION: &'static str = "open.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Open\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"size\":{\"type\":\"integer\"}},\"required\":[\"name\"],\"additionalProperties\":{\"type\":\"integer\",\"maximum\":9}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -85,6 +85,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Chain {
 impl Chain {}
 impl ::perago::Contract for Chain {
     const LOCATION: &'static str = "chain.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false,\"$defs\":{\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#\"},\"right\":{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -259,6 +260,7 @@ impl Pair {
 }
 impl ::perago::Contract for Pair {
     const LOCATION: &'static str = "chain.schema.json#/$defs/Pair";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -376,6 +378,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ChainMaybe {
 impl ChainMaybe {}
 impl ::perago::Contract for ChainMaybe {
     const LOCATION: &'static str = "chain.schema.json#/properties/maybe";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false},\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

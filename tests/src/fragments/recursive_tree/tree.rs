@@ -51,6 +51,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Tree {
 impl Tree {}
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "tree.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tree\",\"type\":\"object\",\"properties\":{\"root\":{\"$ref\":\"#/$defs/Node\"}},\"required\":[\"root\"],\"additionalProperties\":false,\"$defs\":{\"Node\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Node\"}},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]}},\"required\":[\"name\",\"children\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -147,6 +148,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Node {
 impl Node {}
 impl ::perago::Contract for Node {
     const LOCATION: &'static str = "tree.schema.json#/$defs/Node";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}},\"parent\":{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]}},\"required\":[\"name\",\"children\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -61,6 +61,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Common {
 impl Common {}
 impl ::perago::Contract for Common {
     const LOCATION: &'static str = "common.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Common\",\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}},\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -149,6 +150,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Address {
 impl Address {}
 impl ::perago::Contract for Address {
     const LOCATION: &'static str = "common.schema.json#/$defs/Address";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"line\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

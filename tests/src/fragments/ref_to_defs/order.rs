@@ -78,6 +78,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Order {
 impl Order {}
 impl ::perago::Contract for Order {
     const LOCATION: &'static str = "order.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Order\",\"type\":\"object\",\"properties\":{\"id\":{\"$ref\":\"#/$defs/Id\"},\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Annotations beside a $ref.\"},\"status\":{\"$ref\":\"#/$defs/Status\"},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Line\"},\"minItems\":1}},\"required\":[\"id\",\"customer\",\"lines\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"},\"Customer\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false},\"Status\":{\"enum\":[\"open\",\"closed\"]},\"Line\":{\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -242,6 +243,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Customer {
 impl Customer {}
 impl ::perago::Contract for Customer {
     const LOCATION: &'static str = "order.schema.json#/$defs/Customer";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
@@ -392,6 +394,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Line {
 impl Line {}
 impl ::perago::Contract for Line {
     const LOCATION: &'static str = "order.schema.json#/$defs/Line";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}}}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -67,6 +67,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Palette {
 impl Palette {}
 impl ::perago::Contract for Palette {
     const LOCATION: &'static str = "colour.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Palette\",\"type\":\"object\",\"properties\":{\"primary\":{\"enum\":[\"red\",\"green\",\"dark-blue\"],\"description\":\"A primary colour.\"},\"secondary\":{\"type\":\"string\",\"enum\":[\"a-b\",\"a_b\",\"A B\",\"1st\"]}},\"required\":[\"primary\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,

@@ -50,6 +50,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkerResultV2 {
 impl WorkerResultV2 {}
 impl ::perago::Contract for WorkerResultV2 {
     const LOCATION: &'static str = "worker-result.v2.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"additionalProperties\":false}";
     fn walk(
         value: &::perago::__private::serde_json::Value,
         path: &::perago::Path<'_>,
