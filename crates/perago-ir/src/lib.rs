@@ -2,6 +2,7 @@
 //!
 //! - [`ir`]: the one intermediate representation of a set of normalised schemas, and its
 //!   interpreter ([`Ir::validate`]) for schemas that were not compiled in;
+//! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
 //! - [`check`]: the keyword checks that both the interpreter and generated validators call, so
 //!   both report the same violations with the same messages;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
@@ -12,6 +13,7 @@
 pub mod check;
 pub mod de;
 pub mod ir;
+pub mod json;
 pub mod path;
 pub mod violation;
 
