@@ -1,5 +1,6 @@
-//! The commands: `perago schemas` and `perago validate`.
+//! The commands: `perago schemas`, `perago validate` and `perago completion`.
 
+use crate::completion::{self, CompletionCommand};
 use crate::output::{Checked, Format, Report};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
@@ -12,10 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Validate JSON documents against perago's contract schemas, or any schema in the subset
-/// perago supports.
+/// perago supports, and apply the worker-completion/v1 contract.
 ///
-/// Exit status: 0 when every document is valid, 1 when any is invalid, 2 on a usage or I/O
-/// error or an unusable schema.
+/// Exit status: 0 when every document is valid (or a submission accepted), 1 when any is
+/// invalid, 2 on a usage or I/O error or an unusable schema.
 #[derive(Debug, Parser)]
 #[command(name = "perago", version)]
 pub struct Cli {
@@ -33,6 +34,11 @@ enum Command {
     },
     /// Validate JSON documents against a schema.
     Validate(ValidateArgs),
+    /// The worker-completion/v1 contract: classify a submission, derive follow-ups.
+    Completion {
+        #[command(subcommand)]
+        command: CompletionCommand,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -54,7 +60,7 @@ struct ValidateArgs {
 }
 
 /// An error that ends the command with exit status 2.
-type Failure = String;
+pub(crate) type Failure = String;
 
 /// Runs the command line; returns the exit status.
 pub fn run() -> ExitCode {
@@ -62,6 +68,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Schemas { format } => schemas(format),
         Command::Validate(args) => validate(&args),
+        Command::Completion { command } => completion::run(&command),
     };
     result.unwrap_or_else(|reason| {
         for line in reason.lines() {
@@ -211,7 +218,7 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode, Failure> {
 }
 
 /// Reads a document file, or standard input for `-`; returns its display name and bytes.
-fn read(path: &Path) -> Result<(String, Vec<u8>), Failure> {
+pub(crate) fn read(path: &Path) -> Result<(String, Vec<u8>), Failure> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         io::stdin()

@@ -1,7 +1,8 @@
 //! `perago`: validate documents against perago's contract schemas, or any schema in the
-//! supported subset.
+//! supported subset; classify worker-completion/v1 submissions and derive their follow-ups.
 
 mod cli;
+mod completion;
 mod locate;
 mod output;
 
