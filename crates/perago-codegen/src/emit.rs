@@ -534,6 +534,21 @@ impl Emitter<'_> {
         let satisfies = quote! { #(#sats)* true };
         let de = quote! { #k::__private::serde };
         let from_map = map_only(k, &quote! { #name }, &quote! { __Derived::deserialize });
+        let contract = self.contract_impl(
+            &name,
+            location,
+            schema,
+            quote! {
+                let before = out.len();
+                #unknown
+                #(#walks)*
+                if out.len() != before {
+                    return None;
+                }
+                Some(Self { #(#idents: #locals?,)* #build_extra })
+            },
+            satisfies,
+        );
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq, #de::Serialize)]
@@ -560,6 +575,21 @@ impl Emitter<'_> {
 
             impl #name { #(#defaults)* }
 
+            #contract
+        }
+    }
+
+    /// `impl Contract`: `walk` checks the value is an object (bound to `map`), then runs `walk`.
+    fn contract_impl(
+        &self,
+        name: &syn::Ident,
+        location: &str,
+        schema: &str,
+        walk: TokenStream,
+        satisfies: TokenStream,
+    ) -> TokenStream {
+        let k = self.krate;
+        quote! {
             impl #k::Contract for #name {
                 const LOCATION: &'static str = #location;
                 const SCHEMA: &'static str = #schema;
@@ -570,13 +600,7 @@ impl Emitter<'_> {
                     out: &mut Vec<#k::Violation>,
                 ) -> Option<Self> {
                     let map = #k::__private::check::object(value, path, out)?;
-                    let before = out.len();
-                    #unknown
-                    #(#walks)*
-                    if out.len() != before {
-                        return None;
-                    }
-                    Some(Self { #(#idents: #locals?,)* #build_extra })
+                    #walk
                 }
 
                 fn satisfies(&self) -> bool {
@@ -661,6 +685,24 @@ impl Emitter<'_> {
                 quote! { { #k::__private::check::required(&path.key(#discriminator), out); None } }
             }
         };
+        let contract = self.contract_impl(
+            &name,
+            location,
+            schema,
+            quote! {
+                match map.get(#discriminator) {
+                    None => #absent,
+                    Some(tag) => match tag.as_str() {
+                        #(#tagged)*
+                        _ => {
+                            #k::__private::check::unknown_discriminator(&path.key(#discriminator), out, &[#(#tags),*]);
+                            None
+                        }
+                    },
+                }
+            },
+            quote! { match self { #( Self::#variants(x) => #k::Contract::satisfies(x), )* } },
+        );
         let deserialize =
             self.one_of_deserialize(&name, discriminator, branches, &variants, &types);
         quote! {
@@ -669,32 +711,7 @@ impl Emitter<'_> {
             #[serde(crate = "::perago::__private::serde", untagged)]
             pub enum #name { #( #variants(#types), )* }
 
-            impl #k::Contract for #name {
-                const LOCATION: &'static str = #location;
-                const SCHEMA: &'static str = #schema;
-
-                fn walk(
-                    value: &#k::__private::serde_json::Value,
-                    path: &#k::Path<'_>,
-                    out: &mut Vec<#k::Violation>,
-                ) -> Option<Self> {
-                    let map = #k::__private::check::object(value, path, out)?;
-                    match map.get(#discriminator) {
-                        None => #absent,
-                        Some(tag) => match tag.as_str() {
-                            #(#tagged)*
-                            _ => {
-                                #k::__private::check::unknown_discriminator(&path.key(#discriminator), out, &[#(#tags),*]);
-                                None
-                            }
-                        },
-                    }
-                }
-
-                fn satisfies(&self) -> bool {
-                    match self { #( Self::#variants(x) => #k::Contract::satisfies(x), )* }
-                }
-            }
+            #contract
 
             #deserialize
         }
