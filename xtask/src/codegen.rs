@@ -1,4 +1,5 @@
-//! `cargo xtask codegen`: every [`Target`] — `schemas/` → `crates/perago/src/contracts/`, and
+//! `cargo xtask codegen`: every [`Target`] — `schemas/` → `crates/perago/src/contracts/`, each
+//! task crate's `<crate>/schemas/` → `<crate>/src/contracts/` (see [`TASK_CRATES`]), and
 //! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
 //! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`).
 
@@ -12,6 +13,10 @@ use std::path::{Path, PathBuf};
 const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
 /// Where the fragments are generated to, one module directory each.
 const FRAGMENTS_OUT: &str = "tests/src/fragments";
+
+/// Task crates whose params and result schemas (`<crate>/schemas/`) are generated into
+/// `<crate>/src/contracts/`, by the same code path as perago's own contracts.
+const TASK_CRATES: &[&str] = &["crates/perago-example"];
 
 /// A directory of schemas generated into a directory of modules: one per schema file and a
 /// `mod.rs` declaring them. Paths are relative to the workspace root, with `/`.
@@ -30,6 +35,14 @@ fn targets(root: &Path) -> Result<Vec<Target>, String> {
         out: "crates/perago/src/contracts".to_owned(),
         doc: "The generated types and validators of perago's contract schemas.".to_owned(),
     }];
+    for krate in TASK_CRATES {
+        targets.push(Target {
+            schemas: format!("{krate}/schemas"),
+            out: format!("{krate}/src/contracts"),
+            doc: "The generated types and validators of this crate's task params and results."
+                .to_owned(),
+        });
+    }
     for name in fragment_names(root)? {
         targets.push(Target {
             schemas: format!("{FRAGMENTS}/{name}"),
@@ -71,7 +84,15 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         }
     }
     // A generated file whose schema is gone is stale too.
-    for dir in ["crates/perago/src/contracts", FRAGMENTS_OUT] {
+    let task_outs = TASK_CRATES.iter().map(|k| format!("{k}/src/contracts"));
+    let dirs: Vec<String> = [
+        "crates/perago/src/contracts".to_owned(),
+        FRAGMENTS_OUT.to_owned(),
+    ]
+    .into_iter()
+    .chain(task_outs)
+    .collect();
+    for dir in &dirs {
         for path in files_under(&root.join(dir)) {
             if !files.iter().any(|(p, _)| *p == path) {
                 if mode == Mode::Write {

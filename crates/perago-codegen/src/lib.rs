@@ -32,6 +32,7 @@ mod error;
 mod lint;
 mod load;
 pub mod normalise;
+pub mod task;
 
 pub use build::{SchemaFile, pascal};
 pub use error::{Error, LintError};

@@ -26,6 +26,14 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// A type generated from a schema: validated from JSON into a typed value, or every violation.
+///
+/// Implementing it is what makes a type *schema-backed*: task parameters and results must be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a schema-backed type",
+    label = "not generated from a JSON Schema",
+    note = "task params and results must implement `perago::Contract`: write their JSON Schema \
+            under your crate's `schemas/` and generate the type from it with `cargo xtask codegen`"
+)]
 pub trait Contract: Sized + Serialize + DeserializeOwned {
     /// Where its schema is: the file and JSON Pointer it was generated from.
     const LOCATION: &'static str;

@@ -1,0 +1,1429 @@
+//! `#[perago::task]` and `perago::tasks!`: parsing, validation and expansion, with no
+//! `proc_macro` in sight so every rule is unit-tested here; `perago-macros` only forwards.
+//!
+//! Like serde_derive, every error of one item is collected and reported at once, each on the
+//! span of the offending token, so an author fixes everything in one compile.
+//!
+//! # What the attribute reads
+//!
+//! The task's kind comes from the handler's signature:
+//!
+//! | kind | signature |
+//! |---|---|
+//! | workspace-free | `fn(params: P) -> Result<R, TaskError>` |
+//! | workspace | `fn(ws: &Workspace, params: P) -> Result<R, TaskError>` (read-only) or `&mut Workspace` (read-write): the workspace comes first, as in the input |
+//!
+//! `P` and `R` are schema-backed (`perago::Contract`) types. `R` may instead be a JSON mapping
+//! (`serde_json::Map<String, Value>` or `Value`, told by the last path segment `Map` / `Value`);
+//! then the option `result = Type` names the schema-backed type it must validate against.
+//!
+//! # What it expands to
+//!
+//! The function, unchanged; a hidden unit type implementing `perago::task::Handler` (its
+//! associated types carry the `Contract` bounds, spanned at the author's types); and, beside the
+//! function, a module of the same name (modules and functions live in different namespaces)
+//! holding the descriptor: `pub const NAME: &str` and `pub static TASK: perago::task::Task`.
+//! `perago::tasks![a, b]` names tasks by those modules.
+
+use globset::GlobBuilder;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use std::collections::HashSet;
+use std::fmt::Display;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, FnArg, Ident, ItemFn, Lit, LitStr, Token, Type};
+
+/// Every option of `#[perago::task(...)]`, in the order the error message lists them.
+pub const TASK_OPTIONS: &[&str] = &[
+    "name",
+    "description",
+    "result",
+    "retry_count",
+    "retry_logic",
+    "retry_delay_seconds",
+    "timeout_seconds",
+    "response_timeout_seconds",
+    "total_timeout_seconds",
+    "timeout_policy",
+    "concurrent_exec_limit",
+    "rate_limit_per_frequency",
+    "rate_limit_frequency_in_seconds",
+    "poll_timeout_seconds",
+    "backoff_scale_factor",
+    "owner_email",
+    "schema_version",
+    "enforce_schema",
+    "workspace",
+];
+
+/// Every option of the `workspace(...)` group.
+pub const WORKSPACE_OPTIONS: &[&str] = &["prefix", "access", "pre", "post", "publish_budget"];
+
+/// Every option of `publish_budget(...)`.
+pub const PUBLISH_BUDGET_OPTIONS: &[&str] = &["max_files", "max_bytes"];
+
+const RETRY_LOGIC: &[(&str, &str)] = &[
+    ("FIXED", "Fixed"),
+    ("EXPONENTIAL_BACKOFF", "ExponentialBackoff"),
+    ("LINEAR_BACKOFF", "LinearBackoff"),
+];
+
+const TIMEOUT_POLICY: &[(&str, &str)] = &[
+    ("RETRY", "Retry"),
+    ("TIME_OUT_WF", "TimeOutWf"),
+    ("ALERT_ONLY", "AlertOnly"),
+];
+
+/// Java's `int` and `long` maxima: Conductor's TaskDef fields are one or the other.
+const JAVA_INT_MAX: u64 = i32::MAX as u64;
+const JAVA_LONG_MAX: u64 = i64::MAX as u64;
+
+/// Expands `#[perago::task(attr)] item`. On errors, the function itself is kept (so its callers
+/// do not fail too) and every error is emitted beside it.
+pub fn expand_task(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(_) => {
+            let err = syn::Error::new_spanned(
+                &item,
+                "#[perago::task] goes on a plain function: `fn(params: P) -> Result<R, TaskError>` \
+                 or `fn(ws: &Workspace, params: P) -> Result<R, TaskError>`",
+            );
+            let err = err.to_compile_error();
+            return quote! { #err #item };
+        }
+    };
+    match parse_task(attr, &func) {
+        Ok(spec) => spec.expand(&func),
+        Err(err) => {
+            let err = err.to_compile_error();
+            quote! { #func #err }
+        }
+    }
+}
+
+/// Expands `perago::tasks![a, path::b]` into a `perago::task::Registry` expression. Two tasks
+/// with the same name fail to compile (a constant evaluated at compile time names both); a task
+/// listed twice is an error at its second mention.
+pub fn expand_tasks(input: TokenStream) -> TokenStream {
+    match expand_tasks_inner(input) {
+        Ok(tokens) => tokens,
+        Err(err) => err.to_compile_error(),
+    }
+}
+
+fn expand_tasks_inner(input: TokenStream) -> syn::Result<TokenStream> {
+    let paths = Punctuated::<syn::Path, Token![,]>::parse_terminated.parse2(input)?;
+    let paths: Vec<syn::Path> = paths.into_iter().collect();
+    let mut errors = Errors::default();
+    let mut seen = HashSet::new();
+    for path in &paths {
+        let text = path_text(path);
+        if !seen.insert(text.clone()) {
+            errors.at(path, format!("task `{text}` is listed twice"));
+        }
+    }
+    errors.finish()?;
+    let mut checks = Vec::new();
+    for (i, a) in paths.iter().enumerate() {
+        for b in &paths[i + 1..] {
+            let msg = format!(
+                "perago::tasks!: `{}` and `{}` have the same task name; every task of a registry \
+                 needs its own `name = \"...\"`",
+                path_text(a),
+                path_text(b)
+            );
+            checks.push(quote_spanned! {b.span()=>
+                const _: () = if ::perago::task::__private::same_name(#a::NAME, #b::NAME) {
+                    ::core::panic!(#msg)
+                };
+            });
+        }
+    }
+    Ok(quote! {
+        {
+            #(#checks)*
+            match ::perago::task::Registry::new([#(&#paths::TASK),*]) {
+                ::core::result::Result::Ok(registry) => registry,
+                ::core::result::Result::Err(err) => ::core::panic!("{}", err),
+            }
+        }
+    })
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// Collects every error of one item.
+#[derive(Default)]
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, err: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(err),
+            None => self.0 = Some(err),
+        }
+    }
+
+    fn at(&mut self, tokens: impl ToTokens, msg: impl Display) {
+        self.push(syn::Error::new_spanned(tokens, msg));
+    }
+
+    fn span(&mut self, span: Span, msg: impl Display) {
+        self.push(syn::Error::new(span, msg));
+    }
+
+    /// The errors recorded; a generic one if, against expectations, there are none.
+    fn into_error(self) -> syn::Error {
+        self.0
+            .unwrap_or_else(|| syn::Error::new(Span::call_site(), "invalid #[perago::task] item"))
+    }
+
+    fn finish(self) -> syn::Result<()> {
+        match self.0 {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One `key = value`, `key(...)` or bare `key` of an option list.
+struct RawOpt {
+    key: Ident,
+    value: RawValue,
+}
+
+enum RawValue {
+    /// `key = <expr>`
+    Expr(Expr),
+    /// `result = <type>`
+    Type(Type),
+    /// `key(...)`
+    List(TokenStream),
+    /// `key` alone
+    Flag,
+}
+
+impl Parse for RawOpt {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let key = input.call(Ident::parse_any)?;
+        let value = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            if key == "result" {
+                RawValue::Type(input.parse()?)
+            } else {
+                RawValue::Expr(input.parse()?)
+            }
+        } else if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            RawValue::List(content.parse()?)
+        } else {
+            RawValue::Flag
+        };
+        Ok(RawOpt { key, value })
+    }
+}
+
+fn parse_opts(tokens: TokenStream) -> syn::Result<Vec<RawOpt>> {
+    let opts = Punctuated::<RawOpt, Token![,]>::parse_terminated.parse2(tokens)?;
+    Ok(opts.into_iter().collect())
+}
+
+/// The task kind as the signature gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    WorkspaceFree,
+    /// `mutable`: the handler takes `&mut Workspace`.
+    Workspace {
+        mutable: bool,
+    },
+}
+
+/// What the handler returns inside `Result<_, TaskError>`.
+enum Returns {
+    /// A schema-backed type.
+    Typed(Type),
+    /// A JSON mapping, validated against the `result = Type` option.
+    Mapping(Type),
+}
+
+/// The `workspace(...)` group.
+#[derive(Default)]
+struct WorkspaceOpts {
+    prefix: Option<LitStr>,
+    access: Option<(bool, Ident)>,
+    pre: Vec<Guardrail>,
+    post: Vec<Guardrail>,
+    publish_budget: Option<(Ident, Option<u64>, Option<u64>)>,
+    /// The `workspace` key, for errors on a workspace-free task.
+    key: Option<Ident>,
+}
+
+struct Guardrail {
+    pattern: LitStr,
+    min_count: u64,
+}
+
+/// A parsed, validated `#[perago::task]`.
+struct TaskSpec {
+    name: LitStr,
+    kind: Kind,
+    params: Type,
+    returns: Returns,
+    /// The `result = Type` option.
+    result: Option<Type>,
+    description: Option<String>,
+    /// Every other option: field name and value tokens.
+    fields: Vec<(&'static str, TokenStream)>,
+    workspace: WorkspaceOpts,
+}
+
+fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
+    let mut errors = Errors::default();
+    let signature = signature(func, &mut errors);
+    let opts = match parse_opts(attr) {
+        Ok(opts) => opts,
+        Err(err) => {
+            errors.push(err);
+            Vec::new()
+        }
+    };
+
+    let mut seen = HashSet::new();
+    let mut name: Option<LitStr> = None;
+    let mut description: Option<String> = None;
+    let mut result: Option<Type> = None;
+    let mut fields: Vec<(&'static str, TokenStream)> = Vec::new();
+    let mut workspace = WorkspaceOpts::default();
+    let mut ints: Vec<(&'static str, u64, Ident)> = Vec::new();
+
+    for opt in &opts {
+        let key = opt.key.to_string();
+        let Some(known) = TASK_OPTIONS.iter().find(|k| **k == key) else {
+            errors.at(
+                &opt.key,
+                format!(
+                    "unknown option `{key}`; expected one of: {}",
+                    TASK_OPTIONS.join(", ")
+                ),
+            );
+            continue;
+        };
+        if !seen.insert(key.clone()) {
+            errors.at(&opt.key, format!("duplicate option `{key}`"));
+            continue;
+        }
+        match *known {
+            "name" => {
+                if let Some(lit) = lit_str(opt, "\"validate_song\"", &mut errors) {
+                    let value = lit.value();
+                    if value.is_empty()
+                        || !value
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    {
+                        errors.at(
+                            &lit,
+                            format!(
+                                "task name {value:?} must match [A-Za-z0-9_]+ (Conductor task \
+                                 names are letters, digits and `_`)"
+                            ),
+                        );
+                    } else {
+                        name = Some(lit);
+                    }
+                }
+            }
+            "description" => {
+                if let Some(lit) = lit_str(opt, "\"what the task does\"", &mut errors) {
+                    description = Some(lit.value());
+                }
+            }
+            "owner_email" => {
+                if let Some(lit) = lit_str(opt, "\"team@example.com\"", &mut errors) {
+                    let value = lit.value();
+                    if value.trim().is_empty() || value.matches('@').count() != 1 {
+                        errors.at(
+                            &lit,
+                            format!("`owner_email` must be an email address, got {value:?}"),
+                        );
+                    } else {
+                        fields.push(("owner_email", quote!(::core::option::Option::Some(#lit))));
+                    }
+                }
+            }
+            "result" => match &opt.value {
+                RawValue::Type(ty) => result = Some(ty.clone()),
+                _ => errors.at(
+                    &opt.key,
+                    "`result` takes a type: `result = MyResult`, the schema-backed type a returned \
+                     mapping must validate against",
+                ),
+            },
+            "retry_logic" => {
+                if let Some(variant) = enum_value(opt, RETRY_LOGIC, &mut errors) {
+                    let v = format_ident!("{}", variant);
+                    fields.push((
+                        "retry_logic",
+                        quote!(::core::option::Option::Some(::perago::task::RetryLogic::#v)),
+                    ));
+                }
+            }
+            "timeout_policy" => {
+                if let Some(variant) = enum_value(opt, TIMEOUT_POLICY, &mut errors) {
+                    let v = format_ident!("{}", variant);
+                    fields.push((
+                        "timeout_policy",
+                        quote!(::core::option::Option::Some(::perago::task::TimeoutPolicy::#v)),
+                    ));
+                }
+            }
+            "enforce_schema" => match &opt.value {
+                RawValue::Expr(Expr::Lit(syn::ExprLit {
+                    lit: Lit::Bool(b), ..
+                })) => {
+                    let b = b.value;
+                    fields.push(("enforce_schema", quote!(#b)));
+                }
+                _ => errors.at(
+                    opt_value_tokens(opt),
+                    "`enforce_schema` takes `true` or `false`",
+                ),
+            },
+            "workspace" => {
+                workspace.key = Some(opt.key.clone());
+                match &opt.value {
+                    RawValue::List(tokens) => {
+                        parse_workspace(tokens.clone(), &mut workspace, &mut errors)
+                    }
+                    _ => errors.at(
+                        &opt.key,
+                        "`workspace` takes a list: `workspace(prefix = \"...\", access = read_only, \
+                         pre = [require_glob(\"raw/**/*.parquet\", min_count = 1)])`",
+                    ),
+                }
+            }
+            int_key => {
+                // Every remaining option is a non-negative integer.
+                let (min, max, ty) = match int_key {
+                    "timeout_seconds" | "total_timeout_seconds" => (0, JAVA_LONG_MAX, "u64"),
+                    "response_timeout_seconds" => (1, JAVA_LONG_MAX, "u64"),
+                    "backoff_scale_factor" | "schema_version" => (1, JAVA_INT_MAX, "u32"),
+                    _ => (0, JAVA_INT_MAX, "u32"),
+                };
+                if let Some(n) = lit_int(opt, min, max, &mut errors) {
+                    ints.push((int_key, n, opt.key.clone()));
+                    let lit = if ty == "u64" {
+                        syn::LitInt::new(&format!("{n}u64"), Span::call_site())
+                    } else {
+                        syn::LitInt::new(&format!("{n}u32"), Span::call_site())
+                    };
+                    let value = if int_key == "schema_version" {
+                        quote!(#lit)
+                    } else {
+                        quote!(::core::option::Option::Some(#lit))
+                    };
+                    fields.push((int_key, value));
+                }
+            }
+        }
+    }
+
+    // Conductor's timeout rules, when the author gave both sides.
+    let int = |k: &str| ints.iter().find(|(key, _, _)| *key == k);
+    if let (Some((_, response, key)), Some((_, timeout, _))) =
+        (int("response_timeout_seconds"), int("timeout_seconds"))
+        && *timeout > 0
+        && response > timeout
+    {
+        errors.at(
+            key,
+            format!(
+                "`response_timeout_seconds` ({response}) must not exceed `timeout_seconds` \
+                 ({timeout}); Conductor rejects such a TaskDef"
+            ),
+        );
+    }
+    if let (Some((_, timeout, key)), Some((_, total, _))) =
+        (int("timeout_seconds"), int("total_timeout_seconds"))
+        && *timeout > 0
+        && *total > 0
+        && timeout > total
+    {
+        errors.at(
+            key,
+            format!(
+                "`timeout_seconds` ({timeout}) must not exceed `total_timeout_seconds` ({total}); \
+                 Conductor rejects such a TaskDef"
+            ),
+        );
+    }
+
+    if name.is_none() && !seen.contains("name") {
+        errors.span(
+            Span::call_site(),
+            "missing `name = \"...\"`: the Conductor task name, [A-Za-z0-9_]+",
+        );
+    }
+
+    let Some((kind, params, returns)) = signature else {
+        // `signature` recorded why.
+        return Err(errors.into_error());
+    };
+
+    // The result type: typed, or a mapping with `result = Type`.
+    match (&returns, &result) {
+        (Returns::Mapping(ty), None) => errors.at(
+            ty,
+            "a task returning a JSON mapping needs `result = Type`: the schema-backed type the \
+             mapping must validate against",
+        ),
+        (Returns::Typed(ty), Some(extra)) => errors.at(
+            extra,
+            format!(
+                "`result` is only for tasks returning a JSON mapping; this task returns `{}`, \
+                 which is its result type",
+                ty.to_token_stream().to_string().replace(' ', "")
+            ),
+        ),
+        _ => {}
+    }
+
+    // The workspace group against the kind.
+    match kind {
+        Kind::WorkspaceFree => {
+            if let Some(key) = &workspace.key {
+                errors.at(
+                    key,
+                    "`workspace(...)` is only for workspace tasks, whose handler takes \
+                     `ws: &Workspace` or `ws: &mut Workspace` before its params",
+                );
+            }
+        }
+        Kind::Workspace { mutable } => {
+            if let Some((read_write, ident)) = &workspace.access {
+                if *read_write && !mutable {
+                    errors.at(
+                        ident,
+                        "a `read_write` workspace task takes `ws: &mut Workspace`",
+                    );
+                } else if !*read_write && mutable {
+                    errors.at(
+                        ident,
+                        "a `read_only` workspace task takes `ws: &Workspace`, not `&mut Workspace`",
+                    );
+                }
+            }
+            if let Some((key, _, _)) = &workspace.publish_budget
+                && !mutable
+            {
+                errors.at(
+                    key,
+                    "`publish_budget` is only for `read_write` workspace tasks (handler takes \
+                     `ws: &mut Workspace`)",
+                );
+            }
+        }
+    }
+
+    let (Some(name), None) = (name, &errors.0) else {
+        return Err(errors.into_error());
+    };
+    Ok(TaskSpec {
+        name,
+        kind,
+        params,
+        returns,
+        result,
+        description: description.or_else(|| doc_comment(&func.attrs)),
+        fields,
+        workspace,
+    })
+}
+
+/// Reads the kind, `P` and `R` from the handler's signature, recording every problem.
+fn signature(func: &ItemFn, errors: &mut Errors) -> Option<(Kind, Type, Returns)> {
+    const SHAPES: &str = "a task handler is `fn(params: P) -> Result<R, TaskError>` \
+                          (workspace-free) or `fn(ws: &Workspace, params: P) -> Result<R, TaskError>` \
+                          (workspace task; `&mut Workspace` when it writes)";
+    let sig = &func.sig;
+    let mut ok = true;
+    if let Some(t) = &sig.asyncness {
+        errors.at(
+            t,
+            "a task handler is a plain synchronous function, not `async`",
+        );
+        ok = false;
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.at(t, "a task handler cannot be `unsafe`");
+        ok = false;
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.at(&sig.generics, "a task handler cannot be generic");
+        ok = false;
+    }
+    if let Some(v) = &sig.variadic {
+        errors.at(v, "a task handler cannot be variadic");
+        ok = false;
+    }
+    let mut typed = Vec::new();
+    for arg in &sig.inputs {
+        match arg {
+            FnArg::Receiver(r) => {
+                errors.at(
+                    r,
+                    "a task handler is a free function; it cannot take `self`",
+                );
+                ok = false;
+            }
+            FnArg::Typed(pat) => typed.push(&*pat.ty),
+        }
+    }
+    let kind_params = match typed.as_slice() {
+        [params] => {
+            if workspace_ref(params).is_some() {
+                errors.at(
+                    params,
+                    format!("a workspace task also takes its params: {SHAPES}"),
+                );
+                None
+            } else {
+                Some((Kind::WorkspaceFree, (*params).clone()))
+            }
+        }
+        [ws, params] => match (workspace_ref(ws), workspace_ref(params)) {
+            (Some(mutable), None) => Some((Kind::Workspace { mutable }, (*params).clone())),
+            (None, Some(_)) => {
+                errors.at(
+                    params,
+                    "the workspace comes first: `fn(ws: &Workspace, params: P)`",
+                );
+                None
+            }
+            _ => {
+                errors.at(
+                    ws,
+                    format!("expected `&Workspace` or `&mut Workspace` here: {SHAPES}"),
+                );
+                None
+            }
+        },
+        _ => {
+            if typed.len() == sig.inputs.len() {
+                errors.span(sig.paren_token.span.join(), SHAPES);
+            }
+            None
+        }
+    };
+    let returns = match &sig.output {
+        syn::ReturnType::Default => {
+            errors.at(
+                &sig.ident,
+                format!("a task handler returns `Result<R, TaskError>`: {SHAPES}"),
+            );
+            None
+        }
+        syn::ReturnType::Type(_, ty) => returns(ty, errors),
+    };
+    match (kind_params, returns) {
+        (Some((kind, params)), Some(returns)) if ok => Some((kind, params, returns)),
+        _ => None,
+    }
+}
+
+/// `Some(mutable)` when `ty` is `&Workspace` or `&mut Workspace` (any path ending in
+/// `Workspace`).
+fn workspace_ref(ty: &Type) -> Option<bool> {
+    let Type::Reference(r) = ty else {
+        return None;
+    };
+    let Type::Path(p) = &*r.elem else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    (last.ident == "Workspace" && last.arguments.is_none()).then_some(r.mutability.is_some())
+}
+
+/// `Result<R, TaskError>` → `R`, typed or a mapping.
+fn returns(ty: &Type, errors: &mut Errors) -> Option<Returns> {
+    let shape = "a task handler returns `Result<R, TaskError>`";
+    let Type::Path(p) = ty else {
+        errors.at(ty, shape);
+        return None;
+    };
+    let Some(last) = p.path.segments.last() else {
+        errors.at(ty, shape);
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        errors.at(ty, shape);
+        return None;
+    };
+    let types: Vec<&Type> = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    if last.ident != "Result" || types.len() != 2 || args.args.len() != 2 {
+        errors.at(ty, shape);
+        return None;
+    }
+    let is_task_error = matches!(types[1], Type::Path(e)
+        if e.path.segments.last().is_some_and(|s| s.ident == "TaskError" && s.arguments.is_none()));
+    if !is_task_error {
+        errors.at(
+            types[1],
+            "the error type of a task handler is `perago::task::TaskError` (any `std::error::Error` \
+             converts into it with `?`)",
+        );
+        return None;
+    }
+    let r = types[0].clone();
+    Some(if is_mapping(&r) {
+        Returns::Mapping(r)
+    } else {
+        Returns::Typed(r)
+    })
+}
+
+/// `Map<..>` or `Value` (any path): a JSON mapping rather than a schema-backed type.
+fn is_mapping(ty: &Type) -> bool {
+    let Type::Path(p) = ty else {
+        return false;
+    };
+    p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| {
+            (s.ident == "Map" && !s.arguments.is_none())
+                || (s.ident == "Value" && s.arguments.is_none())
+        })
+}
+
+/// The tokens of an option's value (or its key when it has none), for error spans.
+fn opt_value_tokens(opt: &RawOpt) -> TokenStream {
+    match &opt.value {
+        RawValue::Expr(e) => e.to_token_stream(),
+        RawValue::Type(t) => t.to_token_stream(),
+        RawValue::List(t) if !t.is_empty() => t.clone(),
+        _ => opt.key.to_token_stream(),
+    }
+}
+
+fn lit_str(opt: &RawOpt, example: &str, errors: &mut Errors) -> Option<LitStr> {
+    match &opt.value {
+        RawValue::Expr(Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        })) => Some(s.clone()),
+        _ => {
+            let key = &opt.key;
+            errors.at(
+                opt_value_tokens(opt),
+                format!("`{key}` takes a string: `{key} = {example}`"),
+            );
+            None
+        }
+    }
+}
+
+fn lit_int(opt: &RawOpt, min: u64, max: u64, errors: &mut Errors) -> Option<u64> {
+    let key = &opt.key;
+    let expected = if min == 0 {
+        format!("`{key}` takes a non-negative integer")
+    } else {
+        format!("`{key}` takes an integer >= {min}")
+    };
+    match &opt.value {
+        RawValue::Expr(Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        })) => match i.base10_parse::<u64>() {
+            Ok(n) if n >= min && n <= max => Some(n),
+            Ok(n) if n < min => {
+                errors.at(i, format!("{expected}, got {n}"));
+                None
+            }
+            _ => {
+                errors.at(
+                    i,
+                    format!("{expected} of at most {max} (Conductor's limit)"),
+                );
+                None
+            }
+        },
+        _ => {
+            errors.at(
+                opt_value_tokens(opt),
+                format!("{expected}, e.g. `{key} = 3`"),
+            );
+            None
+        }
+    }
+}
+
+/// An enum option written as its Conductor spelling (`FIXED`) or a string (`"FIXED"`).
+fn enum_value(
+    opt: &RawOpt,
+    allowed: &[(&str, &'static str)],
+    errors: &mut Errors,
+) -> Option<&'static str> {
+    let written = match &opt.value {
+        RawValue::Expr(Expr::Path(p)) => p.path.get_ident().map(|i| i.to_string()),
+        RawValue::Expr(Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        })) => Some(s.value()),
+        _ => None,
+    };
+    let names: Vec<&str> = allowed.iter().map(|(name, _)| *name).collect();
+    match written.and_then(|w| allowed.iter().find(|(name, _)| *name == w)) {
+        Some((_, variant)) => Some(*variant),
+        None => {
+            errors.at(
+                opt_value_tokens(opt),
+                format!("`{}` must be one of: {}", opt.key, names.join(", ")),
+            );
+            None
+        }
+    }
+}
+
+fn parse_workspace(tokens: TokenStream, ws: &mut WorkspaceOpts, errors: &mut Errors) {
+    let opts = match parse_opts(tokens) {
+        Ok(opts) => opts,
+        Err(err) => return errors.push(err),
+    };
+    let mut seen = HashSet::new();
+    for opt in &opts {
+        let key = opt.key.to_string();
+        if !WORKSPACE_OPTIONS.contains(&key.as_str()) {
+            errors.at(
+                &opt.key,
+                format!(
+                    "unknown workspace option `{key}`; expected one of: {}",
+                    WORKSPACE_OPTIONS.join(", ")
+                ),
+            );
+            continue;
+        }
+        if !seen.insert(key.clone()) {
+            errors.at(&opt.key, format!("duplicate workspace option `{key}`"));
+            continue;
+        }
+        match key.as_str() {
+            "prefix" => {
+                if let Some(lit) = lit_str(opt, "\"features/\"", errors) {
+                    match check_prefix(&lit.value()) {
+                        Ok(()) => ws.prefix = Some(lit),
+                        Err(why) => errors.at(&lit, why),
+                    }
+                }
+            }
+            "access" => match &opt.value {
+                RawValue::Expr(Expr::Path(p))
+                    if p.path.is_ident("read_only") || p.path.is_ident("read_write") =>
+                {
+                    let ident = p.path.get_ident().cloned();
+                    if let Some(ident) = ident {
+                        ws.access = Some((ident == "read_write", ident));
+                    }
+                }
+                _ => errors.at(
+                    opt_value_tokens(opt),
+                    "`access` must be `read_only` or `read_write`",
+                ),
+            },
+            "pre" | "post" => {
+                let list = match &opt.value {
+                    RawValue::Expr(Expr::Array(a)) => a
+                        .elems
+                        .iter()
+                        .filter_map(|e| guardrail(e, errors))
+                        .collect(),
+                    _ => {
+                        errors.at(
+                            opt_value_tokens(opt),
+                            format!(
+                                "`{key}` takes a list of guardrails: \
+                                 `{key} = [require_glob(\"raw/**/*.parquet\", min_count = 1)]`"
+                            ),
+                        );
+                        Vec::new()
+                    }
+                };
+                if key == "pre" {
+                    ws.pre = list;
+                } else {
+                    ws.post = list;
+                }
+            }
+            "publish_budget" => match &opt.value {
+                RawValue::List(tokens) => {
+                    let (files, bytes) = publish_budget(tokens.clone(), errors);
+                    ws.publish_budget = Some((opt.key.clone(), files, bytes));
+                }
+                _ => errors.at(
+                    &opt.key,
+                    "`publish_budget` takes a list: `publish_budget(max_files = 1000, max_bytes = \
+                     1_000_000_000)`",
+                ),
+            },
+            _ => {}
+        }
+    }
+}
+
+/// A workspace prefix: a relative path of plain segments (`""` is the whole repository).
+fn check_prefix(prefix: &str) -> Result<(), String> {
+    let trimmed = prefix.strip_suffix('/').unwrap_or(prefix);
+    if prefix.is_empty() {
+        return Ok(());
+    }
+    if prefix.starts_with('/') || prefix.contains('\\') {
+        return Err(format!(
+            "workspace prefix {prefix:?} must be a relative path with `/` separators, e.g. \"features/\""
+        ));
+    }
+    if trimmed
+        .split('/')
+        .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
+        return Err(format!(
+            "workspace prefix {prefix:?} must not have empty, `.` or `..` segments"
+        ));
+    }
+    Ok(())
+}
+
+fn guardrail(expr: &Expr, errors: &mut Errors) -> Option<Guardrail> {
+    const SHAPE: &str = "a guardrail is `require_glob(\"pattern\")` or \
+                         `require_glob(\"pattern\", min_count = N)`";
+    let Expr::Call(call) = expr else {
+        errors.at(expr, SHAPE);
+        return None;
+    };
+    let Expr::Path(func) = &*call.func else {
+        errors.at(&call.func, SHAPE);
+        return None;
+    };
+    if !func.path.is_ident("require_glob") {
+        errors.at(
+            &call.func,
+            format!(
+                "unknown guardrail `{}`; {SHAPE}",
+                func.path.to_token_stream().to_string().replace(' ', "")
+            ),
+        );
+        return None;
+    }
+    let mut args = call.args.iter();
+    let pattern = match args.next() {
+        Some(Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        })) => s.clone(),
+        Some(other) => {
+            errors.at(other, format!("the glob pattern is a string; {SHAPE}"));
+            return None;
+        }
+        None => {
+            errors.at(
+                call,
+                format!("`require_glob` needs a glob pattern; {SHAPE}"),
+            );
+            return None;
+        }
+    };
+    let mut ok = true;
+    let value = pattern.value();
+    if value.starts_with('/') {
+        errors.at(
+            &pattern,
+            format!("glob {value:?} must be relative to the workspace root"),
+        );
+        ok = false;
+    } else if let Err(e) = GlobBuilder::new(&value).literal_separator(true).build() {
+        errors.at(&pattern, format!("invalid glob {value:?}: {}", e.kind()));
+        ok = false;
+    }
+    let mut min_count = 1;
+    let mut seen_min = false;
+    for arg in args {
+        match arg {
+            Expr::Assign(a) if matches!(&*a.left, Expr::Path(p) if p.path.is_ident("min_count")) => {
+                if seen_min {
+                    errors.at(&a.left, "duplicate option `min_count`");
+                    ok = false;
+                    continue;
+                }
+                seen_min = true;
+                match &*a.right {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(i), ..
+                    }) => match i.base10_parse::<u64>() {
+                        Ok(n) if n >= 1 => min_count = n,
+                        _ => {
+                            errors.at(i, "`min_count` takes an integer >= 1");
+                            ok = false;
+                        }
+                    },
+                    other => {
+                        errors.at(other, "`min_count` takes an integer >= 1");
+                        ok = false;
+                    }
+                }
+            }
+            Expr::Assign(a) => {
+                errors.at(
+                    &a.left,
+                    format!(
+                        "unknown option `{}` of `require_glob`; expected `min_count`",
+                        a.left.to_token_stream()
+                    ),
+                );
+                ok = false;
+            }
+            other => {
+                errors.at(other, format!("unexpected argument; {SHAPE}"));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(Guardrail { pattern, min_count })
+}
+
+fn publish_budget(tokens: TokenStream, errors: &mut Errors) -> (Option<u64>, Option<u64>) {
+    let opts = match parse_opts(tokens) {
+        Ok(opts) => opts,
+        Err(err) => {
+            errors.push(err);
+            return (None, None);
+        }
+    };
+    let (mut files, mut bytes) = (None, None);
+    let mut seen = HashSet::new();
+    for opt in &opts {
+        let key = opt.key.to_string();
+        if !PUBLISH_BUDGET_OPTIONS.contains(&key.as_str()) {
+            errors.at(
+                &opt.key,
+                format!(
+                    "unknown publish_budget option `{key}`; expected one of: {}",
+                    PUBLISH_BUDGET_OPTIONS.join(", ")
+                ),
+            );
+            continue;
+        }
+        if !seen.insert(key.clone()) {
+            errors.at(&opt.key, format!("duplicate publish_budget option `{key}`"));
+            continue;
+        }
+        let n = lit_int(opt, 1, JAVA_LONG_MAX, errors);
+        if key == "max_files" {
+            files = n;
+        } else {
+            bytes = n;
+        }
+    }
+    (files, bytes)
+}
+
+/// The doc comment of the function: its lines, one leading space trimmed, trimmed as a whole.
+fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+        {
+            let line = s.value();
+            lines.push(line.strip_prefix(' ').unwrap_or(&line).to_owned());
+        }
+    }
+    let text = lines.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The last path segment of a type, for the descriptor's type names.
+fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        other => other.to_token_stream().to_string().replace(' ', ""),
+    }
+}
+
+impl TaskSpec {
+    fn expand(&self, func: &ItemFn) -> TokenStream {
+        let fn_name = &func.sig.ident;
+        let vis = &func.vis;
+        let handler = format_ident!("__perago_task_{}", fn_name.unraw());
+        let name = &self.name;
+        let params = &self.params;
+        let result = match (&self.returns, &self.result) {
+            (Returns::Mapping(_), Some(schema)) => schema,
+            (Returns::Typed(ty), _) | (Returns::Mapping(ty), None) => ty,
+        };
+        // The bounds of `Handler`'s associated types are the `Contract` assertions: spanned at
+        // the author's types so the "not a schema-backed type" message points there.
+        let params_assoc = quote_spanned! {params.span()=> type Params = #params; };
+        let result_assoc = quote_spanned! {result.span()=> type Result = #result; };
+        let wrap = match &self.returns {
+            Returns::Typed(_) => quote!(::perago::task::Output::Typed),
+            Returns::Mapping(_) => quote!(::perago::task::Output::mapping),
+        };
+        let call = match self.kind {
+            Kind::WorkspaceFree => quote! {
+                let _ = workspace;
+                #fn_name(params).map(#wrap)
+            },
+            Kind::Workspace { .. } => quote! {
+                match workspace {
+                    ::core::option::Option::Some(workspace) => #fn_name(workspace, params).map(#wrap),
+                    ::core::option::Option::None => ::core::result::Result::Err(
+                        ::perago::task::TaskError::__missing_workspace(),
+                    ),
+                }
+            },
+        };
+        let kind = match self.kind {
+            Kind::WorkspaceFree => quote!(::perago::task::TaskKind::WorkspaceFree),
+            Kind::Workspace { mutable } => {
+                let ws = &self.workspace;
+                let access = if mutable {
+                    quote!(::perago::task::Access::ReadWrite)
+                } else {
+                    quote!(::perago::task::Access::ReadOnly)
+                };
+                let prefix = ws.prefix.as_ref().map(|l| l.value()).unwrap_or_default();
+                let rails = |list: &[Guardrail]| {
+                    let items = list.iter().map(|g| {
+                        let pattern = g.pattern.value();
+                        let min = g.min_count;
+                        quote! {
+                            ::perago::task::Guardrail::RequireGlob {
+                                pattern: #pattern,
+                                min_count: #min,
+                            }
+                        }
+                    });
+                    quote!(&[#(#items),*])
+                };
+                let pre = rails(&ws.pre);
+                let post = rails(&ws.post);
+                let budget = match &ws.publish_budget {
+                    Some((_, files, bytes)) => {
+                        let some = |n: &Option<u64>| match n {
+                            Some(n) => quote!(::core::option::Option::Some(#n)),
+                            None => quote!(::core::option::Option::None),
+                        };
+                        let (files, bytes) = (some(files), some(bytes));
+                        quote! {
+                            ::core::option::Option::Some(::perago::task::PublishBudget {
+                                max_files: #files,
+                                max_bytes: #bytes,
+                            })
+                        }
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                quote! {
+                    ::perago::task::TaskKind::Workspace(::perago::task::WorkspaceSpec {
+                        prefix: #prefix,
+                        access: #access,
+                        pre: #pre,
+                        post: #post,
+                        publish_budget: #budget,
+                    })
+                }
+            }
+        };
+        let description = match &self.description {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        let fields = self.fields.iter().map(|(field, value)| {
+            let field = format_ident!("{}", field);
+            quote!(#field: #value,)
+        });
+        let params_name = type_name(params);
+        let result_name = type_name(result);
+        let fn_text = fn_name.unraw().to_string();
+        let mod_doc = format!(
+            " The perago task `{}`: the descriptor of the handler `{fn_text}`, for \
+             `perago::tasks!`.",
+            name.value()
+        );
+        quote! {
+            #func
+
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            struct #handler;
+
+            impl ::perago::task::Handler for #handler {
+                #params_assoc
+                #result_assoc
+                fn call(
+                    workspace: ::core::option::Option<&mut ::perago::workspace::Workspace>,
+                    params: <Self as ::perago::task::Handler>::Params,
+                ) -> ::core::result::Result<
+                    ::perago::task::Output<<Self as ::perago::task::Handler>::Result>,
+                    ::perago::task::TaskError,
+                > {
+                    #call
+                }
+            }
+
+            #[doc = #mod_doc]
+            #vis mod #fn_name {
+                /// The task name (the Conductor task type).
+                pub const NAME: &str = #name;
+                /// The task descriptor.
+                pub static TASK: ::perago::task::Task = ::perago::task::Task {
+                    name: NAME,
+                    // The module shares the handler's name, so its path is the handler's.
+                    handler: ::core::module_path!(),
+                    kind: #kind,
+                    params: ::perago::task::SchemaType::params_of::<super::#handler>(#params_name),
+                    result: ::perago::task::SchemaType::result_of::<super::#handler>(#result_name),
+                    options: ::perago::task::TaskOptions {
+                        description: #description,
+                        #(#fields)*
+                        ..::perago::task::TaskOptions::DEFAULT
+                    },
+                    run: ::perago::task::Runner::of::<super::#handler>(),
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(attr: &str, item: &str) -> String {
+        let tokens = expand_task(attr.parse().unwrap(), item.parse().unwrap());
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(_) => tokens.to_string(),
+        }
+    }
+
+    /// Every error message of an expansion, in order.
+    fn errors(attr: &str, item: &str) -> Vec<String> {
+        let func: ItemFn = syn::parse_str(item).unwrap();
+        match parse_task(attr.parse().unwrap(), &func) {
+            Ok(_) => Vec::new(),
+            Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    const FREE: &str = "/// Checks a song.\n///\n/// Really.\n\
+        fn validate_song(params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> { todo!() }";
+    const WS: &str = "fn build_features(ws: &Workspace, params: BuildFeaturesParams) \
+        -> Result<BuildFeaturesResult, TaskError> { todo!() }";
+
+    #[test]
+    fn expands_a_workspace_free_task() {
+        insta::assert_snapshot!(expand(
+            r#"name = "validate_song", retry_count = 2, retry_logic = EXPONENTIAL_BACKOFF,
+               timeout_seconds = 60, response_timeout_seconds = 30, owner_email = "songs@example.com",
+               enforce_schema = true, schema_version = 2"#,
+            FREE
+        ));
+    }
+
+    #[test]
+    fn expands_a_workspace_task() {
+        insta::assert_snapshot!(expand(
+            r#"name = "build_features", description = "Counts features.",
+               workspace(prefix = "features/", access = read_only,
+                         pre = [require_glob("raw/**/*.parquet", min_count = 2)],
+                         post = [require_glob("out/*.csv")])"#,
+            WS
+        ));
+    }
+
+    #[test]
+    fn expands_a_mapping_task_and_a_read_write_task() {
+        insta::assert_snapshot!(expand(
+            r#"name = "publish", result = PublishResult, workspace(publish_budget(max_files = 10))"#,
+            "pub fn publish(ws: &mut perago::workspace::Workspace, params: P) \
+             -> Result<serde_json::Map<String, serde_json::Value>, perago::task::TaskError> { todo!() }"
+        ));
+    }
+
+    #[test]
+    fn description_defaults_to_the_doc_comment() {
+        let func: ItemFn = syn::parse_str(FREE).unwrap();
+        let spec = parse_task(r#"name = "x""#.parse().unwrap(), &func)
+            .ok()
+            .unwrap();
+        assert_eq!(
+            spec.description.as_deref(),
+            Some("Checks a song.\n\nReally.")
+        );
+        let spec = parse_task(
+            r#"name = "x", description = "Given.""#.parse().unwrap(),
+            &func,
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(spec.description.as_deref(), Some("Given."));
+    }
+
+    #[test]
+    fn every_option_error_is_reported_at_once() {
+        insta::assert_debug_snapshot!(errors(
+            r#"name = "bad-name", retries = 3, retry_count = 1, retry_count = 2,
+               retry_logic = SOMETIMES, timeout_policy = 3, response_timeout_seconds = 0,
+               schema_version = 0, enforce_schema = "yes", owner_email = "nobody",
+               concurrent_exec_limit = 99999999999, workspace(prefix = "x")"#,
+            FREE
+        ));
+    }
+
+    #[test]
+    fn timeout_rules_are_checked_when_both_sides_are_given() {
+        insta::assert_debug_snapshot!(errors(
+            r#"name = "t", timeout_seconds = 10, response_timeout_seconds = 20,
+               total_timeout_seconds = 5"#,
+            FREE
+        ));
+        assert!(
+            errors(
+                r#"name = "t", timeout_seconds = 0, response_timeout_seconds = 20"#,
+                FREE
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn workspace_options_are_checked() {
+        insta::assert_debug_snapshot!(errors(
+            r#"name = "t", workspace(prefix = "/abs", prefix = "x", access = sometimes,
+               pre = [require_glob("raw/[", min_count = 0), forbid_glob("x"), require_glob(1)],
+               post = require_glob("a"), publish_budget(max_files = 0, max_lines = 3), colour = 1)"#,
+            WS
+        ));
+    }
+
+    #[test]
+    fn access_must_agree_with_the_signature() {
+        assert_eq!(
+            errors(r#"name = "t", workspace(access = read_write)"#, WS),
+            ["a `read_write` workspace task takes `ws: &mut Workspace`"]
+        );
+        let mutable = WS.replace("&Workspace", "&mut Workspace");
+        assert_eq!(
+            errors(r#"name = "t", workspace(access = read_only)"#, &mutable),
+            ["a `read_only` workspace task takes `ws: &Workspace`, not `&mut Workspace`"]
+        );
+        assert!(
+            errors(
+                r#"name = "t", workspace(access = read_write, publish_budget(max_bytes = 5))"#,
+                &mutable
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn signatures_that_fit_neither_kind() {
+        let cases = [
+            "fn t() -> Result<R, TaskError> { todo!() }",
+            "fn t(a: A, b: B, c: C) -> Result<R, TaskError> { todo!() }",
+            "fn t(ws: &Workspace) -> Result<R, TaskError> { todo!() }",
+            "fn t(p: P, ws: &Workspace) -> Result<R, TaskError> { todo!() }",
+            "fn t(a: A, p: P) -> Result<R, TaskError> { todo!() }",
+            "fn t(p: P) -> R { todo!() }",
+            "fn t(p: P) { }",
+            "fn t(p: P) -> Result<R, String> { todo!() }",
+            "async fn t(p: P) -> Result<R, TaskError> { todo!() }",
+            "fn t<T>(p: T) -> Result<R, TaskError> { todo!() }",
+            "fn t(self, p: P) -> Result<R, TaskError> { todo!() }",
+        ];
+        let all: Vec<(&str, Vec<String>)> = cases
+            .iter()
+            .map(|c| (*c, errors(r#"name = "t""#, c)))
+            .collect();
+        insta::assert_debug_snapshot!(all);
+    }
+
+    #[test]
+    fn result_option_and_mappings() {
+        let mapping = "fn t(p: P) -> Result<Map<String, Value>, TaskError> { todo!() }";
+        assert_eq!(
+            errors(r#"name = "t""#, mapping),
+            [
+                "a task returning a JSON mapping needs `result = Type`: the schema-backed type the \
+              mapping must validate against"
+            ]
+        );
+        assert!(errors(r#"name = "t", result = R"#, mapping).is_empty());
+        assert!(
+            errors(
+                r#"name = "t", result = R"#,
+                "fn t(p: P) -> Result<serde_json::Value, TaskError> { todo!() }"
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            errors(r#"name = "t", result = Other"#, FREE),
+            [
+                "`result` is only for tasks returning a JSON mapping; this task returns \
+              `ValidateSongResult`, which is its result type"
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_name() {
+        assert_eq!(
+            errors("retry_count = 1", FREE),
+            ["missing `name = \"...\"`: the Conductor task name, [A-Za-z0-9_]+"]
+        );
+    }
+
+    #[test]
+    fn a_broken_item_keeps_the_function() {
+        let out = expand("name = \"t\", bogus = 1", FREE);
+        assert!(out.contains("fn validate_song"), "{out}");
+        assert!(out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn tasks_macro() {
+        let tokens = expand_tasks("a, path::b".parse().unwrap());
+        let file: syn::File = syn::parse2(quote!(fn f() { let _ = #tokens; })).unwrap();
+        insta::assert_snapshot!(prettyplease::unparse(&file));
+        let dup = expand_tasks("a, b, a".parse().unwrap()).to_string();
+        assert!(dup.contains("task `a` is listed twice"), "{dup}");
+    }
+
+    #[test]
+    fn prefixes() {
+        for ok in ["", "features", "features/", "a/b/c/"] {
+            assert!(check_prefix(ok).is_ok(), "{ok}");
+        }
+        for bad in ["/a", "a//b", "../a", "a/./b", "a\\b", "/"] {
+            assert!(check_prefix(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! The example binary end to end: `run` (exit 0 on COMPLETED, 1 on FAILED*, 2 on usage
+//! errors), the log record, and `tasks`.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn input(name: &str) -> String {
+    crate_dir().join("inputs").join(name).display().to_string()
+}
+
+fn workspace() -> String {
+    crate_dir().join("workspace").display().to_string()
+}
+
+fn bin() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perago-example"));
+    cmd.env_remove("PERAGO_FAILURE_REASON_MAX_LENGTH");
+    cmd
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn payload(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn run_a_valid_input_exits_0_and_prints_the_payload() {
+    let out = run(&[
+        "run",
+        "validate_song",
+        "--input",
+        &input("validate_song.json"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        payload(&out),
+        json!({"status": "COMPLETED", "output": {"result": {"valid": true, "reason": null}}})
+    );
+    // Pretty-printed.
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("{\n  \"status\""));
+    // The log record goes to standard error.
+    let record: Value = serde_json::from_str(stderr(&out).trim()).unwrap();
+    assert_eq!(record["status"], "COMPLETED");
+    assert_eq!(record["task_type"], "validate_song");
+}
+
+#[test]
+fn run_a_workspace_task() {
+    let out = run(&[
+        "run",
+        "build_features",
+        "--input",
+        &input("build_features.json"),
+        "--workspace-dir",
+        &workspace(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let p = payload(&out);
+    assert_eq!(
+        p["output"]["result"],
+        json!({"row_count": 100, "feature_count": 24})
+    );
+    assert_eq!(p["output"]["workspace"]["ref_type"], "commit");
+}
+
+#[test]
+fn every_sample_input_gives_its_status() {
+    let cases = [
+        ("validate_song-defaults.json", 0, "COMPLETED"),
+        ("invalid/validate_song-params-spread.json", 1, "FAILED"),
+        ("invalid/validate_song-with-workspace.json", 1, "FAILED"),
+        ("invalid/validate_song-params.json", 1, "FAILED"),
+        (
+            "invalid/validate_song-unknown-song.json",
+            1,
+            "FAILED_WITH_TERMINAL_ERROR",
+        ),
+        ("invalid/build_features-missing-workspace.json", 1, "FAILED"),
+        ("invalid/build_features-extra-key.json", 1, "FAILED"),
+        ("invalid/build_features-ref-type.json", 1, "FAILED"),
+        (
+            "invalid/build_features-empty-workspace-field.json",
+            1,
+            "FAILED",
+        ),
+        ("invalid/build_features-nested-extra.json", 1, "FAILED"),
+        (
+            "invalid/build_features-too-few-rows.json",
+            1,
+            "FAILED_WITH_TERMINAL_ERROR",
+        ),
+    ];
+    let ws = workspace();
+    for (file, code, status) in cases {
+        let task = Path::new(file)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .split('-')
+            .next()
+            .unwrap()
+            .to_owned();
+        let path = input(file);
+        let mut args = vec!["run", task.as_str(), "--input", path.as_str()];
+        if task == "build_features" {
+            args.extend(["--workspace-dir", ws.as_str()]);
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(code), "{file}: {}", stderr(&out));
+        let p = payload(&out);
+        assert_eq!(p["status"], status, "{file}");
+        if code == 1 {
+            assert!(p.get("output").is_none(), "{file}");
+            assert!(p["reasonForIncompletion"].as_str().is_some(), "{file}");
+        }
+    }
+}
+
+#[test]
+fn a_pre_guardrail_failure_on_an_empty_workspace() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "run",
+        "build_features",
+        "--input",
+        &input("build_features.json"),
+        "--workspace-dir",
+        &empty.path().display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        payload(&out),
+        json!({
+            "status": "FAILED_WITH_TERMINAL_ERROR",
+            "reasonForIncompletion": "pre guardrail require_glob('*/*.csv') matched 0 files; min_count=1",
+        })
+    );
+}
+
+#[test]
+fn input_from_standard_input() {
+    let mut child = bin()
+        .args(["run", "validate_song", "--input", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"params": {"song_id": "song-000125", "min_duration_seconds": 100}}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(payload(&out)["output"]["result"]["valid"], false);
+}
+
+#[test]
+fn the_log_goes_to_the_log_file_one_line_per_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("perago.jsonl");
+    let log_arg = log.display().to_string();
+    for file in ["validate_song.json", "invalid/validate_song-params.json"] {
+        let out = run(&[
+            "run",
+            "validate_song",
+            "--input",
+            &input(file),
+            "--log",
+            &log_arg,
+        ]);
+        assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["status"], "COMPLETED");
+    assert_eq!(records[1]["status"], "FAILED");
+    assert_eq!(records[1]["reason"], "$.params.strict: unknown field");
+    // The detail holds every violation; the reason only the first.
+    assert_eq!(
+        records[1]["detail"]["violations"].as_array().unwrap().len(),
+        3
+    );
+    assert_eq!(records[1]["task_id"], Value::Null);
+    assert_eq!(records[1]["workflow_id"], Value::Null);
+}
+
+#[test]
+fn the_reason_limit_comes_from_the_environment() {
+    let out = bin()
+        .args([
+            "run",
+            "validate_song",
+            "--input",
+            &input("invalid/validate_song-unknown-song.json"),
+        ])
+        .env("PERAGO_FAILURE_REASON_MAX_LENGTH", "9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(payload(&out)["reasonForIncompletion"], "song song");
+    for bad in ["0", "many", ""] {
+        let out = bin()
+            .args([
+                "run",
+                "validate_song",
+                "--input",
+                &input("validate_song.json"),
+            ])
+            .env("PERAGO_FAILURE_REASON_MAX_LENGTH", bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "perago-example: PERAGO_FAILURE_REASON_MAX_LENGTH must be a positive integer (the \
+                 most characters of reasonForIncompletion), got {bad:?}\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let valid = input("validate_song.json");
+    let missing = crate_dir().join("inputs/none.json").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let malformed = dir.path().join("bad.json");
+    std::fs::write(
+        &malformed,
+        r#"{"params": {"song_id": "a", "song_id": "b"}}"#,
+    )
+    .unwrap();
+    let malformed = malformed.display().to_string();
+    let ws = workspace();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![], "Usage: perago-example <COMMAND>"),
+        (vec!["frobnicate"], "unrecognized subcommand"),
+        (vec!["run", "validate_song"], "--input <FILE|->"),
+        (
+            vec!["run", "nope", "--input", &valid],
+            "unknown task `nope`; this binary has: validate_song, build_features",
+        ),
+        (
+            vec!["run", "validate_song", "--input", &missing],
+            "none.json",
+        ),
+        (
+            vec!["run", "validate_song", "--input", &malformed],
+            "not a JSON document",
+        ),
+        (
+            vec!["run", "build_features", "--input", &valid],
+            "`build_features` is a workspace task: give --workspace-dir DIR",
+        ),
+        (
+            vec![
+                "run",
+                "build_features",
+                "--input",
+                &valid,
+                "--workspace-dir",
+                &missing,
+            ],
+            "none.json: not a directory",
+        ),
+        (
+            vec![
+                "run",
+                "validate_song",
+                "--input",
+                &valid,
+                "--workspace-dir",
+                &ws,
+            ],
+            "--workspace-dir is only for workspace tasks",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr(&out).contains(expected),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("run"));
+}
+
+#[test]
+fn tasks_lists_name_kind_and_schema_types() {
+    let out = run(&["tasks"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "NAME            KIND                   PARAMS               RESULT\n\
+         validate_song   workspace-free         ValidateSongParams   ValidateSongResult\n\
+         build_features  workspace (read_only)  BuildFeaturesParams  BuildFeaturesResult\n"
+    );
+    let out = run(&["tasks", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let tasks = payload(&out);
+    assert_eq!(tasks[0]["name"], "validate_song");
+    assert_eq!(tasks[0]["kind"], "workspace-free");
+    assert_eq!(tasks[0]["access"], Value::Null);
+    assert_eq!(
+        tasks[1]["params"],
+        json!({"type": "BuildFeaturesParams", "location": "build-features-params.schema.json#"})
+    );
+    assert_eq!(tasks[1]["access"], "read_only");
+}

@@ -1,0 +1,18 @@
+//! perago's procedural macros. Thin: every rule lives in `perago_codegen::task`, where it is
+//! unit-tested; task authors use them through `perago` (`#[perago::task]`, `perago::tasks!`).
+
+use proc_macro::TokenStream;
+
+/// Turns a plain handler function into a perago task. See `perago::task` for the signatures,
+/// the options and what the descriptor records.
+#[proc_macro_attribute]
+pub fn task(attr: TokenStream, item: TokenStream) -> TokenStream {
+    perago_codegen::task::expand_task(attr.into(), item.into()).into()
+}
+
+/// Builds a `perago::task::Registry` of the named tasks, in the order given:
+/// `perago::tasks![validate_song, build_features]`. Two tasks with the same name do not compile.
+#[proc_macro]
+pub fn tasks(input: TokenStream) -> TokenStream {
+    perago_codegen::task::expand_tasks(input.into()).into()
+}

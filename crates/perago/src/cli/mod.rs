@@ -1,0 +1,113 @@
+//! The command line of a task crate's binary:
+//!
+//! ```ignore
+//! fn main() -> std::process::ExitCode {
+//!     perago::cli::main(perago::tasks![validate_song, build_features])
+//! }
+//! ```
+//!
+//! - `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE]`: one local execution of a
+//!   task on a Conductor `inputData` document; prints the Conductor payload (pretty JSON) and
+//!   writes the JSON Lines log record to `--log` (appended) or standard error. Exit 0 on
+//!   `COMPLETED`, 1 on `FAILED` / `FAILED_WITH_TERMINAL_ERROR`, 2 on a usage, input-file or
+//!   configuration error (e.g. an invalid `PERAGO_FAILURE_REASON_MAX_LENGTH`).
+//! - `tasks [--format text|json]`: the registered tasks with their kind and schema types.
+//!
+//! Each subcommand is a module with its clap `Args` and a `run` function, so more (TaskDefs,
+//! publishing, the worker) slot in as further variants of [`Command`].
+
+pub mod run;
+pub mod tasks;
+
+use crate::task::Registry;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Exit status of a completed run (and of every other successful command).
+pub const EXIT_OK: u8 = 0;
+/// Exit status of a run that failed (`FAILED` or `FAILED_WITH_TERMINAL_ERROR`).
+pub const EXIT_FAILED: u8 = 1;
+/// Exit status of a usage, input-file or configuration error.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The arguments.
+#[derive(Debug, Parser)]
+#[command(
+    about = "Run and describe the perago tasks of this binary",
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one task locally on a Conductor inputData document and print the Conductor payload.
+    Run(run::RunArgs),
+    /// List the registered tasks: name, kind, params and result schema types.
+    Tasks(tasks::TasksArgs),
+}
+
+/// The whole program: parses the process arguments and runs the subcommand over `registry`.
+pub fn main(registry: Registry) -> ExitCode {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = run_with(
+        &registry,
+        std::env::args_os(),
+        &mut stdout.lock(),
+        &mut stderr.lock(),
+    );
+    ExitCode::from(code)
+}
+
+/// [`main`] with explicit arguments (the first is the program name) and outputs; returns the
+/// exit status.
+pub fn run_with<I, T>(registry: &Registry, args: I, out: &mut dyn Write, err: &mut dyn Write) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let bin = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "perago-task".to_owned());
+    let matches = match Cli::command().bin_name(&bin).try_get_matches_from(&args) {
+        Ok(m) => m,
+        Err(e) => {
+            let text = e.render().to_string();
+            return if e.use_stderr() {
+                let _ = write!(err, "{text}");
+                EXIT_USAGE
+            } else {
+                let _ = write!(out, "{text}");
+                EXIT_OK
+            };
+        }
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = write!(err, "{}", e.render());
+            return EXIT_USAGE;
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(registry, &args, out, err),
+        Command::Tasks(args) => tasks::run(registry, &args, out),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = writeln!(err, "{bin}: {message}");
+            EXIT_USAGE
+        }
+    }
+}

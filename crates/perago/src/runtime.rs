@@ -1,0 +1,650 @@
+//! The task runtime: one Conductor `inputData` in, one Conductor task result payload out.
+//!
+//! [`execute`] runs a task through the contract, in this order; the first failing step decides
+//! the payload:
+//!
+//! | step | failure status |
+//! |---|---|
+//! | 1. the top-level key set: exactly `workspace` and `params` (workspace task) or `params` | `FAILED` |
+//! | 2. `workspace` against `WorkspaceInput` (workspace tasks) | `FAILED` |
+//! | 3. `params` against the task's closed params schema (defaults fill the typed value only) | `FAILED` |
+//! | 4. the local workspace directory (workspace tasks) | `FAILED` |
+//! | 5. pre guardrails | `FAILED_WITH_TERMINAL_ERROR` |
+//! | 6. the handler: `TaskError::Failed`, `TaskError::Unknown` (any `?` error), a panic | `FAILED` |
+//! |    `TaskError::Terminal` | `FAILED_WITH_TERMINAL_ERROR` |
+//! | 7. the result against the task's closed result schema | `FAILED` |
+//! | 8. post guardrails | `FAILED` |
+//!
+//! Otherwise the payload is `COMPLETED` with `output` = `{workspace, result}` or `{result}`.
+//! A failure carries only `status` and `reasonForIncompletion`: a short diagnosis (the first
+//! violation as `path: message`, or the error's message) cut to
+//! [`RuntimeConfig::reason_max_length`]; the full detail ([`Failure`]) goes to the JSON Lines
+//! log ([`crate::log`]).
+
+use crate::Contract;
+use crate::contracts::workspace_input::WorkspaceInput;
+use crate::log::TaskRecord;
+use crate::task::{Guardrail, Handler, Output, Task, TaskError, TaskKind};
+use crate::workspace::{GuardrailViolation, Workspace, check_guardrail};
+use crate::{Path, Violation, Violations};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+
+/// The environment variable that sets [`RuntimeConfig::reason_max_length`].
+pub const REASON_MAX_LENGTH_VAR: &str = "PERAGO_FAILURE_REASON_MAX_LENGTH";
+
+/// The default limit of `reasonForIncompletion`: Conductor's own.
+pub const DEFAULT_REASON_MAX_LENGTH: usize = 500;
+
+/// Settings of the runtime read at start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeConfig {
+    /// The most UTF-16 code units of `reasonForIncompletion` (≥ 1; default 500).
+    ///
+    /// Conductor cuts the reason at 500 Java `char`s, which are UTF-16 code units, so the
+    /// limit counts those: a character outside the Basic Multilingual Plane (an emoji) counts
+    /// two. The cut is on a character boundary, so Conductor never splits one.
+    pub reason_max_length: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            reason_max_length: DEFAULT_REASON_MAX_LENGTH,
+        }
+    }
+}
+
+/// A setting that cannot be used; the program should stop at start-up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{var} must be a positive integer (the most characters of reasonForIncompletion), got {value:?}"
+)]
+pub struct ConfigError {
+    /// The variable.
+    pub var: &'static str,
+    /// Its value.
+    pub value: String,
+}
+
+impl RuntimeConfig {
+    /// Reads [`REASON_MAX_LENGTH_VAR`] from the environment (unset: 500).
+    pub fn from_env() -> Result<RuntimeConfig, ConfigError> {
+        RuntimeConfig::from_lookup(|var| std::env::var(var).ok())
+    }
+
+    /// Reads the settings through `lookup` (unset variables give `None`).
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<RuntimeConfig, ConfigError> {
+        let mut config = RuntimeConfig::default();
+        if let Some(value) = lookup(REASON_MAX_LENGTH_VAR) {
+            match value.trim().parse::<usize>() {
+                Ok(n) if n > 0 => config.reason_max_length = n,
+                _ => {
+                    return Err(ConfigError {
+                        var: REASON_MAX_LENGTH_VAR,
+                        value,
+                    });
+                }
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// Where and how one execution runs.
+#[derive(Debug, Clone, Default)]
+pub struct ExecutionContext {
+    /// The local workspace directory of a workspace task (its prefix of the input `ref`).
+    /// A workspace task run without one fails.
+    pub workspace_root: Option<PathBuf>,
+    /// The runtime settings.
+    pub config: RuntimeConfig,
+}
+
+/// The status of a Conductor task result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TaskStatus {
+    /// `output` required, `reasonForIncompletion` forbidden.
+    Completed,
+    /// Conductor may retry: `reasonForIncompletion` required, `output` forbidden.
+    Failed,
+    /// Retrying the same input is pointless: `reasonForIncompletion` required, `output` forbidden.
+    FailedWithTerminalError,
+}
+
+impl TaskStatus {
+    /// Conductor's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Completed => "COMPLETED",
+            TaskStatus::Failed => "FAILED",
+            TaskStatus::FailedWithTerminalError => "FAILED_WITH_TERMINAL_ERROR",
+        }
+    }
+}
+
+impl fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a task error was raised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// `TaskError::Failed` (`TaskFailed`).
+    Failed,
+    /// `TaskError::Terminal` (`TaskTerminalError`).
+    Terminal,
+    /// `TaskError::Unknown`: any other error.
+    Unknown,
+}
+
+/// Why an execution failed, in full: what the log records.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum Failure {
+    /// The top-level key set is wrong.
+    Input {
+        /// The reason, naming the allowed keys.
+        message: String,
+        /// Every unexpected or missing key.
+        violations: Vec<Violation>,
+    },
+    /// `workspace` violates `WorkspaceInput`.
+    WorkspaceInput {
+        /// Every violation, at `$.workspace…`.
+        violations: Vec<Violation>,
+    },
+    /// `params` violates the task's params schema.
+    Params {
+        /// Every violation, at `$.params…`.
+        violations: Vec<Violation>,
+    },
+    /// The local workspace directory is missing or unusable.
+    Workspace {
+        /// What is wrong.
+        message: String,
+    },
+    /// A pre guardrail did not hold.
+    PreGuardrail(GuardrailViolation),
+    /// The handler returned an error.
+    Task {
+        /// How it was raised.
+        kind: ErrorKind,
+        /// The error and its sources, outermost first.
+        chain: Vec<String>,
+    },
+    /// The handler panicked.
+    Panic {
+        /// The panic message.
+        message: String,
+    },
+    /// The result violates the task's result schema (or could not be serialised).
+    Result {
+        /// Every violation, at `$.result…`.
+        violations: Vec<Violation>,
+    },
+    /// A post guardrail did not hold.
+    PostGuardrail(GuardrailViolation),
+}
+
+impl Failure {
+    /// The Conductor status of this failure.
+    pub fn status(&self) -> TaskStatus {
+        match self {
+            Failure::PreGuardrail(_)
+            | Failure::Task {
+                kind: ErrorKind::Terminal,
+                ..
+            } => TaskStatus::FailedWithTerminalError,
+            _ => TaskStatus::Failed,
+        }
+    }
+
+    /// The short diagnosis, before it is cut to the configured length.
+    pub fn reason(&self) -> String {
+        let first = |violations: &[Violation]| {
+            violations
+                .first()
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "invalid".to_owned())
+        };
+        match self {
+            Failure::Input { message, .. } | Failure::Workspace { message } => message.clone(),
+            Failure::WorkspaceInput { violations } | Failure::Params { violations } => {
+                first(violations)
+            }
+            Failure::PreGuardrail(g) => format!("pre guardrail {}", g.describe()),
+            Failure::PostGuardrail(g) => format!("post guardrail {}", g.describe()),
+            Failure::Task { kind, chain } => match chain.first().map(|m| m.trim()) {
+                Some(m) if !m.is_empty() => m.to_owned(),
+                _ => match kind {
+                    ErrorKind::Terminal => "task failed with a terminal error".to_owned(),
+                    _ => "task failed".to_owned(),
+                },
+            },
+            Failure::Panic { message } => format!("task handler panicked: {message}"),
+            Failure::Result { violations } => format!("invalid result: {}", first(violations)),
+        }
+    }
+
+    /// The violations recorded, if the failure has any.
+    pub fn violations(&self) -> Violations {
+        match self {
+            Failure::Input { violations, .. }
+            | Failure::WorkspaceInput { violations }
+            | Failure::Params { violations }
+            | Failure::Result { violations } => Violations::new(violations.clone()),
+            _ => Violations::default(),
+        }
+    }
+
+    fn task(error: TaskError) -> Failure {
+        let kind = match &error {
+            TaskError::Failed(_) => ErrorKind::Failed,
+            TaskError::Terminal(_) => ErrorKind::Terminal,
+            TaskError::Unknown(_) => ErrorKind::Unknown,
+        };
+        Failure::Task {
+            kind,
+            chain: error.chain(),
+        }
+    }
+}
+
+/// What one execution gives: the Conductor payload and, on failure, the full detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimeTaskResult {
+    status: TaskStatus,
+    output: Option<Value>,
+    reason: Option<String>,
+    failure: Option<Failure>,
+}
+
+impl RuntimeTaskResult {
+    fn completed(output: Value) -> RuntimeTaskResult {
+        RuntimeTaskResult {
+            status: TaskStatus::Completed,
+            output: Some(output),
+            reason: None,
+            failure: None,
+        }
+    }
+
+    fn failed(failure: Failure, config: &RuntimeConfig) -> RuntimeTaskResult {
+        RuntimeTaskResult {
+            status: failure.status(),
+            output: None,
+            reason: Some(truncate_reason(&failure.reason(), config.reason_max_length)),
+            failure: Some(failure),
+        }
+    }
+
+    /// The Conductor status.
+    pub fn status(&self) -> TaskStatus {
+        self.status
+    }
+
+    /// True for `COMPLETED`.
+    pub fn is_completed(&self) -> bool {
+        self.status == TaskStatus::Completed
+    }
+
+    /// The `outputData` of a completion: `{workspace, result}` or `{result}`.
+    pub fn output(&self) -> Option<&Value> {
+        self.output.as_ref()
+    }
+
+    /// The `reasonForIncompletion` of a failure, already cut to the configured length.
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+
+    /// The full detail of a failure.
+    pub fn failure(&self) -> Option<&Failure> {
+        self.failure.as_ref()
+    }
+
+    /// The payload for Conductor: `{"status": "COMPLETED", "output": …}` or
+    /// `{"status": "FAILED" | "FAILED_WITH_TERMINAL_ERROR", "reasonForIncompletion": …}`.
+    pub fn conductor_payload(&self) -> Value {
+        match (&self.output, &self.reason) {
+            (Some(output), _) => json!({"status": self.status, "output": output}),
+            (None, reason) => json!({
+                "status": self.status,
+                "reasonForIncompletion": reason.as_deref().unwrap_or("task failed"),
+            }),
+        }
+    }
+
+    /// The JSON Lines record of this execution (`task_id` and `workflow_id` are `None` for
+    /// local runs), stamped with the current time.
+    pub fn log_record(
+        &self,
+        task_type: &str,
+        task_id: Option<&str>,
+        workflow_id: Option<&str>,
+    ) -> TaskRecord {
+        TaskRecord::new(
+            task_type,
+            task_id,
+            workflow_id,
+            self.status,
+            self.reason.clone(),
+            self.failure.clone(),
+        )
+    }
+}
+
+/// Runs `task` on `input` with the default context: no workspace directory, the default
+/// reason limit.
+pub fn execute(task: &Task, input: &Value) -> RuntimeTaskResult {
+    execute_with(task, input, &ExecutionContext::default())
+}
+
+/// Runs `task` on `input` (a Conductor `inputData`) in `context`. Never panics on bad input,
+/// and a panicking handler becomes a `FAILED` result.
+pub fn execute_with(task: &Task, input: &Value, context: &ExecutionContext) -> RuntimeTaskResult {
+    match run(task, input, context) {
+        Ok(output) => RuntimeTaskResult::completed(output),
+        Err(failure) => RuntimeTaskResult::failed(failure, &context.config),
+    }
+}
+
+/// Cuts `reason` to at most `max` UTF-16 code units, on a character boundary.
+pub fn truncate_reason(reason: &str, max: usize) -> String {
+    let mut units = 0;
+    for (i, c) in reason.char_indices() {
+        units += c.len_utf16();
+        if units > max {
+            return reason[..i].to_owned();
+        }
+    }
+    reason.to_owned()
+}
+
+/// The typed part of a task, behind a plain function pointer: built by `#[perago::task]` with
+/// [`Runner::of`].
+#[derive(Clone, Copy)]
+pub struct Runner(fn(&mut Stages<'_>) -> Result<Value, Failure>);
+
+impl Runner {
+    /// The runner of handler `H`.
+    pub const fn of<H: Handler>() -> Runner {
+        Runner(run_typed::<H>)
+    }
+}
+
+impl fmt::Debug for Runner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Runner")
+    }
+}
+
+/// The state of one execution between the untyped steps and the typed ones.
+pub(crate) struct Stages<'a> {
+    task: &'a Task,
+    params: &'a Value,
+    workspace_input: Option<WorkspaceInput>,
+    context: &'a ExecutionContext,
+    workspace: Option<Workspace>,
+}
+
+impl fmt::Debug for Stages<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stages")
+            .field("task", &self.task.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Stages<'_> {
+    /// Steps 4 and 5: the local workspace directory, then the pre guardrails.
+    fn enter(&mut self) -> Result<(), Failure> {
+        let (TaskKind::Workspace(spec), Some(input)) =
+            (&self.task.kind, self.workspace_input.take())
+        else {
+            return Ok(());
+        };
+        let Some(root) = &self.context.workspace_root else {
+            return Err(Failure::Workspace {
+                message: format!(
+                    "workspace task {} has no local workspace directory",
+                    self.task.name
+                ),
+            });
+        };
+        if !root.is_dir() {
+            return Err(Failure::Workspace {
+                message: format!("workspace directory {} is not a directory", root.display()),
+            });
+        }
+        check_all(spec.pre, root).map_err(Failure::PreGuardrail)?;
+        self.workspace = Some(Workspace::new(input, root.clone(), spec.access));
+        Ok(())
+    }
+
+    /// Step 6, under `catch_unwind`.
+    fn call<R>(
+        &mut self,
+        handler: impl FnOnce(Option<&mut Workspace>) -> Result<Output<R>, TaskError>,
+    ) -> Result<Output<R>, Failure> {
+        let workspace = self.workspace.as_mut();
+        match panic::catch_unwind(AssertUnwindSafe(move || handler(workspace))) {
+            Ok(Ok(output)) => Ok(output),
+            Ok(Err(error)) => Err(Failure::task(error)),
+            Err(payload) => {
+                let message = if let Some(s) = payload.downcast_ref::<&str>() {
+                    (*s).to_owned()
+                } else if let Some(s) = payload.downcast_ref::<String>() {
+                    s.clone()
+                } else {
+                    "panic with a non-string payload".to_owned()
+                };
+                Err(Failure::Panic { message })
+            }
+        }
+    }
+}
+
+fn check_all(guardrails: &[Guardrail], root: &std::path::Path) -> Result<(), GuardrailViolation> {
+    guardrails.iter().try_for_each(|g| check_guardrail(g, root))
+}
+
+/// Validates `value` as `T`, reporting violations under `$.<key>`.
+fn decode_at<T: Contract>(value: &Value, key: &str) -> Result<T, Vec<Violation>> {
+    let root = Path::Root;
+    let path = root.key(key);
+    let mut out = Vec::new();
+    match T::walk(value, &path, &mut out) {
+        Some(typed) if out.is_empty() => Ok(typed),
+        _ => Err(out),
+    }
+}
+
+/// Steps 3 to 7, typed.
+fn run_typed<H: Handler>(stages: &mut Stages<'_>) -> Result<Value, Failure> {
+    let params = decode_at::<H::Params>(stages.params, "params")
+        .map_err(|violations| Failure::Params { violations })?;
+    stages.enter()?;
+    let output = stages.call(move |workspace| H::call(workspace, params))?;
+    check_result::<H::Result>(output)
+}
+
+/// Step 7: the result as `R`'s closed schema has it, serialised.
+fn check_result<R: Contract>(output: Output<R>) -> Result<Value, Failure> {
+    let value = match output {
+        Output::Typed(typed) => serde_json::to_value(&typed).map_err(|e| Failure::Result {
+            violations: vec![Violation::new(
+                "$.result",
+                crate::Code::Type,
+                format!("cannot be serialised: {e}"),
+            )],
+        })?,
+        Output::Mapping(value) => value,
+    };
+    let typed =
+        decode_at::<R>(&value, "result").map_err(|violations| Failure::Result { violations })?;
+    serde_json::to_value(&typed).map_err(|e| Failure::Result {
+        violations: vec![Violation::new(
+            "$.result",
+            crate::Code::Type,
+            format!("cannot be serialised: {e}"),
+        )],
+    })
+}
+
+/// Step 1: exactly the kind's keys.
+fn top_level<'v>(task: &Task, input: &'v Value) -> Result<&'v Map<String, Value>, Failure> {
+    let allowed = task.kind.input_keys();
+    let (kind, listed) = match task.kind {
+        TaskKind::WorkspaceFree => ("workspace-free", "params"),
+        TaskKind::Workspace(_) => ("workspace", "workspace and params"),
+    };
+    let Some(map) = input.as_object() else {
+        return Err(Failure::Input {
+            message: format!("{kind} task input must be an object with only {listed}"),
+            violations: vec![Violation::new(
+                "$",
+                crate::Code::Type,
+                format!("must be an object, not {}", crate::check::type_name(input)),
+            )],
+        });
+    };
+    let root = Path::Root;
+    let unexpected: Vec<Violation> = map
+        .keys()
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .map(|k| {
+            Violation::new(
+                root.key(k).render(),
+                crate::Code::UnknownField,
+                "unknown field",
+            )
+        })
+        .collect();
+    let missing: Vec<Violation> = allowed
+        .iter()
+        .filter(|k| !map.contains_key(**k))
+        .map(|k| {
+            Violation::new(
+                root.key(k).render(),
+                crate::Code::Required,
+                "required field is missing",
+            )
+        })
+        .collect();
+    let message = if !unexpected.is_empty() {
+        format!("{kind} task input must contain only {listed}")
+    } else if !missing.is_empty() {
+        let names: Vec<&str> = allowed
+            .iter()
+            .copied()
+            .filter(|k| !map.contains_key(*k))
+            .collect();
+        if names.len() == allowed.len() && allowed.len() == 1 {
+            format!("{kind} task input must contain {listed}")
+        } else {
+            format!(
+                "{kind} task input must contain {listed}; missing {}",
+                names.join(" and ")
+            )
+        }
+    } else {
+        return Ok(map);
+    };
+    let mut violations = unexpected;
+    violations.extend(missing);
+    Err(Failure::Input {
+        message,
+        violations,
+    })
+}
+
+fn run(task: &Task, input: &Value, context: &ExecutionContext) -> Result<Value, Failure> {
+    let map = top_level(task, input)?;
+    let workspace_input = match task.kind {
+        TaskKind::WorkspaceFree => None,
+        TaskKind::Workspace(_) => Some(
+            decode_at::<WorkspaceInput>(&map["workspace"], "workspace")
+                .map_err(|violations| Failure::WorkspaceInput { violations })?,
+        ),
+    };
+    let mut stages = Stages {
+        task,
+        params: &map["params"],
+        workspace_input,
+        context,
+        workspace: None,
+    };
+    let result = (task.run.0)(&mut stages)?;
+    let mut output = Map::new();
+    if let Some(workspace) = &stages.workspace {
+        if let TaskKind::Workspace(spec) = &task.kind {
+            check_all(spec.post, workspace.root()).map_err(Failure::PostGuardrail)?;
+        }
+        let ws = serde_json::to_value(workspace.output()).map_err(|e| Failure::Workspace {
+            message: format!("workspace output cannot be serialised: {e}"),
+        })?;
+        output.insert("workspace".to_owned(), ws);
+    }
+    output.insert("result".to_owned(), result);
+    Ok(Value::Object(output))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_counts_utf16_units_and_keeps_characters_whole() {
+        assert_eq!(truncate_reason("abcdef", 3), "abc");
+        assert_eq!(truncate_reason("abc", 3), "abc");
+        assert_eq!(truncate_reason("歌曲时长不足", 4), "歌曲时长");
+        // An emoji is two UTF-16 units: it does not fit in the last one.
+        assert_eq!(truncate_reason("ab😀c", 3), "ab");
+        assert_eq!(truncate_reason("ab😀c", 4), "ab😀");
+        assert_eq!(truncate_reason("é", 1), "é");
+    }
+
+    #[test]
+    fn config_from_lookup() {
+        let none = RuntimeConfig::from_lookup(|_| None).unwrap();
+        assert_eq!(none.reason_max_length, 500);
+        let set = RuntimeConfig::from_lookup(|_| Some("120".into())).unwrap();
+        assert_eq!(set.reason_max_length, 120);
+        for bad in ["0", "-1", "abc", "", "1.5"] {
+            let err = RuntimeConfig::from_lookup(|_| Some(bad.into())).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "PERAGO_FAILURE_REASON_MAX_LENGTH must be a positive integer (the most \
+                     characters of reasonForIncompletion), got {bad:?}"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn statuses() {
+        let terminal = Failure::Task {
+            kind: ErrorKind::Terminal,
+            chain: vec!["no".into()],
+        };
+        assert_eq!(terminal.status(), TaskStatus::FailedWithTerminalError);
+        let failed = Failure::Task {
+            kind: ErrorKind::Unknown,
+            chain: vec![String::new()],
+        };
+        assert_eq!(failed.status(), TaskStatus::Failed);
+        assert_eq!(failed.reason(), "task failed");
+    }
+}
