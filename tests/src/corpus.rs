@@ -141,6 +141,15 @@ impl Corpus {
         self.mutations.iter().filter(|m| m.is_some()).count()
     }
 
+    /// How many invalid documents each mutation produced.
+    pub fn mutation_counts(&self) -> std::collections::BTreeMap<Mutation, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for m in self.mutations.iter().flatten() {
+            *counts.entry(*m).or_insert(0) += 1;
+        }
+        counts
+    }
+
     /// For each document, whether it is valid.
     pub fn expected_valid(&self) -> impl Iterator<Item = bool> + '_ {
         self.mutations.iter().map(Option::is_none)

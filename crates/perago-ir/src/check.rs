@@ -143,6 +143,53 @@ fn char_len(s: &str) -> u64 {
 pub struct Pattern {
     source: String,
     regex: regress::Regex,
+    /// The pattern as a set of code points, when it is one character class of literals and
+    /// ranges (`[^ \t…]`, the non-blank rule): a search is then a plain scan, tens of times
+    /// faster than the regex engine on the short strings contracts hold.
+    class: Option<CharClass>,
+}
+
+/// One bracketed character class: `[a-z_]` or `[^…]`, ranges of code points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CharClass {
+    negated: bool,
+    ranges: Vec<(char, char)>,
+}
+
+impl CharClass {
+    /// Parses `[…]` made only of literal characters and `a-b` ranges; anything with an
+    /// escape, a nested class or another construct is left to the regex engine.
+    fn parse(source: &str) -> Option<CharClass> {
+        let body = source.strip_prefix('[')?.strip_suffix(']')?;
+        let (negated, body) = match body.strip_prefix('^') {
+            Some(rest) => (true, rest),
+            None => (false, body),
+        };
+        let chars: Vec<char> = body.chars().collect();
+        if chars.is_empty() || chars.iter().any(|c| matches!(c, '\\' | '[' | ']')) {
+            return None;
+        }
+        let mut ranges = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            // `-` is a literal first, last, or right after a range.
+            if i + 2 < chars.len() && chars[i + 1] == '-' {
+                if chars[i] > chars[i + 2] {
+                    return None;
+                }
+                ranges.push((chars[i], chars[i + 2]));
+                i += 3;
+            } else {
+                ranges.push((chars[i], chars[i]));
+                i += 1;
+            }
+        }
+        Some(CharClass { negated, ranges })
+    }
+
+    fn contains(&self, c: char) -> bool {
+        self.ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != self.negated
+    }
 }
 
 impl Pattern {
@@ -152,6 +199,7 @@ impl Pattern {
         Ok(Pattern {
             source: source.to_owned(),
             regex,
+            class: CharClass::parse(source),
         })
     }
 
@@ -171,7 +219,10 @@ impl Pattern {
     /// True when the pattern matches anywhere in `s`.
     #[inline]
     pub fn is_match(&self, s: &str) -> bool {
-        self.regex.find(s).is_some()
+        match &self.class {
+            Some(class) => s.chars().any(|c| class.contains(c)),
+            None => self.regex.find(s).is_some(),
+        }
     }
 
     fn check(&self, s: &str, path: &Path<'_>, out: &mut Out) -> bool {
@@ -485,5 +536,54 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
                     .all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
         }
         _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    use super::*;
+
+    /// The scan and the regex engine agree on every code point and on mixed strings.
+    #[test]
+    fn character_classes_scan_like_the_regex_engine() {
+        let sources = [
+            "[^\t-\r\u{1c}- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]",
+            "[a-z_]",
+            "[-a]",
+            "[a-]",
+            "[^é]",
+        ];
+        for source in sources {
+            let pattern = Pattern::checked(source);
+            assert!(pattern.class.is_some(), "{source:?} should scan");
+            let regex = regress::Regex::with_flags(source, "u").expect("valid");
+            for c in (0..=0x3100u32)
+                .chain([0x1f600, 0x10ffff])
+                .filter_map(char::from_u32)
+            {
+                let s = c.to_string();
+                assert_eq!(
+                    pattern.is_match(&s),
+                    regex.find(&s).is_some(),
+                    "{source:?} on {c:?}"
+                );
+            }
+            for s in ["", "  x ", "\u{3000}\u{3000}", "-", "aé", "Z9"] {
+                assert_eq!(
+                    pattern.is_match(s),
+                    regex.find(s).is_some(),
+                    "{source:?} on {s:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn other_patterns_use_the_regex_engine() {
+        for source in ["^a", "[a]+", "[\\d]", "[[a]]", "[z-a]x", "a|b", "[]"] {
+            if let Ok(p) = Pattern::new(source) {
+                assert!(p.class.is_none(), "{source:?} must not scan");
+            }
+        }
     }
 }
