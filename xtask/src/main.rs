@@ -5,11 +5,22 @@
 //!   fragments (`crates/perago-codegen/tests/fragments/<name>/`) into
 //!   `tests/src/fragments/<name>/`; `--check` writes nothing and fails, naming every stale file,
 //!   when anything differs.
+//! - `cargo xtask taskdefs [--check]`: regenerate the Conductor TaskDefs of the task crates'
+//!   tasks into `taskdefs/<task>.json`; `--check` writes nothing and fails naming every stale
+//!   file; both fail when a schema changed but its `schema_version` did not (see [`taskdefs`]).
+//! - `cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]`: register those
+//!   TaskDefs with a Conductor server (token: `$CONDUCTOR_AUTH_TOKEN`), once `taskdefs/` is fresh.
+//!
+//! `taskdefs` and `publish` link the task crates (feature `tasks`, on by default); should
+//! generated code ever not compile, `cargo run -p xtask --no-default-features -- codegen` still
+//! regenerates it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod codegen;
+#[cfg(feature = "tasks")]
+mod taskdefs;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,8 +28,17 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["codegen"] => codegen::run(&workspace_root(), Mode::Write),
         ["codegen", "--check"] => codegen::run(&workspace_root(), Mode::Check),
+        #[cfg(feature = "tasks")]
+        ["taskdefs"] => taskdefs::run(&workspace_root(), Mode::Write),
+        #[cfg(feature = "tasks")]
+        ["taskdefs", "--check"] => taskdefs::run(&workspace_root(), Mode::Check),
+        #[cfg(feature = "tasks")]
+        ["publish", rest @ ..] => taskdefs::publish(&workspace_root(), rest),
         _ => {
-            eprintln!("usage: cargo xtask codegen [--check]");
+            eprintln!(
+                "usage: cargo xtask codegen [--check]\n       cargo xtask taskdefs [--check]\n       \
+                 cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]"
+            );
             return ExitCode::from(2);
         }
     };

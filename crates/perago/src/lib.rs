@@ -9,18 +9,24 @@
 //! - [`mod@task`], [`macro@task`] and [`tasks!`]: task descriptors, the attribute that makes a plain
 //!   function a task, and the registry of a crate's tasks;
 //! - [`workspace`]: what a workspace task works in; [`runtime`]: from Conductor `inputData` to
-//!   the Conductor result payload; [`log`]: the JSON Lines log; [`cli`]: a task crate's binary.
+//!   the Conductor result payload; [`log`]: the JSON Lines log; [`cli`]: a task crate's binary;
+//!   [`conductor`]: the blocking Conductor API client (metadata; the worker's task calls);
+//!   [`worker`]: serves a registry's tasks against a Conductor server;
+//!   [`taskdef`]: Conductor TaskDefs from task descriptors, and publishing them.
 
 extern crate self as perago;
 
 pub mod cli;
 pub mod completion;
+pub mod conductor;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod contracts;
 pub mod log;
 pub mod runtime;
 pub mod schemas;
 pub mod task;
+pub mod taskdef;
+pub mod worker;
 pub mod workspace;
 
 pub use perago_ir::{Code, Contract, Path, Violation, Violations, check, string_const};

@@ -12,12 +12,23 @@
 //!   `COMPLETED`, 1 on `FAILED` / `FAILED_WITH_TERMINAL_ERROR`, 2 on a usage, input-file or
 //!   configuration error (e.g. an invalid `PERAGO_FAILURE_REASON_MAX_LENGTH`).
 //! - `tasks [--format text|json]`: the registered tasks with their kind and schema types.
+//! - `taskdefs [--out DIR] [--owner-email EMAIL]`: the Conductor TaskDefs of the tasks (see
+//!   [`crate::taskdef`]), printed as one JSON array or written as `DIR/<task>.json`.
+//! - `publish --conductor-url URL [--dry-run] [--register-schemas] [--owner-email EMAIL]`: reads
+//!   the live TaskDefs, prints the per-task diff and registers what changed (see
+//!   [`crate::taskdef::publish`]); exit 1 when the server refuses or fails.
+//! - `worker [--conductor-url URL] [--concurrency N] ...`: serve the tasks against a Conductor server
+//!   (see [`worker`] and [`crate::worker`]); the JSON Lines log goes to `--log` or standard
+//!   error; exit 0 after a graceful shutdown (SIGINT/SIGTERM), 2 on a configuration error.
 //!
 //! Each subcommand is a module with its clap `Args` and a `run` function, so more (TaskDefs,
 //! publishing, the worker) slot in as further variants of [`Command`].
 
+pub mod publish;
 pub mod run;
+pub mod taskdefs;
 pub mod tasks;
+pub mod worker;
 
 use crate::task::Registry;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -51,6 +62,12 @@ pub enum Command {
     Run(run::RunArgs),
     /// List the registered tasks: name, kind, params and result schema types.
     Tasks(tasks::TasksArgs),
+    /// Print the Conductor TaskDefs of the tasks (a JSON array), or write one file per task.
+    Taskdefs(taskdefs::TaskdefsArgs),
+    /// Register the TaskDefs with a Conductor server: print the diff, then upsert what changed.
+    Publish(publish::PublishArgs),
+    /// Serve the tasks against a Conductor server until SIGINT or SIGTERM.
+    Worker(worker::WorkerArgs),
 }
 
 /// The whole program: parses the process arguments and runs the subcommand over `registry`.
@@ -102,6 +119,9 @@ where
     let result = match cli.command {
         Command::Run(args) => run::run(registry, &args, out, err),
         Command::Tasks(args) => tasks::run(registry, &args, out),
+        Command::Taskdefs(args) => taskdefs::run(registry, &args, out),
+        Command::Publish(args) => publish::run(registry, &args, out, err),
+        Command::Worker(args) => worker::run(registry, &args),
     };
     match result {
         Ok(code) => code,

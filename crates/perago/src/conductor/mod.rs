@@ -1,0 +1,748 @@
+//! A small blocking client for Conductor's REST API (spec: `conductor.md` §3–§4).
+//!
+//! [`Client`] holds the server's base URL, the optional Orkes `X-Authorization` token and a
+//! [`Retry`] policy; it sends JSON and returns the status and body text as a [`Response`], or a
+//! typed [`Error`]. Connection errors and 5xx answers are retried with exponential backoff a
+//! bounded number of times ([`Retry`]); any other status is returned at once.
+//!
+//! ```no_run
+//! use perago::conductor::Client;
+//!
+//! let client = Client::from_env("http://localhost:8080")?; // CONDUCTOR_AUTH_TOKEN, if set
+//! let defs: serde_json::Value = client.get("/api/metadata/taskdefs", &[])?.json()?;
+//! # Ok::<(), perago::conductor::Error>(())
+//! ```
+//!
+//! Paths are absolute and include `/api` (`/api/metadata/taskdefs`); the base URL is the
+//! server root (`http://host:8080`) — a trailing `/api` on it is accepted and dropped, because the
+//! Conductor SDKs spell server URLs that way. The token never appears in `Debug` output, errors
+//! or logs.
+//!
+//! The API areas live in submodules on top of this base: [`metadata`] (TaskDefs and the schema
+//! registry).
+
+pub mod metadata;
+pub mod tasks;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::fmt;
+use std::time::Duration;
+
+/// The environment variable holding the optional `X-Authorization` token (Orkes servers).
+pub const AUTH_TOKEN_ENV: &str = "CONDUCTOR_AUTH_TOKEN";
+
+/// The header carrying the token.
+pub const AUTH_HEADER: &str = "X-Authorization";
+
+/// The largest response body read (bytes): Conductor's own payload ceiling is 10 MB per task
+/// input or output, and a batch poll can carry several.
+const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
+
+/// An HTTP method the client sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `GET`
+    Get,
+    /// `POST`
+    Post,
+    /// `PUT`
+    Put,
+    /// `DELETE`
+    Delete,
+}
+
+impl Method {
+    /// The method's name, e.g. `"GET"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How often and how patiently a request is retried after a connection error or a 5xx answer.
+///
+/// Attempt `n` (1-based) that fails waits `initial_backoff · 2^(n-1)`, capped at `max_backoff`,
+/// before attempt `n + 1`; after `max_attempts` attempts the last error is returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Attempts in all, the first included (at least 1).
+    pub max_attempts: u32,
+    /// The wait after the first failed attempt.
+    pub initial_backoff: Duration,
+    /// The longest wait between two attempts.
+    pub max_backoff: Duration,
+}
+
+impl Retry {
+    /// One attempt, no retry.
+    pub const NONE: Retry = Retry {
+        max_attempts: 1,
+        initial_backoff: Duration::ZERO,
+        max_backoff: Duration::ZERO,
+    };
+
+    /// The wait after failed attempt `attempt` (1-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 1u32
+            .checked_shl(attempt.saturating_sub(1))
+            .unwrap_or(u32::MAX);
+        self.initial_backoff
+            .checked_mul(factor)
+            .unwrap_or(self.max_backoff)
+            .min(self.max_backoff)
+    }
+}
+
+impl Default for Retry {
+    /// 4 attempts, waiting 0.5 s, 1 s, 2 s (capped at 5 s).
+    fn default() -> Self {
+        Retry {
+            max_attempts: 4,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(5),
+        }
+    }
+}
+
+/// An `X-Authorization` token; never shown.
+#[derive(Clone, PartialEq, Eq)]
+struct Token(String);
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// A Conductor API client: base URL, optional auth token, timeout and retry policy.
+///
+/// Cheap to clone (the connection pool is shared); the `with_*` methods return adjusted copies.
+#[derive(Clone)]
+pub struct Client {
+    base_url: String,
+    token: Option<Token>,
+    retry: Retry,
+    timeout: Duration,
+    agent: ureq::Agent,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.base_url)
+            .field("token", &self.token)
+            .field("retry", &self.retry)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// The default per-request timeout (connect, send and receive together).
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// A client for the server at `base_url` (`http://` or `https://`), without a token, with the
+    /// default [`Retry`] and timeout.
+    pub fn new(base_url: &str) -> Result<Client, Error> {
+        let base_url = normalize_base_url(base_url)?;
+        Ok(Client {
+            base_url,
+            token: None,
+            retry: Retry::default(),
+            timeout: Self::DEFAULT_TIMEOUT,
+            agent: build_agent(Self::DEFAULT_TIMEOUT),
+        })
+    }
+
+    /// [`Client::new`] with the token from [`AUTH_TOKEN_ENV`] when that is set and not empty.
+    pub fn from_env(base_url: &str) -> Result<Client, Error> {
+        let client = Client::new(base_url)?;
+        Ok(match std::env::var(AUTH_TOKEN_ENV) {
+            Ok(token) if !token.trim().is_empty() => client.with_auth_token(token.trim()),
+            _ => client,
+        })
+    }
+
+    /// This client sending `X-Authorization: <token>` on every request.
+    pub fn with_auth_token(mut self, token: impl Into<String>) -> Client {
+        self.token = Some(Token(token.into()));
+        self
+    }
+
+    /// This client with another retry policy.
+    pub fn with_retry(mut self, retry: Retry) -> Client {
+        self.retry = Retry {
+            max_attempts: retry.max_attempts.max(1),
+            ..retry
+        };
+        self
+    }
+
+    /// This client with another per-request timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Client {
+        self.timeout = timeout;
+        self.agent = build_agent(timeout);
+        self
+    }
+
+    /// The server root, without a trailing `/` or `/api`.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Whether requests carry an `X-Authorization` token.
+    pub fn has_auth_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// The retry policy.
+    pub fn retry(&self) -> Retry {
+        self.retry
+    }
+
+    /// The full URL of `path` (which starts with `/`).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    /// `GET path?query`; a 2xx answer is returned, anything else is an [`Error`].
+    pub fn get(&self, path: &str, query: &[(&str, &str)]) -> Result<Response, Error> {
+        self.send(Method::Get, path, query, None)
+    }
+
+    /// `GET path` decoded as JSON; `Ok(None)` on 404.
+    pub fn get_json_opt<T: DeserializeOwned>(&self, path: &str) -> Result<Option<T>, Error> {
+        match self.get(path, &[]) {
+            Ok(response) => response.json().map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `POST path?query` with `body` as JSON.
+    pub fn post_json<B: Serialize + ?Sized>(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        body: &B,
+    ) -> Result<Response, Error> {
+        let body = encode(Method::Post, &self.url(path), body)?;
+        self.send(Method::Post, path, query, Some(&body))
+    }
+
+    /// `PUT path` with `body` as JSON.
+    pub fn put_json<B: Serialize + ?Sized>(&self, path: &str, body: &B) -> Result<Response, Error> {
+        let body = encode(Method::Put, &self.url(path), body)?;
+        self.send(Method::Put, path, &[], Some(&body))
+    }
+
+    /// `DELETE path`.
+    pub fn delete(&self, path: &str) -> Result<Response, Error> {
+        self.send(Method::Delete, path, &[], None)
+    }
+
+    /// Sends one request (with `body` as `application/json` when given), retrying connection
+    /// errors and 5xx answers per the [`Retry`] policy. A 2xx answer is returned; any other
+    /// status is [`Error::Status`].
+    pub fn send(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Result<Response, Error> {
+        let url = self.url(path);
+        let mut attempt = 1;
+        loop {
+            let error = match self.send_once(method, &url, query, body) {
+                Ok((status, text)) if (200..300).contains(&status) => {
+                    return Ok(Response {
+                        method,
+                        url,
+                        status,
+                        body: text,
+                    });
+                }
+                Ok((status, text)) => Error::Status {
+                    method,
+                    url: url.clone(),
+                    status,
+                    body: text,
+                    attempts: attempt,
+                },
+                Err(message) => Error::Transport {
+                    method,
+                    url: url.clone(),
+                    message,
+                    attempts: attempt,
+                },
+            };
+            if !error.is_retryable() || attempt >= self.retry.max_attempts {
+                return Err(error);
+            }
+            std::thread::sleep(self.retry.backoff(attempt));
+            attempt += 1;
+        }
+    }
+
+    fn send_once(
+        &self,
+        method: Method,
+        url: &str,
+        query: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Result<(u16, String), String> {
+        let with_headers_nobody = |mut req: ureq::RequestBuilder<ureq::typestate::WithoutBody>| {
+            req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
+            if let Some(Token(token)) = &self.token {
+                req = req.header(AUTH_HEADER, token.as_str());
+            }
+            req.query_pairs(query.iter().copied())
+        };
+        let with_headers_body = |mut req: ureq::RequestBuilder<ureq::typestate::WithBody>| {
+            req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
+            if let Some(Token(token)) = &self.token {
+                req = req.header(AUTH_HEADER, token.as_str());
+            }
+            req.query_pairs(query.iter().copied())
+        };
+        let result = match (method, body) {
+            (Method::Get, _) => with_headers_nobody(self.agent.get(url)).call(),
+            (Method::Delete, _) => with_headers_nobody(self.agent.delete(url)).call(),
+            (Method::Post, body) => with_headers_body(self.agent.post(url))
+                .content_type("application/json")
+                .send(body.unwrap_or_default()),
+            (Method::Put, body) => with_headers_body(self.agent.put(url))
+                .content_type("application/json")
+                .send(body.unwrap_or_default()),
+        };
+        let mut response = result.map_err(|e| describe_transport_error(&e))?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY_BYTES)
+            .read_to_string()
+            .map_err(|e| format!("reading the response body (HTTP {status}): {e}"))?;
+        Ok((status, text))
+    }
+}
+
+fn build_agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(timeout))
+        .build()
+        .new_agent()
+}
+
+fn describe_transport_error(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Io(io) => format!("connection error: {io}"),
+        ureq::Error::Timeout(t) => format!("timed out ({t})"),
+        other => other.to_string(),
+    }
+}
+
+fn encode<B: Serialize + ?Sized>(method: Method, url: &str, body: &B) -> Result<Vec<u8>, Error> {
+    serde_json::to_vec(body).map_err(|e| Error::Encode {
+        method,
+        url: url.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+fn normalize_base_url(base_url: &str) -> Result<String, Error> {
+    let trimmed = base_url.trim();
+    let invalid = |reason: &str| Error::InvalidUrl {
+        url: base_url.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let rest = trimmed
+        .strip_prefix("http://")
+        .or_else(|| trimmed.strip_prefix("https://"))
+        .ok_or_else(|| invalid("expected an http:// or https:// URL"))?;
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(invalid("the URL has no host"));
+    }
+    if trimmed.contains(['?', '#']) || trimmed.chars().any(char::is_whitespace) {
+        return Err(invalid(
+            "expected the server root, without query, fragment or spaces",
+        ));
+    }
+    let mut url = trimmed.trim_end_matches('/');
+    if let Some(root) = url.strip_suffix("/api") {
+        url = root.trim_end_matches('/');
+    }
+    Ok(url.to_owned())
+}
+
+/// Percent-encodes one path segment (a task type, a schema name) for use in a request path.
+pub fn path_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+/// A 2xx answer: its status and body text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    method: Method,
+    url: String,
+    /// The HTTP status (2xx).
+    pub status: u16,
+    /// The body as text (often empty: Conductor answers 200 with no body to a registration).
+    pub body: String,
+}
+
+impl Response {
+    /// The body decoded as JSON into `T`.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, Error> {
+        serde_json::from_str(&self.body).map_err(|e| Error::Decode {
+            method: self.method,
+            url: self.url.clone(),
+            status: self.status,
+            message: e.to_string(),
+            body: self.body.clone(),
+        })
+    }
+
+    /// Whether the body is empty (or only whitespace), e.g. a 204 or a registration's 200.
+    pub fn is_empty(&self) -> bool {
+        self.body.trim().is_empty()
+    }
+
+    /// The request's method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The request's full URL (without the query).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+/// What can go wrong talking to Conductor. The auth token never appears in an error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server answered with a non-2xx status (after the retries, for a 5xx).
+    #[error("{method} {url}: {}", describe_status(*status, body))]
+    Status {
+        /// The request's method.
+        method: Method,
+        /// The request's URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The response body as text.
+        body: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// No answer: connection refused or reset, DNS, TLS, timeout (after the retries).
+    #[error("{method} {url}: {message} (after {attempts} attempt{})", if *attempts == 1 { "" } else { "s" })]
+    Transport {
+        /// The request's method.
+        method: Method,
+        /// The request's URL.
+        url: String,
+        /// What failed.
+        message: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// A 2xx answer whose body is not the expected JSON.
+    #[error("{method} {url}: HTTP {status} with a body that is not the expected JSON: {message}")]
+    Decode {
+        /// The request's method.
+        method: Method,
+        /// The request's URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The decoding error.
+        message: String,
+        /// The response body.
+        body: String,
+    },
+    /// The request body could not be encoded as JSON.
+    #[error("{method} {url}: cannot encode the request body as JSON: {message}")]
+    Encode {
+        /// The request's method.
+        method: Method,
+        /// The request's URL.
+        url: String,
+        /// The encoding error.
+        message: String,
+    },
+    /// The base URL is not usable.
+    #[error("invalid Conductor URL {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it is refused.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// The HTTP status of a [`Error::Status`] (or of a [`Error::Decode`]).
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Status { status, .. } | Error::Decode { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// Whether the server answered 404.
+    pub fn is_not_found(&self) -> bool {
+        self.status() == Some(404) && matches!(self, Error::Status { .. })
+    }
+
+    /// Whether the client retries this error: a connection error or a 5xx answer.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Transport { .. } => true,
+            Error::Status { status, .. } => (500..600).contains(status),
+            _ => false,
+        }
+    }
+
+    /// The response body of a [`Error::Status`].
+    pub fn body(&self) -> Option<&str> {
+        match self {
+            Error::Status { body, .. } | Error::Decode { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+
+    /// Conductor's error body (`{status, message, validationErrors, …}`), when the answer had one.
+    pub fn error_body(&self) -> Option<ErrorBody> {
+        match self {
+            Error::Status { body, .. } => ErrorBody::parse(body),
+            _ => None,
+        }
+    }
+}
+
+/// Conductor's error response (`ErrorResponse.java`); every field optional.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ErrorBody {
+    /// The HTTP status the server put in the body.
+    pub status: Option<i64>,
+    /// An error code (usually absent).
+    pub code: Option<String>,
+    /// The message.
+    pub message: Option<String>,
+    /// The server instance.
+    pub instance: Option<String>,
+    /// Whether the server thinks a retry can succeed.
+    pub retryable: Option<bool>,
+    /// One entry per rejected field (400 validation errors).
+    pub validation_errors: Vec<ValidationError>,
+}
+
+/// One rejected field of a 400 answer.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValidationError {
+    /// Where, e.g. `registerTaskDef.taskDefinitions[0].ownerEmail`.
+    pub path: Option<String>,
+    /// What is wrong.
+    pub message: Option<String>,
+    /// The rejected value: `Some(Value::Null)` when the server said `null`, `None` when it said
+    /// nothing.
+    #[serde(deserialize_with = "present")]
+    pub invalid_value: Option<Value>,
+}
+
+/// A field that is present, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+impl ErrorBody {
+    /// Parses a Conductor error body; `None` when `body` is not a JSON object of that shape.
+    pub fn parse(body: &str) -> Option<ErrorBody> {
+        let value: Value = serde_json::from_str(body).ok()?;
+        if !value.is_object() {
+            return None;
+        }
+        serde_json::from_value(value).ok()
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.as_deref().unwrap_or("?");
+        let message = self.message.as_deref().unwrap_or("invalid");
+        write!(f, "{path}: {message}")?;
+        match &self.invalid_value {
+            None => Ok(()),
+            Some(v) => write!(f, " (value: {v})"),
+        }
+    }
+}
+
+/// `HTTP 400: message` and, for a Conductor error body, one indented line per validation error;
+/// any other body is shown cut to 500 characters.
+fn describe_status(status: u16, body: &str) -> String {
+    let mut out = format!("HTTP {status}");
+    if let Some(error) = ErrorBody::parse(body) {
+        if let Some(message) = error.message.as_deref().filter(|m| !m.is_empty()) {
+            out.push_str(": ");
+            out.push_str(message);
+        }
+        for v in &error.validation_errors {
+            out.push_str("\n  - ");
+            out.push_str(&v.to_string());
+        }
+    } else if !body.trim().is_empty() {
+        let text = body.trim();
+        let cut: String = text.chars().take(500).collect();
+        out.push_str(": ");
+        out.push_str(&cut);
+        if cut.len() < text.len() {
+            out.push('…');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_normalized() {
+        for (given, want) in [
+            ("http://localhost:8080", "http://localhost:8080"),
+            ("http://localhost:8080/", "http://localhost:8080"),
+            ("http://localhost:8080/api", "http://localhost:8080"),
+            ("https://x.orkes.io/api/", "https://x.orkes.io"),
+            ("https://x.example/conductor", "https://x.example/conductor"),
+        ] {
+            assert_eq!(Client::new(given).unwrap().base_url(), want, "{given}");
+        }
+        for bad in [
+            "localhost:8080",
+            "ftp://x",
+            "http://",
+            "http:///x",
+            "http://x/?a",
+        ] {
+            let e = Client::new(bad).unwrap_err();
+            assert!(matches!(e, Error::InvalidUrl { .. }), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let retry = Retry {
+            max_attempts: 10,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(1000),
+        };
+        let waits: Vec<u128> = (1..=6).map(|n| retry.backoff(n).as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 800, 1000, 1000]);
+        assert_eq!(retry.backoff(200), Duration::from_millis(1000));
+        assert_eq!(Retry::NONE.backoff(1), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_token_is_never_shown() {
+        let client = Client::new("http://h")
+            .unwrap()
+            .with_auth_token("s3cr3t-token");
+        assert!(client.has_auth_token());
+        assert!(!format!("{client:?}").contains("s3cr3t"));
+    }
+
+    #[test]
+    fn a_validation_error_body_is_shown_field_by_field() {
+        let body = r#"{"status":400,"message":"Validation failed, check below errors for detail.","instance":"h","retryable":false,
+          "validationErrors":[{"path":"registerTaskDef.taskDefinitions[0].ownerEmail","message":"ownerEmail cannot be empty","invalidValue":null},
+                              {"path":"registerTaskDef.taskDefinitions[1].responseTimeoutSeconds","message":"must be >= 1","invalidValue":0}]}"#;
+        let e = Error::Status {
+            method: Method::Post,
+            url: "http://h/api/metadata/taskdefs".into(),
+            status: 400,
+            body: body.into(),
+            attempts: 1,
+        };
+        assert_eq!(
+            e.to_string(),
+            "POST http://h/api/metadata/taskdefs: HTTP 400: Validation failed, check below errors for detail.\n  \
+             - registerTaskDef.taskDefinitions[0].ownerEmail: ownerEmail cannot be empty (value: null)\n  \
+             - registerTaskDef.taskDefinitions[1].responseTimeoutSeconds: must be >= 1 (value: 0)"
+        );
+        assert!(!e.is_retryable());
+        assert_eq!(e.error_body().unwrap().validation_errors.len(), 2);
+        // Without an invalidValue, no value is shown.
+        let v: ValidationError = serde_json::from_str(r#"{"path":"p","message":"m"}"#).unwrap();
+        assert_eq!(v.to_string(), "p: m");
+    }
+
+    #[test]
+    fn retryable_errors() {
+        let status = |status| Error::Status {
+            method: Method::Get,
+            url: "u".into(),
+            status,
+            body: String::new(),
+            attempts: 1,
+        };
+        assert!(status(500).is_retryable());
+        assert!(status(503).is_retryable());
+        assert!(!status(404).is_retryable());
+        assert!(status(404).is_not_found());
+        assert_eq!(status(502).to_string(), "GET u: HTTP 502");
+    }
+
+    #[test]
+    fn connection_errors_are_retried_then_reported() {
+        // A port nothing listens on: bind, take the port, drop the listener.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let client = Client::new(&format!("http://127.0.0.1:{port}"))
+            .unwrap()
+            .with_retry(Retry {
+                max_attempts: 3,
+                initial_backoff: Duration::from_millis(1),
+                max_backoff: Duration::from_millis(2),
+            });
+        let e = client.get("/api/metadata/taskdefs", &[]).unwrap_err();
+        assert!(matches!(e, Error::Transport { attempts: 3, .. }), "{e:?}");
+        assert!(e.to_string().contains("after 3 attempts"), "{e}");
+    }
+
+    #[test]
+    fn path_segments_are_percent_encoded() {
+        assert_eq!(path_segment("build_features"), "build_features");
+        assert_eq!(path_segment("a b/c"), "a%20b%2Fc");
+    }
+}
