@@ -1,0 +1,174 @@
+//! The worker's own log events, written beside the runtime's `task_result` records: one JSON
+//! object per line, `time` and `event` first.
+
+use crate::conductor::tasks::TaskResult;
+use crate::log::{JsonLines, rfc3339_now};
+use serde::Serialize;
+use serde_json::Value;
+use std::io::Write;
+
+/// Where a worker writes its JSON Lines: task outcomes and worker events.
+pub type LogSink = JsonLines<Box<dyn Write + Send>>;
+
+/// One task type a worker serves, as `worker_started` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServedTask {
+    /// The task type.
+    pub task_type: &'static str,
+    /// Tasks in flight at most.
+    pub concurrency: usize,
+}
+
+/// A worker event. The `event` field is the variant's name in snake case.
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event<'a> {
+    /// The worker is about to poll.
+    WorkerStarted {
+        /// `workerid`.
+        worker_id: &'a str,
+        /// The server root.
+        server_url: &'a str,
+        /// The polled domain.
+        domain: Option<&'a str>,
+        /// Whether requests carry an `X-Authorization` token (never the token).
+        auth_token: bool,
+        /// The task types and their concurrency.
+        tasks: &'a [ServedTask],
+        /// The long-poll wait, ms.
+        poll_timeout_ms: u64,
+        /// The pause after an empty poll, ms.
+        poll_interval_ms: u64,
+    },
+    /// A poll failed; the next one waits `retry_in_ms`.
+    PollError {
+        /// The task type.
+        task_type: &'a str,
+        /// What failed.
+        error: String,
+        /// Failures in a row, this one included.
+        failures: u32,
+        /// The wait before the next poll, ms.
+        retry_in_ms: u64,
+    },
+    /// A poll succeeded after failures.
+    PollRecovered {
+        /// The task type.
+        task_type: &'a str,
+        /// The failures in a row before it.
+        failures: u32,
+    },
+    /// A polled element that cannot be run or reported (no task id): skipped.
+    InvalidTask {
+        /// The task type.
+        task_type: &'a str,
+        /// What is wrong.
+        error: &'a str,
+        /// The element as polled.
+        task: &'a Value,
+    },
+    /// An update failed and is retried.
+    UpdateRetry {
+        /// The task type.
+        task_type: &'a str,
+        /// The task.
+        task_id: &'a str,
+        /// Its workflow.
+        workflow_id: &'a str,
+        /// The status being reported.
+        status: &'static str,
+        /// The failed attempt (1-based).
+        attempt: u32,
+        /// What failed.
+        error: String,
+        /// The wait before the next attempt, ms.
+        retry_in_ms: u64,
+    },
+    /// A result could not be delivered: it is here in full, so that nothing is lost.
+    UpdateFailed {
+        /// The task type.
+        task_type: &'a str,
+        /// The task.
+        task_id: &'a str,
+        /// Its workflow.
+        workflow_id: &'a str,
+        /// Attempts made.
+        attempts: u32,
+        /// The last error.
+        error: String,
+        /// The HTTP status of the last answer, if there was one.
+        http_status: Option<u16>,
+        /// The whole `POST /api/tasks` body that was not delivered.
+        result: &'a TaskResult,
+    },
+    /// An `extendLease` update failed (the next one is due after another lease period).
+    LeaseError {
+        /// The task type.
+        task_type: &'a str,
+        /// The task.
+        task_id: &'a str,
+        /// Its workflow.
+        workflow_id: &'a str,
+        /// What failed.
+        error: String,
+    },
+    /// A task finished after it had been reported `FAILED` at shutdown; its result is not
+    /// reported (its `task_result` record precedes this line).
+    LateResult {
+        /// The task type.
+        task_type: &'a str,
+        /// The task.
+        task_id: &'a str,
+        /// Its workflow.
+        workflow_id: &'a str,
+        /// What the handler's run gave.
+        status: &'static str,
+    },
+    /// The worker's own code panicked while handling a task or polling (a bug); the slot or
+    /// the poll token is freed.
+    InternalError {
+        /// The task type.
+        task_type: &'a str,
+        /// The task, unless it happened while polling.
+        task_id: Option<&'a str>,
+        /// The panic message.
+        error: String,
+    },
+    /// Shutdown was requested: polling stops, tasks in flight get `grace_ms` to finish.
+    ShutdownRequested {
+        /// Why (`SIGTERM`, `SIGINT`, `requested`).
+        reason: &'a str,
+        /// Tasks in flight at that moment.
+        in_flight: usize,
+        /// The grace period, ms.
+        grace_ms: u64,
+    },
+    /// The worker stopped.
+    WorkerStopped {
+        /// What happened while it ran.
+        #[serde(flatten)]
+        summary: &'a super::Summary,
+        /// How long it ran, ms.
+        uptime_ms: u64,
+    },
+}
+
+#[derive(Serialize)]
+struct Record<'a> {
+    time: String,
+    #[serde(flatten)]
+    event: &'a Event<'a>,
+}
+
+/// Writes `event` as one line; a log that cannot be written is not a reason to stop working.
+pub(crate) fn write(log: &LogSink, event: &Event<'_>) {
+    let _ = log.write(&Record {
+        time: rfc3339_now(),
+        event,
+    });
+}
+
+/// A duration in whole milliseconds, for the log.
+pub(crate) fn ms(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
