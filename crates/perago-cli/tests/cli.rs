@@ -3,50 +3,22 @@
 //! The 100 MB document of the brief was checked by hand; the large-document test here uses
 //! about 20 MB to keep the suite quick.
 
+mod common;
+
+use common::{code, perago_in, stderr, stdout};
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const VALID: &str =
     r#"{"repository":"song-1","branch":"main","ref_type":"commit","ref":"589f877"}"#;
 
-/// Runs `perago args...` with `stdin` as standard input.
 fn perago_with_stdin(args: &[&str], dir: &Path, stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perago"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("perago runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let input = stdin.to_vec();
-    // Written from another thread so a large input cannot deadlock against a full stdout.
-    let writer = std::thread::spawn(move || {
-        // perago may exit before reading everything (e.g. on a usage error).
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("perago finishes");
-    writer.join().expect("the writer thread finishes");
-    output
+    perago_in(dir, args, stdin)
 }
 
 fn perago(args: &[&str], dir: &Path) -> Output {
-    perago_with_stdin(args, dir, b"")
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("perago exits normally")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+    perago_in(dir, args, b"")
 }
 
 /// The JSON objects of `--format json` output, one per line.

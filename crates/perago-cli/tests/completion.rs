@@ -1,9 +1,11 @@
 //! Runs `perago completion check` and `perago completion followups` as a user would.
 
+mod common;
+
+use common::{code, perago_in, stderr, stdout};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const COMPLETION: &str = r#"{
   "contract": "worker-completion/v1",
@@ -24,37 +26,8 @@ const REFUSAL: &str = r#"{
 
 const INVALID: &str = r#"{"contract": "worker-completion/v2", "summary": "  ", "notes": 1, "verification": {"command": "make", "exit_code": 0.0}}"#;
 
-/// Runs `perago args...` in `dir` with `stdin`.
-fn perago_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perago"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("perago runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    // perago may exit before reading everything (e.g. on a usage error).
-    let _ = pipe.write_all(stdin);
-    drop(pipe);
-    child.wait_with_output().expect("perago finishes")
-}
-
 fn perago(args: &[&str], stdin: &str) -> Output {
     perago_in(Path::new("."), args, stdin.as_bytes())
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("perago exits normally")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("UTF-8")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).expect("UTF-8")
 }
 
 fn json_of(out: &Output) -> Value {
