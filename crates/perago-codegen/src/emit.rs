@@ -845,19 +845,12 @@ impl Emitter<'_> {
         let k = self.krate;
         let node = self.ir.node(id);
         let check = quote! { #k::__private::check };
+        if implements_contract(node) {
+            let ty = self.type_path(id);
+            return quote! { <#ty as #k::Contract>::walk(v, path, out) };
+        }
         if node.name.is_some() {
             match &node.shape {
-                Shape::Object {
-                    properties,
-                    additional,
-                } if !(properties.is_empty() && additional.is_some()) => {
-                    let ty = self.type_path(id);
-                    return quote! { <#ty as #k::Contract>::walk(v, path, out) };
-                }
-                Shape::OneOf { .. } => {
-                    let ty = self.type_path(id);
-                    return quote! { <#ty as #k::Contract>::walk(v, path, out) };
-                }
                 Shape::Const(Value::String(s)) => {
                     let ty = self.type_path(id);
                     return quote! { #check::const_str(v, path, out, #s).then_some(#ty) };
@@ -968,15 +961,11 @@ impl Emitter<'_> {
         let k = self.krate;
         let node = self.ir.node(id);
         let check = quote! { #k::__private::check };
+        if implements_contract(node) {
+            return Some(quote! { #k::Contract::satisfies(#x) });
+        }
         if node.name.is_some() {
             match &node.shape {
-                Shape::Object {
-                    properties,
-                    additional,
-                } if !(properties.is_empty() && additional.is_some()) => {
-                    return Some(quote! { #k::Contract::satisfies(#x) });
-                }
-                Shape::OneOf { .. } => return Some(quote! { #k::Contract::satisfies(#x) }),
                 Shape::Const(Value::String(_)) => return None,
                 Shape::Enum(values) if string_values(values).is_some() => return None,
                 _ => {}
