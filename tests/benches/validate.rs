@@ -8,14 +8,15 @@
 //!   closed (normalised) schemas with every `schemas/` file registered by `$id`; parse to a
 //!   `Value`, then collect every error;
 //! - `perago_interpreter`: `Ir::validate_slice`, the run-time interpreter;
-//! - `perago_generated`: the generated `Contract::from_slice` (typed fast path, full walk
-//!   only for invalid documents).
+//! - `perago_generated`: the generated `Contract::from_slice`: one pass from the bytes to the
+//!   typed value or every violation (`perago_ir::stream`).
 //!
 //! Run with `cargo bench -p perago-tests --bench validate`; results are in BENCHMARKS.md.
 //!
 //! With `PERAGO_BENCH_BREAKDOWN=1` set, a `breakdown/<corpus>/…` group per corpus also runs,
-//! taking the generated validator apart (typed parse alone, `satisfies` alone, valid vs invalid
-//! documents, the `pattern` regex vs a hand-written scan) to show where its time goes.
+//! setting the generated validator beside what bounds it (the parser's lexing alone, serde's
+//! derived deserialisation of the same types with no checks), on valid and invalid documents
+//! apart, and the `pattern` regex vs a hand-written scan, to show where its time goes.
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
@@ -23,6 +24,7 @@ use perago::contracts::worker_completion_v1::WorkerCompletionV1;
 use perago::contracts::workspace_task_input::WorkspaceTaskInput;
 use perago_codegen::{NodeId, SchemaSet};
 use perago_tests::corpus::{self, Corpus};
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use std::hint::black_box;
 use std::time::Duration;
@@ -202,7 +204,15 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
     let mut group = criterion.benchmark_group(format!("breakdown/{}", corpus.name));
     group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Bytes(corpus.total_bytes()));
-    group.bench_function("all/typed_parse_only", |b| {
+    group.bench_function("all/lexing_only", |b| {
+        b.iter(|| {
+            run(
+                &|d| black_box(serde_json::from_slice::<IgnoredAny>(d)).is_ok(),
+                &corpus.docs,
+            )
+        })
+    });
+    group.bench_function("all/serde_derive_only", |b| {
         b.iter(|| {
             run(
                 &|d| black_box(serde_json::from_slice::<T>(d)).is_ok(),
@@ -210,7 +220,7 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
             )
         })
     });
-    group.bench_function("all/typed_parse_and_satisfies", |b| {
+    group.bench_function("all/serde_derive_and_satisfies", |b| {
         b.iter(|| {
             run(
                 &|d| serde_json::from_slice::<T>(d).is_ok_and(|t| black_box(t).satisfies()),
@@ -241,14 +251,6 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
                 &|d| {
                     black_box(serde_json::from_slice::<Value>(d).map(|v| T::from_value(&v))).is_ok()
                 },
-                &invalid,
-            )
-        })
-    });
-    group.bench_function("invalid/typed_parse_only", |b| {
-        b.iter(|| {
-            run(
-                &|d| black_box(serde_json::from_slice::<T>(d)).is_ok(),
                 &invalid,
             )
         })

@@ -20,8 +20,8 @@
 //!    but perago reports `integer_range` (its typed value is an `i64`); such documents are
 //!    counted and printed, never failed, provided `integer_range` is all perago reports;
 //! 2. (a) and (c) return identical violation lists: same order, paths, codes and messages, from
-//!    bytes and from a parsed value alike; when (c) accepts, `from_slice` (its typed fast path)
-//!    and `from_value` build the same typed value, and that value serialised is valid;
+//!    bytes and from a parsed value alike; when (c) accepts, `from_slice` (the single pass)
+//!    and `from_value` (the walk) build the same typed value, and that value serialised is valid;
 //! 3. for a document with a single mutation that both (a) and (b) reject, the locations agree.
 //!    jsonschema reports a JSON Pointer (`instance_path`); perago a JSONPath (`$.a[1]['b c']`),
 //!    converted to a pointer `p`. A perago violation `v` (pointer `p`, code `c`) and a jsonschema
@@ -75,7 +75,7 @@ const PRINT: usize = 12;
 
 /// A generated validator: `(schema file, from_slice, from_value, typed from_slice, typed
 /// from_value)`. The first two give the violations (empty when valid); the last two the typed
-/// value when valid, serialised back to JSON, so the fast path and the walk can be compared.
+/// value when valid, serialised back to JSON, so the single pass and the walk can be compared.
 type Generated = (
     &'static str,
     fn(&[u8]) -> Vec<Violation>,

@@ -13,7 +13,7 @@
 //!    the same violations, or typed values that are equal;
 //! 2. those violations equal the interpreter's (`Ir::validate`, or `Ir::validate_slice` for
 //!    bytes that are not JSON): same order, paths, codes and messages;
-//! 3. the typed fast path alone (`serde_json::from_slice::<T>` then `Contract::satisfies`) never
+//! 3. the type's serde `Deserialize` (`serde_json::from_slice::<T>` then `Contract::satisfies`) never
 //!    accepts a document the interpreter rejects, and when it accepts, its typed value is the
 //!    walk's;
 //! 4. the walk's typed value serialises to a valid document, which walks back to the same value;
@@ -250,18 +250,18 @@ fn check_doc<T: Contract + Debug + PartialEq>(
             ));
         }
     }
-    if let Ok(fast) = serde_json::from_slice::<T>(&doc.bytes)
-        && fast.satisfies()
+    if let Ok(serde) = serde_json::from_slice::<T>(&doc.bytes)
+        && serde.satisfies()
     {
         if !interpreter.is_empty() {
             problem(format!(
-                "the typed fast path accepts a document the walk rejects: {fast:?}"
+                "Deserialize and satisfies accept a document the walk rejects: {serde:?}"
             ));
         } else if let Some(Ok(w)) = &walked
-            && *w != fast
+            && *w != serde
         {
             problem(format!(
-                "the fast path's typed value is not the walk's\n      fast: {fast:?}\n      walk: {w:?}"
+                "Deserialize's typed value is not the walk's\n      serde: {serde:?}\n      walk: {w:?}"
             ));
         }
     }
@@ -391,4 +391,27 @@ fn every_fragment_type_is_checked() {
         listed.sort_unstable();
         assert_eq!(listed, expected, "{fragment}: the types checked");
     }
+}
+
+/// Repeated keys, which the single pass hands to the whole-document read: the bytes and the
+/// parsed value (last occurrence wins, first place kept) give the same result, including a
+/// map entry whose first value is invalid and a foreign `oneOf` key before an unknown one.
+#[test]
+fn repeated_keys_agree_with_the_parsed_value() {
+    fn agree<T: Contract + Debug + PartialEq>(doc: &str) -> Result<T, perago::Violations> {
+        let value: Value = serde_json::from_str(doc).expect("JSON");
+        let slice = T::from_slice(doc.as_bytes());
+        assert_eq!(slice, T::from_value(&value), "{doc}");
+        slice
+    }
+    let long = "x".repeat(64);
+    let labels = format!(r#"{{"labels": {{"a": "{long}", "b": "ok", "a": "ok"}}}}"#);
+    assert!(agree::<f::map::labels::Labelled>(&labels).is_ok());
+    let labels = format!(r#"{{"labels": {{"a": "ok", "a": "{long}"}}}}"#);
+    assert!(agree::<f::map::labels::Labelled>(&labels).is_err());
+    let completion = r#"{"summary": "s", "detail": "a", "zz": 1, "detail": "b"}"#;
+    let err = agree::<perago::contracts::worker_completion_v1::WorkerCompletionV1>(completion)
+        .expect_err("detail is not a completion's");
+    let paths: Vec<&str> = err.iter().map(|v| v.path.as_str()).collect();
+    assert_eq!(paths, ["$.detail", "$.zz"]);
 }

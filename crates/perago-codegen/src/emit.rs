@@ -1,10 +1,11 @@
-//! Emitting Rust from the IR: one module per schema file with its types (serde derives for the
-//! typed fast path) and their validators (a walk over `serde_json::Value` that records every
-//! violation in the interpreter's order and builds the typed value).
+//! Emitting Rust from the IR: one module per schema file with its types (with serde impls as
+//! strict as the schema allows) and their validators, which record every violation in the
+//! interpreter's order and build the typed value: `read`, one pass from a deserialiser (built
+//! from `perago_ir::stream`), and `walk`, over a parsed `serde_json::Value`.
 //!
 //! typify is not used: perago's types must keep what typify drops (string `const`s as unit
-//! types, the typed fast path's strictness about `null`) and must come from the same IR the
-//! run-time interpreter walks, so both report the same violations.
+//! types, strictness about `null`) and must come from the same IR the run-time interpreter
+//! walks, so both report the same violations.
 
 use crate::SchemaSet;
 use perago_ir::check::{Bounds, Lengths};
@@ -534,6 +535,7 @@ impl Emitter<'_> {
         let satisfies = quote! { #(#sats)* true };
         let de = quote! { #k::__private::serde };
         let from_map = map_only(k, &quote! { #name }, &quote! { __Derived::deserialize });
+        let read = self.object_read(id, &name, properties, &idents, additional);
         let contract = self.contract_impl(
             &name,
             location,
@@ -547,6 +549,7 @@ impl Emitter<'_> {
                 }
                 Some(Self { #(#idents: #locals?,)* #build_extra })
             },
+            read,
             satisfies,
         );
         quote! {
@@ -579,6 +582,74 @@ impl Emitter<'_> {
         }
     }
 
+    /// `Contract::read` of a struct: its members into slots, then the walk's order and the value.
+    fn object_read(
+        &mut self,
+        id: NodeId,
+        name: &syn::Ident,
+        properties: &[Property],
+        idents: &[syn::Ident],
+        additional: Option<NodeId>,
+    ) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let keys: Vec<&str> = properties.iter().map(|p| p.name.as_str()).collect();
+        let checks: Vec<_> = properties.iter().map(|p| self.field_check(id, p)).collect();
+        let (entries, other) = match additional {
+            None => (
+                quote! {},
+                quote! { members.unknown(&mut map, key, path, out)? },
+            ),
+            Some(value) => {
+                let check = self.check_expr(value);
+                (
+                    quote! { let mut entries = #s::Entries::default(); },
+                    quote! { members.entry(&mut map, key, &mut entries, &#check, path, out)? },
+                )
+            }
+        };
+        let members = self.read_members(&keys, &checks, other);
+        let ty = quote! { #name };
+        let mut values: Vec<_> = properties
+            .iter()
+            .zip(idents)
+            .enumerate()
+            .map(|(i, (p, ident))| self.member_value(&ty, p, ident, &format_ident!("f{}", i)))
+            .collect();
+        let mut fields: Vec<_> = idents.iter().map(|i| quote! { #i }).collect();
+        let mut entries_done = quote! {};
+        if additional.is_some() {
+            entries_done = quote! { let entries = entries.finish()?; };
+            values.push(quote! { entries });
+            fields.push(quote! { additional });
+        }
+        let declared = properties.iter().enumerate().map(|(i, p)| {
+            let required = p.required;
+            quote! { (#i, #required) }
+        });
+        let xs: Vec<_> = (0..values.len()).map(|i| format_ident!("x{}", i)).collect();
+        let build = if values.is_empty() {
+            quote! { Ok(Some(#name {})) }
+        } else {
+            quote! {
+                let (#(Some(#xs),)*) = (#(#values,)*) else { return Ok(None); };
+                Ok(Some(#name { #(#fields: #xs,)* }))
+            }
+        };
+        self.read_fn(
+            name,
+            quote! {
+                #entries
+                #members
+                #entries_done
+                if !members.finish(&[#(#declared),*], path, out) {
+                    return Ok(None);
+                }
+                #build
+            },
+        )
+    }
+
     /// `impl Contract`: `walk` checks the value is an object (bound to `map`), then runs `walk`.
     fn contract_impl(
         &self,
@@ -586,6 +657,7 @@ impl Emitter<'_> {
         location: &str,
         schema: &str,
         walk: TokenStream,
+        read: TokenStream,
         satisfies: TokenStream,
     ) -> TokenStream {
         let k = self.krate;
@@ -602,6 +674,8 @@ impl Emitter<'_> {
                     let map = #k::__private::check::object(value, path, out)?;
                     #walk
                 }
+
+                #read
 
                 fn satisfies(&self) -> bool {
                     #satisfies
@@ -685,6 +759,7 @@ impl Emitter<'_> {
                 quote! { { #k::__private::check::required(&path.key(#discriminator), out); None } }
             }
         };
+        let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
         let contract = self.contract_impl(
             &name,
             location,
@@ -701,6 +776,7 @@ impl Emitter<'_> {
                     },
                 }
             },
+            read,
             quote! { match self { #( Self::#variants(x) => #k::Contract::satisfies(x), )* } },
         );
         let deserialize =
@@ -717,9 +793,135 @@ impl Emitter<'_> {
         }
     }
 
-    /// The typed fast path of a `oneOf`: one struct with every branch's fields, then a dispatch
+    /// `Contract::read` of a `oneOf`: every branch's members into one set of slots (the
+    /// discriminator first), then the branch the discriminator names decides what is unknown,
+    /// what is missing and the value. When two branches check one key differently, the value is
+    /// read whole and walked instead.
+    fn one_of_read(
+        &mut self,
+        name: &syn::Ident,
+        discriminator: &str,
+        branches: &[Branch],
+        variants: &[syn::Ident],
+        types: &[TokenStream],
+    ) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let check = quote! { #k::__private::check };
+        let mut keys: Vec<String> = vec![discriminator.to_owned()];
+        let mut checks: Vec<TokenStream> = vec![quote! { #s::AnyValue }];
+        let mut compatible = true;
+        let mut branch_props = Vec::new();
+        for b in branches {
+            let owner = self.ir.resolve(b.node);
+            let Shape::Object {
+                properties,
+                additional: None,
+            } = &self.ir.node(owner).shape
+            else {
+                compatible = false;
+                break;
+            };
+            for p in properties.iter().filter(|p| p.name != discriminator) {
+                let c = self.field_check(owner, p);
+                match keys.iter().position(|key| *key == p.name) {
+                    Some(i) => compatible &= checks[i].to_string() == c.to_string(),
+                    None => {
+                        keys.push(p.name.clone());
+                        checks.push(c);
+                    }
+                }
+            }
+            branch_props.push(properties.clone());
+        }
+        if !compatible {
+            let de = quote! { #k::__private::serde };
+            return quote! {
+                fn read<'de, D: #de::Deserializer<'de>>(
+                    d: D,
+                    path: &#k::Path<'_>,
+                    out: &mut Vec<#k::Violation>,
+                ) -> Result<Option<Self>, D::Error> {
+                    let value = <#k::__private::serde_json::Value as #de::Deserialize>::deserialize(d)?;
+                    Ok(<Self as #k::Contract>::walk(&value, path, out))
+                }
+            };
+        }
+        let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let members = self.read_members(
+            &key_refs,
+            &checks,
+            quote! { members.unknown(&mut map, key, path, out)? },
+        );
+        let mut arms = Vec::new();
+        let mut absent = quote! {
+            { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
+        };
+        for (((b, props), variant), ty) in
+            branches.iter().zip(&branch_props).zip(variants).zip(types)
+        {
+            let mut declared = Vec::new();
+            let mut values = Vec::new();
+            let mut fields = Vec::new();
+            for (p, ident) in props.iter().zip(field_idents(props, false)) {
+                let slot = keys
+                    .iter()
+                    .position(|key| *key == p.name)
+                    .unwrap_or_default();
+                let required = p.required;
+                declared.push(quote! { (#slot, #required) });
+                if p.name == discriminator && b.tag.is_some() {
+                    let const_ty = self.rust_type(p.node);
+                    fields.push(quote! { #ident: #const_ty });
+                    continue;
+                }
+                let x = format_ident!("x{}", values.len());
+                values.push(self.member_value(ty, p, &ident, &format_ident!("f{}", slot)));
+                fields.push(quote! { #ident: #x });
+            }
+            let xs = (0..values.len()).map(|i| format_ident!("x{}", i));
+            let build = if values.is_empty() {
+                quote! {}
+            } else {
+                quote! { let (#(Some(#xs),)*) = (#(#values,)*) else { return Ok(None); }; }
+            };
+            let arm = quote! {
+                {
+                    if !members.finish(&[#(#declared),*], path, out) {
+                        return Ok(None);
+                    }
+                    #build
+                    Ok(Some(#name::#variant(#ty { #(#fields,)* })))
+                }
+            };
+            match &b.tag {
+                Some(tag) => arms.push(quote! { Some(#tag) => #arm }),
+                None => absent = arm,
+            }
+        }
+        let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
+        self.read_fn(
+            name,
+            quote! {
+                #members
+                match f0.flatten() {
+                    None => #absent,
+                    Some(tag) => match tag.as_str() {
+                        #(#arms)*
+                        _ => {
+                            members.discard(out);
+                            #check::unknown_discriminator(&path.key(#discriminator), out, &[#(#tags),*]);
+                            Ok(None)
+                        }
+                    },
+                }
+            },
+        )
+    }
+
+    /// The `Deserialize` of a `oneOf`: one struct with every branch's fields, then a dispatch
     /// on the discriminator that refuses fields the chosen branch does not declare. When two
-    /// branches give one field different types, the fast path goes through `Value` instead.
+    /// branches give one field different types, it goes through `Value` and the walk instead.
     fn one_of_deserialize(
         &mut self,
         name: &syn::Ident,
@@ -836,6 +1038,186 @@ impl Emitter<'_> {
                         Some(other) => Err(<D::Error as #de::de::Error>::unknown_variant(other, &[])),
                     }
                 }
+            }
+        }
+    }
+
+    /// `Contract::read` reading an object with `body`, which gets `map` (a `MapAccess`), `path`
+    /// and `out`; any other JSON value is walked, which reports the type error.
+    fn read_fn(&self, name: &syn::Ident, body: TokenStream) -> TokenStream {
+        let k = self.krate;
+        let de = quote! { #k::__private::serde };
+        quote! {
+            fn read<'de, D: #de::Deserializer<'de>>(
+                d: D,
+                path: &#k::Path<'_>,
+                out: &mut Vec<#k::Violation>,
+            ) -> Result<Option<Self>, D::Error> {
+                struct __Body<'a, 'p>(&'a #k::Path<'p>, &'a mut Vec<#k::Violation>);
+                impl<'de> #k::__private::stream::Body<'de> for __Body<'_, '_> {
+                    type Value = #name;
+                    fn other(self, found: #k::__private::serde_json::Value) -> Option<#name> {
+                        <#name as #k::Contract>::walk(&found, self.0, self.1)
+                    }
+                    fn map<A: #de::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<#name>, A::Error> {
+                        let __Body(path, out) = self;
+                        #body
+                    }
+                }
+                #k::__private::stream::read_body(d, __Body(path, out))
+            }
+        }
+    }
+
+    /// Reads the members of an object into slots `f0, f1, …` (one per key of `keys`, read with
+    /// `checks`), an undeclared key with `other`.
+    fn read_members(
+        &self,
+        keys: &[&str],
+        checks: &[TokenStream],
+        other: TokenStream,
+    ) -> TokenStream {
+        let s = {
+            let k = self.krate;
+            quote! { #k::__private::stream }
+        };
+        let n = keys.len();
+        let slots: Vec<_> = (0..n).map(|i| format_ident!("f{}", i)).collect();
+        let arms = checks.iter().enumerate().map(|(i, check)| {
+            let f = &slots[i];
+            quote! { #s::Key::Declared(#i) => #f = members.read(&mut map, #i, &#check, path, out)?, }
+        });
+        quote! {
+            const KEYS: [&str; #n] = [#(#keys),*];
+            let mut members = #s::Members::new(&KEYS, out);
+            #(let mut #slots = None;)*
+            while let Some(key) = map.next_key_seed(#s::Keys(&KEYS))? {
+                match key {
+                    #(#arms)*
+                    #s::Key::Declared(_) => {}
+                    #s::Key::Other(key) => #other,
+                }
+            }
+        }
+    }
+
+    /// The typed value of property `p` of `owner` (type `ty`) from its slot `f`.
+    fn member_value(
+        &self,
+        ty: &TokenStream,
+        p: &Property,
+        ident: &syn::Ident,
+        f: &syn::Ident,
+    ) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        match (
+            p.required,
+            self.is_nullable(p.node),
+            &self.ir.node(p.node).default,
+        ) {
+            (true, _, _) => quote! { #s::required(#f) },
+            (false, _, Some(_)) => {
+                let df = format_ident!("default_{}", ident_text(ident));
+                quote! { #s::or_else(#f, #ty::#df) }
+            }
+            (false, true, None) => quote! { #s::or_else(#f, || None) },
+            (false, false, None) => quote! { #s::optional(#f) },
+        }
+    }
+
+    /// A [`perago_ir::stream::Check`] of node `id`: the single-pass counterpart of
+    /// [`walk_expr`](Self::walk_expr), with the same rules.
+    fn check_expr(&mut self, id: NodeId) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let node = self.ir.node(id);
+        if implements_contract(node) {
+            let ty = self.type_path(id);
+            return quote! { #s::Typed::<#ty>::new() };
+        }
+        if node.name.is_some() {
+            match &node.shape {
+                Shape::Const(Value::String(v)) => {
+                    let ty = self.type_path(id);
+                    return quote! { #s::Then(#s::ConstStr(#v), |(): ()| #ty) };
+                }
+                Shape::Enum(values) if string_values(values).is_some() => {
+                    let ty = self.type_path(id);
+                    return quote! { #s::Then(#s::StrEnum(&#ty::ALL.map(|x| x.as_str())), |i: usize| #ty::ALL[i]) };
+                }
+                _ => {}
+            }
+        }
+        match &node.shape {
+            Shape::Any => quote! { #s::AnyValue },
+            Shape::Null => quote! { #s::Null },
+            Shape::Boolean => quote! { #s::Boolean },
+            Shape::Integer(b) => {
+                let b = bounds(k, b);
+                quote! { #s::Integer(#b) }
+            }
+            Shape::Number(b) => {
+                let b = bounds(k, b);
+                quote! { #s::Number(#b) }
+            }
+            Shape::String {
+                lengths: l,
+                pattern,
+            } => {
+                let l = lengths(k, l);
+                let p = match pattern {
+                    Some(p) => {
+                        let p = self.pattern_static(p.source());
+                        quote! { Some(&*#p) }
+                    }
+                    None => quote! { None },
+                };
+                quote! { #s::Str { lengths: #l, pattern: #p } }
+            }
+            Shape::Const(c) => {
+                let c = self.value_static("CONST", c);
+                quote! { #s::ConstValue(&#c) }
+            }
+            Shape::Enum(values) => {
+                let e = self.value_static("ENUM", &Value::Array(values.clone()));
+                quote! { #s::ValueEnum(#e.as_array().map(Vec::as_slice).unwrap_or_default()) }
+            }
+            Shape::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
+                let items = self.check_expr(*items);
+                let min = opt_u64(*min_items);
+                let max = opt_u64(*max_items);
+                quote! { #s::Array { items: #items, min: #min, max: #max } }
+            }
+            Shape::Object {
+                additional: Some(value),
+                ..
+            } => {
+                let value = self.check_expr(*value);
+                quote! { #s::Map(#value) }
+            }
+            Shape::Object { .. } | Shape::OneOf { .. } => quote! { #s::AnyValue },
+            Shape::Nullable(inner) => {
+                let inner = self.check_expr(*inner);
+                quote! { #s::Nullable(#inner) }
+            }
+            Shape::Ref(target) => self.check_expr(*target),
+        }
+    }
+
+    /// The check of property `p` of struct `owner`, boxing what [`field_type`](Self::field_type) boxes.
+    fn field_check(&mut self, owner: NodeId, p: &Property) -> TokenStream {
+        let k = self.krate;
+        let check = self.check_expr(p.node);
+        match (self.boxed(owner, p), self.is_nullable(p.node)) {
+            (false, _) => check,
+            (true, false) => quote! { #k::__private::stream::Then(#check, ::std::boxed::Box::new) },
+            (true, true) => {
+                quote! { #k::__private::stream::Then(#check, |x: Option<_>| x.map(::std::boxed::Box::new)) }
             }
         }
     }

@@ -98,8 +98,8 @@ snapshots! {
     // oneOf
     one_of_all_tagged,
     one_of_untagged_branch,
-    /// `value` is a string in one branch and an integer in the other: the typed fast path goes
-    /// through `serde_json::Value` and the walk.
+    /// `value` is a string in one branch and an integer in the other: `Deserialize` and `read`
+    /// go through `serde_json::Value` and the walk.
     one_of_conflicting_field_types,
 
     // $ref

@@ -306,9 +306,20 @@ pub fn string<'v>(
         type_error(out, path, "a string", v);
         return None;
     };
+    string_rules(s, path, out, lengths, pattern).then_some(s.as_str())
+}
+
+/// The length and pattern rules of a string.
+pub fn string_rules(
+    s: &str,
+    path: &Path<'_>,
+    out: &mut Out,
+    lengths: &Lengths,
+    pattern: Option<&Pattern>,
+) -> bool {
     let lengths_ok = lengths.check(s, path, out);
     let pattern_ok = pattern.is_none_or(|p| p.check(s, path, out));
-    (lengths_ok && pattern_ok).then_some(s.as_str())
+    lengths_ok && pattern_ok
 }
 
 /// `type: integer` with its bounds. JSON Schema counts `1.0` as an integer; the typed value is
@@ -400,7 +411,18 @@ pub fn array<'v>(
         type_error(out, path, "an array", v);
         return None;
     };
-    let n = items.len() as u64;
+    let ok = item_count(items.len() as u64, path, out, min_items, max_items);
+    Some((items, ok))
+}
+
+/// `minItems`/`maxItems` of an array of `n` items.
+pub fn item_count(
+    n: u64,
+    path: &Path<'_>,
+    out: &mut Out,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+) -> bool {
     let mut ok = true;
     if let Some(m) = min_items.filter(|m| n < *m) {
         push(
@@ -420,7 +442,7 @@ pub fn array<'v>(
         );
         ok = false;
     }
-    Some((items, ok))
+    ok
 }
 
 fn item_s(n: u64) -> &'static str {
@@ -429,7 +451,12 @@ fn item_s(n: u64) -> &'static str {
 
 /// `const` with a string value.
 pub fn const_str(v: &Value, path: &Path<'_>, out: &mut Out, expected: &str) -> bool {
-    if v.as_str() == Some(expected) {
+    const_text(v.as_str(), path, out, expected)
+}
+
+/// `const` with a string value, given the value's text (`None` when it is not a string).
+pub fn const_text(s: Option<&str>, path: &Path<'_>, out: &mut Out, expected: &str) -> bool {
+    if s == Some(expected) {
         return true;
     }
     push(
@@ -452,10 +479,17 @@ pub fn const_value(v: &Value, path: &Path<'_>, out: &mut Out, expected: &Value) 
 
 /// `enum` of strings: the index of the matching value.
 pub fn string_enum(v: &Value, path: &Path<'_>, out: &mut Out, allowed: &[&str]) -> Option<usize> {
-    if let Some(i) = v
-        .as_str()
-        .and_then(|s| allowed.iter().position(|a| *a == s))
-    {
+    enum_text(v.as_str(), path, out, allowed)
+}
+
+/// `enum` of strings, given the value's text (`None` when it is not a string).
+pub fn enum_text(
+    s: Option<&str>,
+    path: &Path<'_>,
+    out: &mut Out,
+    allowed: &[&str],
+) -> Option<usize> {
+    if let Some(i) = s.and_then(|s| allowed.iter().position(|a| *a == s)) {
         return Some(i);
     }
     push(

@@ -1,5 +1,6 @@
-//! serde helpers for the typed fast path of generated validators. The fast path may reject a
-//! valid document (the full walk then decides) but must never accept an invalid one.
+//! serde helpers for the `Deserialize` impls of generated types: as strict as serde can be
+//! about the schema (lengths, patterns and bounds are `Contract::satisfies`), so it never
+//! accepts a document whose shape the schema rejects.
 
 use serde::{Deserialize, Deserializer};
 

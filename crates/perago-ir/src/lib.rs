@@ -5,6 +5,7 @@
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
 //! - [`check`]: the keyword checks that both the interpreter and generated validators call, so
 //!   both report the same violations with the same messages;
+//! - [`stream`]: what generated validators read documents with, in one pass from the parser;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
 //! - [`Contract`]: what every generated type implements.
 //!
@@ -15,14 +16,15 @@ pub mod de;
 pub mod ir;
 pub mod json;
 pub mod path;
+pub mod stream;
 pub mod violation;
 
 pub use ir::{Ir, NodeId};
 pub use path::Path;
 pub use violation::{Code, Violation, Violations};
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserializer, Serialize};
 use serde_json::Value;
 
 /// A type generated from a schema: validated from JSON into a typed value, or every violation.
@@ -46,7 +48,17 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
     /// only when nothing was recorded.
     fn walk(value: &Value, path: &Path<'_>, out: &mut check::Out) -> Option<Self>;
 
-    /// The rules serde's typed deserialisation cannot express (lengths, patterns, bounds).
+    /// Reads one value straight from a deserialiser, recording every violation at or below
+    /// `path` in the walk's order; returns the typed value only when nothing was recorded.
+    /// Errors are the parser's, or a data error at a repeated key (see [`stream`]).
+    fn read<'de, D: Deserializer<'de>>(
+        d: D,
+        path: &Path<'_>,
+        out: &mut check::Out,
+    ) -> Result<Option<Self>, D::Error>;
+
+    /// The rules serde's typed deserialisation cannot express (lengths, patterns, bounds), for
+    /// a value built in code or through the type's `Deserialize`, which does not check them.
     fn satisfies(&self) -> bool;
 
     /// Validates a parsed document.
@@ -58,16 +70,26 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
         }
     }
 
-    /// Validates document bytes: a typed fast path for the valid case, and the full walk,
-    /// which reports every violation, only when that fails.
+    /// Validates document bytes in one pass ([`read`](Contract::read)): the typed value, or
+    /// every violation; malformed JSON is one violation at `$`.
     fn from_slice(bytes: &[u8]) -> Result<Self, Violations> {
-        if let Ok(typed) = serde_json::from_slice::<Self>(bytes)
-            && typed.satisfies()
-        {
-            return Ok(typed);
-        }
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) => Self::from_value(&value),
+        // One SIMD pass checks the whole document's UTF-8, so the parser need not check each
+        // string again (the larger part of parsing a text-heavy document).
+        let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+            return read_whole(bytes);
+        };
+        let mut out = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = Self::read(&mut de, &Path::Root, &mut out).and_then(|typed| {
+            de.end()?;
+            Ok(typed)
+        });
+        match read {
+            Ok(Some(typed)) if out.is_empty() => Ok(typed),
+            Ok(_) => Err(Violations::new(out)),
+            // A repeated key: JSON Schema sees its last occurrence, which takes the whole
+            // document to know.
+            Err(e) if e.is_data() => read_whole(bytes),
             Err(e) => Err(Violations::new(vec![check::malformed(&e)])),
         }
     }
@@ -78,6 +100,15 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
             Ok(_) => Violations::default(),
             Err(v) => v,
         }
+    }
+}
+
+/// Parses the whole document, then walks it: for a repeated key, and for bytes that are not
+/// UTF-8 (whose error the parser words, as the interpreter reports it).
+fn read_whole<T: Contract>(bytes: &[u8]) -> Result<T, Violations> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => T::from_value(&value),
+        Err(e) => Err(Violations::new(vec![check::malformed(&e)])),
     }
 }
 

@@ -42,5 +42,6 @@ pub mod __private {
     pub use perago_ir::check;
     pub use perago_ir::de;
     pub use perago_ir::path::Path;
+    pub use perago_ir::stream;
     pub use perago_ir::violation::Violation;
 }

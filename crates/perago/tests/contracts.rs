@@ -56,7 +56,7 @@ fn every_violation_in_check_order_with_unknown_fields_first() {
 }
 
 #[test]
-fn completion_fast_path_and_walk_agree_on_null_and_absent() {
+fn completion_bytes_and_walk_agree_on_null_and_absent() {
     let with_nulls = json!({"summary": "done", "files_changed": null, "verification": null, "receipt_ref": null});
     let typed = WorkerCompletionV1::from_slice(with_nulls.to_string().as_bytes()).expect("valid");
     let WorkerCompletionV1::Completion(Completion {
@@ -155,4 +155,92 @@ fn task_result_payloads_forbid_the_other_fields() {
     let err = WorkspaceFreeTaskResult::from_slice(br#"{"output": {"result": {}}}"#)
         .expect_err("no status");
     assert_eq!(paths(&err), [("$.status", "required")]);
+}
+
+/// A repeated key stops the single pass; the document is then read whole, where the last
+/// occurrence counts (JSON Schema's reading), so bytes and parsed value give the same answer.
+#[test]
+fn repeated_keys_read_as_their_last_occurrence() {
+    fn same<T: Contract + std::fmt::Debug + PartialEq>(
+        doc: &str,
+    ) -> Result<T, Vec<(String, String)>> {
+        let owned = |e: &perago::Violations| {
+            paths(e)
+                .into_iter()
+                .map(|(p, c)| (p.to_owned(), c.to_owned()))
+                .collect::<Vec<_>>()
+        };
+        let slice = T::from_slice(doc.as_bytes()).map_err(|e| owned(&e));
+        let value: Value = serde_json::from_slice(doc.as_bytes()).expect("JSON");
+        let walked = T::from_value(&value).map_err(|e| owned(&e));
+        assert_eq!(slice, walked, "{doc}");
+        slice
+    }
+    let ws = r#""repository": "r", "branch": "b", "ref_type": "commit""#;
+    // A declared key: an invalid first occurrence is forgotten, an invalid last one counts.
+    let fixed = same::<WorkspaceTaskInput>(&format!(
+        r#"{{"workspace": {{{ws}, "ref": "", "ref": "c"}}, "params": {{}}}}"#
+    ))
+    .expect("the last ref is valid");
+    assert_eq!(fixed.workspace.r#ref, "c");
+    let broken = same::<WorkspaceTaskInput>(&format!(
+        r#"{{"workspace": {{{ws}, "ref": "c", "ref": ""}}, "params": {{}}}}"#
+    ));
+    assert_eq!(
+        broken.expect_err("the last ref is blank"),
+        [("$.workspace.ref".to_owned(), "min_length".to_owned())]
+    );
+    // An unknown key is one unknown field, however often it occurs.
+    let unknown = same::<WorkspaceTaskInput>(&format!(
+        r#"{{"workspace": {{{ws}, "ref": "c", "x": 1, "x": 2}}, "params": {{}}}}"#
+    ));
+    assert_eq!(
+        unknown.expect_err("unknown field"),
+        [("$.workspace.x".to_owned(), "unknown_field".to_owned())]
+    );
+    // A map entry keeps its first place and its last value.
+    let params = same::<WorkspaceTaskInput>(&format!(
+        r#"{{"workspace": {{{ws}, "ref": "c"}}, "params": {{"a": 1, "b": 2, "a": 3}}}}"#
+    ))
+    .expect("valid");
+    assert_eq!(
+        serde_json::to_string(&params.params).expect("serialises"),
+        r#"{"a":3,"b":2}"#
+    );
+    // The discriminator of a `oneOf`.
+    let refusal = same::<WorkerCompletionV1>(
+        r#"{"kind": "nonsense", "detail": "d", "question": "q?", "kind": "underspecified"}"#,
+    );
+    assert!(matches!(refusal, Ok(WorkerCompletionV1::Underspecified(_))));
+}
+
+/// Members in any order report in the walk's order: unknown fields in document order first,
+/// then declared properties in schema order.
+#[test]
+fn member_order_does_not_change_the_report() {
+    let forward = r#"{"summary": " ", "files_changed": [""], "zz": 1, "verification": {"exit_code": "0"}, "aa": 2}"#;
+    let backward = r#"{"aa": 2, "verification": {"exit_code": "0"}, "zz": 1, "files_changed": [""], "summary": " "}"#;
+    let expected = |first: &str, second: &str| {
+        vec![
+            (format!("$.{first}"), "unknown_field"),
+            (format!("$.{second}"), "unknown_field"),
+            ("$.summary".into(), "pattern"),
+            ("$.files_changed[0]".into(), "pattern"),
+            ("$.verification.command".into(), "required"),
+            ("$.verification.exit_code".into(), "type"),
+        ]
+    };
+    for (doc, first, second) in [(forward, "zz", "aa"), (backward, "aa", "zz")] {
+        let err = WorkerCompletionV1::from_slice(doc.as_bytes()).expect_err("invalid");
+        let got: Vec<(String, &str)> = paths(&err)
+            .into_iter()
+            .map(|(p, c)| (p.to_owned(), c))
+            .collect();
+        assert_eq!(got, expected(first, second), "{doc}");
+        let value: Value = serde_json::from_str(doc).expect("JSON");
+        assert_eq!(
+            WorkerCompletionV1::from_value(&value).expect_err("invalid"),
+            err
+        );
+    }
 }

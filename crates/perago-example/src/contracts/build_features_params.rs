@@ -150,6 +150,110 @@ impl ::perago::Contract for BuildFeaturesParams {
             columns: f_columns?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = BuildFeaturesParams;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<BuildFeaturesParams> {
+                <BuildFeaturesParams as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<BuildFeaturesParams>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 3usize] = ["feature_set", "min_rows", "columns"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: Some(0f64),
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Typed::<
+                                        BuildFeaturesParamsColumns,
+                                    >::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[(0usize, true), (1usize, true), (2usize, false)],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::optional(f2),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(BuildFeaturesParams {
+                        feature_set: x0,
+                        min_rows: x1,
+                        columns: x2,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.feature_set;
@@ -315,6 +419,82 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
             return None;
         }
         Some(Self { exclude: f_exclude? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = BuildFeaturesParamsColumns;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<BuildFeaturesParamsColumns> {
+                <BuildFeaturesParamsColumns as ::perago::Contract>::walk(
+                    &found,
+                    self.0,
+                    self.1,
+                )
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<BuildFeaturesParamsColumns>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["exclude"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: Some(1u64),
+                                                max: None,
+                                            },
+                                            pattern: None,
+                                        },
+                                        min: None,
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, false)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (
+                    ::perago::__private::stream::or_else(
+                        f0,
+                        BuildFeaturesParamsColumns::default_exclude,
+                    ),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(BuildFeaturesParamsColumns {
+                        exclude: x0,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {

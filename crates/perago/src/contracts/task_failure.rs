@@ -110,6 +110,87 @@ impl ::perago::Contract for Failed {
             reason_for_incompletion: f_reason_for_incompletion?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Failed;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Failed> {
+                <Failed as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Failed>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["status", "reasonForIncompletion"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("FAILED"),
+                                        |(): ()| FailedStatus,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Failed {
+                        status: x0,
+                        reason_for_incompletion: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.reason_for_incompletion;
@@ -241,6 +322,93 @@ impl ::perago::Contract for FailedWithTerminalError {
             status: f_status?,
             reason_for_incompletion: f_reason_for_incompletion?,
         })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = FailedWithTerminalError;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<FailedWithTerminalError> {
+                <FailedWithTerminalError as ::perago::Contract>::walk(
+                    &found,
+                    self.0,
+                    self.1,
+                )
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<FailedWithTerminalError>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["status", "reasonForIncompletion"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "FAILED_WITH_TERMINAL_ERROR",
+                                        ),
+                                        |(): ()| FailedWithTerminalErrorStatus,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(FailedWithTerminalError {
+                        status: x0,
+                        reason_for_incompletion: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {

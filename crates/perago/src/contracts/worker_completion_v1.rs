@@ -71,6 +71,408 @@ impl ::perago::Contract for WorkerCompletionV1 {
             }
         }
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = WorkerCompletionV1;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<WorkerCompletionV1> {
+                <WorkerCompletionV1 as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<WorkerCompletionV1>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 10usize] = [
+                    "kind",
+                    "contract",
+                    "summary",
+                    "files_changed",
+                    "verification",
+                    "receipt_ref",
+                    "detail",
+                    "question",
+                    "proposed_split",
+                    "blocking_dep",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                let mut f6 = None;
+                let mut f7 = None;
+                let mut f8 = None;
+                let mut f9 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: None,
+                                        max: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Typed::<Verification>::new(),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(6usize) => {
+                            f6 = members
+                                .read(
+                                    &mut map,
+                                    6usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(7usize) => {
+                            f7 = members
+                                .read(
+                                    &mut map,
+                                    7usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(8usize) => {
+                            f8 = members
+                                .read(
+                                    &mut map,
+                                    8usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(9usize) => {
+                            f9 = members
+                                .read(
+                                    &mut map,
+                                    9usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0.flatten() {
+                    None => {
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (2usize, true),
+                                    (3usize, false),
+                                    (4usize, false),
+                                    (5usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
+                            ::perago::__private::stream::optional(f1),
+                            ::perago::__private::stream::required(f2),
+                            ::perago::__private::stream::or_else(f3, || None),
+                            ::perago::__private::stream::or_else(f4, || None),
+                            ::perago::__private::stream::or_else(f5, || None),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionV1::Completion(Completion {
+                                    contract: x0,
+                                    summary: x1,
+                                    files_changed: x2,
+                                    verification: x3,
+                                    receipt_ref: x4,
+                                }),
+                            ),
+                        )
+                    }
+                    Some(tag) => {
+                        match tag.as_str() {
+                            Some("awaiting_operator") => {
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (7usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago::__private::stream::optional(f1),
+                                    ::perago::__private::stream::required(f6),
+                                    ::perago::__private::stream::required(f7),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::AwaitingOperator(AwaitingOperator {
+                                            contract: x0,
+                                            kind: AwaitingOperatorKind,
+                                            detail: x1,
+                                            question: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("scope_exceeded") => {
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (8usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago::__private::stream::optional(f1),
+                                    ::perago::__private::stream::required(f6),
+                                    ::perago::__private::stream::required(f8),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::ScopeExceeded(ScopeExceeded {
+                                            contract: x0,
+                                            kind: ScopeExceededKind,
+                                            detail: x1,
+                                            proposed_split: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("underspecified") => {
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (7usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago::__private::stream::optional(f1),
+                                    ::perago::__private::stream::required(f6),
+                                    ::perago::__private::stream::required(f7),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::Underspecified(Underspecified {
+                                            contract: x0,
+                                            kind: UnderspecifiedKind,
+                                            detail: x1,
+                                            question: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("blocked_on_dependency") => {
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (9usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago::__private::stream::optional(f1),
+                                    ::perago::__private::stream::required(f6),
+                                    ::perago::__private::stream::required(f9),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::BlockedOnDependency(BlockedOnDependency {
+                                            contract: x0,
+                                            kind: BlockedOnDependencyKind,
+                                            detail: x1,
+                                            blocking_dep: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago::__private::check::unknown_discriminator(
+                                    &path.key("kind"),
+                                    out,
+                                    &[
+                                        "awaiting_operator",
+                                        "scope_exceeded",
+                                        "underspecified",
+                                        "blocked_on_dependency",
+                                    ],
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         match self {
             Self::Completion(x) => ::perago::Contract::satisfies(x),
@@ -718,6 +1120,164 @@ impl ::perago::Contract for Completion {
             receipt_ref: f_receipt_ref?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Completion;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Completion> {
+                <Completion as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Completion>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 5usize] = [
+                    "contract",
+                    "summary",
+                    "files_changed",
+                    "verification",
+                    "receipt_ref",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: None,
+                                        max: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Typed::<Verification>::new(),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, true),
+                            (2usize, false),
+                            (3usize, false),
+                            (4usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
+                    ::perago::__private::stream::optional(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::or_else(f2, || None),
+                    ::perago::__private::stream::or_else(f3, || None),
+                    ::perago::__private::stream::or_else(f4, || None),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Completion {
+                        contract: x0,
+                        summary: x1,
+                        files_changed: x2,
+                        verification: x3,
+                        receipt_ref: x4,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.summary;
@@ -872,6 +1432,89 @@ impl ::perago::Contract for Verification {
             command: f_command?,
             exit_code: f_exit_code?,
         })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Verification;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Verification> {
+                <Verification as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Verification>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["command", "exit_code"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Verification {
+                        command: x0,
+                        exit_code: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {
@@ -1042,6 +1685,135 @@ impl ::perago::Contract for AwaitingOperator {
             detail: f_detail?,
             question: f_question?,
         })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = AwaitingOperator;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<AwaitingOperator> {
+                <AwaitingOperator as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<AwaitingOperator>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("awaiting_operator"),
+                                        |(): ()| AwaitingOperatorKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago::__private::stream::optional(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(AwaitingOperator {
+                        contract: x0,
+                        kind: x1,
+                        detail: x2,
+                        question: x3,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {
@@ -1244,6 +2016,144 @@ impl ::perago::Contract for ScopeExceeded {
             proposed_split: f_proposed_split?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ScopeExceeded;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ScopeExceeded> {
+                <ScopeExceeded as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ScopeExceeded>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = [
+                    "contract",
+                    "kind",
+                    "detail",
+                    "proposed_split",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("scope_exceeded"),
+                                        |(): ()| ScopeExceededKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago::__private::stream::optional(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(ScopeExceeded {
+                        contract: x0,
+                        kind: x1,
+                        detail: x2,
+                        proposed_split: x3,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.detail;
@@ -1427,6 +2337,135 @@ impl ::perago::Contract for Underspecified {
             detail: f_detail?,
             question: f_question?,
         })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Underspecified;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Underspecified> {
+                <Underspecified as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Underspecified>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("underspecified"),
+                                        |(): ()| UnderspecifiedKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago::__private::stream::optional(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Underspecified {
+                        contract: x0,
+                        kind: x1,
+                        detail: x2,
+                        question: x3,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {
@@ -1614,6 +2653,142 @@ impl ::perago::Contract for BlockedOnDependency {
             detail: f_detail?,
             blocking_dep: f_blocking_dep?,
         })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = BlockedOnDependency;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<BlockedOnDependency> {
+                <BlockedOnDependency as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<BlockedOnDependency>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = [
+                    "contract",
+                    "kind",
+                    "detail",
+                    "blocking_dep",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr(
+                                            "blocked_on_dependency",
+                                        ),
+                                        |(): ()| BlockedOnDependencyKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago::__private::stream::optional(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(BlockedOnDependency {
+                        contract: x0,
+                        kind: x1,
+                        detail: x2,
+                        blocking_dep: x3,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {

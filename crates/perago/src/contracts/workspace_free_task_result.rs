@@ -59,6 +59,168 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
             }
         }
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = WorkspaceFreeTaskResult;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<WorkspaceFreeTaskResult> {
+                <WorkspaceFreeTaskResult as ::perago::Contract>::walk(
+                    &found,
+                    self.0,
+                    self.1,
+                )
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<WorkspaceFreeTaskResult>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 3usize] = [
+                    "status",
+                    "output",
+                    "reasonForIncompletion",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Typed::<Output>::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0.flatten() {
+                    None => {
+                        members.discard(out);
+                        ::perago::__private::check::required(&path.key("status"), out);
+                        Ok(None)
+                    }
+                    Some(tag) => {
+                        match tag.as_str() {
+                            Some("COMPLETED") => {
+                                if !members
+                                    .finish(&[(0usize, true), (1usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(f1),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkspaceFreeTaskResult::Completed(Completed {
+                                            status: CompletedStatus,
+                                            output: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("FAILED") => {
+                                if !members
+                                    .finish(&[(0usize, true), (2usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(f2),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkspaceFreeTaskResult::Failed(super::task_failure::Failed {
+                                            status: super::task_failure::FailedStatus,
+                                            reason_for_incompletion: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("FAILED_WITH_TERMINAL_ERROR") => {
+                                if !members
+                                    .finish(&[(0usize, true), (2usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(f2),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkspaceFreeTaskResult::FailedWithTerminalError(super::task_failure::FailedWithTerminalError {
+                                            status: super::task_failure::FailedWithTerminalErrorStatus,
+                                            reason_for_incompletion: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago::__private::check::unknown_discriminator(
+                                    &path.key("status"),
+                                    out,
+                                    &["COMPLETED", "FAILED", "FAILED_WITH_TERMINAL_ERROR"],
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         match self {
             Self::Completed(x) => ::perago::Contract::satisfies(x),
@@ -294,6 +456,81 @@ impl ::perago::Contract for Completed {
             output: f_output?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Completed;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Completed> {
+                <Completed as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Completed>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["status", "output"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("COMPLETED"),
+                                        |(): ()| CompletedStatus,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Typed::<Output>::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Completed {
+                        status: x0,
+                        output: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.output;
@@ -407,6 +644,61 @@ impl ::perago::Contract for Output {
             return None;
         }
         Some(Self { result: f_result? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Output;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Output> {
+                <Output as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Output>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["result"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Map(
+                                        ::perago::__private::stream::AnyValue,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(Output { result: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         true

@@ -339,6 +339,196 @@ impl ::perago::Contract for Lists {
             points: f_points?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Lists;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Lists> {
+                <Lists as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Lists>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 6usize] = [
+                    "anything",
+                    "tags",
+                    "at_least",
+                    "at_most",
+                    "matrix",
+                    "points",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::AnyValue,
+                                        min: None,
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: Some(1u64),
+                                                max: None,
+                                            },
+                                            pattern: None,
+                                        },
+                                        min: Some(1u64),
+                                        max: Some(3u64),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Boolean,
+                                        min: Some(2u64),
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: None,
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                        min: None,
+                                        max: Some(2u64),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Array {
+                                            items: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                                minimum: Some(0f64),
+                                                maximum: None,
+                                                exclusive_minimum: None,
+                                                exclusive_maximum: None,
+                                            }),
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        min: None,
+                                        max: Some(4u64),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Typed::<
+                                            ListsPointsItem,
+                                        >::new(),
+                                        min: None,
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, true),
+                            (2usize, false),
+                            (3usize, false),
+                            (4usize, true),
+                            (5usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::stream::required(f4),
+                    ::perago::__private::stream::optional(f5),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Lists {
+                        anything: x0,
+                        tags: x1,
+                        at_least: x2,
+                        at_most: x3,
+                        matrix: x4,
+                        points: x5,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.tags;
@@ -485,6 +675,64 @@ impl ::perago::Contract for ListsPointsItem {
             return None;
         }
         Some(Self { x: f_x? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ListsPointsItem;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ListsPointsItem> {
+                <ListsPointsItem as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ListsPointsItem>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["x"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(ListsPointsItem { x: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         true

@@ -318,6 +318,258 @@ impl ::perago::Contract for Keys {
             kebab_case: f_kebab_case?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Keys;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Keys> {
+                <Keys as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Keys>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 9usize] = [
+                    "type",
+                    "ref",
+                    "self",
+                    "crate",
+                    "odd key",
+                    "camelCase",
+                    "1st",
+                    "async",
+                    "kebab-case",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                let mut f6 = None;
+                let mut f7 = None;
+                let mut f8 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(6usize) => {
+                            f6 = members
+                                .read(
+                                    &mut map,
+                                    6usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(7usize) => {
+                            f7 = members
+                                .read(
+                                    &mut map,
+                                    7usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(8usize) => {
+                            f8 = members
+                                .read(
+                                    &mut map,
+                                    8usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::StrEnum(
+                                            &KeysKebabCase::ALL.map(|x| x.as_str()),
+                                        ),
+                                        |i: usize| KeysKebabCase::ALL[i],
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                            (4usize, true),
+                            (5usize, true),
+                            (6usize, true),
+                            (7usize, false),
+                            (8usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (
+                    Some(x0),
+                    Some(x1),
+                    Some(x2),
+                    Some(x3),
+                    Some(x4),
+                    Some(x5),
+                    Some(x6),
+                    Some(x7),
+                    Some(x8),
+                ) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::stream::required(f4),
+                    ::perago::__private::stream::required(f5),
+                    ::perago::__private::stream::required(f6),
+                    ::perago::__private::stream::or_else(f7, Keys::default_async),
+                    ::perago::__private::stream::optional(f8),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Keys {
+                        r#type: x0,
+                        r#ref: x1,
+                        self_: x2,
+                        crate_: x3,
+                        odd_key: x4,
+                        camel_case: x5,
+                        f1st: x6,
+                        r#async: x7,
+                        kebab_case: x8,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         true
     }

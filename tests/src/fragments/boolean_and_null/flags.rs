@@ -118,6 +118,97 @@ impl ::perago::Contract for Flags {
             maybe_flag: f_maybe_flag?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Flags;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Flags> {
+                <Flags as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Flags>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 3usize] = ["flag", "nothing", "maybe_flag"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Boolean,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Null,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Boolean,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[(0usize, true), (1usize, true), (2usize, false)],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::optional(f2),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Flags {
+                        flag: x0,
+                        nothing: x1,
+                        maybe_flag: x2,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         true
     }

@@ -322,6 +322,241 @@ impl ::perago::Contract for Collide {
             additional,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Collide;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Collide> {
+                <Collide as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Collide>, A::Error> {
+                let __Body(path, out) = self;
+                let mut entries = ::perago::__private::stream::Entries::default();
+                const KEYS: [&str; 8usize] = [
+                    "a",
+                    "A",
+                    "odd-key",
+                    "odd_key",
+                    "_",
+                    "gen",
+                    "additional",
+                    "which",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                let mut f6 = None;
+                let mut f7 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Boolean,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Boolean,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(6usize) => {
+                            f6 = members
+                                .read(
+                                    &mut map,
+                                    6usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(7usize) => {
+                            f7 = members
+                                .read(
+                                    &mut map,
+                                    7usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::StrEnum(
+                                            &CollideWhich::ALL.map(|x| x.as_str()),
+                                        ),
+                                        |i: usize| CollideWhich::ALL[i],
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members
+                                .entry(
+                                    &mut map,
+                                    key,
+                                    &mut entries,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?
+                        }
+                    }
+                }
+                let entries = entries.finish()?;
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, true),
+                            (2usize, false),
+                            (3usize, false),
+                            (4usize, false),
+                            (5usize, false),
+                            (6usize, false),
+                            (7usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (
+                    Some(x0),
+                    Some(x1),
+                    Some(x2),
+                    Some(x3),
+                    Some(x4),
+                    Some(x5),
+                    Some(x6),
+                    Some(x7),
+                    Some(x8),
+                ) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::stream::or_else(f3, Collide::default_odd_key_2),
+                    ::perago::__private::stream::optional(f4),
+                    ::perago::__private::stream::optional(f5),
+                    ::perago::__private::stream::optional(f6),
+                    ::perago::__private::stream::optional(f7),
+                    entries,
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Collide {
+                        a: x0,
+                        a_2: x1,
+                        odd_key: x2,
+                        odd_key_2: x3,
+                        f_: x4,
+                        r#gen: x5,
+                        additional_2: x6,
+                        which: x7,
+                        additional: x8,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         if !self
             .additional

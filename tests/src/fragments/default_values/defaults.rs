@@ -365,6 +365,189 @@ impl ::perago::Contract for Defaults {
             r#type: f_type?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Defaults;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Defaults> {
+                <Defaults as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Defaults>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 6usize] = [
+                    "retries",
+                    "mode",
+                    "name",
+                    "tags",
+                    "limit",
+                    "type",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: Some(0f64),
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::StrEnum(
+                                            &DefaultsMode::ALL.map(|x| x.as_str()),
+                                        ),
+                                        |i: usize| DefaultsMode::ALL[i],
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: None,
+                                        },
+                                        min: None,
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: None,
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, false),
+                            (2usize, false),
+                            (3usize, false),
+                            (4usize, false),
+                            (5usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
+                    ::perago::__private::stream::or_else(f0, Defaults::default_retries),
+                    ::perago::__private::stream::or_else(f1, Defaults::default_mode),
+                    ::perago::__private::stream::or_else(f2, Defaults::default_name),
+                    ::perago::__private::stream::or_else(f3, Defaults::default_tags),
+                    ::perago::__private::stream::or_else(f4, Defaults::default_limit),
+                    ::perago::__private::stream::or_else(f5, Defaults::default_type),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Defaults {
+                        retries: x0,
+                        mode: x1,
+                        name: x2,
+                        tags: x3,
+                        limit: x4,
+                        r#type: x5,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.retries;

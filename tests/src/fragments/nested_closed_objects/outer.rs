@@ -105,6 +105,73 @@ impl ::perago::Contract for Outer {
             empty: f_empty?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Outer;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Outer> {
+                <Outer as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Outer>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["inner", "empty"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Typed::<OuterInner>::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Typed::<OuterEmpty>::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, false)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::optional(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(Some(Outer { inner: x0, empty: x1 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.inner;
@@ -195,6 +262,61 @@ impl ::perago::Contract for OuterInner {
             return None;
         }
         Some(Self { innermost: f_innermost? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = OuterInner;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<OuterInner> {
+                <OuterInner as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<OuterInner>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["innermost"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Typed::<
+                                        OuterInnerInnermost,
+                                    >::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(OuterInner { innermost: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {
@@ -293,6 +415,65 @@ impl ::perago::Contract for OuterInnerInnermost {
         }
         Some(Self { leaf: f_leaf? })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = OuterInnerInnermost;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<OuterInnerInnermost> {
+                <OuterInnerInnermost as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<OuterInnerInnermost>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["leaf"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(OuterInnerInnermost { leaf: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         true
     }
@@ -355,6 +536,45 @@ impl ::perago::Contract for OuterEmpty {
             return None;
         }
         Some(Self {})
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = OuterEmpty;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<OuterEmpty> {
+                <OuterEmpty as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<OuterEmpty>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 0usize] = [];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[], path, out) {
+                    return Ok(None);
+                }
+                Ok(Some(OuterEmpty {}))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         true

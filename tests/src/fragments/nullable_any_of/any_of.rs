@@ -214,6 +214,161 @@ impl ::perago::Contract for AnyOfNull {
             optional_enum: f_optional_enum?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = AnyOfNull;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<AnyOfNull> {
+                <AnyOfNull as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<AnyOfNull>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 5usize] = [
+                    "required_ref",
+                    "optional_ref",
+                    "required_inline",
+                    "optional_inline",
+                    "optional_enum",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Typed::<Point>::new(),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Typed::<Point>::new(),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2u64),
+                                        },
+                                        pattern: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: None,
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                        min: Some(1u64),
+                                        max: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Then(
+                                            ::perago::__private::stream::StrEnum(
+                                                &AnyOfNullOptionalEnum::ALL.map(|x| x.as_str()),
+                                            ),
+                                            |i: usize| AnyOfNullOptionalEnum::ALL[i],
+                                        ),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, false),
+                            (2usize, true),
+                            (3usize, false),
+                            (4usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::or_else(f1, || None),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::or_else(f3, || None),
+                    ::perago::__private::stream::or_else(f4, || None),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(AnyOfNull {
+                        required_ref: x0,
+                        optional_ref: x1,
+                        required_inline: x2,
+                        optional_inline: x3,
+                        optional_enum: x4,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.required_ref;
@@ -337,6 +492,64 @@ impl ::perago::Contract for Point {
             return None;
         }
         Some(Self { x: f_x? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Point;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Point> {
+                <Point as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Point>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["x"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: Some(0f64),
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(Point { x: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {

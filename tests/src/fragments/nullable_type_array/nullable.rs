@@ -216,6 +216,164 @@ impl ::perago::Contract for Nullable {
             nullable_object: f_nullable_object?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Nullable;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Nullable> {
+                <Nullable as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Nullable>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 5usize] = [
+                    "required_nullable",
+                    "optional_nullable",
+                    "optional",
+                    "required",
+                    "nullable_object",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: Some(3f64),
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Typed::<
+                                            NullableNullableObject,
+                                        >::new(),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, false),
+                            (2usize, false),
+                            (3usize, true),
+                            (4usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::or_else(f1, || None),
+                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::stream::required(f4),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Nullable {
+                        required_nullable: x0,
+                        optional_nullable: x1,
+                        optional: x2,
+                        required: x3,
+                        nullable_object: x4,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.required_nullable;
@@ -347,6 +505,69 @@ impl ::perago::Contract for NullableNullableObject {
             return None;
         }
         Some(Self { a: f_a? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = NullableNullableObject;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<NullableNullableObject> {
+                <NullableNullableObject as ::perago::Contract>::walk(
+                    &found,
+                    self.0,
+                    self.1,
+                )
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<NullableNullableObject>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["a"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(NullableNullableObject { a: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         true

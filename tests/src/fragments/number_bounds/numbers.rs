@@ -225,6 +225,180 @@ impl ::perago::Contract for Numbers {
             every_bound: f_every_bound?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Numbers;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Numbers> {
+                <Numbers as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Numbers>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 6usize] = [
+                    "unbounded",
+                    "minimum",
+                    "maximum",
+                    "exclusive_minimum",
+                    "exclusive_maximum",
+                    "every_bound",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: Some(0.5f64),
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: Some(1f64),
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: Some(-1.25f64),
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: Some(100f64),
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: Some(0f64),
+                                        maximum: Some(1f64),
+                                        exclusive_minimum: Some(-0.5f64),
+                                        exclusive_maximum: Some(1.5f64),
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                            (4usize, true),
+                            (5usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::stream::required(f4),
+                    ::perago::__private::stream::required(f5),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Numbers {
+                        unbounded: x0,
+                        minimum: x1,
+                        maximum: x2,
+                        exclusive_minimum: x3,
+                        exclusive_maximum: x4,
+                        every_bound: x5,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.minimum;

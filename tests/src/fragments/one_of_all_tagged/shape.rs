@@ -49,6 +49,173 @@ impl ::perago::Contract for Shape {
             }
         }
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Shape;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Shape> {
+                <Shape as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Shape>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = ["kind", "radius", "side", "label"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: Some(0f64),
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: Some(0f64),
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0.flatten() {
+                    None => {
+                        members.discard(out);
+                        ::perago::__private::check::required(&path.key("kind"), out);
+                        Ok(None)
+                    }
+                    Some(tag) => {
+                        match tag.as_str() {
+                            Some("circle") => {
+                                if !members
+                                    .finish(&[(0usize, true), (1usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(f1),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Shape::Circle(ShapeCircle {
+                                            kind: ShapeCircleKind,
+                                            radius: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("square") => {
+                                if !members
+                                    .finish(
+                                        &[(0usize, true), (2usize, true), (3usize, false)],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1)) = (
+                                    ::perago::__private::stream::required(f2),
+                                    ::perago::__private::stream::or_else(f3, || None),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Shape::Square(ShapeSquare {
+                                            kind: ShapeSquareKind,
+                                            side: x0,
+                                            label: x1,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("empty-shape") => {
+                                if !members.finish(&[(0usize, true)], path, out) {
+                                    return Ok(None);
+                                }
+                                Ok(Some(Shape::EmptyShape(Empty { kind: EmptyKind })))
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago::__private::check::unknown_discriminator(
+                                    &path.key("kind"),
+                                    out,
+                                    &["circle", "square", "empty-shape"],
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         match self {
             Self::Circle(x) => ::perago::Contract::satisfies(x),
@@ -316,6 +483,86 @@ impl ::perago::Contract for ShapeCircle {
             radius: f_radius?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ShapeCircle;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ShapeCircle> {
+                <ShapeCircle as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ShapeCircle>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["kind", "radius"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("circle"),
+                                        |(): ()| ShapeCircleKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: Some(0f64),
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(ShapeCircle {
+                        kind: x0,
+                        radius: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.radius;
@@ -468,6 +715,111 @@ impl ::perago::Contract for ShapeSquare {
             label: f_label?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ShapeSquare;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ShapeSquare> {
+                <ShapeSquare as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ShapeSquare>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 3usize] = ["kind", "side", "label"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("square"),
+                                        |(): ()| ShapeSquareKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: Some(0f64),
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[(0usize, true), (1usize, true), (2usize, false)],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::or_else(f2, || None),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(ShapeSquare {
+                        kind: x0,
+                        side: x1,
+                        label: x2,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.side;
@@ -563,6 +915,62 @@ impl ::perago::Contract for Empty {
             return None;
         }
         Some(Self { kind: f_kind? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Empty;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Empty> {
+                <Empty as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Empty>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["kind"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("empty-shape"),
+                                        |(): ()| EmptyKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(Empty { kind: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         true

@@ -44,6 +44,16 @@ impl ::perago::Contract for Setting {
             }
         }
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        let value = <::perago::__private::serde_json::Value as ::perago::__private::serde::Deserialize>::deserialize(
+            d,
+        )?;
+        Ok(<Self as ::perago::Contract>::walk(&value, path, out))
+    }
     fn satisfies(&self) -> bool {
         match self {
             Self::Text(x) => ::perago::Contract::satisfies(x),
@@ -167,6 +177,87 @@ impl ::perago::Contract for SettingText {
             value: f_value?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = SettingText;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<SettingText> {
+                <SettingText as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<SettingText>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["type", "value"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("text"),
+                                        |(): ()| SettingTextType,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(SettingText {
+                        r#type: x0,
+                        value: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         true
     }
@@ -276,6 +367,86 @@ impl ::perago::Contract for SettingCount {
             r#type: f_type?,
             value: f_value?,
         })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = SettingCount;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<SettingCount> {
+                <SettingCount as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<SettingCount>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["type", "value"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("count"),
+                                        |(): ()| SettingCountType,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(SettingCount {
+                        r#type: x0,
+                        value: x1,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         true

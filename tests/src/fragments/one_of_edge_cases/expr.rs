@@ -53,6 +53,207 @@ impl ::perago::Contract for Expr {
             }
         }
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Expr;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Expr> {
+                <Expr as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Expr>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 5usize] = ["op", "limit", "inner", "args", "value"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: None,
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Expr>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Typed::<Expr>::new(),
+                                        min: None,
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0.flatten() {
+                    None => {
+                        members.discard(out);
+                        ::perago::__private::check::required(&path.key("op"), out);
+                        Ok(None)
+                    }
+                    Some(tag) => {
+                        match tag.as_str() {
+                            Some("self") => {
+                                if !members
+                                    .finish(
+                                        &[(0usize, true), (1usize, false), (2usize, false)],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1)) = (
+                                    ::perago::__private::stream::or_else(
+                                        f1,
+                                        ExprSelf::default_limit,
+                                    ),
+                                    ::perago::__private::stream::optional(f2),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Expr::Self_(ExprSelf {
+                                            op: ExprSelfOp,
+                                            limit: x0,
+                                            inner: x1,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("Self") => {
+                                if !members
+                                    .finish(&[(0usize, true), (3usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(f3),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Expr::Self2(ExprSelf2 {
+                                            op: ExprSelfOp2,
+                                            args: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("lit") => {
+                                if !members
+                                    .finish(&[(0usize, true), (4usize, false)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::or_else(
+                                        f4,
+                                        super::lit::Literal::default_value,
+                                    ),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Expr::Lit(super::lit::Literal {
+                                            op: super::lit::LiteralOp,
+                                            value: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago::__private::check::unknown_discriminator(
+                                    &path.key("op"),
+                                    out,
+                                    &["self", "Self", "lit"],
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         match self {
             Self::Self_(x) => ::perago::Contract::satisfies(x),
@@ -397,6 +598,110 @@ impl ::perago::Contract for ExprSelf {
             inner: f_inner?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ExprSelf;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ExprSelf> {
+                <ExprSelf as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ExprSelf>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 3usize] = ["op", "limit", "inner"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("self"),
+                                        |(): ()| ExprSelfOp,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Nullable(
+                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: None,
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Expr>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[(0usize, true), (1usize, false), (2usize, false)],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::or_else(f1, ExprSelf::default_limit),
+                    ::perago::__private::stream::optional(f2),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(ExprSelf {
+                        op: x0,
+                        limit: x1,
+                        inner: x2,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         if !self.inner.as_deref().is_none_or(<Expr as ::perago::Contract>::satisfies) {
             return false;
@@ -510,6 +815,80 @@ impl ::perago::Contract for ExprSelf2 {
             return None;
         }
         Some(Self { op: f_op?, args: f_args? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ExprSelf2;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ExprSelf2> {
+                <ExprSelf2 as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ExprSelf2>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["op", "args"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::ConstStr("Self"),
+                                        |(): ()| ExprSelfOp2,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Array {
+                                        items: ::perago::__private::stream::Typed::<Expr>::new(),
+                                        min: None,
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true), (1usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(Some(ExprSelf2 { op: x0, args: x1 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         {

@@ -142,6 +142,106 @@ impl ::perago::Contract for Open {
             additional,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Open;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Open> {
+                <Open as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Open>, A::Error> {
+                let __Body(path, out) = self;
+                let mut entries = ::perago::__private::stream::Entries::default();
+                const KEYS: [&str; 2usize] = ["name", "size"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members
+                                .entry(
+                                    &mut map,
+                                    key,
+                                    &mut entries,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: Some(9f64),
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?
+                        }
+                    }
+                }
+                let entries = entries.finish()?;
+                if !members.finish(&[(0usize, true), (1usize, false)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::optional(f1),
+                    entries,
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Open {
+                        name: x0,
+                        size: x1,
+                        additional: x2,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.name;

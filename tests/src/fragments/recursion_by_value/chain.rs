@@ -158,6 +158,131 @@ impl ::perago::Contract for Chain {
             maybe: f_maybe?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Chain;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Chain> {
+                <Chain as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Chain>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = ["value", "next", "pair", "maybe"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: Some(0f64),
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Pair>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Nullable(
+                                            ::perago::__private::stream::Typed::<ChainMaybe>::new(),
+                                        ),
+                                        |x: Option<_>| x.map(::std::boxed::Box::new),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, false),
+                            (2usize, false),
+                            (3usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::stream::or_else(f3, || None),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Chain {
+                        value: x0,
+                        next: x1,
+                        pair: x2,
+                        maybe: x3,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.value;
@@ -316,6 +441,108 @@ impl ::perago::Contract for Pair {
             fallback: f_fallback?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Pair;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Pair> {
+                <Pair as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Pair>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 3usize] = ["left", "right", "fallback"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Nullable(
+                                            ::perago::__private::stream::Typed::<Chain>::new(),
+                                        ),
+                                        |x: Option<_>| x.map(::std::boxed::Box::new),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[(0usize, true), (1usize, true), (2usize, false)],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::or_else(f2, Pair::default_fallback),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Pair {
+                        left: x0,
+                        right: x1,
+                        fallback: x2,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         if !<Chain as ::perago::Contract>::satisfies(&self.left) {
             return false;
@@ -406,6 +633,62 @@ impl ::perago::Contract for ChainMaybe {
             return None;
         }
         Some(Self { back: f_back? })
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ChainMaybe;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<ChainMaybe> {
+                <ChainMaybe as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ChainMaybe>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 1usize] = ["back"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                        ::std::boxed::Box::new,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members.finish(&[(0usize, true)], path, out) {
+                    return Ok(None);
+                }
+                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                    return Ok(None);
+                };
+                Ok(Some(ChainMaybe { back: x0 }))
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
     fn satisfies(&self) -> bool {
         if !<Chain as ::perago::Contract>::satisfies(&self.back) {

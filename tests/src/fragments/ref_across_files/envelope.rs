@@ -166,6 +166,129 @@ impl ::perago::Contract for Envelope {
             whole: f_whole?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Envelope;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Envelope> {
+                <Envelope as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Envelope>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = ["address", "priority", "code", "whole"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Typed::<
+                                        super::common::Address,
+                                    >::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Then(
+                                        ::perago::__private::stream::StrEnum(
+                                            &super::common::Priority::ALL.map(|x| x.as_str()),
+                                        ),
+                                        |i: usize| super::common::Priority::ALL[i],
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: Some(100f64),
+                                        maximum: Some(999f64),
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Typed::<
+                                        super::common::Common,
+                                    >::new(),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, false),
+                            (2usize, false),
+                            (3usize, false),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::stream::optional(f3),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Envelope {
+                        address: x0,
+                        priority: x1,
+                        code: x2,
+                        whole: x3,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.address;

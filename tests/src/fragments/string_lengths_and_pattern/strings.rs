@@ -252,6 +252,215 @@ impl ::perago::Contract for Strings {
             other_pattern: f_other_pattern?,
         })
     }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Strings;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Strings> {
+                <Strings as ::perago::Contract>::walk(&found, self.0, self.1)
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Strings>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 7usize] = [
+                    "plain",
+                    "min",
+                    "max",
+                    "both",
+                    "pattern",
+                    "all",
+                    "other_pattern",
+                ];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                let mut f6 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(8u64),
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(2u64),
+                                            max: Some(4u64),
+                                        },
+                                        pattern: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: Some(1u64),
+                                            max: Some(64u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(6usize) => {
+                            f6 = members
+                                .read(
+                                    &mut map,
+                                    6usize,
+                                    &::perago::__private::stream::Str {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_1),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, true),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                            (4usize, true),
+                            (5usize, true),
+                            (6usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (
+                    Some(x0),
+                    Some(x1),
+                    Some(x2),
+                    Some(x3),
+                    Some(x4),
+                    Some(x5),
+                    Some(x6),
+                ) = (
+                    ::perago::__private::stream::required(f0),
+                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::stream::required(f4),
+                    ::perago::__private::stream::required(f5),
+                    ::perago::__private::stream::required(f6),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(Strings {
+                        plain: x0,
+                        min: x1,
+                        max: x2,
+                        both: x3,
+                        pattern: x4,
+                        all: x5,
+                        other_pattern: x6,
+                    }),
+                )
+            }
+        }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
+    }
     fn satisfies(&self) -> bool {
         {
             let x = &self.min;

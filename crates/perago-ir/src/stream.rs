@@ -1,0 +1,698 @@
+//! Single-pass validation: a document is read straight from the parser into its typed value
+//! while every violation is recorded, so an invalid document costs one parse, like a valid one.
+//!
+//! Generated [`Contract::read`](crate::Contract::read) implementations are built from the
+//! [`Check`]s here. Each check reports exactly what the walk over a parsed `Value` reports, in
+//! the walk's order: scalars are read as a `Value` and handed to the same [`check`] functions;
+//! arrays, maps and objects are read member by member, and [`Members`] puts what their members
+//! recorded back into the walk's order (undeclared keys in document order, then declared
+//! properties in schema order) whatever order the document has.
+//!
+//! A repeated key is the one thing a single pass cannot decide (JSON Schema sees the last
+//! occurrence only), so it stops the read with a data error; the caller then parses a `Value`
+//! and walks it, as [`Contract::from_slice`](crate::Contract::from_slice) does.
+
+use crate::check::{self, Bounds, Lengths, Out, Pattern};
+use crate::path::Path;
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// One schema node's rules, read from a deserialiser.
+pub trait Check {
+    /// The typed value.
+    type Value;
+
+    /// Reads one value, recording every violation at or below `path`; returns the typed value
+    /// only when it recorded none. Errors are the parser's, or a repeated key.
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error>;
+}
+
+/// A [`Check`] at a path, as a serde seed.
+#[derive(Debug)]
+pub struct Seed<'a, 'p, C> {
+    check: &'a C,
+    path: &'a Path<'p>,
+    out: &'a mut Out,
+}
+
+impl<'a, 'p, C> Seed<'a, 'p, C> {
+    /// Runs `check` at `path`, recording into `out`.
+    pub fn new(check: &'a C, path: &'a Path<'p>, out: &'a mut Out) -> Self {
+        Seed { check, path, out }
+    }
+}
+
+impl<'de, C: Check> DeserializeSeed<'de> for Seed<'_, '_, C> {
+    type Value = Option<C::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.check.read(d, self.path, self.out)
+    }
+}
+
+/// The error that stops a read at a repeated key.
+pub fn repeated_key<E: de::Error>(key: &str) -> E {
+    E::custom(format_args!("repeated key {key:?}"))
+}
+
+/// A scalar check: read a `Value` (what the walk sees) and run the walk's check on it.
+macro_rules! scalar {
+    ($(#[$doc:meta])* $ty:ty => $value:ty, |$this:ident, $v:ident, $path:ident, $out:ident| $body:expr) => {
+        $(#[$doc])*
+        impl Check for $ty {
+            type Value = $value;
+
+            fn read<'de, D: Deserializer<'de>>(
+                &self,
+                d: D,
+                $path: &Path<'_>,
+                $out: &mut Out,
+            ) -> Result<Option<$value>, D::Error> {
+                let $this = self;
+                let $v = Value::deserialize(d)?;
+                Ok($body)
+            }
+        }
+    };
+}
+
+/// `{}`: any value.
+#[derive(Debug, Clone, Copy)]
+pub struct AnyValue;
+scalar!(AnyValue => Value, |_this, v, _path, _out| Some(v));
+
+/// `type: null`
+#[derive(Debug, Clone, Copy)]
+pub struct Null;
+scalar!(Null => (), |_this, v, path, out| check::null(&v, path, out));
+
+/// `type: boolean`
+#[derive(Debug, Clone, Copy)]
+pub struct Boolean;
+scalar!(Boolean => bool, |_this, v, path, out| check::boolean(&v, path, out));
+
+/// `type: integer` and its bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Integer(pub Bounds);
+scalar!(Integer => i64, |this, v, path, out| check::integer(&v, path, out, &this.0));
+
+/// `type: number` and its bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Number(pub Bounds);
+scalar!(Number => f64, |this, v, path, out| check::number(&v, path, out, &this.0));
+
+/// `type: string` and its rules.
+#[derive(Debug, Clone, Copy)]
+pub struct Str<'a> {
+    /// `minLength` / `maxLength`
+    pub lengths: Lengths,
+    /// `pattern`
+    pub pattern: Option<&'a Pattern>,
+}
+
+/// A string `const`.
+#[derive(Debug, Clone, Copy)]
+pub struct ConstStr<'a>(pub &'a str);
+
+/// An `enum` of strings: the index of the value.
+#[derive(Debug, Clone, Copy)]
+pub struct StrEnum<'a>(pub &'a [&'a str]);
+
+/// A string check: strings are checked as the parser hands them over, without a `Value`.
+macro_rules! text {
+    ($(#[$doc:meta])* $ty:ident => $value:ty,
+     str |$this:ident, $s:ident, $path:ident, $out:ident| $on_str:expr,
+     other |$found:ident| $on_other:expr) => {
+        $(#[$doc])*
+        impl Check for $ty<'_> {
+            type Value = $value;
+
+            fn read<'de, D: Deserializer<'de>>(
+                &self,
+                d: D,
+                path: &Path<'_>,
+                out: &mut Out,
+            ) -> Result<Option<$value>, D::Error> {
+                struct B<'a, 'b, 'p>(&'a $ty<'b>, &'a Path<'p>, &'a mut Out);
+                impl<'de> Body<'de> for B<'_, '_, '_> {
+                    type Value = $value;
+                    fn other(self, $found: Value) -> Option<$value> {
+                        let B($this, $path, $out) = self;
+                        $on_other
+                    }
+                    fn str<E: de::Error>(self, $s: &str) -> Result<Option<$value>, E> {
+                        let B($this, $path, $out) = self;
+                        Ok($on_str)
+                    }
+                }
+                read_body(d, B(self, path, out))
+            }
+        }
+    };
+}
+
+text!(Str => String,
+    str |this, s, path, out| check::string_rules(s, path, out, &this.lengths, this.pattern).then(|| s.to_owned()),
+    other |found| check::string(&found, path, out, &this.lengths, this.pattern).map(str::to_owned));
+text!(ConstStr => (),
+    str |this, s, path, out| check::const_text(Some(s), path, out, this.0).then_some(()),
+    other |found| check::const_str(&found, path, out, this.0).then_some(()));
+text!(StrEnum => usize,
+    str |this, s, path, out| check::enum_text(Some(s), path, out, this.0),
+    other |found| check::string_enum(&found, path, out, this.0));
+
+/// A `const` of another type.
+#[derive(Debug, Clone, Copy)]
+pub struct ConstValue<'a>(pub &'a Value);
+scalar!(ConstValue<'_> => Value, |this, v, path, out| check::const_value(&v, path, out, this.0).then_some(v));
+
+/// An `enum` of arbitrary values.
+#[derive(Debug, Clone, Copy)]
+pub struct ValueEnum<'a>(pub &'a [Value]);
+scalar!(ValueEnum<'_> => Value, |this, v, path, out| check::value_enum(&v, path, out, this.0).then_some(v));
+
+/// `type: [T, "null"]`: `null`, or a value `T` admits.
+#[derive(Debug, Clone, Copy)]
+pub struct Nullable<C>(pub C);
+
+impl<C: Check> Check for Nullable<C> {
+    type Value = Option<C::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        struct V<'a, 'p, C>(Seed<'a, 'p, C>);
+        impl<'de, C: Check> Visitor<'de> for V<'_, '_, C> {
+            type Value = Option<Option<C::Value>>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Some(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Some(None))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                Ok(self.0.deserialize(d)?.map(Some))
+            }
+        }
+        d.deserialize_option(V(Seed::new(&self.0, path, out)))
+    }
+}
+
+/// A named type's own read ([`Contract::read`](crate::Contract::read)).
+pub struct Typed<T>(PhantomData<fn() -> T>);
+
+impl<T> Typed<T> {
+    /// The check of `T`.
+    pub const fn new() -> Self {
+        Typed(PhantomData)
+    }
+}
+
+impl<T> fmt::Debug for Typed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Typed<{}>", std::any::type_name::<T>())
+    }
+}
+
+impl<T> Default for Typed<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: crate::Contract> Check for Typed<T> {
+    type Value = T;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<T>, D::Error> {
+        T::read(d, path, out)
+    }
+}
+
+/// A check whose typed value is turned into another type (a named constant or enum, a box).
+#[derive(Debug, Clone, Copy)]
+pub struct Then<C, F>(pub C, pub F);
+
+impl<C: Check, T, F: Fn(C::Value) -> T> Check for Then<C, F> {
+    type Value = T;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<T>, D::Error> {
+        Ok(self.0.read(d, path, out)?.map(&self.1))
+    }
+}
+
+/// What reads a container: its native JSON type, natively; any other value is read whole and
+/// handed to the walk's check, which reports the type error.
+pub trait Body<'de>: Sized {
+    /// The typed value.
+    type Value;
+
+    /// Reports a value of the wrong JSON type.
+    fn other(self, found: Value) -> Option<Self::Value>;
+
+    /// Reads a string.
+    fn str<E: de::Error>(self, s: &str) -> Result<Option<Self::Value>, E> {
+        Ok(self.other(Value::from(s)))
+    }
+
+    /// Reads an array.
+    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Self::Value>, A::Error> {
+        let found = Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        Ok(self.other(found))
+    }
+
+    /// Reads an object.
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<Self::Value>, A::Error> {
+        let found = Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        Ok(self.other(found))
+    }
+}
+
+/// Reads one value with `body`.
+pub fn read_body<'de, D: Deserializer<'de>, B: Body<'de>>(
+    d: D,
+    body: B,
+) -> Result<Option<B::Value>, D::Error> {
+    d.deserialize_any(BodyVisitor(body))
+}
+
+struct BodyVisitor<B>(B);
+
+impl<'de, B: Body<'de>> Visitor<'de> for BodyVisitor<B> {
+    type Value = Option<B::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.0.other(Value::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.0.other(Value::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.0.other(Value::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(self.0.other(Value::from(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.str(v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.0.other(Value::Null))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.map(map)
+    }
+}
+
+/// `type: array` with `items`, `minItems` and `maxItems`.
+#[derive(Debug, Clone, Copy)]
+pub struct Array<C> {
+    /// `items`
+    pub items: C,
+    /// `minItems`
+    pub min: Option<u64>,
+    /// `maxItems`
+    pub max: Option<u64>,
+}
+
+impl<C: Check> Check for Array<C> {
+    type Value = Vec<C::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, ArrayBody(self, path, out))
+    }
+}
+
+struct ArrayBody<'a, 'p, C>(&'a Array<C>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Check> Body<'de> for ArrayBody<'_, '_, C> {
+    type Value = Vec<C::Value>;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        let ArrayBody(array, path, out) = self;
+        check::array(&found, path, out, array.min, array.max);
+        None
+    }
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Value>, A::Error> {
+        let ArrayBody(array, path, out) = self;
+        let before = out.len();
+        let mut typed = Vec::new();
+        let mut ok = true;
+        let mut i = 0;
+        while let Some(item) =
+            seq.next_element_seed(Seed::new(&array.items, &path.index(i), out))?
+        {
+            match item {
+                Some(x) => typed.push(x),
+                None => ok = false,
+            }
+            i += 1;
+        }
+        let items_end = out.len();
+        ok &= check::item_count(i as u64, path, out, array.min, array.max);
+        // The walk reports the count before the items.
+        let counted = out.len() - items_end;
+        out[before..].rotate_right(counted);
+        Ok(ok.then_some(typed))
+    }
+}
+
+/// `additionalProperties` as the only rule: a map from keys to values the check admits.
+#[derive(Debug, Clone, Copy)]
+pub struct Map<C>(pub C);
+
+impl<C: Check> Check for Map<C> {
+    type Value = IndexMap<String, C::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, MapBody(self, path, out))
+    }
+}
+
+struct MapBody<'a, 'p, C>(&'a Map<C>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Check> Body<'de> for MapBody<'_, '_, C> {
+    type Value = IndexMap<String, C::Value>;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        check::object(&found, self.1, self.2);
+        None
+    }
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Value>, A::Error> {
+        let MapBody(check, path, out) = self;
+        let mut entries = Entries::default();
+        while let Some(key) = map.next_key::<String>()? {
+            entries.read(&mut map, key, &check.0, path, out)?;
+        }
+        entries.finish()
+    }
+}
+
+/// The entries of a map being read: the typed ones, and the keys of invalid ones.
+#[derive(Debug)]
+pub struct Entries<T>(IndexMap<String, T>, Vec<String>);
+
+impl<T> Default for Entries<T> {
+    fn default() -> Self {
+        Entries(IndexMap::new(), Vec::new())
+    }
+}
+
+impl<T> Entries<T> {
+    /// Reads the value of entry `key` with `check`.
+    pub fn read<'de, A: MapAccess<'de>, C: Check<Value = T>>(
+        &mut self,
+        map: &mut A,
+        key: String,
+        check: &C,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<(), A::Error> {
+        let value = map.next_value_seed(Seed::new(check, &path.key(&key), out))?;
+        match value {
+            Some(x) => {
+                let (i, previous) = self.0.insert_full(key, x);
+                if previous.is_some() {
+                    return Err(repeated_key(
+                        self.0.get_index(i).map_or("", |(k, _)| k.as_str()),
+                    ));
+                }
+            }
+            None => self.1.push(key),
+        }
+        Ok(())
+    }
+
+    /// The typed map, when every entry was valid; an error at a repeated key.
+    pub fn finish<E: de::Error>(self) -> Result<Option<IndexMap<String, T>>, E> {
+        let Entries(typed, invalid) = self;
+        let mut seen = HashSet::new();
+        if let Some(key) = invalid
+            .iter()
+            .find(|k| typed.contains_key(k.as_str()) || !seen.insert(k.as_str()))
+        {
+            return Err(repeated_key(key));
+        }
+        Ok(invalid.is_empty().then_some(typed))
+    }
+}
+
+/// A key of an object with declared properties.
+#[derive(Debug)]
+pub enum Key {
+    /// The declared property with this index.
+    Declared(usize),
+    /// Any other key.
+    Other(String),
+}
+
+/// Reads a key, telling declared properties apart without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct Keys<'a>(pub &'a [&'a str]);
+
+impl<'de> DeserializeSeed<'de> for Keys<'_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Keys<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
+        Ok(match self.0.iter().position(|k| *k == s) {
+            Some(i) => Key::Declared(i),
+            None => Key::Other(s.to_owned()),
+        })
+    }
+}
+
+/// Where the members of an object being read were and what they recorded, so that
+/// [`finish`](Members::finish) can report in the walk's order. `N` is the number of declared
+/// keys (every branch's, for a `oneOf`).
+#[derive(Debug)]
+pub struct Members<'k, const N: usize> {
+    keys: &'k [&'k str; N],
+    /// `out.len()` when the object started.
+    before: usize,
+    /// Members read so far.
+    count: u32,
+    /// Each declared key's position among the members, `u32::MAX` while absent.
+    at: [u32; N],
+    /// The range of `out` each declared key's value recorded.
+    spans: [(usize, usize); N],
+    /// Undeclared members that recorded something: position and range of `out`.
+    others: Vec<(u32, usize, usize)>,
+    /// Unknown keys so far, to tell a repeated one.
+    unknown: Vec<String>,
+}
+
+impl<'k, const N: usize> Members<'k, N> {
+    /// Starts an object whose declared keys are `keys`.
+    pub fn new(keys: &'k [&'k str; N], out: &Out) -> Self {
+        Members {
+            keys,
+            before: out.len(),
+            count: 0,
+            at: [u32::MAX; N],
+            spans: [(0, 0); N],
+            others: Vec::new(),
+            unknown: Vec::new(),
+        }
+    }
+
+    /// True when declared key `i` occurred.
+    pub fn has(&self, i: usize) -> bool {
+        self.at[i] != u32::MAX
+    }
+
+    /// Reads the value of declared key `i`.
+    pub fn read<'de, A: MapAccess<'de>, C: Check>(
+        &mut self,
+        map: &mut A,
+        i: usize,
+        check: &C,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Option<C::Value>>, A::Error> {
+        if self.has(i) {
+            return Err(repeated_key(self.keys[i]));
+        }
+        self.at[i] = self.next();
+        let start = out.len();
+        let value = map.next_value_seed(Seed::new(check, &path.key(self.keys[i]), out))?;
+        self.spans[i] = (start, out.len());
+        Ok(Some(value))
+    }
+
+    /// An undeclared key in a closed object: an unknown field.
+    pub fn unknown<'de, A: MapAccess<'de>>(
+        &mut self,
+        map: &mut A,
+        key: String,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<(), A::Error> {
+        if self.unknown.contains(&key) {
+            return Err(repeated_key(&key));
+        }
+        // Read as a `Value`, not skipped: the parser checks skipped strings less (UTF-8).
+        map.next_value::<Value>()?;
+        let start = out.len();
+        check::unknown_field(&path.key(&key), out);
+        let at = self.next();
+        self.others.push((at, start, out.len()));
+        self.unknown.push(key);
+        Ok(())
+    }
+
+    /// An undeclared key in an object with `additionalProperties`: an entry of `entries`.
+    pub fn entry<'de, A: MapAccess<'de>, C: Check>(
+        &mut self,
+        map: &mut A,
+        key: String,
+        entries: &mut Entries<C::Value>,
+        check: &C,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<(), A::Error> {
+        let start = out.len();
+        entries.read(map, key, check, path, out)?;
+        let at = self.next();
+        if out.len() != start {
+            self.others.push((at, start, out.len()));
+        }
+        Ok(())
+    }
+
+    fn next(&mut self) -> u32 {
+        self.count += 1;
+        self.count - 1
+    }
+
+    /// Ends the object as the branch declaring `declared` (key index, required), and puts what
+    /// was recorded in the walk's order: undeclared keys in document order (a key another
+    /// branch declares is unknown here), then declared properties in schema order, a missing
+    /// required one reported where it would be. True when nothing was recorded.
+    pub fn finish(&self, declared: &[(usize, bool)], path: &Path<'_>, out: &mut Out) -> bool {
+        let foreign = (0..N).any(|i| self.has(i) && !declared.iter().any(|(d, _)| *d == i));
+        let missing = declared
+            .iter()
+            .any(|(i, required)| *required && !self.has(*i));
+        if out.len() == self.before && !foreign && !missing {
+            return true;
+        }
+        let recorded = out.split_off(self.before);
+        let at = |(start, end): (usize, usize)| &recorded[start - self.before..end - self.before];
+        // Undeclared members by position: what they recorded, or (a key only another branch
+        // declares) an unknown field.
+        enum Undeclared {
+            Recorded(usize, usize),
+            Foreign(usize),
+        }
+        let mut undeclared: Vec<(u32, Undeclared)> = self
+            .others
+            .iter()
+            .map(|(pos, start, end)| (*pos, Undeclared::Recorded(*start, *end)))
+            .collect();
+        undeclared.extend(
+            (0..N)
+                .filter(|i| self.has(*i) && !declared.iter().any(|(d, _)| d == i))
+                .map(|i| (self.at[i], Undeclared::Foreign(i))),
+        );
+        undeclared.sort_by_key(|(pos, _)| *pos);
+        for (_, member) in undeclared {
+            match member {
+                Undeclared::Recorded(start, end) => out.extend_from_slice(at((start, end))),
+                Undeclared::Foreign(i) => check::unknown_field(&path.key(self.keys[i]), out),
+            }
+        }
+        for (i, required) in declared {
+            if self.has(*i) {
+                out.extend_from_slice(at(self.spans[*i]));
+            } else if *required {
+                check::required(&path.key(self.keys[*i]), out);
+            }
+        }
+        out.len() == self.before
+    }
+
+    /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch
+    /// reports only that).
+    pub fn discard(&self, out: &mut Out) {
+        out.truncate(self.before);
+    }
+}
+
+/// The typed value of a required property: present and valid.
+#[inline]
+pub fn required<T>(slot: Option<Option<T>>) -> Option<T> {
+    slot.flatten()
+}
+
+/// The typed value of an optional property: `None` when absent, `Some(x)` when valid.
+#[inline]
+pub fn optional<T>(slot: Option<Option<T>>) -> Option<Option<T>> {
+    match slot {
+        None => Some(None),
+        Some(x) => x.map(Some),
+    }
+}
+
+/// The typed value of an optional property with a default, or of a nullable one (whose
+/// absence reads as `null`): `absent()` when absent.
+#[inline]
+pub fn or_else<T>(slot: Option<Option<T>>, absent: impl FnOnce() -> T) -> Option<T> {
+    match slot {
+        None => Some(absent()),
+        Some(x) => x,
+    }
+}
