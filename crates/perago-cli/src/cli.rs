@@ -186,7 +186,7 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode, Failure> {
             vec![(None, &bytes[..])]
         };
         for (line, text) in documents {
-            let (violations, error_line) = match serde_json::from_slice::<Value>(text) {
+            let (violations, error_line) = match perago_ir::json::parse_value(text) {
                 Ok(value) => (set.ir.validate(root, &value), None),
                 Err(e) => (vec![check::malformed(&e)], Some(e.line().max(1))),
             };

@@ -154,7 +154,7 @@ impl Ir {
 
     /// Parses `bytes` and validates the document; malformed JSON is a violation at `$`.
     pub fn validate_slice(&self, root: NodeId, bytes: &[u8]) -> Vec<Violation> {
-        match serde_json::from_slice::<Value>(bytes) {
+        match crate::json::parse_value(bytes) {
             Ok(value) => self.validate(root, &value),
             Err(e) => vec![check::malformed(&e)],
         }

@@ -106,7 +106,7 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
 /// Parses the whole document, then walks it: for a repeated key, and for bytes that are not
 /// UTF-8 (whose error the parser words, as the interpreter reports it).
 fn read_whole<T: Contract>(bytes: &[u8]) -> Result<T, Violations> {
-    match serde_json::from_slice::<Value>(bytes) {
+    match json::parse_value(bytes) {
         Ok(value) => T::from_value(&value),
         Err(e) => Err(Violations::new(vec![check::malformed(&e)])),
     }
