@@ -793,6 +793,24 @@ impl Emitter<'_> {
         }
     }
 
+    /// Each branch's object node and declared properties; `None` when a branch is not a closed
+    /// object, which neither `read` nor `Deserialize` of a `oneOf` can then read member by member.
+    fn branch_objects(&self, branches: &[Branch]) -> Option<Vec<(NodeId, Vec<Property>)>> {
+        branches
+            .iter()
+            .map(|b| {
+                let owner = self.ir.resolve(b.node);
+                match &self.ir.node(owner).shape {
+                    Shape::Object {
+                        properties,
+                        additional: None,
+                    } => Some((owner, properties.clone())),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
     /// `Contract::read` of a `oneOf`: every branch's members into one set of slots (the
     /// discriminator first), then the branch the discriminator names decides what is unknown,
     /// what is missing and the value. When two branches check one key differently, the value is
@@ -810,20 +828,11 @@ impl Emitter<'_> {
         let check = quote! { #k::__private::check };
         let mut keys: Vec<String> = vec![discriminator.to_owned()];
         let mut checks: Vec<TokenStream> = vec![quote! { #s::AnyValue }];
-        let mut compatible = true;
-        let mut branch_props = Vec::new();
-        for b in branches {
-            let owner = self.ir.resolve(b.node);
-            let Shape::Object {
-                properties,
-                additional: None,
-            } = &self.ir.node(owner).shape
-            else {
-                compatible = false;
-                break;
-            };
+        let branch_objects = self.branch_objects(branches);
+        let mut compatible = branch_objects.is_some();
+        for (owner, properties) in branch_objects.iter().flatten() {
             for p in properties.iter().filter(|p| p.name != discriminator) {
-                let c = self.field_check(owner, p);
+                let c = self.field_check(*owner, p);
                 match keys.iter().position(|key| *key == p.name) {
                     Some(i) => compatible &= checks[i].to_string() == c.to_string(),
                     None => {
@@ -832,8 +841,12 @@ impl Emitter<'_> {
                     }
                 }
             }
-            branch_props.push(properties.clone());
         }
+        let branch_props: Vec<_> = branch_objects
+            .into_iter()
+            .flatten()
+            .map(|(_, p)| p)
+            .collect();
         if !compatible {
             let de = quote! { #k::__private::serde };
             return quote! {
@@ -933,20 +946,11 @@ impl Emitter<'_> {
         let k = self.krate;
         // Every field of every branch, by key: its type and whether it is nullable.
         let mut union: Vec<(String, TokenStream, bool)> = Vec::new();
-        let mut compatible = true;
-        let mut branch_props = Vec::new();
-        for b in branches {
-            let owner = self.ir.resolve(b.node);
-            let Shape::Object {
-                properties,
-                additional: None,
-            } = &self.ir.node(owner).shape
-            else {
-                compatible = false;
-                break;
-            };
+        let branch_objects = self.branch_objects(branches);
+        let mut compatible = branch_objects.is_some();
+        for (owner, properties) in branch_objects.iter().flatten() {
             for p in properties.iter().filter(|p| p.name != discriminator) {
-                let ty = self.field_type(owner, p);
+                let ty = self.field_type(*owner, p);
                 let nullable = self.is_nullable(p.node);
                 match union.iter().find(|(key, _, _)| *key == p.name) {
                     Some((_, t, n)) => {
@@ -955,8 +959,12 @@ impl Emitter<'_> {
                     None => union.push((p.name.clone(), ty, nullable)),
                 }
             }
-            branch_props.push(properties.clone());
         }
+        let branch_props: Vec<_> = branch_objects
+            .into_iter()
+            .flatten()
+            .map(|(_, p)| p)
+            .collect();
         let de = quote! { #k::__private::serde };
         if !compatible {
             return quote! {

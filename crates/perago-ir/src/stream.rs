@@ -3,8 +3,9 @@
 //!
 //! Generated [`Contract::read`](crate::Contract::read) implementations are built from the
 //! [`Check`]s here. Each check reports exactly what the walk over a parsed `Value` reports, in
-//! the walk's order: scalars are read as a `Value` and handed to the same [`check`] functions;
-//! arrays, maps and objects are read member by member, and [`Members`] puts what their members
+//! the walk's order: strings are checked as the parser hands them over, other scalars read as
+//! a `Value`, both with the same [`check`] functions; arrays, maps and objects are read member
+//! by member, and [`Members`] puts what their members
 //! recorded back into the walk's order (undeclared keys in document order, then declared
 //! properties in schema order) whatever order the document has.
 //!
@@ -67,8 +68,7 @@ pub fn repeated_key<E: de::Error>(key: &str) -> E {
 
 /// A scalar check: read a `Value` (what the walk sees) and run the walk's check on it.
 macro_rules! scalar {
-    ($(#[$doc:meta])* $ty:ty => $value:ty, |$this:ident, $v:ident, $path:ident, $out:ident| $body:expr) => {
-        $(#[$doc])*
+    ($ty:ty => $value:ty, |$this:ident, $v:ident, $path:ident, $out:ident| $body:expr) => {
         impl Check for $ty {
             type Value = $value;
 
@@ -130,10 +130,9 @@ pub struct StrEnum<'a>(pub &'a [&'a str]);
 
 /// A string check: strings are checked as the parser hands them over, without a `Value`.
 macro_rules! text {
-    ($(#[$doc:meta])* $ty:ident => $value:ty,
+    ($ty:ident => $value:ty,
      str |$this:ident, $s:ident, $path:ident, $out:ident| $on_str:expr,
      other |$found:ident| $on_other:expr) => {
-        $(#[$doc])*
         impl Check for $ty<'_> {
             type Value = $value;
 
