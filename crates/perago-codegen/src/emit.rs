@@ -288,11 +288,23 @@ impl Emitter<'_> {
     /// The walk of property `p` of struct `owner`, boxing what [`field_type`](Self::field_type) boxes.
     fn field_walk(&mut self, owner: NodeId, p: &Property) -> TokenStream {
         let expr = self.walk_expr(p.node);
-        match (self.boxed(owner, p), self.is_nullable(p.node)) {
-            (false, _) => expr,
-            (true, false) => quote! { (#expr).map(::std::boxed::Box::new) },
-            (true, true) => quote! { (#expr).map(|x| x.map(::std::boxed::Box::new)) },
+        match self.boxing(owner, p) {
+            Some(f) => quote! { (#expr).map(#f) },
+            None => expr,
         }
+    }
+
+    /// The function that turns a property's value into its field's boxed type, when
+    /// [`field_type`](Self::field_type) boxes it.
+    fn boxing(&self, owner: NodeId, p: &Property) -> Option<TokenStream> {
+        if !self.boxed(owner, p) {
+            return None;
+        }
+        Some(if self.is_nullable(p.node) {
+            quote! { |x: Option<_>| x.map(::std::boxed::Box::new) }
+        } else {
+            quote! { ::std::boxed::Box::new }
+        })
     }
 
     fn is_nullable(&self, id: NodeId) -> bool {
@@ -627,14 +639,10 @@ impl Emitter<'_> {
             let required = p.required;
             quote! { (#i, #required) }
         });
-        let xs: Vec<_> = (0..values.len()).map(|i| format_ident!("x{}", i)).collect();
-        let build = if values.is_empty() {
-            quote! { Ok(Some(#name {})) }
-        } else {
-            quote! {
-                let (#(Some(#xs),)*) = (#(#values,)*) else { return Ok(None); };
-                Ok(Some(#name { #(#fields: #xs,)* }))
-            }
+        let (bind, xs) = bind_values(&values);
+        let build = quote! {
+            #bind
+            Ok(Some(#name { #(#fields: #xs,)* }))
         };
         self.read_fn(
             name,
@@ -892,12 +900,7 @@ impl Emitter<'_> {
                 values.push(self.member_value(ty, p, &ident, &format_ident!("f{}", slot)));
                 fields.push(quote! { #ident: #x });
             }
-            let xs = (0..values.len()).map(|i| format_ident!("x{}", i));
-            let build = if values.is_empty() {
-                quote! {}
-            } else {
-                quote! { let (#(Some(#xs),)*) = (#(#values,)*) else { return Ok(None); }; }
-            };
+            let (build, _) = bind_values(&values);
             let arm = quote! {
                 {
                     if !members.finish(&[#(#declared),*], path, out) {
@@ -1085,10 +1088,8 @@ impl Emitter<'_> {
         checks: &[TokenStream],
         other: TokenStream,
     ) -> TokenStream {
-        let s = {
-            let k = self.krate;
-            quote! { #k::__private::stream }
-        };
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
         let n = keys.len();
         let slots: Vec<_> = (0..n).map(|i| format_ident!("f{}", i)).collect();
         let arms = checks.iter().enumerate().map(|(i, check)| {
@@ -1221,12 +1222,9 @@ impl Emitter<'_> {
     fn field_check(&mut self, owner: NodeId, p: &Property) -> TokenStream {
         let k = self.krate;
         let check = self.check_expr(p.node);
-        match (self.boxed(owner, p), self.is_nullable(p.node)) {
-            (false, _) => check,
-            (true, false) => quote! { #k::__private::stream::Then(#check, ::std::boxed::Box::new) },
-            (true, true) => {
-                quote! { #k::__private::stream::Then(#check, |x: Option<_>| x.map(::std::boxed::Box::new)) }
-            }
+        match self.boxing(owner, p) {
+            Some(f) => quote! { #k::__private::stream::Then(#check, #f) },
+            None => check,
         }
     }
 
@@ -1506,6 +1504,19 @@ impl Emitter<'_> {
         );
         ident
     }
+}
+
+/// `let (Some(x0), Some(x1), …) = (values…) else { return Ok(None) };`, binding each typed
+/// value read (`None` when any is missing or invalid), and the names `x0, x1, …` it binds.
+fn bind_values(values: &[TokenStream]) -> (TokenStream, Vec<syn::Ident>) {
+    let xs: Vec<_> = (0..values.len()).map(|i| format_ident!("x{}", i)).collect();
+    if values.is_empty() {
+        return (quote! {}, xs);
+    }
+    (
+        quote! { let (#(Some(#xs),)*) = (#(#values,)*) else { return Ok(None); }; },
+        xs,
+    )
 }
 
 /// `d.deserialize_map(..)` handing the map to `call` (a serde-derived `deserialize` of `ty`):

@@ -430,13 +430,21 @@ impl<'de, C: Check> Body<'de> for MapBody<'_, '_, C> {
     }
 }
 
-/// The entries of a map being read: the typed ones, and the keys of invalid ones.
+/// The entries of a map being read.
 #[derive(Debug)]
-pub struct Entries<T>(IndexMap<String, T>, Vec<String>);
+pub struct Entries<T> {
+    /// The valid ones.
+    typed: IndexMap<String, T>,
+    /// The keys of the invalid ones.
+    invalid: Vec<String>,
+}
 
 impl<T> Default for Entries<T> {
     fn default() -> Self {
-        Entries(IndexMap::new(), Vec::new())
+        Entries {
+            typed: IndexMap::new(),
+            invalid: Vec::new(),
+        }
     }
 }
 
@@ -453,21 +461,21 @@ impl<T> Entries<T> {
         let value = map.next_value_seed(Seed::new(check, &path.key(&key), out))?;
         match value {
             Some(x) => {
-                let (i, previous) = self.0.insert_full(key, x);
+                let (i, previous) = self.typed.insert_full(key, x);
                 if previous.is_some() {
                     return Err(repeated_key(
-                        self.0.get_index(i).map_or("", |(k, _)| k.as_str()),
+                        self.typed.get_index(i).map_or("", |(k, _)| k.as_str()),
                     ));
                 }
             }
-            None => self.1.push(key),
+            None => self.invalid.push(key),
         }
         Ok(())
     }
 
     /// The typed map, when every entry was valid; an error at a repeated key.
     pub fn finish<E: de::Error>(self) -> Result<Option<IndexMap<String, T>>, E> {
-        let Entries(typed, invalid) = self;
+        let Entries { typed, invalid } = self;
         let mut seen = HashSet::new();
         if let Some(key) = invalid
             .iter()
@@ -622,11 +630,12 @@ impl<'k, const N: usize> Members<'k, N> {
     /// branch declares is unknown here), then declared properties in schema order, a missing
     /// required one reported where it would be. True when nothing was recorded.
     pub fn finish(&self, declared: &[(usize, bool)], path: &Path<'_>, out: &mut Out) -> bool {
-        let foreign = (0..N).any(|i| self.has(i) && !declared.iter().any(|(d, _)| *d == i));
+        // A key that occurred but that this branch does not declare (only a `oneOf` has them).
+        let foreign = |i: &usize| self.has(*i) && !declared.iter().any(|(d, _)| d == i);
         let missing = declared
             .iter()
             .any(|(i, required)| *required && !self.has(*i));
-        if out.len() == self.before && !foreign && !missing {
+        if out.len() == self.before && !(0..N).any(|i| foreign(&i)) && !missing {
             return true;
         }
         let recorded = out.split_off(self.before);
@@ -644,7 +653,7 @@ impl<'k, const N: usize> Members<'k, N> {
             .collect();
         undeclared.extend(
             (0..N)
-                .filter(|i| self.has(*i) && !declared.iter().any(|(d, _)| d == i))
+                .filter(foreign)
                 .map(|i| (self.at[i], Undeclared::Foreign(i))),
         );
         undeclared.sort_by_key(|(pos, _)| *pos);

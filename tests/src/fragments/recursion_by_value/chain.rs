@@ -144,7 +144,7 @@ impl ::perago::Contract for Chain {
                 } else {
                     (<ChainMaybe as ::perago::Contract>::walk(v, path, out)).map(Some)
                 })
-                    .map(|x| x.map(::std::boxed::Box::new))
+                    .map(|x: Option<_>| x.map(::std::boxed::Box::new))
             }
             None => Some(None),
         };
@@ -417,7 +417,7 @@ impl ::perago::Contract for Pair {
                 } else {
                     (<Chain as ::perago::Contract>::walk(v, path, out)).map(Some)
                 })
-                    .map(|x| x.map(::std::boxed::Box::new))
+                    .map(|x: Option<_>| x.map(::std::boxed::Box::new))
             }
             None => {
                 ::perago::__private::check::required(&path.key("right"), out);

@@ -266,7 +266,7 @@ impl ::perago::Contract for Node {
                 } else {
                     (<Node as ::perago::Contract>::walk(v, path, out)).map(Some)
                 })
-                    .map(|x| x.map(::std::boxed::Box::new))
+                    .map(|x: Option<_>| x.map(::std::boxed::Box::new))
             }
             None => Some(None),
         };
