@@ -1,16 +1,22 @@
-//! Injected faults: error statuses, dropped connections and delays, aimed at
-//! a [`Route`] so failure tests can hit exactly the calls they are about.
+//! Injected faults: error statuses, canned raw answers, dropped connections,
+//! slow bodies and delays, aimed at a [`Route`] so failure tests can hit
+//! exactly the calls they are about.
 
-use crate::Route;
+use crate::{RawReply, Route};
 use std::time::Duration;
 
 /// What a pending fault does to the request it catches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Action {
     /// Answer with this status and a Conductor error body.
     Status(u16),
+    /// Answer with exactly this, without handling the request.
+    Reply(RawReply),
     /// Close the connection without answering.
     Drop,
+    /// Handle the request as usual, then send the headers at once and the
+    /// body spread over this long.
+    SlowBody(Duration),
 }
 
 #[derive(Debug, Clone)]
@@ -69,11 +75,11 @@ impl Faults {
             .position(|p| p.route.matches(method, segments))?;
         let pending = &mut self.pending[index];
         pending.remaining -= 1;
-        let action = pending.action;
         if pending.remaining == 0 {
-            self.pending.remove(index);
+            Some(self.pending.remove(index).action)
+        } else {
+            Some(pending.action.clone())
         }
-        Some(action)
     }
 }
 

@@ -115,7 +115,9 @@ impl Default for Options {
 }
 
 /// A group of endpoints, used to aim faults ([`TestServer::fail_next`],
-/// [`TestServer::drop_next`], [`TestServer::set_delay`]) at some requests only.
+/// [`TestServer::reply_next`], [`TestServer::drop_next`],
+/// [`TestServer::slow_body_next`], [`TestServer::set_delay`]) at some
+/// requests only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Route {
@@ -143,6 +145,53 @@ pub enum Route {
     GetTask,
     /// `GET /health` and `GET /api/health`.
     Health,
+}
+
+/// A canned answer for [`TestServer::reply_next`]: any status, headers and raw
+/// body, sent as is (e.g. `200` with `null`, a `302` with a `Location`).
+///
+/// The server adds only `Content-Length` (from the body) and `Date`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawReply {
+    /// The status code, e.g. 204 or 302.
+    pub status: u16,
+    /// Header names and values, sent in this order.
+    pub headers: Vec<(String, String)>,
+    /// The body bytes (need not be JSON, or UTF-8).
+    pub body: Vec<u8>,
+}
+
+impl RawReply {
+    /// `status` with no headers and an empty body.
+    pub fn new(status: u16) -> RawReply {
+        RawReply {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// `status` with `Content-Type: application/json` and `body` (which need
+    /// not be valid JSON: that is the point of malformed-body tests).
+    pub fn json(status: u16, body: impl Into<Vec<u8>>) -> RawReply {
+        RawReply::new(status)
+            .header("content-type", "application/json")
+            .body(body)
+    }
+
+    /// Adds a header.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> RawReply {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the body.
+    #[must_use]
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> RawReply {
+        self.body = body.into();
+        self
+    }
 }
 
 /// One request as the server received it, in arrival order.
@@ -445,17 +494,37 @@ impl TestServer {
     /// and a Conductor error body, without touching the state (the request is
     /// still recorded).
     pub fn fail_next(&self, route: Route, times: usize, status: u16) {
-        self.shared.with(|s| {
-            s.faults.add(route, times, faults::Action::Status(status));
-            s.touch();
-        });
+        self.add_fault(route, times, faults::Action::Status(status));
+    }
+
+    /// The next `times` requests matching `route` are answered with `reply`
+    /// exactly, without touching the state (the request is still recorded
+    /// with `reply.status`). A status hyper cannot send (not 100..=999), or a
+    /// header it cannot encode, gets a plain 500 instead.
+    pub fn reply_next(&self, route: Route, times: usize, reply: RawReply) {
+        self.add_fault(route, times, faults::Action::Reply(reply));
+    }
+
+    /// The next `times` requests matching `route` are handled as usual (a
+    /// poll hands its tasks out: IN_PROGRESS, leases running), then the
+    /// status and headers are sent at once and the body is sent in slices
+    /// spread evenly over `over`. A client whose timeout is shorter loses the
+    /// answer while the server has already acted on the request. Each fault
+    /// is used by the next matching request whatever its answer, so enqueue
+    /// tasks before the poll that should carry them.
+    pub fn slow_body_next(&self, route: Route, times: usize, over: Duration) {
+        self.add_fault(route, times, faults::Action::SlowBody(over));
     }
 
     /// The next `times` requests matching `route` get no answer: the
     /// connection is closed after the request is read (state untouched).
     pub fn drop_next(&self, route: Route, times: usize) {
+        self.add_fault(route, times, faults::Action::Drop);
+    }
+
+    fn add_fault(&self, route: Route, times: usize, action: faults::Action) {
         self.shared.with(|s| {
-            s.faults.add(route, times, faults::Action::Drop);
+            s.faults.add(route, times, action);
             s.touch();
         });
     }

@@ -4,20 +4,26 @@
 //! listener *and* all open connections: a stopped server refuses new
 //! connections and kept-alive ones fail, as a real outage looks to a client.
 //! Each request is recorded, then delayed/faulted as configured, then routed.
+//! Bodies go out whole, or trickled for [`Action::SlowBody`].
 
 use crate::RecordedRequest;
 use crate::faults::Action;
 use crate::reply::Reply;
 use crate::router::{self, Request};
 use crate::state::Shared;
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
+use http_body_util::{BodyExt, Either, Full};
+use hyper::body::{Bytes, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::mpsc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
@@ -109,7 +115,7 @@ impl std::error::Error for DroppedConnection {}
 async fn handle(
     shared: Arc<Shared>,
     request: hyper::Request<Incoming>,
-) -> Result<hyper::Response<Full<Bytes>>, DroppedConnection> {
+) -> Result<hyper::Response<Body>, DroppedConnection> {
     let (parts, body) = request.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -159,34 +165,122 @@ async fn handle(
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
-    let reply = match fault {
+    let (response, status) = match fault {
         Some(Action::Drop) => return Err(DroppedConnection),
-        Some(Action::Status(status)) => {
-            Reply::error(status, format!("Injected fault: HTTP {status}"))
+        Some(Action::Status(status)) => respond(
+            Reply::error(status, format!("Injected fault: HTTP {status}")),
+            None,
+        ),
+        Some(Action::Reply(raw)) => build(raw.status, &raw.headers, Bytes::from(raw.body), None),
+        Some(Action::SlowBody(over)) => {
+            respond(router::dispatch(&shared, &request).await, Some(over))
         }
-        None => router::dispatch(&shared, &request).await,
+        None => respond(router::dispatch(&shared, &request).await, None),
     };
     shared.with(|s| {
         let position = index.checked_sub(s.requests_cleared);
         if let Some(recorded) = position.and_then(|i| s.requests.get_mut(i)) {
-            recorded.status = reply.status;
+            recorded.status = status;
             s.touch();
         }
     });
-    Ok(to_response(reply))
+    Ok(response)
 }
 
-fn to_response(reply: Reply) -> hyper::Response<Full<Bytes>> {
-    let mut builder = hyper::Response::builder().status(reply.status);
-    if let Some(content_type) = reply.content_type {
-        builder = builder.header(hyper::header::CONTENT_TYPE, content_type);
+/// A response body: whole, or trickled ([`Action::SlowBody`]).
+type Body = Either<Full<Bytes>, Trickle>;
+
+fn respond(reply: Reply, slow: Option<Duration>) -> (hyper::Response<Body>, u16) {
+    let content_type = reply
+        .content_type
+        .map(|value| ("content-type".to_owned(), value.to_owned()));
+    build(
+        reply.status,
+        content_type.as_slice(),
+        Bytes::from(reply.body),
+        slow,
+    )
+}
+
+/// The response and the status it carries.
+fn build(
+    status: u16,
+    headers: &[(String, String)],
+    body: Bytes,
+    slow: Option<Duration>,
+) -> (hyper::Response<Body>, u16) {
+    let mut builder = hyper::Response::builder().status(status);
+    for (name, value) in headers {
+        builder = builder.header(name.as_str(), value.as_str());
     }
-    builder
-        .body(Full::new(Bytes::from(reply.body)))
-        .unwrap_or_else(|_| {
-            // Only an out-of-range injected status gets here.
-            let mut response = hyper::Response::new(Full::new(Bytes::new()));
+    let body = match slow {
+        Some(over) => Either::Right(Trickle::new(body, over)),
+        None => Either::Left(Full::new(body)),
+    };
+    match builder.body(body) {
+        Ok(response) => (response, status),
+        // Only an injected status or header hyper cannot encode gets here.
+        Err(_) => {
+            let mut response = hyper::Response::new(Either::Left(Full::new(Bytes::new())));
             *response.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
-            response
-        })
+            (response, 500)
+        }
+    }
+}
+
+/// A body sent in up to [`Trickle::SLICES`] slices, one per `interval`, the
+/// first after one interval: the head goes out alone, then the body dribbles.
+#[derive(Debug)]
+struct Trickle {
+    rest: Bytes,
+    slice: usize,
+    interval: Duration,
+    next: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Trickle {
+    const SLICES: u32 = 20;
+
+    /// Must run inside the runtime (it starts a timer).
+    fn new(body: Bytes, over: Duration) -> Trickle {
+        let slices = u32::try_from(body.len())
+            .unwrap_or(u32::MAX)
+            .clamp(1, Trickle::SLICES);
+        let interval = over / slices;
+        Trickle {
+            slice: body.len().div_ceil(slices as usize).max(1),
+            rest: body,
+            interval,
+            next: Box::pin(tokio::time::sleep(interval)),
+        }
+    }
+}
+
+impl hyper::body::Body for Trickle {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = &mut *self;
+        if this.rest.is_empty() {
+            return Poll::Ready(None);
+        }
+        ready!(this.next.as_mut().poll(cx));
+        let slice = this.rest.split_to(this.slice.min(this.rest.len()));
+        let at = this.next.deadline() + this.interval;
+        this.next.as_mut().reset(at);
+        Poll::Ready(Some(Ok(Frame::data(slice))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// Exact, so hyper sends `Content-Length` as for a whole body.
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(u64::try_from(self.rest.len()).unwrap_or(u64::MAX))
+    }
 }

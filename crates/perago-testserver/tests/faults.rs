@@ -1,9 +1,9 @@
-//! Fault injection (error statuses, dropped connections, delays), stop and
-//! restart, and the request log.
+//! Fault injection (error statuses, canned raw answers, dropped connections,
+//! slow bodies, delays), stop and restart, and the request log.
 
 mod support;
 
-use perago_testserver::{Route, TaskStatus, TestServer};
+use perago_testserver::{RawReply, Route, TaskStatus, TestServer};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use support::Client;
@@ -59,6 +59,115 @@ fn route_groups_and_any() {
             .status,
         200
     );
+}
+
+#[test]
+fn reply_next_sends_malformed_poll_bodies_as_given() {
+    let server = TestServer::start();
+    let client = Client::new(&server.base_url());
+    let id = server.enqueue("t", json!({}));
+    let bodies = ["null", "", "{not json", "\"a string\""];
+    for body in bodies {
+        server.reply_next(Route::Poll, 1, RawReply::json(200, body));
+    }
+    for body in bodies {
+        let answer = client.get("/api/tasks/poll/batch/t?count=5");
+        assert_eq!((answer.status, answer.body.as_str()), (200, body));
+        assert_eq!(answer.content_type.as_deref(), Some("application/json"));
+    }
+    // The canned answers handed nothing out; the next poll gets the task.
+    assert_eq!(server.task(&id).unwrap().status, TaskStatus::Scheduled);
+    assert_eq!(
+        client.get("/api/tasks/poll/batch/t").json()[0]["taskId"],
+        json!(id)
+    );
+    let recorded: Vec<(String, u16)> = server
+        .requests()
+        .iter()
+        .map(|r| (r.path.clone(), r.status))
+        .collect();
+    assert_eq!(
+        recorded,
+        vec![("/api/tasks/poll/batch/t".to_owned(), 200); 5]
+    );
+}
+
+#[test]
+fn reply_next_sends_204_and_redirects_with_their_headers() {
+    let server = TestServer::start();
+    let client = Client::new(&server.base_url());
+    server.enqueue("t", json!({}));
+    server.reply_next(Route::Poll, 1, RawReply::new(204));
+    let elsewhere = "http://127.0.0.1:9/api/tasks/poll/batch/t";
+    server.reply_next(
+        Route::Poll,
+        1,
+        RawReply::new(302).header("Location", elsewhere),
+    );
+    let answer = client.get("/api/tasks/poll/batch/t");
+    assert_eq!((answer.status, answer.body.as_str()), (204, ""));
+    assert_eq!(answer.content_type, None);
+    let answer = client.get("/api/tasks/poll/batch/t");
+    assert_eq!(answer.status, 302);
+    assert_eq!(answer.location.as_deref(), Some(elsewhere));
+    // Not followed: the client saw the 302 itself, and the task is still queued.
+    assert_eq!(server.queue_size("t"), 1);
+    let statuses: Vec<u16> = server.requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, vec![204, 302]);
+}
+
+#[test]
+fn reply_next_with_an_unsendable_status_answers_500() {
+    let server = TestServer::start();
+    let client = Client::new(&server.base_url());
+    server.reply_next(Route::Health, 1, RawReply::new(42));
+    assert_eq!(client.get("/health").status, 500);
+    assert_eq!(server.requests()[0].status, 500);
+}
+
+#[test]
+fn slow_body_poll_hands_tasks_out_even_if_the_client_gives_up() {
+    let server = TestServer::start();
+    let ids: Vec<String> = (0..3)
+        .map(|i| server.enqueue("t", json!({"i": i})))
+        .collect();
+    server.slow_body_next(Route::Poll, 1, Duration::from_secs(30));
+    let impatient = Client::with_body_timeout(&server.base_url(), Some(Duration::from_millis(200)));
+    let error = impatient
+        .try_get("/api/tasks/poll/batch/t?workerid=w1&count=3")
+        .expect_err("a 30 s body outlasts a 200 ms body timeout");
+    // The head came at once: only the body timed out.
+    assert!(
+        matches!(error, ureq::Error::Timeout(ureq::Timeout::RecvBody)),
+        "{error:?}"
+    );
+    for id in &ids {
+        let task = server.task(id).unwrap();
+        assert_eq!(
+            (task.status, task.poll_count, task.worker_id.as_deref()),
+            (TaskStatus::InProgress, 1, Some("w1"))
+        );
+    }
+    assert_eq!(server.queue_size("t"), 0);
+    let poll = &server.requests()[0];
+    assert_eq!(
+        (poll.path.as_str(), poll.status),
+        ("/api/tasks/poll/batch/t", 200)
+    );
+}
+
+#[test]
+fn slow_body_arrives_whole_for_a_patient_client() {
+    let server = TestServer::start();
+    let client = Client::new(&server.base_url());
+    let id = server.enqueue("t", json!({"text": "x".repeat(1000)}));
+    server.slow_body_next(Route::Poll, 1, Duration::from_millis(200));
+    let answer = client.get("/api/tasks/poll/batch/t");
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.content_type.as_deref(), Some("application/json"));
+    assert_eq!(answer.json(), json!([server.task(&id).unwrap().json]));
+    // Used up: the next answer is whole and plain.
+    assert_eq!(client.get("/health").status, 200);
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::time::Duration;
 pub struct Answer {
     pub status: u16,
     pub content_type: Option<String>,
+    pub location: Option<String>,
     pub body: String,
 }
 
@@ -28,9 +29,18 @@ pub struct Client {
 
 impl Client {
     pub fn new(base: &str) -> Client {
+        Client::with_body_timeout(base, None)
+    }
+
+    /// A client that gives up on a body that takes longer than `timeout` to
+    /// arrive, with `Timeout::RecvBody` (the head is not covered).
+    pub fn with_body_timeout(base: &str, timeout: Option<Duration>) -> Client {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(20)))
+            // Redirects are answers to assert, not to follow.
+            .max_redirects(0)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .timeout_recv_body(timeout)
             .build();
         Client {
             agent: ureq::Agent::new_with_config(config),
@@ -42,15 +52,24 @@ impl Client {
         result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Answer, ureq::Error> {
         let mut response = result?;
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let (content_type, location) = (header("content-type"), header("location"));
         Ok(Answer {
             status: response.status().as_u16(),
             content_type,
-            body: response.body_mut().read_to_string()?,
+            location,
+            // Past ureq's 10 MB default: the huge-payload tests read 144 MB.
+            body: response
+                .body_mut()
+                .with_config()
+                .limit(u64::MAX)
+                .read_to_string()?,
         })
     }
 
