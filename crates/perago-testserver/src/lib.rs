@@ -102,6 +102,10 @@ pub struct Options {
     /// `accept-single-value-as-array` globally (spec §2.5, inference); older
     /// ones answer 500. Default: `false` (the older behaviour).
     pub accept_single_taskdef: bool,
+    /// Whether an empty batch poll answers `204 No Content` (older servers;
+    /// the Go SDK still handles it) instead of `200 []` (current OSS, spec
+    /// §4.1). Default: `false`.
+    pub empty_batch_poll_204: bool,
 }
 
 impl Default for Options {
@@ -110,6 +114,7 @@ impl Default for Options {
             owner_email_mandatory: true,
             schema_registry: true,
             accept_single_taskdef: false,
+            empty_batch_poll_204: false,
         }
     }
 }

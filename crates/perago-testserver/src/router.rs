@@ -135,7 +135,8 @@ pub(crate) async fn dispatch(shared: &Shared, request: &Request) -> Reply {
 }
 
 /// `GET /api/tasks/poll/batch/{taskType}?workerid=&domain=&count=1&timeout=100`:
-/// long-polls up to `timeout` ms (at most 5000), 200 `[]` when nothing came.
+/// long-polls up to `timeout` ms (at most 5000); when nothing came, 200 `[]`
+/// or, as older servers, 204.
 async fn batch_poll(shared: &Shared, request: &Request, task_type: &str) -> Reply {
     let (count, timeout) = match (
         request.int_param("count", 1),
@@ -154,7 +155,11 @@ async fn batch_poll(shared: &Shared, request: &Request, task_type: &str) -> Repl
         count: usize::try_from(count).unwrap_or(0),
     };
     let timeout = Duration::from_millis(u64::try_from(timeout).unwrap_or(0));
-    Reply::json(200, &Value::Array(long_poll(shared, &poll, timeout).await))
+    let tasks = long_poll(shared, &poll, timeout).await;
+    if tasks.is_empty() && shared.with(|s| s.options.empty_batch_poll_204) {
+        return Reply::empty(204);
+    }
+    Reply::json(200, &Value::Array(tasks))
 }
 
 /// `GET /api/tasks/poll/{taskType}`: a batch of one with a 100 ms wait; 204 when empty.

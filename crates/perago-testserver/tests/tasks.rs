@@ -3,7 +3,7 @@
 
 mod support;
 
-use perago_testserver::{TaskSpec, TaskStatus, TestServer};
+use perago_testserver::{Options, TaskSpec, TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use support::Client;
@@ -159,6 +159,32 @@ fn single_poll_answers_204_when_empty() {
     let answer = client.get("/api/tasks/poll/t?workerid=w");
     assert_eq!(answer.status, 200);
     assert_eq!(answer.json()["taskId"], json!(id));
+}
+
+#[test]
+fn older_servers_answer_an_empty_batch_poll_with_204() {
+    let server = TestServer::start_with(Options {
+        empty_batch_poll_204: true,
+        ..Options::default()
+    });
+    let client = Client::new(&server.base_url());
+    let answer = client.get("/api/tasks/poll/batch/t?timeout=0");
+    assert_eq!((answer.status, answer.body.as_str()), (204, ""));
+    assert_eq!(answer.content_type, None);
+    let id = server.enqueue("t", json!({}));
+    assert_eq!(batch(&client, "t", "timeout=0")[0]["taskId"], json!(id));
+    let statuses: Vec<(String, u16)> = server
+        .requests()
+        .iter()
+        .map(|r| (r.path.clone(), r.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("/api/tasks/poll/batch/t".to_owned(), 204),
+            ("/api/tasks/poll/batch/t".to_owned(), 200)
+        ]
+    );
 }
 
 #[test]
