@@ -507,6 +507,32 @@ fn concurrent_pollers_get_each_task_exactly_once() {
 }
 
 #[test]
+fn a_batch_poll_carries_several_huge_inputs_whole() {
+    const MB: usize = 1 << 20;
+    let (server, client) = start();
+    // Distinct fillers, so a mixed-up or cut body cannot pass.
+    let filler = |i: usize| {
+        char::from(b'a' + u8::try_from(i).unwrap())
+            .to_string()
+            .repeat(18 * MB)
+    };
+    let ids: Vec<String> = (0..8)
+        .map(|i| server.enqueue("big", json!({"i": i, "blob": filler(i)})))
+        .collect();
+    let answer = client.get("/api/tasks/poll/batch/big?count=8");
+    assert_eq!(answer.status, 200);
+    let tasks: Vec<Value> = serde_json::from_str(&answer.body).unwrap();
+    drop(answer);
+    assert_eq!(tasks.len(), 8);
+    for (i, (task, id)) in tasks.iter().zip(&ids).enumerate() {
+        assert_eq!(task["taskId"], json!(id));
+        assert_eq!(task["status"], "IN_PROGRESS");
+        // Not assert_eq!: a failure would print 18 MB.
+        assert!(task["inputData"]["blob"] == filler(i), "task {i}");
+    }
+}
+
+#[test]
 fn wait_until_gives_up_at_its_timeout() {
     let (server, _client) = start();
     let started = Instant::now();
