@@ -5,8 +5,12 @@
 //! answers the metadata API (spec §1, §3), the schema registry (§2.5) and the
 //! task worker API (§4) with the paths, bodies, status codes and quirks of
 //! conductor-oss, keeps everything in memory, records every request, and can
-//! inject faults (error statuses, dropped connections, delays, a stopped
-//! server) for failure tests.
+//! inject faults for failure tests: error statuses ([`TestServer::fail_next`]),
+//! any status, headers and raw body such as malformed JSON or a redirect
+//! ([`TestServer::reply_next`]), dropped connections
+//! ([`TestServer::drop_next`]), bodies trickled after the request took effect
+//! ([`TestServer::slow_body_next`]), delays ([`TestServer::set_delay`]) and a
+//! stopped server ([`TestServer::stop`]).
 //!
 //! The API is blocking so plain `#[test]`s can drive it; the HTTP side runs on
 //! a private tokio runtime. Tests wait for state changes with
@@ -26,12 +30,27 @@
 //!
 //! # Where it differs from a real Conductor
 //!
-//! - No workflows or decider: each enqueued task is one SIMPLE task of its own
-//!   workflow instance. FAILED and TIMED_OUT tasks are final; no retry task is
-//!   scheduled. `timeoutSeconds`, `pollTimeoutSeconds`, rate and concurrency
-//!   limits and schema enforcement are stored but not applied.
+//! - No workflows: each enqueued task is one SIMPLE task of its own workflow
+//!   instance, and nothing follows it. `timeoutSeconds`, `timeoutPolicy`,
+//!   `totalTimeoutSeconds`, `pollTimeoutSeconds`, rate and concurrency limits
+//!   and schema enforcement are stored but not applied.
+//! - The decider's retries are **off by default**: FAILED and TIMED_OUT tasks
+//!   are final, so a test sees exactly the tasks it enqueued (a real server
+//!   retries 3 times, 60 s apart, unless the TaskDef says otherwise).
+//!   [`TestServer::enable_retries`] turns them on as Conductor does them
+//!   (spec §4.3: a new task per retry, per the TaskDef's `retryCount` and
+//!   retry delay), with the delay real, skipped or scaled down
+//!   ([`RetryDelays`]); [`TestServer::wait_final`] then waits for last attempts.
+//!   Opt-in rather than on by default: the existing tests, here and in the
+//!   worker's suites, treat FAILED as final (they count tasks, terminal tasks
+//!   and worker summaries), and with retries on each of their failures would
+//!   queue another task, kept out of their sight only by the 60 s delay.
 //! - The response timeout fires exactly `responseTimeoutSeconds` after the last
 //!   poll or update (monotonic clock); a real server notices it on a later sweep.
+//! - The retry delay's random `backoffJitterMs` part delays the retry but is
+//!   not shown: `startDelayInSeconds`/`callbackAfterSeconds` carry whole seconds.
+//! - An empty batch poll answers `200 []` as current OSS does;
+//!   [`Options::empty_batch_poll_204`] gives older servers' `204`.
 //! - Update-by-reference (`POST /api/tasks/{workflowId}/{ref}/{status}`) and the
 //!   workflow endpoints are not served (404).
 
@@ -260,6 +279,23 @@ pub enum TaskStatus {
     Skipped,
 }
 
+/// How long the decider's retries wait before they can be polled
+/// ([`TestServer::enable_retries`]).
+///
+/// The retry's Task JSON shows Conductor's delay in `startDelayInSeconds` and
+/// `callbackAfterSeconds` whatever is chosen here, so tests can assert the
+/// backoff without waiting for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryDelays {
+    /// Conductor's delay, in real time (a stock TaskDef waits 60 s).
+    Real,
+    /// No wait: a retry can be polled at once.
+    Immediate,
+    /// Conductor's delay with each of its seconds lasting this long instead
+    /// (e.g. 10 ms), so backoff and jitter keep their order but tests stay fast.
+    Scaled(Duration),
+}
+
 /// What to enqueue with [`TestServer::enqueue_with`]; build it with
 /// [`TaskSpec::new`] and set the public fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -281,7 +317,9 @@ pub struct TaskSpec {
     pub workflow_type: Option<String>,
     /// `correlationId`, if any.
     pub correlation_id: Option<String>,
-    /// `retryCount` (which attempt this is; 0 for the first).
+    /// `retryCount` (which attempt this is; 0 for the first). With retries
+    /// on, the TaskDef's `retryCount` bounds it: the last retry has
+    /// `retryCount` equal to the TaskDef's.
     pub retry_count: i32,
 }
 
@@ -311,10 +349,18 @@ pub struct TaskState {
     pub workflow_instance_id: String,
     /// `taskType`.
     pub task_type: String,
+    /// `referenceTaskName` (shared by a task and its retries).
+    pub reference_task_name: String,
     /// The domain it was enqueued in.
     pub domain: Option<String>,
     /// Current status.
     pub status: TaskStatus,
+    /// `retryCount`: 0 for a first attempt, +1 for each retry.
+    pub retry_count: i32,
+    /// `retriedTaskId`: the attempt this one retries.
+    pub retried_task_id: Option<String>,
+    /// `retried`: whether a retry of this attempt was scheduled.
+    pub retried: bool,
     /// `inputData` as enqueued.
     pub input_data: Value,
     /// `outputData` from the last accepted update (`{}` before any).
@@ -487,10 +533,61 @@ impl TestServer {
     }
 
     /// Blocks until at least `count` tasks are terminal or `timeout` passes.
+    /// With retries on, retried attempts count too; see [`wait_final`](Self::wait_final).
     pub fn wait_terminal(&self, count: usize, timeout: Duration) -> bool {
         self.wait_until(timeout, |server| {
             server.shared.with(|s| s.tasks.terminal_count()) >= count
         })
+    }
+
+    /// Blocks until at least `count` tasks are final (terminal, and no retry
+    /// follows them: the last attempt of each enqueued task) or `timeout`
+    /// passes. The same as [`wait_terminal`](Self::wait_terminal) while
+    /// retries are off.
+    pub fn wait_final(&self, count: usize, timeout: Duration) -> bool {
+        self.wait_until(timeout, |server| {
+            server.shared.with(|s| s.tasks.final_count()) >= count
+        })
+    }
+
+    // ---- the decider's retries ----
+
+    /// Turns the decider's retries on (they are off by default; see the crate
+    /// docs), or changes `delays` for retries scheduled from now on.
+    ///
+    /// Then, like Conductor (spec §4.3), a task reported FAILED or timed out
+    /// per `responseTimeoutSeconds` gets a retry while its `retryCount` is
+    /// below the TaskDef's (default 3): a new SCHEDULED task with a new
+    /// taskId, `retriedTaskId` pointing back, `retryCount`+1, `pollCount` 0,
+    /// and the same `workflowInstanceId`, `referenceTaskName`, `inputData`
+    /// and domain, queued after the TaskDef's retry delay (`retryLogic`,
+    /// `retryDelaySeconds`, `backoffScaleFactor`, `maxRetryDelaySeconds`,
+    /// `backoffJitterMs`) stretched as `delays` says. The failed attempt gets
+    /// `retried: true`. FAILED_WITH_TERMINAL_ERROR and CANCELED are never
+    /// retried. The TaskDef is the one registered when the first attempt was
+    /// enqueued (Conductor snapshots it when the workflow starts); none means
+    /// Conductor's ad-hoc TaskDef (retryCount 3, FIXED, 60 s).
+    pub fn enable_retries(&self, delays: RetryDelays) {
+        self.set_retries(Some(delays));
+    }
+
+    /// Turns retries off again: FAILED and TIMED_OUT are final from now on.
+    /// Retries already queued stay queued.
+    pub fn disable_retries(&self) {
+        self.set_retries(None);
+    }
+
+    fn set_retries(&self, retries: Option<RetryDelays>) {
+        self.shared.with(|s| {
+            s.tasks.retries = retries;
+            s.touch();
+        });
+    }
+
+    /// The task `task_id` and the retries that followed it, in order (empty
+    /// if there is no such task).
+    pub fn attempts(&self, task_id: &str) -> Vec<TaskState> {
+        self.shared.with(|s| s.tasks.attempts(task_id))
     }
 
     // ---- faults ----

@@ -150,15 +150,18 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// A pseudo-random number, different on every call: std's randomly keyed
+/// SipHash (fresh keys per `RandomState`) over a process-wide counter.
+pub(crate) fn random_u64() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.finish()
+}
+
 /// A fresh UUID-shaped id (Conductor ids are UUIDs), unique in this process.
 pub(crate) fn new_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut high = RandomState::new().build_hasher();
-    high.write_u64(count);
-    let mut low = RandomState::new().build_hasher();
-    low.write_u64(count ^ 0x9e37_79b9_7f4a_7c15);
-    let bits = (u128::from(high.finish()) << 64) | u128::from(low.finish());
+    let bits = (u128::from(random_u64()) << 64) | u128::from(random_u64());
     // Version 4 / RFC 4122 variant bits, so the ids look like what clients expect.
     let bits = (bits & !(0xf << 76) & !(0x3 << 62)) | (0x4 << 76) | (0x2 << 62);
     let hex = format!("{bits:032x}");

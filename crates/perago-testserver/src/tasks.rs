@@ -1,5 +1,5 @@
 //! Tasks and their queues: enqueue (test side), poll and update (worker side),
-//! response timeouts (spec §4).
+//! response timeouts, and the decider's retries when enabled (spec §4).
 //!
 //! There are no workflows here: each enqueued task stands for one SIMPLE task
 //! of its own workflow instance. Queues are keyed by task type and domain, as
@@ -8,8 +8,8 @@
 
 use crate::jackson;
 use crate::reply::{Reply, ValidationError};
-use crate::state::{new_id, now_ms};
-use crate::{TaskSpec, TaskState, TaskStatus};
+use crate::state::{new_id, now_ms, random_u64};
+use crate::{RetryDelays, TaskSpec, TaskState, TaskStatus};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -77,8 +77,14 @@ struct Task {
     reason: Option<String>,
     worker_id: Option<String>,
     retry_count: i32,
+    /// The attempt this one retries (`retriedTaskId`).
+    retried_task_id: Option<String>,
+    /// The attempt that retries this one; `Some` is Conductor's `retried: true`.
+    retry_task_id: Option<String>,
     poll_count: u32,
     seq: u64,
+    /// The retry delay this attempt was queued with (`startDelayInSeconds`).
+    start_delay_seconds: i64,
     callback_after_seconds: i64,
     response_timeout_seconds: i64,
     scheduled_time: i64,
@@ -121,8 +127,11 @@ impl Task {
         put("startTime", json!(self.start_time));
         put("endTime", json!(self.end_time));
         put("updateTime", json!(self.update_time));
-        put("startDelayInSeconds", json!(0));
-        put("retried", json!(false));
+        put("startDelayInSeconds", json!(self.start_delay_seconds));
+        put("retried", json!(self.retry_task_id.is_some()));
+        if let Some(r) = &self.retried_task_id {
+            put("retriedTaskId", json!(r));
+        }
         put("executed", json!(self.status.is_terminal()));
         put("callbackFromWorker", json!(true));
         put(
@@ -178,8 +187,12 @@ impl Task {
             task_id: self.id.clone(),
             workflow_instance_id: self.workflow_instance_id.clone(),
             task_type: self.task_type.clone(),
+            reference_task_name: self.reference_task_name.clone(),
             domain: self.domain.clone(),
             status: self.status,
+            retry_count: self.retry_count,
+            retried_task_id: self.retried_task_id.clone(),
+            retried: self.retry_task_id.is_some(),
             input_data: self.input_data.clone(),
             output_data: self.output_data.clone(),
             reason_for_incompletion: self.reason.clone(),
@@ -203,9 +216,13 @@ pub(crate) struct Tasks {
     /// When delayed re-queues become pollable; an entry may outlive its task's
     /// stay in the queue, which costs one spurious wake-up at most.
     delayed: BTreeSet<Instant>,
-    /// Kept as a count so `wait_terminal` stays cheap with many tasks.
+    /// Kept as counts so `wait_terminal` and `wait_final` stay cheap with many tasks.
     terminal: usize,
+    /// Terminal tasks that were retried (so not final).
+    retried: usize,
     next_seq: u64,
+    /// `None`: FAILED and TIMED_OUT are final (the default).
+    pub(crate) retries: Option<RetryDelays>,
 }
 
 /// The decoded parameters of a poll.
@@ -247,8 +264,11 @@ impl Tasks {
             reason: None,
             worker_id: None,
             retry_count: spec.retry_count,
+            retried_task_id: None,
+            retry_task_id: None,
             poll_count: 0,
             seq: self.next_seq,
+            start_delay_seconds: 0,
             callback_after_seconds: 0,
             response_timeout_seconds,
             scheduled_time: now,
@@ -282,6 +302,22 @@ impl Tasks {
         self.terminal
     }
 
+    /// Terminal tasks that no retry follows: the last attempt of each task.
+    pub(crate) fn final_count(&self) -> usize {
+        self.terminal - self.retried
+    }
+
+    /// `task_id` and the retries that followed it, in order.
+    pub(crate) fn attempts(&self, task_id: &str) -> Vec<TaskState> {
+        let mut attempts = Vec::new();
+        let mut next = self.by_id.get(task_id);
+        while let Some(task) = next {
+            attempts.push(task.snapshot());
+            next = task.retry_task_id.as_ref().map(|id| &self.by_id[id]);
+        }
+        attempts
+    }
+
     /// Queued tasks of `task_type` in `domain`, delayed ones included
     /// (`GET /api/tasks/queue/size`).
     pub(crate) fn queue_size(&self, task_type: &str, domain: Option<&str>) -> usize {
@@ -295,7 +331,8 @@ impl Tasks {
     /// Applies the transitions due at `now`; true when any happened.
     ///
     /// - IN_PROGRESS past its lease (`responseTimeoutSeconds` since the last
-    ///   poll or update) → TIMED_OUT (§4.2, `DeciderService.isResponseTimedOut`).
+    ///   poll or update) → TIMED_OUT (§4.2, `DeciderService.isResponseTimedOut`),
+    ///   then retried if retries are on.
     /// - A delayed re-queue whose time came is a change too: pollers must look again.
     pub(crate) fn advance(&mut self, now: Instant) -> bool {
         let mut changed = false;
@@ -317,6 +354,7 @@ impl Tasks {
                 task.response_timeout_seconds, task.id, task.task_type
             ));
             self.terminal += 1;
+            self.retry(&id, now);
             changed = true;
         }
         while self.delayed.first().is_some_and(|ready| *ready <= now) {
@@ -466,7 +504,73 @@ impl Tasks {
             task.end_time = wall;
             self.terminal += 1;
         }
+        self.retry(&task_id, now);
         (Reply::text(200, task_id), Some(key))
+    }
+
+    /// `DeciderService.retry` (§4.3), when retries are on, for a task that has
+    /// just become terminal. FAILED and TIMED_OUT are retriable;
+    /// FAILED_WITH_TERMINAL_ERROR and CANCELED never are (§4.4). While the TaskDef's
+    /// `retryCount` allows, a copy is queued with a new taskId,
+    /// `retriedTaskId` pointing back, `retryCount`+1 and `pollCount` 0, after
+    /// the TaskDef's retry delay (shown as `startDelayInSeconds` and
+    /// `callbackAfterSeconds`, waited as [`RetryDelays`] says).
+    fn retry(&mut self, id: &str, now: Instant) {
+        let Some(delays) = self.retries else {
+            return;
+        };
+        let original = &self.by_id[id];
+        if !matches!(original.status, TaskStatus::Failed | TaskStatus::TimedOut) {
+            return;
+        }
+        let Some((seconds, jitter)) = retry_delay(original.task_def.as_ref(), original.retry_count)
+        else {
+            return;
+        };
+        self.next_seq += 1;
+        let wall = now_ms();
+        let retry_id = new_id();
+        // `task.copy()` keeps every other field (inputData, outputData,
+        // referenceTaskName, workflowInstanceId, domain, responseTimeout…).
+        let retry = Task {
+            id: retry_id.clone(),
+            status: TaskStatus::Scheduled,
+            reason: None,
+            worker_id: None,
+            retry_count: original.retry_count + 1,
+            retried_task_id: Some(original.id.clone()),
+            retry_task_id: None,
+            poll_count: 0,
+            seq: self.next_seq,
+            start_delay_seconds: seconds,
+            callback_after_seconds: seconds,
+            scheduled_time: wall,
+            start_time: 0,
+            end_time: 0,
+            update_time: wall,
+            lease_deadline: None,
+            ready_at: later(
+                now,
+                delays.stretch(Duration::from_secs(seconds.unsigned_abs()) + jitter),
+            ),
+            updates: Vec::new(),
+            logs: Vec::new(),
+            ..original.clone()
+        };
+        if retry.ready_at > now {
+            self.delayed.insert(retry.ready_at);
+        }
+        self.queues
+            .entry(retry.queue_key())
+            .or_default()
+            .push_back(retry_id.clone());
+        self.order.push(retry_id.clone());
+        self.by_id.insert(retry_id.clone(), retry);
+        self.by_id
+            .get_mut(id)
+            .expect("the original exists")
+            .retry_task_id = Some(retry_id);
+        self.retried += 1;
     }
 
     /// `POST /api/tasks/{taskId}/log`: the body is the raw log line.
@@ -498,6 +602,64 @@ impl Tasks {
 
 fn lease(response_timeout_seconds: i64) -> Duration {
     Duration::from_secs(u64::try_from(response_timeout_seconds).unwrap_or(0))
+}
+
+/// `now + delay`, or a year on if that does not fit an `Instant`.
+fn later(now: Instant, delay: Duration) -> Instant {
+    now.checked_add(delay)
+        .unwrap_or_else(|| now + Duration::from_secs(86_400 * 365))
+}
+
+/// Whether `task_def` (a TaskDef as GET returns it; `None` = the ad-hoc
+/// `new TaskDef(name)` of an unregistered task, spec §1) allows a retry after
+/// attempt `retry_count`, and if so its delay: whole seconds
+/// (`DeciderService.retry`: FIXED = retryDelaySeconds; LINEAR_BACKOFF =
+/// retryDelaySeconds·backoffScaleFactor·(retryCount+1); EXPONENTIAL_BACKOFF =
+/// retryDelaySeconds·2^retryCount; an int overflow becomes `Integer.MAX_VALUE`;
+/// capped by maxRetryDelaySeconds when > 0), and a random jitter below
+/// backoffJitterMs.
+fn retry_delay(task_def: Option<&Value>, retry_count: i32) -> Option<(i64, Duration)> {
+    // The TaskDef field initialisers, which the ad-hoc TaskDef keeps too.
+    let field = |name: &str, default: i64| {
+        task_def
+            .and_then(|def| def.get(name)?.as_i64())
+            .unwrap_or(default)
+    };
+    let attempt = i64::from(retry_count);
+    if attempt >= field("retryCount", 3) {
+        return None;
+    }
+    let base = field("retryDelaySeconds", 60);
+    let logic = task_def.and_then(|def| def.get("retryLogic")?.as_str());
+    let delay = match logic {
+        Some("LINEAR_BACKOFF") => base
+            .saturating_mul(field("backoffScaleFactor", 1))
+            .saturating_mul(attempt + 1),
+        Some("EXPONENTIAL_BACKOFF") => {
+            base.saturating_mul(2_i64.saturating_pow(u32::try_from(attempt).unwrap_or(0)))
+        }
+        _ => base,
+    };
+    let delay = delay.clamp(0, i64::from(i32::MAX));
+    let cap = field("maxRetryDelaySeconds", 0);
+    let delay = if cap > 0 { delay.min(cap) } else { delay };
+    let jitter = u64::try_from(field("backoffJitterMs", 0)).unwrap_or(0);
+    let jitter = if jitter > 0 { random_u64() % jitter } else { 0 };
+    Some((delay, Duration::from_millis(jitter)))
+}
+
+impl RetryDelays {
+    /// How long Conductor's retry `delay` lasts here.
+    fn stretch(self, delay: Duration) -> Duration {
+        match self {
+            RetryDelays::Real => delay,
+            RetryDelays::Immediate => Duration::ZERO,
+            RetryDelays::Scaled(second) => {
+                Duration::try_from_secs_f64(second.as_secs_f64() * delay.as_secs_f64())
+                    .unwrap_or(Duration::MAX)
+            }
+        }
+    }
 }
 
 /// Java's `StringUtils.substring(s, 0, n)` counts UTF-16 units; a surrogate
@@ -608,6 +770,30 @@ mod tests {
         assert_eq!(truncate_utf16("abc", 2), "ab");
         assert_eq!(truncate_utf16("a😀", 2), "a");
         assert_eq!(truncate_utf16("a😀", 3), "a😀");
+    }
+
+    #[test]
+    fn retry_delay_ends_saturates_and_jitters() {
+        let def = json!({"retryCount": 2, "retryLogic": "EXPONENTIAL_BACKOFF",
+            "retryDelaySeconds": i32::MAX, "backoffJitterMs": 10});
+        let (seconds, jitter) = retry_delay(Some(&def), 1).unwrap();
+        assert_eq!(seconds, i64::from(i32::MAX));
+        assert!(jitter < Duration::from_millis(10));
+        assert_eq!(retry_delay(Some(&def), 2), None);
+        // The ad-hoc TaskDef: three retries, 60 s apart, no jitter.
+        assert_eq!(retry_delay(None, 2), Some((60, Duration::ZERO)));
+        assert_eq!(retry_delay(None, 3), None);
+        let negative = json!({"retryDelaySeconds": -5});
+        assert_eq!(retry_delay(Some(&negative), 0), Some((0, Duration::ZERO)));
+    }
+
+    #[test]
+    fn retry_delays_stretch_conductor_seconds() {
+        let minute = Duration::from_secs(60);
+        assert_eq!(RetryDelays::Real.stretch(minute), minute);
+        assert_eq!(RetryDelays::Immediate.stretch(minute), Duration::ZERO);
+        let scaled = RetryDelays::Scaled(Duration::from_millis(10)).stretch(minute);
+        assert_eq!(scaled.as_millis(), 600);
     }
 
     #[test]
