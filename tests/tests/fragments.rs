@@ -145,7 +145,11 @@ fn node_at(set: &SchemaSet, location: &str) -> NodeId {
 struct Doc {
     label: String,
     bytes: Vec<u8>,
+    /// What serde reads: with a repeated key, its last occurrence.
     value: Option<Value>,
+    /// The bytes repeat a key, which every perago door rejects; `value` is then another
+    /// document, checked on its own.
+    duplicate: bool,
 }
 
 /// The documents of node `root`, in a fixed order from a fixed seed, without duplicates.
@@ -160,10 +164,15 @@ fn documents(ir: &Ir, root: NodeId, seed: u64) -> Vec<Doc> {
     let mut push = |label: String, bytes: Vec<u8>| {
         if seen.insert(bytes.clone()) {
             let value = serde_json::from_slice(&bytes).ok();
+            let duplicate = matches!(
+                perago_ir::json::parse_strict_slice(&bytes),
+                Err(perago_ir::json::ParseError::DuplicateKey { .. })
+            );
             docs.push(Doc {
                 label,
                 bytes,
                 value,
+                duplicate,
             });
         }
     };
@@ -222,19 +231,39 @@ fn check_doc<T: Contract + Debug + PartialEq>(
     let mut problem = |what: String| {
         let _ = writeln!(problems, "  - {what}");
     };
-    let interpreter = match &doc.value {
-        Some(v) => ir.validate(root, v),
-        None => ir.validate_slice(root, &doc.bytes),
-    };
+    // The bytes door: the interpreter as `perago validate` runs it, and `from_slice`.
+    let interpreter_slice = ir.validate_slice(root, &doc.bytes);
     let slice = T::from_slice(&doc.bytes);
-    if violations(&slice) != interpreter {
+    if violations(&slice) != interpreter_slice {
         problem(format!(
-            "from_slice and the interpreter disagree\n      from_slice:  {:?}\n      interpreter: {interpreter:?}",
+            "from_slice and the interpreter disagree\n      from_slice:  {:?}\n      interpreter: {interpreter_slice:?}",
             violations(&slice)
         ));
     }
+    if doc.duplicate
+        && !matches!(&interpreter_slice[..], [v] if v.code == perago::Code::DuplicateField)
+    {
+        problem(format!(
+            "a repeated key is not one duplicate_field: {interpreter_slice:?}"
+        ));
+    }
+    // The value door, on what serde read (another document when a key repeats).
+    let interpreter = match &doc.value {
+        Some(v) => ir.validate(root, v),
+        None => interpreter_slice.clone(),
+    };
     let walked = doc.value.as_ref().map(T::from_value);
-    if let Some(walked) = &walked {
+    if let Some(walked) = &walked
+        && violations(walked) != interpreter
+    {
+        problem(format!(
+            "from_value and the interpreter disagree\n      from_value:  {:?}\n      interpreter: {interpreter:?}",
+            violations(walked)
+        ));
+    }
+    if let Some(walked) = &walked
+        && !doc.duplicate
+    {
         if violations(walked) != violations(&slice) {
             problem(format!(
                 "from_value and from_slice disagree\n      from_value: {:?}\n      from_slice: {:?}",
@@ -393,25 +422,32 @@ fn every_fragment_type_is_checked() {
     }
 }
 
-/// Repeated keys, which the single pass hands to the whole-document read: the bytes and the
-/// parsed value (last occurrence wins, first place kept) give the same result, including a
-/// map entry whose first value is invalid and a foreign `oneOf` key before an unknown one.
+/// A repeated key is one `duplicate_field` at its path, in a map and in a `oneOf`, whichever
+/// occurrence is valid: the generated reader rejects it as the interpreter does.
 #[test]
-fn repeated_keys_agree_with_the_parsed_value() {
-    fn agree<T: Contract + Debug + PartialEq>(doc: &str) -> Result<T, perago::Violations> {
-        let value: Value = serde_json::from_str(doc).expect("JSON");
-        let slice = T::from_slice(doc.as_bytes());
-        assert_eq!(slice, T::from_value(&value), "{doc}");
-        slice
+fn repeated_keys_are_rejected_at_their_path() {
+    fn rejected<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code)> {
+        T::from_slice(doc.as_bytes())
+            .expect_err(doc)
+            .iter()
+            .map(|v| (v.path.clone(), v.code))
+            .collect()
     }
+    let dup = |path: &str| vec![(path.to_owned(), perago::Code::DuplicateField)];
     let long = "x".repeat(64);
     let labels = format!(r#"{{"labels": {{"a": "{long}", "b": "ok", "a": "ok"}}}}"#);
-    assert!(agree::<f::map::labels::Labelled>(&labels).is_ok());
-    let labels = format!(r#"{{"labels": {{"a": "ok", "a": "{long}"}}}}"#);
-    assert!(agree::<f::map::labels::Labelled>(&labels).is_err());
+    assert_eq!(
+        rejected::<f::map::labels::Labelled>(&labels),
+        dup("$.labels.a")
+    );
     let completion = r#"{"summary": "s", "detail": "a", "zz": 1, "detail": "b"}"#;
-    let err = agree::<perago::contracts::worker_completion_v1::WorkerCompletionV1>(completion)
-        .expect_err("detail is not a completion's");
-    let paths: Vec<&str> = err.iter().map(|v| v.path.as_str()).collect();
-    assert_eq!(paths, ["$.detail", "$.zz"]);
+    assert_eq!(
+        rejected::<perago::contracts::worker_completion_v1::WorkerCompletionV1>(completion),
+        dup("$.detail")
+    );
+    let untagged = r#"{"status": "bogus", "status": "FAILED", "reason": "r"}"#;
+    assert_eq!(
+        rejected::<f::one_of_untagged_branch::outcome::Outcome>(untagged),
+        dup("$.status")
+    );
 }

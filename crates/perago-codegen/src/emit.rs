@@ -863,7 +863,7 @@ impl Emitter<'_> {
                     path: &#k::Path<'_>,
                     out: &mut Vec<#k::Violation>,
                 ) -> Result<Option<Self>, D::Error> {
-                    let value = <#k::__private::serde_json::Value as #de::Deserialize>::deserialize(d)?;
+                    let value = #k::__private::json::value(d)?;
                     Ok(<Self as #k::Contract>::walk(&value, path, out))
                 }
             };

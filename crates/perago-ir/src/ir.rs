@@ -152,11 +152,12 @@ impl Ir {
         out
     }
 
-    /// Parses `bytes` and validates the document; malformed JSON is a violation at `$`.
+    /// Parses `bytes` strictly and validates the document; malformed JSON is a violation at
+    /// `$`, a repeated key one at its path.
     pub fn validate_slice(&self, root: NodeId, bytes: &[u8]) -> Vec<Violation> {
-        match crate::json::parse_value(bytes) {
+        match crate::json::parse_strict_slice(bytes) {
             Ok(value) => self.validate(root, &value),
-            Err(e) => vec![check::malformed(&e)],
+            Err(e) => vec![e.to_violation()],
         }
     }
 

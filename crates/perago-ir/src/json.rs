@@ -1,6 +1,8 @@
 //! A strict JSON parser: `serde_json` with one more rule, that a key appears at most once in
 //! an object. Parsers disagree on which of two equal keys wins, so a contract that is read by
 //! more than one of them must not accept the ambiguity; the duplicate is reported at its path.
+//! Every door that reads a document (a task input, `perago validate`, a completion payload)
+//! rejects it the same way. A leading byte order mark is named as such, not as a bad value.
 
 use crate::path::Path;
 use crate::violation::{Code, Violation};
@@ -15,6 +17,12 @@ pub enum ParseError {
     /// Not JSON at all: serde_json's error, with its line and column.
     #[error("{0}")]
     Malformed(serde_json::Error),
+    /// Text that starts with a byte order mark (RFC 8259 §8.1 forbids it).
+    #[error(
+        "the document starts with a byte order mark (U+FEFF), which JSON does not allow: \
+         save it as UTF-8 without a BOM"
+    )]
+    ByteOrderMark,
     /// Valid JSON in which one object repeats a key.
     #[error("{error}")]
     DuplicateKey {
@@ -26,11 +34,24 @@ pub enum ParseError {
 }
 
 impl ParseError {
+    /// The line where the parser stopped (1 for a byte order mark).
+    pub fn line(&self) -> usize {
+        match self {
+            ParseError::Malformed(error) | ParseError::DuplicateKey { error, .. } => {
+                error.line().max(1)
+            }
+            ParseError::ByteOrderMark => 1,
+        }
+    }
+
     /// The error as a violation: `duplicate field` at the key's path, or `malformed JSON: …`
     /// at `$`.
     pub fn to_violation(&self) -> Violation {
         match self {
             ParseError::Malformed(e) => crate::check::malformed(e),
+            ParseError::ByteOrderMark => {
+                Violation::new("$", Code::MalformedJson, format!("malformed JSON: {self}"))
+            }
             ParseError::DuplicateKey { path, .. } => {
                 Violation::new(path.clone(), Code::DuplicateField, "duplicate field")
             }
@@ -49,12 +70,18 @@ pub fn parse_value(bytes: &[u8]) -> serde_json::Result<Value> {
 
 /// Parses `text` like `serde_json::from_str::<Value>`, but a repeated key is an error.
 pub fn parse_strict(text: &str) -> Result<Value, ParseError> {
-    parse(serde_json::Deserializer::from_str(text))
+    parse_strict_slice(text.as_bytes())
 }
 
 /// [`parse_strict`] for bytes; text that is not UTF-8 is malformed.
 pub fn parse_strict_slice(bytes: &[u8]) -> Result<Value, ParseError> {
-    parse(serde_json::Deserializer::from_slice(bytes))
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        return Err(ParseError::ByteOrderMark);
+    }
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => parse(serde_json::Deserializer::from_str(text)),
+        Err(_) => parse(serde_json::Deserializer::from_slice(bytes)),
+    }
 }
 
 fn parse<'de, R: serde_json::de::Read<'de>>(
@@ -74,6 +101,18 @@ fn parse<'de, R: serde_json::de::Read<'de>>(
         Some(path) => ParseError::DuplicateKey { path, error },
         None => ParseError::Malformed(error),
     })
+}
+
+/// Reads one [`Value`] from any deserialiser, a repeated key in an object being an error: what
+/// generated readers read a value with when they need one whole (an open `{}`, a value of the
+/// wrong type), so that a repeated key stops their pass as it stops the parser.
+pub fn value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    let duplicate = RefCell::new(None);
+    Strict {
+        path: &Path::Root,
+        duplicate: &duplicate,
+    }
+    .deserialize(d)
 }
 
 /// Builds a [`Value`] at `path`, rejecting duplicate keys. serde's error type cannot carry the
@@ -260,6 +299,17 @@ mod tests {
             parse_strict_slice(b"\"\xff\""),
             Err(ParseError::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let e = parse_strict("\u{feff}{}").unwrap_err();
+        assert!(matches!(e, ParseError::ByteOrderMark));
+        assert_eq!(
+            e.to_violation().message,
+            "malformed JSON: the document starts with a byte order mark (U+FEFF), which JSON \
+             does not allow: save it as UTF-8 without a BOM"
+        );
     }
 
     #[test]

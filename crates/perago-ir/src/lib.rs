@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod de;
+pub mod input;
 pub mod ir;
 pub mod json;
 pub mod path;
@@ -71,7 +72,8 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
     }
 
     /// Validates document bytes in one pass ([`read`](Contract::read)): the typed value, or
-    /// every violation; malformed JSON is one violation at `$`.
+    /// every violation. A document the pass cannot read (malformed JSON, a repeated key) is
+    /// one violation, as [`json::parse_strict_slice`] reports it: at `$`, or at the key.
     fn from_slice(bytes: &[u8]) -> Result<Self, Violations> {
         // One SIMD pass checks the whole document's UTF-8, so the parser need not check each
         // string again (the larger part of parsing a text-heavy document).
@@ -87,10 +89,7 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
         match read {
             Ok(Some(typed)) if out.is_empty() => Ok(typed),
             Ok(_) => Err(Violations::new(out)),
-            // A repeated key: JSON Schema sees its last occurrence, which takes the whole
-            // document to know.
-            Err(e) if e.is_data() => read_whole(bytes),
-            Err(e) => Err(Violations::new(vec![check::malformed(&e)])),
+            Err(_) => read_whole(bytes),
         }
     }
 
@@ -103,12 +102,12 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
     }
 }
 
-/// Parses the whole document, then walks it: for a repeated key, and for bytes that are not
-/// UTF-8 (whose error the parser words, as the interpreter reports it).
+/// Parses the whole document strictly, then walks it: for what the single pass could not
+/// read, so that its violation is worded as every other door words it.
 fn read_whole<T: Contract>(bytes: &[u8]) -> Result<T, Violations> {
-    match json::parse_value(bytes) {
+    match json::parse_strict_slice(bytes) {
         Ok(value) => T::from_value(&value),
-        Err(e) => Err(Violations::new(vec![check::malformed(&e)])),
+        Err(e) => Err(Violations::new(vec![e.to_violation()])),
     }
 }
 

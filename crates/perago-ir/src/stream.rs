@@ -16,7 +16,6 @@
 use crate::check::{self, Bounds, Lengths, Out, Pattern};
 use crate::path::Path;
 use indexmap::IndexMap;
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -79,7 +78,7 @@ macro_rules! scalar {
                 $out: &mut Out,
             ) -> Result<Option<$value>, D::Error> {
                 let $this = self;
-                let $v = Value::deserialize(d)?;
+                let $v = crate::json::value(d)?;
                 Ok($body)
             }
         }
@@ -281,13 +280,13 @@ pub trait Body<'de>: Sized {
 
     /// Reads an array.
     fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Self::Value>, A::Error> {
-        let found = Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        let found = crate::json::value(de::value::SeqAccessDeserializer::new(seq))?;
         Ok(self.other(found))
     }
 
     /// Reads an object.
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<Self::Value>, A::Error> {
-        let found = Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        let found = crate::json::value(de::value::MapAccessDeserializer::new(map))?;
         Ok(self.other(found))
     }
 }

@@ -41,6 +41,7 @@ pub mod __private {
     pub use perago_ir::__private::*;
     pub use perago_ir::check;
     pub use perago_ir::de;
+    pub use perago_ir::json;
     pub use perago_ir::path::Path;
     pub use perago_ir::stream;
     pub use perago_ir::violation::Violation;

@@ -157,61 +157,60 @@ fn task_result_payloads_forbid_the_other_fields() {
     assert_eq!(paths(&err), [("$.status", "required")]);
 }
 
-/// A repeated key stops the single pass; the document is then read whole, where the last
-/// occurrence counts (JSON Schema's reading), so bytes and parsed value give the same answer.
+/// A repeated key is one `duplicate_field` violation at its path, whichever occurrence is
+/// valid: a closed contract must not depend on which of two equal keys a parser keeps. Every
+/// door rejects it the same way (the interpreter, the runtime, `perago completion check`).
 #[test]
-fn repeated_keys_read_as_their_last_occurrence() {
-    fn same<T: Contract + std::fmt::Debug + PartialEq>(
-        doc: &str,
-    ) -> Result<T, Vec<(String, String)>> {
-        let owned = |e: &perago::Violations| {
-            paths(e)
-                .into_iter()
-                .map(|(p, c)| (p.to_owned(), c.to_owned()))
-                .collect::<Vec<_>>()
-        };
-        let slice = T::from_slice(doc.as_bytes()).map_err(|e| owned(&e));
-        let value: Value = serde_json::from_slice(doc.as_bytes()).expect("JSON");
-        let walked = T::from_value(&value).map_err(|e| owned(&e));
-        assert_eq!(slice, walked, "{doc}");
-        slice
+fn repeated_keys_are_rejected_at_their_path() {
+    fn rejected<T: Contract + std::fmt::Debug>(doc: &str) -> Vec<(String, String)> {
+        let e = T::from_slice(doc.as_bytes()).expect_err(doc);
+        paths(&e)
+            .into_iter()
+            .map(|(p, c)| (p.to_owned(), c.to_owned()))
+            .collect()
     }
     let ws = r#""repository": "r", "branch": "b", "ref_type": "commit""#;
-    // A declared key: an invalid first occurrence is forgotten, an invalid last one counts.
-    let fixed = same::<WorkspaceTaskInput>(&format!(
-        r#"{{"workspace": {{{ws}, "ref": "", "ref": "c"}}, "params": {{}}}}"#
-    ))
-    .expect("the last ref is valid");
-    assert_eq!(fixed.workspace.r#ref, "c");
-    let broken = same::<WorkspaceTaskInput>(&format!(
-        r#"{{"workspace": {{{ws}, "ref": "c", "ref": ""}}, "params": {{}}}}"#
-    ));
+    let duplicate = |path: &str| vec![(path.to_owned(), "duplicate_field".to_owned())];
+    for doc in [
+        // A declared key, valid first or last.
+        format!(r#"{{"workspace": {{{ws}, "ref": "", "ref": "c"}}, "params": {{}}}}"#),
+        format!(r#"{{"workspace": {{{ws}, "ref": "c", "ref": ""}}, "params": {{}}}}"#),
+        // The closed contract's own example: the last `ref_type` would pass.
+        format!(
+            r#"{{"workspace": {{"repository": "r", "branch": "b", "ref": "c", "ref_type": "branch", "ref_type": "commit"}}, "params": {{}}}}"#
+        ),
+    ] {
+        let path = if doc.contains("ref_type\": \"branch") {
+            "$.workspace.ref_type"
+        } else {
+            "$.workspace.ref"
+        };
+        assert_eq!(
+            rejected::<WorkspaceTaskInput>(&doc),
+            duplicate(path),
+            "{doc}"
+        );
+    }
+    // An unknown key, a map entry.
     assert_eq!(
-        broken.expect_err("the last ref is blank"),
-        [("$.workspace.ref".to_owned(), "min_length".to_owned())]
+        rejected::<WorkspaceTaskInput>(&format!(
+            r#"{{"workspace": {{{ws}, "ref": "c", "x": 1, "x": 2}}, "params": {{}}}}"#
+        )),
+        duplicate("$.workspace.x")
     );
-    // An unknown key is one unknown field, however often it occurs.
-    let unknown = same::<WorkspaceTaskInput>(&format!(
-        r#"{{"workspace": {{{ws}, "ref": "c", "x": 1, "x": 2}}, "params": {{}}}}"#
-    ));
     assert_eq!(
-        unknown.expect_err("unknown field"),
-        [("$.workspace.x".to_owned(), "unknown_field".to_owned())]
-    );
-    // A map entry keeps its first place and its last value.
-    let params = same::<WorkspaceTaskInput>(&format!(
-        r#"{{"workspace": {{{ws}, "ref": "c"}}, "params": {{"a": 1, "b": 2, "a": 3}}}}"#
-    ))
-    .expect("valid");
-    assert_eq!(
-        serde_json::to_string(&params.params).expect("serialises"),
-        r#"{"a":3,"b":2}"#
+        rejected::<WorkspaceTaskInput>(&format!(
+            r#"{{"workspace": {{{ws}, "ref": "c"}}, "params": {{"a": 1, "b": 2, "a": 3}}}}"#
+        )),
+        duplicate("$.params.a")
     );
     // The discriminator of a `oneOf`.
-    let refusal = same::<WorkerCompletionV1>(
-        r#"{"kind": "nonsense", "detail": "d", "question": "q?", "kind": "underspecified"}"#,
+    assert_eq!(
+        rejected::<WorkerCompletionV1>(
+            r#"{"kind": "nonsense", "detail": "d", "question": "q?", "kind": "underspecified"}"#,
+        ),
+        duplicate("$.kind")
     );
-    assert!(matches!(refusal, Ok(WorkerCompletionV1::Underspecified(_))));
 }
 
 /// Members in any order report in the walk's order: unknown fields in document order first,

@@ -49,9 +49,7 @@ impl ::perago::Contract for Setting {
         path: &::perago::Path<'_>,
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        let value = <::perago::__private::serde_json::Value as ::perago::__private::serde::Deserialize>::deserialize(
-            d,
-        )?;
+        let value = ::perago::__private::json::value(d)?;
         Ok(<Self as ::perago::Contract>::walk(&value, path, out))
     }
     fn satisfies(&self) -> bool {
