@@ -197,7 +197,7 @@ fn worker(n: usize, in_flight: usize) -> Duration {
 
 /// The worker's CPU work per task without HTTP: runtime, TaskResult, log record.
 fn in_process(n: usize) -> Duration {
-    let task = tasks::PolledTask::from_value(json!({
+    let task = tasks::PolledTask::from_value(&json!({
         "taskId": "t", "workflowInstanceId": "w", "inputData": input(),
         "responseTimeoutSeconds": 30
     }))
@@ -206,7 +206,8 @@ fn in_process(n: usize) -> Duration {
     let context = perago::runtime::ExecutionContext::default();
     let start = Instant::now();
     for _ in 0..n {
-        let result = perago::runtime::execute_with(&bench_noop::TASK, &task.input_data, &context);
+        let result =
+            perago::runtime::execute_json(&bench_noop::TASK, task.input_data.get(), &context);
         let _ = log.write(&result.log_record("bench_noop", Some("t"), Some("w")));
         let report = TaskResult {
             output_data: result.output().and_then(Value::as_object).cloned().unwrap(),

@@ -3,7 +3,7 @@
 //! updated, 400 and 500 answers are reported clearly, `/api/schema` present and absent, and the
 //! binary's `publish` subcommand.
 
-use perago::conductor::{Client, Retry};
+use perago::conductor::{Backoff, Client, Retry};
 use perago::taskdef::publish::{self, Options, Report, Schemas};
 use perago::taskdef::{self, Settings, TaskDef};
 use perago_testserver::{Route, TestServer};
@@ -18,8 +18,10 @@ fn defs() -> Vec<TaskDef> {
 fn client(server: &TestServer) -> Client {
     Client::new(&server.base_url()).unwrap().with_retry(Retry {
         max_attempts: 3,
-        initial_backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_millis(20),
+        backoff: Backoff {
+            initial: Duration::from_millis(5),
+            max: Duration::from_millis(20),
+        },
     })
 }
 

@@ -30,7 +30,6 @@ use crate::{Path, Violation, Violations};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::fmt;
-use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 
 /// The environment variable that sets [`RuntimeConfig::reason_max_length`].
@@ -38,6 +37,13 @@ pub const REASON_MAX_LENGTH_VAR: &str = "PERAGO_FAILURE_REASON_MAX_LENGTH";
 
 /// The default limit of `reasonForIncompletion`: Conductor's own.
 pub const DEFAULT_REASON_MAX_LENGTH: usize = 500;
+
+/// The most violations a failure keeps (the log record lists them); the rest are counted.
+pub const MAX_KEPT_VIOLATIONS: usize = 100;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 
 /// Settings of the runtime read at start-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,16 +163,25 @@ pub enum Failure {
         message: String,
         /// Every unexpected or missing key.
         violations: Vec<Violation>,
+        /// Violations beyond the first [`MAX_KEPT_VIOLATIONS`], counted, not kept.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        violations_omitted: usize,
     },
     /// `workspace` violates `WorkspaceInput`.
     WorkspaceInput {
         /// Every violation, at `$.workspace…`.
         violations: Vec<Violation>,
+        /// Violations beyond the first [`MAX_KEPT_VIOLATIONS`], counted, not kept.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        violations_omitted: usize,
     },
     /// `params` violates the task's params schema.
     Params {
         /// Every violation, at `$.params…`.
         violations: Vec<Violation>,
+        /// Violations beyond the first [`MAX_KEPT_VIOLATIONS`], counted, not kept.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        violations_omitted: usize,
     },
     /// The local workspace directory is missing or unusable.
     Workspace {
@@ -186,11 +201,17 @@ pub enum Failure {
     Panic {
         /// The panic message.
         message: String,
+        /// Where, `file:line:column`, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        location: Option<String>,
     },
     /// The result violates the task's result schema (or could not be serialised).
     Result {
         /// Every violation, at `$.result…`.
         violations: Vec<Violation>,
+        /// Violations beyond the first [`MAX_KEPT_VIOLATIONS`], counted, not kept.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        violations_omitted: usize,
     },
     /// A post guardrail did not hold.
     PostGuardrail(GuardrailViolation),
@@ -219,7 +240,7 @@ impl Failure {
         };
         match self {
             Failure::Input { message, .. } | Failure::Workspace { message } => message.clone(),
-            Failure::WorkspaceInput { violations } | Failure::Params { violations } => {
+            Failure::WorkspaceInput { violations, .. } | Failure::Params { violations, .. } => {
                 first(violations)
             }
             Failure::PreGuardrail(g) => format!("pre guardrail {}", g.describe()),
@@ -231,8 +252,10 @@ impl Failure {
                     _ => "task failed".to_owned(),
                 },
             },
-            Failure::Panic { message } => format!("task handler panicked: {message}"),
-            Failure::Result { violations } => format!("invalid result: {}", first(violations)),
+            Failure::Panic { message, .. } => format!("task handler panicked: {message}"),
+            Failure::Result { violations, .. } => {
+                format!("invalid result: {}", first(violations))
+            }
         }
     }
 
@@ -240,10 +263,40 @@ impl Failure {
     pub fn violations(&self) -> Violations {
         match self {
             Failure::Input { violations, .. }
-            | Failure::WorkspaceInput { violations }
-            | Failure::Params { violations }
-            | Failure::Result { violations } => Violations::new(violations.clone()),
+            | Failure::WorkspaceInput { violations, .. }
+            | Failure::Params { violations, .. }
+            | Failure::Result { violations, .. } => Violations::new(violations.clone()),
             _ => Violations::default(),
+        }
+    }
+
+    /// Keeps the first [`MAX_KEPT_VIOLATIONS`] violations and counts the rest, so that a
+    /// hostile input (a million unknown keys) makes neither a huge record nor a huge log line.
+    fn keep_first_violations(&mut self) {
+        let (Failure::Input {
+            violations,
+            violations_omitted,
+            ..
+        }
+        | Failure::WorkspaceInput {
+            violations,
+            violations_omitted,
+        }
+        | Failure::Params {
+            violations,
+            violations_omitted,
+        }
+        | Failure::Result {
+            violations,
+            violations_omitted,
+        }) = self
+        else {
+            return;
+        };
+        if violations.len() > MAX_KEPT_VIOLATIONS {
+            *violations_omitted += violations.len() - MAX_KEPT_VIOLATIONS;
+            violations.truncate(MAX_KEPT_VIOLATIONS);
+            violations.shrink_to_fit();
         }
     }
 
@@ -279,7 +332,8 @@ impl RuntimeTaskResult {
         }
     }
 
-    fn failed(failure: Failure, config: &RuntimeConfig) -> RuntimeTaskResult {
+    fn failed(mut failure: Failure, config: &RuntimeConfig) -> RuntimeTaskResult {
+        failure.keep_first_violations();
         RuntimeTaskResult {
             status: failure.status(),
             output: None,
@@ -348,6 +402,24 @@ impl RuntimeTaskResult {
 /// reason limit.
 pub fn execute(task: &Task, input: &Value) -> RuntimeTaskResult {
     execute_with(task, input, &ExecutionContext::default())
+}
+
+/// Runs `task` on `input`, the text of a Conductor `inputData`, read strictly: text that is
+/// not JSON, or repeats a key in an object, is a `FAILED` input error at its path, so that a
+/// closed contract never depends on which of two equal keys a parser keeps.
+pub fn execute_json(task: &Task, input: &str, context: &ExecutionContext) -> RuntimeTaskResult {
+    match perago_ir::json::parse_strict(input) {
+        Ok(value) => execute_with(task, &value, context),
+        Err(e) => {
+            let violation = e.to_violation();
+            let failure = Failure::Input {
+                message: format!("task input: {violation}"),
+                violations: vec![violation],
+                violations_omitted: 0,
+            };
+            RuntimeTaskResult::failed(failure, &context.config)
+        }
+    }
 }
 
 /// Runs `task` on `input` (a Conductor `inputData`) in `context`. Never panics on bad input,
@@ -432,26 +504,61 @@ impl Stages<'_> {
         Ok(())
     }
 
-    /// Step 6, under `catch_unwind`.
+    /// Step 6, under `catch_unwind`; the panic goes to the log record, not to the panic hook.
     fn call<R>(
         &mut self,
         handler: impl FnOnce(Option<&mut Workspace>) -> Result<Output<R>, TaskError>,
     ) -> Result<Output<R>, Failure> {
         let workspace = self.workspace.as_mut();
-        match panic::catch_unwind(AssertUnwindSafe(move || handler(workspace))) {
+        match quiet_panics::catch(move || handler(workspace)) {
             Ok(Ok(output)) => Ok(output),
             Ok(Err(error)) => Err(Failure::task(error)),
-            Err(payload) => {
-                let message = if let Some(s) = payload.downcast_ref::<&str>() {
-                    (*s).to_owned()
-                } else if let Some(s) = payload.downcast_ref::<String>() {
-                    s.clone()
-                } else {
-                    "panic with a non-string payload".to_owned()
-                };
-                Err(Failure::Panic { message })
-            }
+            Err((message, location)) => Err(Failure::Panic { message, location }),
         }
+    }
+}
+
+/// The message of a panic payload: its `&str` or `String`.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic with a non-string payload".to_owned())
+}
+
+/// Handler panics are part of a task's outcome, recorded in its JSON Lines record: the default
+/// panic hook would print them on standard error too, outside the log. One process-wide hook,
+/// installed on first use, stays silent for a panic inside a handler (keeping its location for
+/// the record) and hands every other panic to the hook that was there before.
+mod quiet_panics {
+    use std::cell::{Cell, RefCell};
+    use std::panic::{self, AssertUnwindSafe};
+    use std::sync::Once;
+
+    thread_local! {
+        static IN_HANDLER: Cell<bool> = const { Cell::new(false) };
+        static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+    }
+
+    static INSTALL: Once = Once::new();
+
+    /// Runs `f`; a panic is `Err((message, location))`.
+    pub(super) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, (String, Option<String>)> {
+        INSTALL.call_once(|| {
+            let previous = panic::take_hook();
+            panic::set_hook(Box::new(move |info| {
+                if IN_HANDLER.get() {
+                    LOCATION.set(info.location().map(|l| l.to_string()));
+                } else {
+                    previous(info);
+                }
+            }));
+        });
+        let was = IN_HANDLER.replace(true);
+        let caught = panic::catch_unwind(AssertUnwindSafe(f));
+        IN_HANDLER.set(was);
+        caught.map_err(|payload| (super::panic_message(payload.as_ref()), LOCATION.take()))
     }
 }
 
@@ -472,8 +579,11 @@ fn decode_at<T: Contract>(value: &Value, key: &str) -> Result<T, Vec<Violation>>
 
 /// Steps 3 to 7, typed.
 fn run_typed<H: Handler>(stages: &mut Stages<'_>) -> Result<Value, Failure> {
-    let params = decode_at::<H::Params>(stages.params, "params")
-        .map_err(|violations| Failure::Params { violations })?;
+    let params =
+        decode_at::<H::Params>(stages.params, "params").map_err(|violations| Failure::Params {
+            violations,
+            violations_omitted: 0,
+        })?;
     stages.enter()?;
     let output = stages.call(move |workspace| H::call(workspace, params))?;
     check_result::<H::Result>(output)
@@ -482,24 +592,25 @@ fn run_typed<H: Handler>(stages: &mut Stages<'_>) -> Result<Value, Failure> {
 /// Step 7: the result as `R`'s closed schema has it, serialised.
 fn check_result<R: Contract>(output: Output<R>) -> Result<Value, Failure> {
     let value = match output {
-        Output::Typed(typed) => serde_json::to_value(&typed).map_err(|e| Failure::Result {
-            violations: vec![Violation::new(
-                "$.result",
-                crate::Code::Type,
-                format!("cannot be serialised: {e}"),
-            )],
-        })?,
+        Output::Typed(typed) => serde_json::to_value(&typed).map_err(unserialisable)?,
         Output::Mapping(value) => value,
     };
-    let typed =
-        decode_at::<R>(&value, "result").map_err(|violations| Failure::Result { violations })?;
-    serde_json::to_value(&typed).map_err(|e| Failure::Result {
+    let typed = decode_at::<R>(&value, "result").map_err(|violations| Failure::Result {
+        violations,
+        violations_omitted: 0,
+    })?;
+    serde_json::to_value(&typed).map_err(unserialisable)
+}
+
+fn unserialisable(e: serde_json::Error) -> Failure {
+    Failure::Result {
         violations: vec![Violation::new(
             "$.result",
             crate::Code::Type,
             format!("cannot be serialised: {e}"),
         )],
-    })
+        violations_omitted: 0,
+    }
 }
 
 /// Step 1: exactly the kind's keys.
@@ -517,6 +628,7 @@ fn top_level<'v>(task: &Task, input: &'v Value) -> Result<&'v Map<String, Value>
                 crate::Code::Type,
                 format!("must be an object, not {}", crate::check::type_name(input)),
             )],
+            violations_omitted: 0,
         });
     };
     let root = Path::Root;
@@ -566,6 +678,7 @@ fn top_level<'v>(task: &Task, input: &'v Value) -> Result<&'v Map<String, Value>
     Err(Failure::Input {
         message,
         violations,
+        violations_omitted: 0,
     })
 }
 
@@ -574,8 +687,12 @@ fn run(task: &Task, input: &Value, context: &ExecutionContext) -> Result<Value, 
     let workspace_input = match task.kind {
         TaskKind::WorkspaceFree => None,
         TaskKind::Workspace(_) => Some(
-            decode_at::<WorkspaceInput>(&map["workspace"], "workspace")
-                .map_err(|violations| Failure::WorkspaceInput { violations })?,
+            decode_at::<WorkspaceInput>(&map["workspace"], "workspace").map_err(|violations| {
+                Failure::WorkspaceInput {
+                    violations,
+                    violations_omitted: 0,
+                }
+            })?,
         ),
     };
     let mut stages = Stages {

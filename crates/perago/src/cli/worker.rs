@@ -1,20 +1,23 @@
 //! `worker [--conductor-url URL] [--concurrency N] [--task-concurrency TASK=N]... [--task TASK]...
-//! [--domain D] [--worker-id ID] [--poll-interval D] [--poll-timeout D] [--shutdown-grace D]
+//! [--domain D] [--worker-id ID] [--poll-interval D] [--poll-timeout D] [--request-timeout D]
+//! [--update-retry-horizon D] [--max-poll-bytes SIZE] [--shutdown-grace D]
 //! [--workspace-dir DIR] [--log FILE]`: serve the binary's tasks against a Conductor server
 //! until SIGINT or SIGTERM (see [`crate::worker`]).
 //!
 //! Every flag has an environment variable; a flag wins over its variable. The auth token is
 //! read from `CONDUCTOR_AUTH_TOKEN` only, never from the command line, and never logged.
+//!
+//! Exit status: 0 after a graceful shutdown; 1 when a task result was lost (neither delivered
+//! nor logged: it was written to standard error and the worker stopped polling); 2 on a
+//! configuration error; 128 + the signal's number after a second SIGINT or SIGTERM.
 
-use super::EXIT_OK;
+use super::{CommandError, EXIT_FAILED, EXIT_OK};
 use crate::runtime::RuntimeConfig;
 use crate::task::Registry;
 use crate::worker::{AuthToken, Worker, WorkerConfig};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The server URL variable (the Conductor SDKs' name; `http://host:8080` or `…/api`).
-pub const SERVER_URL_ENV: &str = "CONDUCTOR_SERVER_URL";
 /// The auth token variable, sent as `X-Authorization`.
 pub const AUTH_TOKEN_ENV: &str = crate::conductor::AUTH_TOKEN_ENV;
 
@@ -49,6 +52,19 @@ pub struct WorkerArgs {
     /// [env: PERAGO_WORKER_POLL_TIMEOUT]
     #[arg(long, value_name = "DURATION")]
     pub poll_timeout: Option<String>,
+    /// The timeout of a request to Conductor, on top of the poll wait: connecting, the wait
+    /// for an answer, any pause while a body moves; a large body may take as long as it keeps
+    /// arriving (default 10s) [env: PERAGO_WORKER_REQUEST_TIMEOUT]
+    #[arg(long, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+    /// How long a task result is retried while Conductor fails before it is written to the
+    /// log instead (default 30s) [env: PERAGO_WORKER_UPDATE_RETRY_HORIZON]
+    #[arg(long, value_name = "DURATION")]
+    pub update_retry_horizon: Option<String>,
+    /// The largest poll answer read, e.g. 256MiB (the default) or 1GB
+    /// [env: PERAGO_WORKER_MAX_POLL_BYTES]
+    #[arg(long, value_name = "SIZE")]
+    pub max_poll_bytes: Option<String>,
     /// After SIGINT/SIGTERM, how long tasks in flight may still run (default 20s)
     /// [env: PERAGO_WORKER_SHUTDOWN_GRACE]
     #[arg(long, value_name = "DURATION")]
@@ -72,13 +88,8 @@ impl WorkerArgs {
                 None => env(var).map(|value| (var.to_owned(), value)),
             }
         };
-        let server = setting(&self.conductor_url, SERVER_URL_ENV).ok_or_else(|| {
-            format!(
-                "no Conductor server: give --conductor-url URL or set {SERVER_URL_ENV} (e.g. \
-                 http://localhost:8080)"
-            )
-        })?;
-        let mut config = WorkerConfig::new(server.1.trim());
+        let server = super::server_url(self.conductor_url.as_deref(), &lookup)?;
+        let mut config = WorkerConfig::new(server);
         config.runtime = RuntimeConfig::from_lookup(&lookup).map_err(|e| e.to_string())?;
         config.auth_token = env(AUTH_TOKEN_ENV).map(|t| AuthToken::new(t.trim()));
         if let Some((_, id)) = setting(&self.worker_id, "PERAGO_WORKER_ID") {
@@ -122,6 +133,16 @@ impl WorkerArgs {
                 &mut config.poll_timeout,
             ),
             (
+                &self.request_timeout,
+                "PERAGO_WORKER_REQUEST_TIMEOUT",
+                &mut config.request_timeout,
+            ),
+            (
+                &self.update_retry_horizon,
+                "PERAGO_WORKER_UPDATE_RETRY_HORIZON",
+                &mut config.update_horizon,
+            ),
+            (
                 &self.shutdown_grace,
                 "PERAGO_WORKER_SHUTDOWN_GRACE",
                 &mut config.shutdown_grace,
@@ -130,6 +151,10 @@ impl WorkerArgs {
             if let Some((name, value)) = setting(flag, var) {
                 *field = duration(&name, &value)?;
             }
+        }
+        if let Some((name, value)) = setting(&self.max_poll_bytes, "PERAGO_WORKER_MAX_POLL_BYTES") {
+            config.max_poll_bytes =
+                perago_ir::input::parse_size(&value).map_err(|e| format!("{name}: {e}"))?;
         }
         config.workspace_dir = self
             .workspace_dir
@@ -142,7 +167,6 @@ impl WorkerArgs {
 /// `PERAGO_WORKER_POLL_TIMEOUT` → `poll-timeout`, `CONDUCTOR_SERVER_URL` → `conductor-url`.
 fn flag_name(var: &str) -> String {
     match var {
-        SERVER_URL_ENV => "conductor-url".to_owned(),
         "PERAGO_WORKSPACE_DIR" => "workspace-dir".to_owned(),
         _ => var
             .trim_start_matches("PERAGO_WORKER_")
@@ -189,7 +213,7 @@ fn duration(name: &str, value: &str) -> Result<Duration, String> {
 }
 
 /// Runs the worker until SIGINT or SIGTERM; `Err` is a usage or configuration error.
-pub fn run(registry: &Registry, args: &WorkerArgs) -> Result<u8, String> {
+pub fn run(registry: &Registry, args: &WorkerArgs) -> Result<u8, CommandError> {
     let config = args.config(|var| std::env::var(var).ok())?;
     let log = match &args.log {
         Some(path) => {
@@ -214,8 +238,12 @@ pub fn run(registry: &Registry, args: &WorkerArgs) -> Result<u8, String> {
     };
     let worker = Worker::new(registry, config, log).map_err(|e| e.to_string())?;
     signals::install(worker.shutdown_handle())?;
-    worker.run();
-    Ok(EXIT_OK)
+    let summary = worker.run();
+    Ok(if summary.lost > 0 {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    })
 }
 
 #[cfg(unix)]
@@ -224,8 +252,9 @@ mod signals {
     use signal_hook::consts::{SIGINT, SIGTERM};
     use signal_hook::iterator::Signals;
 
-    /// The first SIGINT or SIGTERM shuts the worker down gracefully; a second one exits at
-    /// once with 128 + the signal's number.
+    /// The first SIGINT or SIGTERM shuts the worker down gracefully; a second one logs the
+    /// tasks in flight (left `IN_PROGRESS` on the server) and exits at once with 128 + the
+    /// signal's number.
     pub(super) fn install(handle: ShutdownHandle) -> Result<(), String> {
         let mut signals = Signals::new([SIGINT, SIGTERM])
             .map_err(|e| format!("cannot handle SIGINT and SIGTERM: {e}"))?;
@@ -234,15 +263,17 @@ mod signals {
             .spawn(move || {
                 let mut seen = false;
                 for signal in signals.forever() {
-                    if seen {
-                        std::process::exit(128 + signal);
-                    }
-                    seen = true;
-                    handle.shutdown_because(if signal == SIGINT {
+                    let name = if signal == SIGINT {
                         "SIGINT"
                     } else {
                         "SIGTERM"
-                    });
+                    };
+                    if seen {
+                        handle.leave_in_flight(&format!("a second {name} ended the worker"));
+                        std::process::exit(128 + signal);
+                    }
+                    seen = true;
+                    handle.shutdown_because(name);
                 }
             })
             .map_err(|e| format!("cannot start the signal thread: {e}"))?;

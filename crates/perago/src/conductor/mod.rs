@@ -28,6 +28,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::fmt;
+use std::io::{self, Read};
 use std::time::Duration;
 
 /// The environment variable holding the optional `X-Authorization` token (Orkes servers).
@@ -36,9 +37,9 @@ pub const AUTH_TOKEN_ENV: &str = "CONDUCTOR_AUTH_TOKEN";
 /// The header carrying the token.
 pub const AUTH_HEADER: &str = "X-Authorization";
 
-/// The largest response body read (bytes): Conductor's own payload ceiling is 10 MB per task
-/// input or output, and a batch poll can carry several.
-const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
+/// The largest response body read by default (bytes): Conductor's own payload ceiling is 10 MB
+/// per task input or output, and a batch poll can carry several.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
 
 /// An HTTP method the client sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,38 +72,53 @@ impl fmt::Display for Method {
     }
 }
 
-/// How often and how patiently a request is retried after a connection error or a 5xx answer.
-///
-/// Attempt `n` (1-based) that fails waits `initial_backoff · 2^(n-1)`, capped at `max_backoff`,
-/// before attempt `n + 1`; after `max_attempts` attempts the last error is returned.
+/// A wait that doubles after every failure, from `initial` up to `max`: the one backoff rule
+/// of the client's retries, the worker's polls and its result updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// The wait after the first failure.
+    pub initial: Duration,
+    /// The longest wait.
+    pub max: Duration,
+}
+
+impl Backoff {
+    /// No wait at all.
+    pub const NONE: Backoff = Backoff {
+        initial: Duration::ZERO,
+        max: Duration::ZERO,
+    };
+
+    /// The wait after `failures` failures in a row (≥ 1): `initial · 2^(failures-1)`, capped
+    /// at `max`.
+    pub fn delay(&self, failures: u32) -> Duration {
+        let factor = 1u32
+            .checked_shl(failures.saturating_sub(1).min(31))
+            .unwrap_or(u32::MAX);
+        self.initial
+            .checked_mul(factor)
+            .unwrap_or(self.max)
+            .min(self.max)
+    }
+}
+
+/// How often and how patiently a request is retried after a connection error or a 5xx answer:
+/// failed attempt `n` waits [`Backoff::delay`]`(n)` before attempt `n + 1`; after
+/// `max_attempts` attempts the last error is returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retry {
     /// Attempts in all, the first included (at least 1).
     pub max_attempts: u32,
-    /// The wait after the first failed attempt.
-    pub initial_backoff: Duration,
-    /// The longest wait between two attempts.
-    pub max_backoff: Duration,
+    /// The waits between attempts.
+    pub backoff: Backoff,
 }
 
 impl Retry {
     /// One attempt, no retry.
     pub const NONE: Retry = Retry {
         max_attempts: 1,
-        initial_backoff: Duration::ZERO,
-        max_backoff: Duration::ZERO,
+        backoff: Backoff::NONE,
     };
-
-    /// The wait after failed attempt `attempt` (1-based).
-    pub fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 1u32
-            .checked_shl(attempt.saturating_sub(1))
-            .unwrap_or(u32::MAX);
-        self.initial_backoff
-            .checked_mul(factor)
-            .unwrap_or(self.max_backoff)
-            .min(self.max_backoff)
-    }
 }
 
 impl Default for Retry {
@@ -110,31 +126,48 @@ impl Default for Retry {
     fn default() -> Self {
         Retry {
             max_attempts: 4,
-            initial_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(5),
+            backoff: Backoff {
+                initial: Duration::from_millis(500),
+                max: Duration::from_secs(5),
+            },
         }
     }
 }
 
-/// An `X-Authorization` token; never shown.
+/// An `X-Authorization` token: `Debug` never shows it, and no error or log line carries it.
 #[derive(Clone, PartialEq, Eq)]
-struct Token(String);
+pub struct AuthToken(String);
 
-impl fmt::Debug for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Token(<redacted>)")
+impl AuthToken {
+    /// Wraps `token`.
+    pub fn new(token: impl Into<String>) -> AuthToken {
+        AuthToken(token.into())
+    }
+
+    /// The token itself, for the request header.
+    pub fn expose(&self) -> &str {
+        &self.0
     }
 }
 
-/// A Conductor API client: base URL, optional auth token, timeout and retry policy.
+impl fmt::Debug for AuthToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AuthToken(<redacted>)")
+    }
+}
+
+/// A Conductor API client: base URL, optional auth token, timeout, body limit and retry policy.
 ///
 /// Cheap to clone (the connection pool is shared); the `with_*` methods return adjusted copies.
+/// Redirects are not followed: a 3xx answer is an [`Error::Status`] naming where it points,
+/// since a Conductor URL that redirects is a misconfiguration to fix, not to paper over.
 #[derive(Clone)]
 pub struct Client {
     base_url: String,
-    token: Option<Token>,
+    token: Option<AuthToken>,
     retry: Retry,
     timeout: Duration,
+    max_body: u64,
     agent: ureq::Agent,
 }
 
@@ -145,12 +178,13 @@ impl fmt::Debug for Client {
             .field("token", &self.token)
             .field("retry", &self.retry)
             .field("timeout", &self.timeout)
+            .field("max_body", &self.max_body)
             .finish_non_exhaustive()
     }
 }
 
 impl Client {
-    /// The default per-request timeout (connect, send and receive together).
+    /// The default timeout (see [`Client::with_timeout`]).
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
     /// A client for the server at `base_url` (`http://` or `https://`), without a token, with the
@@ -162,6 +196,7 @@ impl Client {
             token: None,
             retry: Retry::default(),
             timeout: Self::DEFAULT_TIMEOUT,
+            max_body: DEFAULT_MAX_BODY_BYTES,
             agent: build_agent(Self::DEFAULT_TIMEOUT),
         })
     }
@@ -177,7 +212,7 @@ impl Client {
 
     /// This client sending `X-Authorization: <token>` on every request.
     pub fn with_auth_token(mut self, token: impl Into<String>) -> Client {
-        self.token = Some(Token(token.into()));
+        self.token = Some(AuthToken::new(token));
         self
     }
 
@@ -190,11 +225,26 @@ impl Client {
         self
     }
 
-    /// This client with another per-request timeout.
+    /// This client with another timeout. Connecting, sending the request head and waiting for
+    /// the answer's head each get `timeout`; a body, sent or received, may take as long as it
+    /// needs while it keeps moving: no single read or write may wait longer than `timeout`.
+    /// So a large answer is never cut off for its size, and a stalled one still fails.
     pub fn with_timeout(mut self, timeout: Duration) -> Client {
         self.timeout = timeout;
         self.agent = build_agent(timeout);
         self
+    }
+
+    /// This client reading answers of at most `bytes` (default [`DEFAULT_MAX_BODY_BYTES`]); a
+    /// longer one is an error naming the limit.
+    pub fn with_max_body(mut self, bytes: u64) -> Client {
+        self.max_body = bytes;
+        self
+    }
+
+    /// The longest answer read, in bytes.
+    pub fn max_body(&self) -> u64 {
+        self.max_body
     }
 
     /// The server root, without a trailing `/` or `/api`.
@@ -266,8 +316,15 @@ impl Client {
         let url = self.url(path);
         let mut attempt = 1;
         loop {
-            let error = match self.send_once(method, &url, query, body) {
-                Ok((status, text)) if (200..300).contains(&status) => {
+            let answer = self.exchange(method, &url, query, body, attempt, |status, reader| {
+                let mut text = String::new();
+                reader
+                    .read_to_string(&mut text)
+                    .map_err(|e| self.describe_body_error(status, &e))?;
+                Ok((status, text))
+            });
+            let error = match answer {
+                Ok(Ok((status, text))) => {
                     return Ok(Response {
                         method,
                         url,
@@ -275,50 +332,125 @@ impl Client {
                         body: text,
                     });
                 }
-                Ok((status, text)) => Error::Status {
-                    method,
-                    url: url.clone(),
-                    status,
-                    body: text,
-                    attempts: attempt,
-                },
-                Err(message) => Error::Transport {
+                Ok(Err(message)) => Error::Transport {
                     method,
                     url: url.clone(),
                     message,
                     attempts: attempt,
                 },
+                Err(error) => error,
             };
             if !error.is_retryable() || attempt >= self.retry.max_attempts {
                 return Err(error);
             }
-            std::thread::sleep(self.retry.backoff(attempt));
+            std::thread::sleep(self.retry.backoff.delay(attempt));
             attempt += 1;
         }
     }
 
-    fn send_once(
+    /// `GET path?query`, once (no retry): a 2xx answer's status and body go to `read` as the
+    /// body arrives, so a large answer is processed without holding its text; the body is
+    /// bounded by [`max_body`](Self::max_body) and errors of reading it come out of `read`'s
+    /// reader (see [`Client::describe_body_error`]). Any other status is [`Error::Status`].
+    pub fn get_streaming<T>(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        read: impl FnOnce(u16, &mut dyn Read) -> T,
+    ) -> Result<T, Error> {
+        self.exchange(Method::Get, &self.url(path), query, None, 1, read)
+    }
+
+    /// What went wrong reading a body, in words: the size limit, a stall, or the transport.
+    pub fn describe_body_error(&self, status: u16, e: &io::Error) -> String {
+        let cause = match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<ureq::Error>())
+        {
+            Some(ureq::Error::BodyExceedsLimit(limit)) => {
+                format!("the answer is larger than the limit of {limit} bytes")
+            }
+            Some(other) => describe_transport_error(other),
+            None => e.to_string(),
+        };
+        format!("reading the response body (HTTP {status}): {cause}")
+    }
+
+    /// One request: a 2xx answer's body goes to `read`; another answer is an
+    /// [`Error::Status`] (its body read as text, bounded), no answer an [`Error::Transport`].
+    fn exchange<T>(
         &self,
         method: Method,
         url: &str,
         query: &[(&str, &str)],
         body: Option<&[u8]>,
-    ) -> Result<(u16, String), String> {
+        attempt: u32,
+        read: impl FnOnce(u16, &mut dyn Read) -> T,
+    ) -> Result<T, Error> {
+        let transport = |message| Error::Transport {
+            method,
+            url: url.to_owned(),
+            message,
+            attempts: attempt,
+        };
+        let mut response = self
+            .call(method, url, query, body)
+            .map_err(|e| transport(describe_transport_error(&e)))?;
+        let status = response.status().as_u16();
+        if (200..300).contains(&status) {
+            let mut reader = response
+                .body_mut()
+                .with_config()
+                .limit(self.max_body)
+                .reader();
+            return Ok(read(status, &mut reader));
+        }
+        let location = response
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let mut text = String::new();
+        let mut reader = response
+            .body_mut()
+            .with_config()
+            .limit(self.max_body)
+            .reader();
+        reader
+            .read_to_string(&mut text)
+            .map_err(|e| transport(self.describe_body_error(status, &e)))?;
+        Err(Error::Status {
+            method,
+            url: url.to_owned(),
+            status,
+            location,
+            body: text,
+            attempts: attempt,
+        })
+    }
+
+    fn call(
+        &self,
+        method: Method,
+        url: &str,
+        query: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let with_headers_nobody = |mut req: ureq::RequestBuilder<ureq::typestate::WithoutBody>| {
             req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
-            if let Some(Token(token)) = &self.token {
+            if let Some(AuthToken(token)) = &self.token {
                 req = req.header(AUTH_HEADER, token.as_str());
             }
             req.query_pairs(query.iter().copied())
         };
         let with_headers_body = |mut req: ureq::RequestBuilder<ureq::typestate::WithBody>| {
             req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
-            if let Some(Token(token)) = &self.token {
+            if let Some(AuthToken(token)) = &self.token {
                 req = req.header(AUTH_HEADER, token.as_str());
             }
             req.query_pairs(query.iter().copied())
         };
-        let result = match (method, body) {
+        match (method, body) {
             (Method::Get, _) => with_headers_nobody(self.agent.get(url)).call(),
             (Method::Delete, _) => with_headers_nobody(self.agent.delete(url)).call(),
             (Method::Post, body) => with_headers_body(self.agent.post(url))
@@ -327,23 +459,21 @@ impl Client {
             (Method::Put, body) => with_headers_body(self.agent.put(url))
                 .content_type("application/json")
                 .send(body.unwrap_or_default()),
-        };
-        let mut response = result.map_err(|e| describe_transport_error(&e))?;
-        let status = response.status().as_u16();
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY_BYTES)
-            .read_to_string()
-            .map_err(|e| format!("reading the response body (HTTP {status}): {e}"))?;
-        Ok((status, text))
+        }
     }
 }
 
+/// See [`Client::with_timeout`]: every phase but a moving body is bounded by `timeout`.
 fn build_agent(timeout: Duration) -> ureq::Agent {
+    let t = Some(timeout);
     ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .timeout_global(Some(timeout))
+        .max_redirects(0)
+        .timeout_connect(t)
+        .timeout_send_request(t)
+        .timeout_recv_response(t)
+        .timeout_per_read(t)
+        .timeout_per_write(t)
         .build()
         .new_agent()
 }
@@ -352,6 +482,9 @@ fn describe_transport_error(e: &ureq::Error) -> String {
     match e {
         ureq::Error::Io(io) => format!("connection error: {io}"),
         ureq::Error::Timeout(t) => format!("timed out ({t})"),
+        ureq::Error::BodyExceedsLimit(limit) => {
+            format!("the answer is larger than the limit of {limit} bytes")
+        }
         other => other.to_string(),
     }
 }
@@ -446,7 +579,7 @@ impl Response {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The server answered with a non-2xx status (after the retries, for a 5xx).
-    #[error("{method} {url}: {}", describe_status(*status, body))]
+    #[error("{method} {url}: {}", describe_status(*status, location.as_deref(), body))]
     Status {
         /// The request's method.
         method: Method,
@@ -454,6 +587,8 @@ pub enum Error {
         url: String,
         /// The HTTP status.
         status: u16,
+        /// The `Location` of a redirect (which is not followed).
+        location: Option<String>,
         /// The response body as text.
         body: String,
         /// Attempts made.
@@ -606,9 +741,17 @@ impl fmt::Display for ValidationError {
 }
 
 /// `HTTP 400: message` and, for a Conductor error body, one indented line per validation error;
-/// any other body is shown cut to 500 characters.
-fn describe_status(status: u16, body: &str) -> String {
+/// any other body is shown cut to 500 characters. A redirect says where it points.
+fn describe_status(status: u16, location: Option<&str>, body: &str) -> String {
     let mut out = format!("HTTP {status}");
+    if (300..400).contains(&status) {
+        out.push_str(&format!(
+            " (a redirect to {}; perago does not follow redirects: give the Conductor \
+             server's own URL)",
+            location.unwrap_or("an unnamed location")
+        ));
+        return out;
+    }
     if let Some(error) = ErrorBody::parse(body) {
         if let Some(message) = error.message.as_deref().filter(|m| !m.is_empty()) {
             out.push_str(": ");
@@ -659,15 +802,15 @@ mod tests {
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {
-        let retry = Retry {
-            max_attempts: 10,
-            initial_backoff: Duration::from_millis(100),
-            max_backoff: Duration::from_millis(1000),
+        let backoff = Backoff {
+            initial: Duration::from_millis(100),
+            max: Duration::from_millis(1000),
         };
-        let waits: Vec<u128> = (1..=6).map(|n| retry.backoff(n).as_millis()).collect();
+        let waits: Vec<u128> = (1..=6).map(|n| backoff.delay(n).as_millis()).collect();
         assert_eq!(waits, [100, 200, 400, 800, 1000, 1000]);
-        assert_eq!(retry.backoff(200), Duration::from_millis(1000));
-        assert_eq!(Retry::NONE.backoff(1), Duration::ZERO);
+        assert_eq!(backoff.delay(200), Duration::from_millis(1000));
+        assert_eq!(backoff.delay(u32::MAX), Duration::from_millis(1000));
+        assert_eq!(Retry::NONE.backoff.delay(1), Duration::ZERO);
     }
 
     #[test]
@@ -688,6 +831,7 @@ mod tests {
             method: Method::Post,
             url: "http://h/api/metadata/taskdefs".into(),
             status: 400,
+            location: None,
             body: body.into(),
             attempts: 1,
         };
@@ -710,6 +854,7 @@ mod tests {
             method: Method::Get,
             url: "u".into(),
             status,
+            location: None,
             body: String::new(),
             attempts: 1,
         };
@@ -732,8 +877,10 @@ mod tests {
             .unwrap()
             .with_retry(Retry {
                 max_attempts: 3,
-                initial_backoff: Duration::from_millis(1),
-                max_backoff: Duration::from_millis(2),
+                backoff: Backoff {
+                    initial: Duration::from_millis(1),
+                    max: Duration::from_millis(2),
+                },
             });
         let e = client.get("/api/metadata/taskdefs", &[]).unwrap_err();
         assert!(matches!(e, Error::Transport { attempts: 3, .. }), "{e:?}");

@@ -11,10 +11,14 @@
 //! retry at the call site (the worker does, to log each retry), or any other policy to let the
 //! client retry connection errors and 5xx answers itself.
 
-use crate::conductor::{Client, Error, path_segment};
-use serde::Serialize;
+use crate::conductor::{Client, Error, Method, path_segment};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::fmt;
+use std::io::{self, BufRead, BufReader, Read};
 use std::time::Duration;
 
 /// The longest long-poll wait Conductor accepts (`timeout` above 5000 ms is a 400).
@@ -37,7 +41,7 @@ pub struct PollRequest<'a> {
 }
 
 /// One task handed out by a poll, read leniently from Conductor's Task JSON (§4.6).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PolledTask {
     /// `taskId`.
     pub task_id: String,
@@ -47,8 +51,9 @@ pub struct PolledTask {
     pub task_type: Option<String>,
     /// `referenceTaskName`, when present.
     pub reference_task_name: Option<String>,
-    /// `inputData`; `{}` when absent or null.
-    pub input_data: Value,
+    /// `inputData` as the server sent it, unparsed: the runtime reads it strictly (a repeated
+    /// key is a violation), and a large input is held once, as text. `{}` when absent or null.
+    pub input_data: Box<RawValue>,
     /// `responseTimeoutSeconds` when present and positive: the lease a worker must renew.
     pub response_timeout_seconds: Option<u64>,
     /// `pollCount`, when present.
@@ -64,57 +69,261 @@ pub struct PolledTask {
 pub struct InvalidTask {
     /// What is missing or wrong.
     pub reason: String,
-    /// The element as polled.
+    /// The element as polled (an object's fields but `inputData`).
     pub value: Value,
+}
+
+/// A task an answer was handing out when it broke off: the server holds it `IN_PROGRESS` for
+/// this worker, which never saw its input. Its ids, as far as they were read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LostTask {
+    /// `taskId`, if it was read.
+    pub task_id: Option<String>,
+    /// `workflowInstanceId`, if it was read.
+    pub workflow_instance_id: Option<String>,
+}
+
+/// A batch poll whose answer could not be read whole.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct PollError {
+    /// What failed.
+    pub error: Error,
+    /// The tasks read whole before the failure: they were handed out and can be run.
+    pub received: Vec<Result<PolledTask, InvalidTask>>,
+    /// The task the answer was in the middle of, if any.
+    pub lost: Option<LostTask>,
+    /// The bytes of the body read before the failure.
+    pub bytes_read: u64,
+}
+
+impl PollError {
+    fn new(error: Error) -> PollError {
+        PollError {
+            error,
+            received: Vec::new(),
+            lost: None,
+            bytes_read: 0,
+        }
+    }
 }
 
 impl PolledTask {
     /// Reads one element of a poll response. Only `taskId` and `workflowInstanceId` are
     /// required (strings; numbers are accepted and turned into strings); every other field is
     /// optional and ill-typed optional fields are treated as absent.
-    pub fn from_value(value: Value) -> Result<PolledTask, InvalidTask> {
-        let Value::Object(mut map) = value else {
+    pub fn from_json(text: &str) -> Result<PolledTask, InvalidTask> {
+        let progress = RefCell::new(Progress::default());
+        let mut de = serde_json::Deserializer::from_str(text);
+        if let Err(e) = Element(&progress).deserialize(&mut de) {
             return Err(InvalidTask {
-                reason: format!("a polled task must be an object, not {}", kind(&value)),
-                value,
+                reason: format!("a polled task is not JSON: {e}"),
+                value: Value::Null,
             });
-        };
-        let id = |map: &Map<String, Value>, key: &str| match map.get(key) {
-            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        };
-        let (Some(task_id), Some(workflow_instance_id)) =
-            (id(&map, "taskId"), id(&map, "workflowInstanceId"))
-        else {
-            let missing = ["taskId", "workflowInstanceId"]
-                .into_iter()
-                .filter(|k| id(&map, k).is_none())
-                .collect::<Vec<_>>()
-                .join(" and ");
-            return Err(InvalidTask {
-                reason: format!("a polled task has no {missing}"),
-                value: Value::Object(map),
-            });
-        };
-        let string = |map: &Map<String, Value>, key: &str| match map.get(key) {
-            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-            _ => None,
-        };
-        let input_data = match map.remove("inputData") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(other) => other,
-        };
-        Ok(PolledTask {
-            task_type: string(&map, "taskType").or_else(|| string(&map, "taskDefName")),
-            reference_task_name: string(&map, "referenceTaskName"),
-            response_timeout_seconds: count(map.get("responseTimeoutSeconds")).filter(|s| *s > 0),
-            poll_count: count(map.get("pollCount")),
-            retry_count: count(map.get("retryCount")),
-            task_id,
-            workflow_instance_id,
-            input_data,
+        }
+        let mut progress = progress.into_inner();
+        progress.tasks.pop().unwrap_or_else(|| {
+            Err(InvalidTask {
+                reason: "a polled task is empty".to_owned(),
+                value: Value::Null,
+            })
         })
+    }
+
+    /// [`PolledTask::from_json`] of a parsed element.
+    pub fn from_value(value: &Value) -> Result<PolledTask, InvalidTask> {
+        PolledTask::from_json(&value.to_string())
+    }
+}
+
+/// What the answer's reader has seen: the elements read whole, and the ids of the one being
+/// read. Kept outside the deserialiser, so that it survives an error that breaks off the
+/// answer.
+#[derive(Debug, Default)]
+struct Progress {
+    tasks: Vec<Result<PolledTask, InvalidTask>>,
+    current: Option<LostTask>,
+    /// The answer was `null`.
+    null: bool,
+}
+
+/// The whole answer: an array of tasks, or a single Task object (what the one-task poll
+/// endpoint answers) read as a batch of one.
+struct Answer<'a>(&'a RefCell<Progress>);
+
+impl<'de> Visitor<'de> for Answer<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON array of tasks")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Element(self.0))?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        Element(self.0).visit_map(map)
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.0.borrow_mut().null = true;
+        Ok(())
+    }
+}
+
+/// One element of the answer, pushed onto the progress when read whole.
+struct Element<'a>(&'a RefCell<Progress>);
+
+impl Element<'_> {
+    fn invalid(&self, reason: String, value: Value) {
+        self.0
+            .borrow_mut()
+            .tasks
+            .push(Err(InvalidTask { reason, value }));
+    }
+
+    fn not_an_object<E>(&self, value: Value) -> Result<(), E> {
+        self.invalid(
+            format!("a polled task must be an object, not {}", kind(&value)),
+            value,
+        );
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Element<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Element<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Task object")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.not_an_object(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.not_an_object(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.not_an_object(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        self.not_an_object(Value::from(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.not_an_object(Value::from(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.not_an_object(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        let value = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+        self.not_an_object(value)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.0.borrow_mut().current = Some(LostTask::default());
+        // Every field but inputData, for what is logged of an invalid element.
+        let mut fields = Map::new();
+        let mut input_data = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "inputData" {
+                input_data = Some(map.next_value::<Box<RawValue>>()?);
+                continue;
+            }
+            let value: Value = match key.as_str() {
+                "taskId"
+                | "workflowInstanceId"
+                | "taskType"
+                | "taskDefName"
+                | "referenceTaskName"
+                | "responseTimeoutSeconds"
+                | "pollCount"
+                | "retryCount" => map.next_value()?,
+                // Conductor's Task JSON has dozens more fields; none is read.
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if let Some(current) = self.0.borrow_mut().current.as_mut() {
+                match key.as_str() {
+                    "taskId" => current.task_id = id(Some(&value)),
+                    "workflowInstanceId" => current.workflow_instance_id = id(Some(&value)),
+                    _ => {}
+                }
+            }
+            fields.insert(key, value);
+        }
+        let task = task_of(&fields, input_data);
+        let mut progress = self.0.borrow_mut();
+        progress.current = None;
+        progress.tasks.push(task);
+        Ok(())
+    }
+}
+
+/// The task of an element's fields.
+fn task_of(
+    fields: &Map<String, Value>,
+    input_data: Option<Box<RawValue>>,
+) -> Result<PolledTask, InvalidTask> {
+    let (Some(task_id), Some(workflow_instance_id)) = (
+        id(fields.get("taskId")),
+        id(fields.get("workflowInstanceId")),
+    ) else {
+        let missing = ["taskId", "workflowInstanceId"]
+            .into_iter()
+            .filter(|k| id(fields.get(*k)).is_none())
+            .collect::<Vec<_>>()
+            .join(" and ");
+        return Err(InvalidTask {
+            reason: format!("a polled task has no {missing}"),
+            value: Value::Object(fields.clone()),
+        });
+    };
+    let string = |key: &str| match fields.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    let input_data = match input_data {
+        Some(raw) if raw.get() != "null" => raw,
+        _ => RawValue::from_string("{}".to_owned()).expect("`{}` is JSON"),
+    };
+    Ok(PolledTask {
+        task_type: string("taskType").or_else(|| string("taskDefName")),
+        reference_task_name: string("referenceTaskName"),
+        response_timeout_seconds: count(fields.get("responseTimeoutSeconds")).filter(|s| *s > 0),
+        poll_count: count(fields.get("pollCount")),
+        retry_count: count(fields.get("retryCount")),
+        task_id,
+        workflow_instance_id,
+        input_data,
+    })
+}
+
+/// A task or workflow id: a non-empty string, or a number written as one.
+fn id(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
     }
 }
 
@@ -140,13 +349,44 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// Batch-polls `request.task_type`. Returns every element of the answer, each read with
-/// [`PolledTask::from_value`]; an empty list for 204, an empty body, `null` or `[]`. A single
-/// Task object (what the one-task poll endpoint answers) is read as a batch of one.
+/// Counts the bytes read and keeps the words of a read error (serde_json keeps only its
+/// kind), so that a broken-off answer is reported as what it is: a stall, the size limit, a
+/// reset.
+struct Counting<'a, R> {
+    inner: R,
+    client: &'a Client,
+    status: u16,
+    bytes: u64,
+    error: Option<String>,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.bytes += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                self.error = Some(self.client.describe_body_error(self.status, &e));
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Batch-polls `request.task_type`, reading the answer as it arrives (each task's `inputData`
+/// is kept as text). Returns every element of the answer, each read like
+/// [`PolledTask::from_json`]; an empty list for 204 or `[]`. A 200 with an empty body or
+/// `null` is not an answer Conductor gives, and is an error saying so.
+///
+/// When the answer breaks off (a stall, the size limit, a reset, malformed JSON), the
+/// [`PollError`] holds the tasks read whole before it, which can still be run, and the ids of
+/// the task that was being read, which cannot.
 pub fn poll_batch(
     client: &Client,
     request: &PollRequest<'_>,
-) -> Result<Vec<Result<PolledTask, InvalidTask>>, Error> {
+) -> Result<Vec<Result<PolledTask, InvalidTask>>, PollError> {
     let path = format!("/api/tasks/poll/batch/{}", path_segment(request.task_type));
     let count = request.count.max(1).to_string();
     let timeout = request
@@ -160,19 +400,104 @@ pub fn poll_batch(
     }
     query.push(("count", &count));
     query.push(("timeout", &timeout));
-    let response = client.get(&path, &query)?;
-    if response.status == 204 || response.is_empty() {
-        return Ok(Vec::new());
+    let url = client.url(&path);
+    client
+        .get_streaming(&path, &query, |status, body| {
+            if status == 204 {
+                return Ok(Vec::new());
+            }
+            read_answer(client, &url, status, body)
+        })
+        .map_err(PollError::new)?
+}
+
+fn read_answer(
+    client: &Client,
+    url: &str,
+    status: u16,
+    body: &mut dyn Read,
+) -> Result<Vec<Result<PolledTask, InvalidTask>>, PollError> {
+    let mut reader = BufReader::with_capacity(
+        64 * 1024,
+        Counting {
+            inner: body,
+            client,
+            status,
+            bytes: 0,
+            error: None,
+        },
+    );
+    let decode = |message: String| Error::Decode {
+        method: Method::Get,
+        url: url.to_owned(),
+        status,
+        message,
+        body: String::new(),
+    };
+    // An empty body is told apart from a malformed one.
+    loop {
+        match reader.fill_buf() {
+            Ok([]) => {
+                return Err(PollError::new(decode(
+                    "an empty body is not a poll answer (expected a JSON array of tasks, or 204)"
+                        .to_owned(),
+                )));
+            }
+            Ok(buf) => match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(i) => {
+                    reader.consume(i);
+                    break;
+                }
+                None => {
+                    let n = buf.len();
+                    reader.consume(n);
+                }
+            },
+            Err(e) => {
+                let message = client.describe_body_error(status, &e);
+                return Err(PollError::new(Error::Transport {
+                    method: Method::Get,
+                    url: url.to_owned(),
+                    message,
+                    attempts: 1,
+                }));
+            }
+        }
     }
-    let body: Value = response.json()?;
-    Ok(match body {
-        Value::Array(items) => items.into_iter().map(PolledTask::from_value).collect(),
-        Value::Null => Vec::new(),
-        single @ Value::Object(_) => vec![PolledTask::from_value(single)],
-        other => vec![Err(InvalidTask {
-            reason: format!("a poll answer must be an array, not {}", kind(&other)),
-            value: other,
-        })],
+    let progress = RefCell::new(Progress::default());
+    let mut de = serde_json::Deserializer::from_reader(&mut reader);
+    let read = de
+        .deserialize_any(Answer(&progress))
+        .and_then(|()| de.end());
+    let Progress {
+        tasks,
+        current,
+        null,
+    } = progress.into_inner();
+    let e = match read {
+        Ok(()) if null => {
+            return Err(PollError::new(decode(
+                "null is not a poll answer (expected a JSON array of tasks, or 204)".to_owned(),
+            )));
+        }
+        Ok(()) => return Ok(tasks),
+        Err(e) => e,
+    };
+    let counting = reader.get_ref();
+    let error = match counting.error.clone() {
+        Some(message) => Error::Transport {
+            method: Method::Get,
+            url: url.to_owned(),
+            message,
+            attempts: 1,
+        },
+        None => decode(e.to_string()),
+    };
+    Err(PollError {
+        error,
+        received: tasks,
+        lost: current,
+        bytes_read: counting.bytes,
     })
 }
 
@@ -310,7 +635,7 @@ mod tests {
 
     #[test]
     fn polled_tasks_are_read_leniently() {
-        let task = PolledTask::from_value(json!({
+        let task = PolledTask::from_value(&json!({
             "taskId": "t1", "workflowInstanceId": "w1", "taskDefName": "validate_song",
             "inputData": {"params": {"song_id": "x"}}, "responseTimeoutSeconds": 30,
             "pollCount": 2, "retryCount": "1", "unknownField": {"nested": true},
@@ -320,37 +645,46 @@ mod tests {
         assert_eq!(task.task_id, "t1");
         assert_eq!(task.task_type.as_deref(), Some("validate_song"));
         assert_eq!(task.reference_task_name, None);
-        assert_eq!(task.input_data, json!({"params": {"song_id": "x"}}));
+        assert_eq!(task.input_data.get(), r#"{"params":{"song_id":"x"}}"#);
         assert_eq!(task.response_timeout_seconds, Some(30));
         assert_eq!((task.poll_count, task.retry_count), (Some(2), Some(1)));
 
-        let bare = PolledTask::from_value(json!({"taskId": 7, "workflowInstanceId": "w",
+        let bare = PolledTask::from_value(&json!({"taskId": 7, "workflowInstanceId": "w",
             "inputData": null, "responseTimeoutSeconds": 0}))
         .unwrap();
         assert_eq!(bare.task_id, "7");
-        assert_eq!(bare.input_data, json!({}));
+        assert_eq!(bare.input_data.get(), "{}");
         assert_eq!(bare.response_timeout_seconds, None);
 
-        let e = PolledTask::from_value(json!({"taskId": ""})).unwrap_err();
+        let e =
+            PolledTask::from_value(&json!({"taskId": "", "inputData": {"big": 1}})).unwrap_err();
         assert_eq!(
             e.reason,
             "a polled task has no taskId and workflowInstanceId"
         );
-        let e = PolledTask::from_value(json!([1])).unwrap_err();
+        assert_eq!(e.value, json!({"taskId": ""}), "inputData is not kept");
+        let e = PolledTask::from_value(&json!([1])).unwrap_err();
         assert_eq!(e.reason, "a polled task must be an object, not an array");
     }
 
-    /// Answers one request per connection with each of `responses` (status line and body),
-    /// returning the request lines.
-    fn canned(
-        responses: Vec<(&'static str, &'static str)>,
-    ) -> (Client, std::thread::JoinHandle<Vec<String>>) {
+    #[test]
+    fn input_data_is_kept_as_sent() {
+        // A repeated key is the runtime's to reject, at its path: the text is kept as is.
+        let text = r#"{"taskId": "t", "workflowInstanceId": "w",
+                       "inputData": {"params": {"a": 1, "a": 2}}}"#;
+        let task = PolledTask::from_json(text).unwrap();
+        assert_eq!(task.input_data.get(), r#"{"params": {"a": 1, "a": 2}}"#);
+    }
+
+    /// Answers one request per connection with each of `responses` (the whole answer after
+    /// the status line's `HTTP/1.1 `), returning the request lines.
+    fn canned_raw(responses: Vec<String>) -> (Client, std::thread::JoinHandle<Vec<String>>) {
         use std::io::{BufRead, BufReader, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let server = std::thread::spawn(move || {
             let mut lines = Vec::new();
-            for (status, body) in responses {
+            for response in responses {
                 let (stream, _) = listener.accept().unwrap();
                 let mut reader = BufReader::new(stream);
                 let mut line = String::new();
@@ -364,12 +698,8 @@ mod tests {
                     }
                 }
                 let mut stream = reader.into_inner();
-                write!(
-                    stream,
-                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                )
-                .unwrap();
+                // The client may have given up (a body over its limit).
+                let _ = write!(stream, "HTTP/1.1 {response}");
             }
             lines
         });
@@ -377,6 +707,32 @@ mod tests {
             .unwrap()
             .with_retry(crate::conductor::Retry::NONE);
         (client, server)
+    }
+
+    fn canned(
+        responses: Vec<(&'static str, &'static str)>,
+    ) -> (Client, std::thread::JoinHandle<Vec<String>>) {
+        canned_raw(
+            responses
+                .into_iter()
+                .map(|(status, body)| {
+                    format!(
+                        "{status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    fn request() -> PollRequest<'static> {
+        PollRequest {
+            task_type: "a b",
+            worker_id: "w-1",
+            domain: Some("blue"),
+            count: 3,
+            timeout: Duration::from_secs(60),
+        }
     }
 
     #[test]
@@ -387,14 +743,10 @@ mod tests {
             ("200 OK", r#"{"taskId": "t", "workflowInstanceId": "w"}"#),
             ("200 OK", r#"[{"taskId": "t"}, 3]"#),
             ("200 OK", "not json"),
+            ("200 OK", ""),
+            ("200 OK", " null "),
         ]);
-        let request = PollRequest {
-            task_type: "a b",
-            worker_id: "w-1",
-            domain: Some("blue"),
-            count: 3,
-            timeout: Duration::from_secs(60),
-        };
+        let request = request();
         assert!(poll_batch(&client, &request).unwrap().is_empty());
         assert!(poll_batch(&client, &request).unwrap().is_empty());
         let single = poll_batch(&client, &request).unwrap();
@@ -404,7 +756,21 @@ mod tests {
         assert_eq!(bad.len(), 2);
         assert!(bad.iter().all(Result::is_err));
         let e = poll_batch(&client, &request).unwrap_err();
-        assert!(matches!(e, Error::Decode { .. }), "{e}");
+        assert!(matches!(e.error, Error::Decode { .. }), "{e}");
+        let e = poll_batch(&client, &request).unwrap_err();
+        assert!(
+            e.to_string().ends_with(
+                "HTTP 200 with a body that is not the expected JSON: an empty body is not a poll \
+                 answer (expected a JSON array of tasks, or 204)"
+            ),
+            "{e}"
+        );
+        let e = poll_batch(&client, &request).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("null is not a poll answer (expected a JSON array of tasks, or 204)"),
+            "{e}"
+        );
         assert_eq!(
             server.join().unwrap()[0],
             "GET /api/tasks/poll/batch/a%20b?workerid=w-1&domain=blue&count=3&timeout=5000 HTTP/1.1"
@@ -412,9 +778,77 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_that_breaks_off_keeps_what_came_whole_and_names_the_task_it_cut() {
+        let whole = r#"{"taskId": "t1", "workflowInstanceId": "w1", "inputData": {"params": {}}}"#;
+        let cut = r#"{"workflowInstanceId": "w2", "taskId": "t2", "inputData": {"params": {"song"#;
+        let body = format!("[{whole}, {cut}");
+        let (client, _server) = canned_raw(vec![format!(
+            "200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len() + 1000
+        )]);
+        let e = poll_batch(&client, &request()).unwrap_err();
+        assert_eq!(e.received.len(), 1);
+        assert_eq!(e.received[0].as_ref().unwrap().task_id, "t1");
+        assert_eq!(
+            e.lost,
+            Some(LostTask {
+                task_id: Some("t2".into()),
+                workflow_instance_id: Some("w2".into())
+            })
+        );
+        assert_eq!(e.bytes_read, body.len() as u64);
+        assert!(matches!(e.error, Error::Transport { .. }), "{e}");
+    }
+
+    #[test]
+    fn an_answer_over_the_limit_is_an_error_naming_it() {
+        let body = format!(
+            r#"[{{"taskId": "t", "workflowInstanceId": "w", "inputData": {{"x": "{}"}}}}]"#,
+            "a".repeat(5000)
+        );
+        let (client, _server) = canned_raw(vec![format!(
+            "200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )]);
+        let client = client.with_max_body(1000);
+        let e = poll_batch(&client, &request()).unwrap_err();
+        assert!(e.received.is_empty());
+        // The ids came before the input that broke the limit.
+        assert_eq!(
+            e.lost,
+            Some(LostTask {
+                task_id: Some("t".into()),
+                workflow_instance_id: Some("w".into())
+            }),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("the answer is larger than the limit of 1000 bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_redirect_is_not_followed_and_says_where_it_points() {
+        let (client, _server) = canned_raw(vec![
+            "302 Found\r\nLocation: https://login.example/\r\nContent-Length: 0\r\n\r\n".to_owned(),
+        ]);
+        let e = poll_batch(&client, &request()).unwrap_err();
+        assert_eq!(e.error.status(), Some(302));
+        assert!(
+            e.to_string().ends_with(
+                "HTTP 302 (a redirect to https://login.example/; perago does not follow \
+                 redirects: give the Conductor server's own URL)"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn task_results_leave_unset_fields_out() {
         let task =
-            PolledTask::from_value(json!({"taskId": "t", "workflowInstanceId": "w"})).unwrap();
+            PolledTask::from_value(&json!({"taskId": "t", "workflowInstanceId": "w"})).unwrap();
         let failed = TaskResult {
             reason_for_incompletion: Some("no".into()),
             ..TaskResult::new(&task, TaskResultStatus::FailedWithTerminalError)

@@ -1,10 +1,9 @@
 //! The worker's settings: [`WorkerConfig`], with defaults for everything but the server URL.
 
-use crate::conductor::Retry;
 use crate::conductor::tasks::MAX_POLL_TIMEOUT;
+use crate::conductor::{AuthToken, Backoff, DEFAULT_MAX_BODY_BYTES};
 use crate::runtime::RuntimeConfig;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -34,18 +33,26 @@ pub struct WorkerConfig {
     /// The pause after a failed poll: doubles from `initial` up to `max` while the failures
     /// last (default 100 ms to 10 s).
     pub poll_backoff: Backoff,
-    /// How task results are retried after a connection error, a 5xx or a 429 (default 8
-    /// attempts, waiting 250 ms doubling up to 8 s: about 24 s in all). A result still
-    /// undelivered after the last attempt is written whole to the log.
-    pub update_retry: Retry,
+    /// The waits between attempts to deliver a task result after a connection error, a 5xx or
+    /// a 429 (default 250 ms doubling up to 8 s).
+    pub update_backoff: Backoff,
+    /// How long a task result is retried, from its first attempt (default 30 s): a result
+    /// still undelivered then is written whole to the log (`update_failed`).
+    pub update_horizon: Duration,
     /// When to renew a task's lease, as a fraction of its `responseTimeoutSeconds` (default
     /// 0.8: a task with a 30 s response timeout gets `extendLease` updates every 24 s).
     pub lease_fraction: f64,
     /// After a shutdown request, how long tasks in flight may run before they are reported
     /// `FAILED` (default 20 s).
     pub shutdown_grace: Duration,
-    /// The timeout of one request, on top of the long-poll wait (default 10 s).
+    /// The timeout of one request, on top of the long-poll wait (default 10 s): connecting,
+    /// sending, the wait for the answer, and any pause while a body moves. A large body may
+    /// take as long as it needs while it keeps arriving (see
+    /// [`Client::with_timeout`](crate::conductor::Client::with_timeout)).
     pub request_timeout: Duration,
+    /// The largest poll answer read (default 256 MiB). The tasks of a larger answer that were
+    /// read whole still run; the one it broke off in is logged as lost.
+    pub max_poll_bytes: u64,
     /// The local workspace directory given to workspace tasks.
     pub workspace_dir: Option<PathBuf>,
     /// The runtime's settings (the `reasonForIncompletion` limit).
@@ -69,14 +76,15 @@ impl WorkerConfig {
                 initial: Duration::from_millis(100),
                 max: Duration::from_secs(10),
             },
-            update_retry: Retry {
-                max_attempts: 8,
-                initial_backoff: Duration::from_millis(250),
-                max_backoff: Duration::from_secs(8),
+            update_backoff: Backoff {
+                initial: Duration::from_millis(250),
+                max: Duration::from_secs(8),
             },
+            update_horizon: Duration::from_secs(30),
             lease_fraction: 0.8,
             shutdown_grace: Duration::from_secs(20),
             request_timeout: Duration::from_secs(10),
+            max_poll_bytes: DEFAULT_MAX_BODY_BYTES,
             workspace_dir: None,
             runtime: RuntimeConfig::default(),
         }
@@ -115,8 +123,11 @@ impl WorkerConfig {
                 self.lease_fraction
             ));
         }
-        if self.update_retry.max_attempts == 0 {
-            return Err("update retries need at least 1 attempt".to_owned());
+        if self.request_timeout.is_zero() {
+            return Err("the request timeout must be more than 0".to_owned());
+        }
+        if self.max_poll_bytes == 0 {
+            return Err("the poll answer limit must be more than 0 bytes".to_owned());
         }
         if let Some(dir) = &self.workspace_dir
             && !dir.is_dir()
@@ -127,50 +138,6 @@ impl WorkerConfig {
             ));
         }
         Ok(())
-    }
-}
-
-/// A wait that doubles after every failure, from `initial` up to `max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Backoff {
-    /// The wait after the first failure.
-    pub initial: Duration,
-    /// The longest wait.
-    pub max: Duration,
-}
-
-impl Backoff {
-    /// The wait after `failures` failures in a row (≥ 1).
-    pub fn delay(&self, failures: u32) -> Duration {
-        let factor = 1u32
-            .checked_shl(failures.saturating_sub(1).min(31))
-            .unwrap_or(u32::MAX);
-        self.initial
-            .checked_mul(factor)
-            .unwrap_or(self.max)
-            .min(self.max)
-    }
-}
-
-/// An `X-Authorization` token: `Debug` never shows it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct AuthToken(String);
-
-impl AuthToken {
-    /// Wraps `token`.
-    pub fn new(token: impl Into<String>) -> AuthToken {
-        AuthToken(token.into())
-    }
-
-    /// The token itself.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for AuthToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("AuthToken(<redacted>)")
     }
 }
 
@@ -199,17 +166,6 @@ fn hostname() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_up_to_the_cap() {
-        let b = Backoff {
-            initial: Duration::from_millis(100),
-            max: Duration::from_millis(700),
-        };
-        let waits: Vec<u128> = (1..=5).map(|n| b.delay(n).as_millis()).collect();
-        assert_eq!(waits, [100, 200, 400, 700, 700]);
-        assert_eq!(b.delay(u32::MAX), Duration::from_millis(700));
-    }
 
     #[test]
     fn the_default_worker_id_names_the_host_and_the_process() {

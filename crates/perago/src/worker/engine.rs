@@ -9,13 +9,18 @@
 use super::config::WorkerConfig;
 use super::events::{self, Event, LogSink, ms};
 use super::{Summary, shutdown_reason};
-use crate::conductor::tasks::{self as tasks, PollRequest, PolledTask, TaskExecLog, TaskResult};
+use crate::conductor::tasks::{
+    self as tasks, PollError, PollRequest, PolledTask, TaskExecLog, TaskResult,
+};
 use crate::conductor::{Client, Error};
 use crate::log::TaskRecord;
-use crate::runtime::{ExecutionContext, Failure, RuntimeTaskResult, TaskStatus, execute_with};
+use crate::runtime::{
+    ExecutionContext, Failure, RuntimeTaskResult, TaskStatus, execute_json, panic_message,
+};
 use crate::task::Task;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
+use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -111,12 +116,12 @@ pub(crate) struct InFlight {
     pub(crate) lease: Option<Lease>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Phase {
-    /// The handler runs.
+    /// The handler runs (or is about to).
     Running,
-    /// The result is being reported.
-    Reporting,
+    /// This result is being reported.
+    Reporting(Arc<TaskResult>),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -137,8 +142,59 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn event(&self, event: &Event<'_>) {
-        events::write(&self.log, event);
+    /// Writes `event` to the log; false when the log failed.
+    pub(crate) fn event(&self, event: &Event<'_>) -> bool {
+        self.logged(events::write(&self.log, event))
+    }
+
+    /// Writes a task's record to the log; false when the log failed.
+    fn record(&self, record: &TaskRecord) -> bool {
+        self.logged(self.log.write(record))
+    }
+
+    /// Counts a log that could not be written, and says so on standard error the first time:
+    /// the worker goes on, since Conductor still gets every result.
+    fn logged(&self, written: std::io::Result<()>) -> bool {
+        let Err(error) = written else {
+            return true;
+        };
+        let first = {
+            let mut st = self.lock();
+            st.summary.log_errors += 1;
+            st.summary.log_errors == 1
+        };
+        if first {
+            stderr_line(&format!(
+                "perago worker: cannot write the log ({error}); results are still reported to \
+                 Conductor, and one that cannot be delivered is written here"
+            ));
+        }
+        false
+    }
+
+    /// A result neither Conductor nor the log took (`event` holds it whole): it goes to
+    /// standard error, the last place left, it is counted as lost (the worker exits non-zero),
+    /// and the worker stops taking work, since the next result would meet the same fate.
+    fn lose(&self, event: &Event<'_>) {
+        stderr_line(&format!(
+            "perago worker: a task result was neither delivered to Conductor nor logged; no \
+             more tasks are polled: {}",
+            events::line(event)
+        ));
+        self.lock().summary.lost += 1;
+        self.request_shutdown("a task result was lost");
+    }
+
+    /// Stops polling and starts the grace period; only the first request counts.
+    pub(crate) fn request_shutdown(&self, reason: &str) {
+        let mut st = self.lock();
+        if st.shutdown.is_none() {
+            let now = Instant::now();
+            st.shutdown = Some((now, reason.to_owned()));
+            st.report_deadline = Some(after(now, self.config.shutdown_grace));
+        }
+        drop(st);
+        self.wake_all();
     }
 
     /// Waits up to `wait` (on the type's condition); true when shutdown was requested.
@@ -237,51 +293,74 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
         count,
         timeout: config.poll_timeout,
     };
-    let polled = tasks::poll_batch(client, &request);
-    let pause = match polled {
-        Err(error) => {
-            let failures = {
-                let mut st = shared.lock();
-                let slot = &mut st.types[type_idx];
-                slot.failures = slot.failures.saturating_add(1);
-                slot.failures
-            };
-            let wait = config.poll_backoff.delay(failures);
-            shared.event(&Event::PollError {
-                task_type,
-                error: error.to_string(),
-                failures,
-                retry_in_ms: ms(wait),
-            });
-            wait
-        }
-        Ok(polled) => {
-            let failures = std::mem::take(&mut shared.lock().types[type_idx].failures);
-            if failures > 0 {
-                shared.event(&Event::PollRecovered {
-                    task_type,
-                    failures,
-                });
-            }
-            let mut received = Vec::with_capacity(polled.len());
-            for item in polled {
-                match item {
-                    Ok(task) => received.push(Arc::new(task)),
-                    Err(invalid) => shared.event(&Event::InvalidTask {
-                        task_type,
-                        error: &invalid.reason,
-                        task: &invalid.value,
-                    }),
-                }
-            }
-            if received.is_empty() {
-                config.poll_interval
-            } else {
-                queue(shared, type_idx, received);
-                Duration::ZERO
-            }
+    let (items, failed) = match tasks::poll_batch(client, &request) {
+        Ok(items) => (items, None),
+        Err(PollError {
+            error,
+            received,
+            lost,
+            bytes_read,
+        }) => (received, Some((error, lost, bytes_read))),
+    };
+    let (failures, recovered) = {
+        let mut st = shared.lock();
+        let slot = &mut st.types[type_idx];
+        if failed.is_some() {
+            slot.failures = slot.failures.saturating_add(1);
+            (slot.failures, 0)
+        } else {
+            (0, std::mem::take(&mut slot.failures))
         }
     };
+    if recovered > 0 {
+        shared.event(&Event::PollRecovered {
+            task_type,
+            failures: recovered,
+        });
+    }
+    let mut pause = Duration::ZERO;
+    if let Some((error, lost, bytes_read)) = failed {
+        pause = config.poll_backoff.delay(failures);
+        shared.event(&Event::PollError {
+            task_type,
+            error: error.to_string(),
+            failures,
+            retry_in_ms: ms(pause),
+            tasks_received: items.len(),
+            bytes_read,
+        });
+        if let Some(lost) = &lost {
+            shared.event(&Event::TaskLeftInProgress {
+                task_type,
+                task_id: lost.task_id.as_deref(),
+                workflow_id: lost.workflow_instance_id.as_deref(),
+                reason: "the poll answer broke off while handing out this task",
+                result: None,
+            });
+        }
+    }
+    let mut received = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Ok(task) => received.push(Arc::new(task)),
+            Err(invalid) => {
+                shared.event(&Event::InvalidTask {
+                    task_type,
+                    error: &invalid.reason,
+                    task: &invalid.value,
+                });
+            }
+        }
+    }
+    if received.is_empty() {
+        if pause.is_zero() {
+            pause = config.poll_interval;
+        }
+    } else {
+        // What came is run at once, even from an answer that broke off.
+        pause = Duration::ZERO;
+        queue(shared, type_idx, received);
+    }
     if !pause.is_zero() {
         shared.pause(type_idx, pause);
     }
@@ -361,14 +440,6 @@ fn run_guarded(shared: &Shared, client: &Client, type_idx: usize, job: Job) {
     }
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic with a non-string payload".to_owned())
-}
-
 /// Runs one task through the runtime, logs its record and reports it.
 fn run_job(shared: &Shared, client: &Client, job: Job) {
     let Job { key, task } = job;
@@ -377,20 +448,21 @@ fn run_job(shared: &Shared, client: &Client, job: Job) {
         return; // abandoned before it started: reported FAILED at shutdown
     };
     let spec = shared.types[type_idx].task;
-    let result = execute_with(spec, &task.input_data, &shared.context);
+    let result = execute_json(spec, task.input_data.get(), &shared.context);
     let record = result.log_record(
         spec.name,
         Some(&task.task_id),
         Some(&task.workflow_instance_id),
     );
+    let report = Arc::new(task_result(&task, &result, &shared.config.worker_id));
     let late = match shared.lock().in_flight.get_mut(&key) {
         Some(entry) => {
-            entry.phase = Phase::Reporting;
+            entry.phase = Phase::Reporting(Arc::clone(&report));
             false
         }
         None => true,
     };
-    let _ = shared.log.write(&record);
+    shared.record(&record);
     if late {
         shared.event(&Event::LateResult {
             task_type: spec.name,
@@ -401,7 +473,6 @@ fn run_job(shared: &Shared, client: &Client, job: Job) {
         shared.lock().summary.late += 1;
         return;
     }
-    let report = task_result(&task, &result, &shared.config.worker_id);
     let delivered = report_result(shared, client, spec.name, &report);
     finish(shared, key, type_idx, Some((result.status(), delivered)));
 }
@@ -501,29 +572,31 @@ fn retryable(error: &Error) -> bool {
     error.is_retryable() || error.status() == Some(429)
 }
 
-/// Reports `result`, retrying connection errors, 5xx and 429 per the update policy; after the
-/// last attempt (or when the next wait would outlast the shutdown deadline) the result is
-/// logged whole as `update_failed`. Returns whether it was delivered.
+/// Reports `result`, retrying connection errors, 5xx and 429 with the update backoff until
+/// the update horizon (or the shutdown deadline) would pass; then the result is logged whole
+/// as `update_failed`, and if the log fails too, [`Shared::lose`] has it. Returns whether it
+/// was delivered.
 pub(crate) fn report_result(
     shared: &Shared,
     client: &Client,
     task_type: &str,
     result: &TaskResult,
 ) -> bool {
-    let policy = shared.config.update_retry;
+    let config = &shared.config;
+    let horizon = after(Instant::now(), config.update_horizon);
     let mut attempt = 1;
     loop {
         let error = match tasks::update(client, result) {
             Ok(_) => return true,
             Err(error) => error,
         };
-        let wait = policy.backoff(attempt);
-        let before_deadline = shared
+        let wait = config.update_backoff.delay(attempt);
+        let deadline = shared
             .lock()
             .report_deadline
-            .is_none_or(|deadline| after(Instant::now(), wait) < deadline);
-        if !retryable(&error) || attempt >= policy.max_attempts || !before_deadline {
-            shared.event(&Event::UpdateFailed {
+            .map_or(horizon, |d| d.min(horizon));
+        if !retryable(&error) || after(Instant::now(), wait) >= deadline {
+            let event = Event::UpdateFailed {
                 task_type,
                 task_id: &result.task_id,
                 workflow_id: &result.workflow_instance_id,
@@ -531,7 +604,10 @@ pub(crate) fn report_result(
                 http_status: error.status(),
                 error: error.to_string(),
                 result,
-            });
+            };
+            if !shared.event(&event) {
+                shared.lose(&event);
+            }
             return false;
         }
         shared.event(&Event::UpdateRetry {
@@ -562,7 +638,7 @@ pub(crate) fn leases(shared: &Shared) {
                 let mut due = Vec::new();
                 let mut next: Option<Instant> = None;
                 for entry in st.in_flight.values_mut() {
-                    let (Phase::Running, Some(lease)) = (entry.phase, entry.lease.as_mut()) else {
+                    let (Phase::Running, Some(lease)) = (&entry.phase, entry.lease.as_mut()) else {
                         continue;
                     };
                     if lease.next <= now {
@@ -592,12 +668,14 @@ pub(crate) fn leases(shared: &Shared) {
             let extend = TaskResult::extend_lease(&task, &shared.config.worker_id);
             match tasks::update(&client, &extend) {
                 Ok(_) => shared.lock().summary.lease_extensions += 1,
-                Err(error) => shared.event(&Event::LeaseError {
-                    task_type: shared.types[type_idx].task.name,
-                    task_id: &task.task_id,
-                    workflow_id: &task.workflow_instance_id,
-                    error: error.to_string(),
-                }),
+                Err(error) => {
+                    shared.event(&Event::LeaseError {
+                        task_type: shared.types[type_idx].task.name,
+                        task_id: &task.task_id,
+                        workflow_id: &task.workflow_instance_id,
+                        error: error.to_string(),
+                    });
+                }
             }
         }
     }
@@ -611,7 +689,7 @@ pub(crate) fn abandon_running(shared: &Shared) {
         let keys: Vec<u64> = st
             .in_flight
             .iter()
-            .filter(|(_, f)| f.phase == Phase::Running)
+            .filter(|(_, f)| matches!(f.phase, Phase::Running))
             .map(|(k, _)| *k)
             .collect();
         keys.into_iter()
@@ -639,7 +717,7 @@ pub(crate) fn abandon_running(shared: &Shared) {
                     Some(reason.clone()),
                     None,
                 );
-                let _ = shared.log.write(&record);
+                shared.record(&record);
                 let result = TaskResult {
                     reason_for_incompletion: Some(reason.clone()),
                     ..TaskResult::new(task, tasks::TaskResultStatus::Failed)
@@ -656,6 +734,35 @@ pub(crate) fn abandon_running(shared: &Shared) {
     });
 }
 
+/// At a forced exit: every task in flight is logged as `task_left_in_progress`, with the
+/// result it was reporting if it had one. Returns how many.
+pub(crate) fn leave_in_flight(shared: &Shared, reason: &str) -> usize {
+    let in_flight: Vec<(usize, Arc<PolledTask>, Phase)> = shared
+        .lock()
+        .in_flight
+        .values()
+        .map(|f| (f.type_idx, Arc::clone(&f.task), f.phase.clone()))
+        .collect();
+    for (type_idx, task, phase) in &in_flight {
+        shared.event(&Event::TaskLeftInProgress {
+            task_type: shared.types[*type_idx].task.name,
+            task_id: Some(&task.task_id),
+            workflow_id: Some(&task.workflow_instance_id),
+            reason,
+            result: match phase {
+                Phase::Running => None,
+                Phase::Reporting(result) => Some(result),
+            },
+        });
+    }
+    in_flight.len()
+}
+
+/// One line on standard error, whatever becomes of it: the worker's last resort.
+fn stderr_line(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -669,12 +776,14 @@ mod tests {
                 crate::Code::Required,
                 "missing",
             )],
+            violations_omitted: 0,
         };
         assert!(failure_lines(&one).is_empty());
         let many = Failure::Params {
             violations: (0..12)
                 .map(|i| Violation::new(format!("$.params.a{i}"), crate::Code::Required, "x"))
                 .collect(),
+            violations_omitted: 0,
         };
         let lines = failure_lines(&many);
         assert_eq!(lines.len(), 10);

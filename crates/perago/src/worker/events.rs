@@ -39,8 +39,16 @@ pub enum Event<'a> {
         poll_timeout_ms: u64,
         /// The pause after an empty poll, ms.
         poll_interval_ms: u64,
+        /// The request timeout (on top of the long-poll wait), ms.
+        request_timeout_ms: u64,
+        /// How long a result is retried, ms.
+        update_horizon_ms: u64,
+        /// The largest poll answer read, bytes.
+        max_poll_bytes: u64,
     },
-    /// A poll failed; the next one waits `retry_in_ms`.
+    /// A poll failed; the next one waits `retry_in_ms`. When its answer broke off, the tasks
+    /// read whole before the break still run (`tasks_received`), and the one it broke off in
+    /// is logged as `task_left_in_progress`.
     PollError {
         /// The task type.
         task_type: &'a str,
@@ -50,6 +58,27 @@ pub enum Event<'a> {
         failures: u32,
         /// The wait before the next poll, ms.
         retry_in_ms: u64,
+        /// Tasks read whole from the answer before it broke off.
+        tasks_received: usize,
+        /// Bytes of the answer read before it broke off.
+        bytes_read: u64,
+    },
+    /// A task the server handed to this worker and holds `IN_PROGRESS`, which the worker
+    /// leaves without reporting a result: cut off in a poll answer, or still in flight at a
+    /// forced exit. Conductor retries it when its response timeout passes; `result` is what
+    /// the worker was reporting, if it had one.
+    TaskLeftInProgress {
+        /// The task type.
+        task_type: &'a str,
+        /// The task, if its id was read.
+        task_id: Option<&'a str>,
+        /// Its workflow, if read.
+        workflow_id: Option<&'a str>,
+        /// Why it is left.
+        reason: &'a str,
+        /// The `POST /api/tasks` body being delivered, if there was one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<&'a TaskResult>,
     },
     /// A poll succeeded after failures.
     PollRecovered {
@@ -160,12 +189,29 @@ struct Record<'a> {
     event: &'a Event<'a>,
 }
 
-/// Writes `event` as one line; a log that cannot be written is not a reason to stop working.
-pub(crate) fn write(log: &LogSink, event: &Event<'_>) {
-    let _ = log.write(&Record {
+/// Writes `event` as one line, shortened to the log's line limit unless it carries a result
+/// that exists nowhere else (an undelivered update, a task left with its result).
+pub(crate) fn write(log: &LogSink, event: &Event<'_>) -> std::io::Result<()> {
+    let record = Record {
         time: rfc3339_now(),
         event,
-    });
+    };
+    match event {
+        Event::UpdateFailed { .. }
+        | Event::TaskLeftInProgress {
+            result: Some(_), ..
+        } => log.write_whole(&record),
+        _ => log.write(&record),
+    }
+}
+
+/// `event` as the one line [`write`] would write, for standard error when the log fails.
+pub(crate) fn line(event: &Event<'_>) -> String {
+    serde_json::to_string(&Record {
+        time: rfc3339_now(),
+        event,
+    })
+    .unwrap_or_else(|e| format!("(cannot be serialised: {e})"))
 }
 
 /// A duration in whole milliseconds, for the log.

@@ -43,7 +43,8 @@ mod config;
 mod engine;
 mod events;
 
-pub use config::{AuthToken, Backoff, WorkerConfig, default_worker_id};
+pub use crate::conductor::{AuthToken, Backoff};
+pub use config::{WorkerConfig, default_worker_id};
 pub use events::{Event, LogSink, ServedTask};
 
 use crate::conductor::{Client, Retry};
@@ -71,6 +72,11 @@ pub struct Summary {
     pub abandoned: u64,
     /// Results that could not be delivered (each is in the log as `update_failed`).
     pub unreported: u64,
+    /// Results neither delivered nor logged (each was written to standard error; the worker
+    /// stopped polling and exits non-zero).
+    pub lost: u64,
+    /// Log lines that could not be written.
+    pub log_errors: u64,
     /// Abandoned tasks whose handler finished later (logged, not reported).
     pub late: u64,
     /// `extendLease` updates delivered.
@@ -94,14 +100,14 @@ impl ShutdownHandle {
     /// [`shutdown`](Self::shutdown), logging `reason` (e.g. `SIGTERM`). Only the first request
     /// counts.
     pub fn shutdown_because(&self, reason: &str) {
-        let mut st = self.shared.lock();
-        if st.shutdown.is_none() {
-            let now = Instant::now();
-            st.shutdown = Some((now, reason.to_owned()));
-            st.report_deadline = Some(engine::after(now, self.shared.config.shutdown_grace));
-        }
-        drop(st);
-        self.shared.wake_all();
+        self.shared.request_shutdown(reason);
+    }
+
+    /// For a forced exit (a second signal): logs each task in flight as
+    /// `task_left_in_progress`, with the result it was reporting if it had one, so that every
+    /// task the server still holds `IN_PROGRESS` for this worker is named. Returns how many.
+    pub fn leave_in_flight(&self, reason: &str) -> usize {
+        engine::leave_in_flight(&self.shared, reason)
     }
 
     /// Whether a shutdown was requested.
@@ -160,11 +166,12 @@ impl Worker {
         }
         let mut client = Client::new(&config.server_url)
             .map_err(|e| WorkerError(e.to_string()))?
-            .with_retry(Retry::NONE);
+            .with_retry(Retry::NONE)
+            .with_max_body(config.max_poll_bytes)
+            .with_timeout(config.poll_timeout + config.request_timeout);
         if let Some(token) = &config.auth_token {
             client = client.with_auth_token(token.expose());
         }
-        let client = client.with_timeout(config.poll_timeout + config.request_timeout);
         let state = State {
             types: types
                 .iter()
@@ -236,18 +243,18 @@ impl Worker {
         let started = Instant::now();
         let config = &shared.config;
         let served = self.served();
-        events::write(
-            &shared.log,
-            &events::Event::WorkerStarted {
-                worker_id: &config.worker_id,
-                server_url: shared.client.base_url(),
-                domain: config.domain.as_deref(),
-                auth_token: config.auth_token.is_some(),
-                tasks: &served,
-                poll_timeout_ms: events::ms(config.poll_timeout),
-                poll_interval_ms: events::ms(config.poll_interval),
-            },
-        );
+        shared.event(&events::Event::WorkerStarted {
+            worker_id: &config.worker_id,
+            server_url: shared.client.base_url(),
+            domain: config.domain.as_deref(),
+            auth_token: config.auth_token.is_some(),
+            tasks: &served,
+            poll_timeout_ms: events::ms(config.poll_timeout),
+            poll_interval_ms: events::ms(config.poll_interval),
+            request_timeout_ms: events::ms(config.request_timeout),
+            update_horizon_ms: events::ms(config.update_horizon),
+            max_poll_bytes: config.max_poll_bytes,
+        });
 
         let lease_thread = {
             let shared = Arc::clone(shared);
@@ -277,14 +284,11 @@ impl Worker {
                 st = shared.run_cv.wait(st).unwrap_or_else(|p| p.into_inner());
             }
         };
-        events::write(
-            &shared.log,
-            &events::Event::ShutdownRequested {
-                reason: &reason,
-                in_flight,
-                grace_ms: events::ms(config.shutdown_grace),
-            },
-        );
+        shared.event(&events::Event::ShutdownRequested {
+            reason: &reason,
+            in_flight,
+            grace_ms: events::ms(config.shutdown_grace),
+        });
         // No more polls: wait for a poll in progress (what it brings runs like the others),
         // then the grace period for the tasks in flight.
         let deadline = engine::after(shutdown_at, config.shutdown_grace);
@@ -317,13 +321,10 @@ impl Worker {
         shared.lease_cv.notify_all();
         let _ = lease_thread.join();
         let summary = shared.lock().summary.clone();
-        events::write(
-            &shared.log,
-            &events::Event::WorkerStopped {
-                summary: &summary,
-                uptime_ms: events::ms(started.elapsed()),
-            },
-        );
+        shared.event(&events::Event::WorkerStopped {
+            summary: &summary,
+            uptime_ms: events::ms(started.elapsed()),
+        });
         summary
     }
 }
