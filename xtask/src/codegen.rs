@@ -77,10 +77,11 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
             .display()
             .to_string()
     };
-    let mut stale = Vec::new();
+    // Each stale file and what writing does to it.
+    let mut stale: Vec<(String, &str)> = Vec::new();
     for (path, contents) in &files {
-        if ensure_file_contents(path, contents, mode)? {
-            stale.push(relative(path));
+        if let Some(change) = ensure_file_contents(path, contents, mode)? {
+            stale.push((relative(path), change));
         }
     }
     // A generated file whose schema is gone is stale too.
@@ -99,7 +100,7 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
                     std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                     remove_empty_dirs(&path, &root.join(dir));
                 }
-                stale.push(relative(&path));
+                stale.push((relative(&path), "removed"));
             }
         }
     }
@@ -107,14 +108,14 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         (Mode::Check, false) => {
             let mut msg = String::from("generated files are stale; run `");
             let _ = write!(msg, "{REGENERATE}` and commit:");
-            for f in &stale {
-                let _ = write!(msg, "\n  {f}");
+            for (f, change) in &stale {
+                let _ = write!(msg, "\n  {f} (to be {change})");
             }
             Err(msg)
         }
         (Mode::Write, false) => {
-            for f in &stale {
-                eprintln!("updated {f}");
+            for (f, change) in &stale {
+                eprintln!("{change} {f}");
             }
             Ok(())
         }
@@ -190,17 +191,25 @@ fn remove_empty_dirs(file: &Path, top: &Path) {
 
 /// Writes `contents` to `path` when it differs (or only reports it, in check mode).
 /// Returns whether the file was stale.
-fn ensure_file_contents(path: &Path, contents: &str, mode: Mode) -> Result<bool, String> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
-        return Ok(false);
-    }
+/// Writes `contents` to `path` unless it holds them already (in check mode, writes nothing);
+/// returns what writing does: `created` or `updated`, or `None` when the file is fresh.
+fn ensure_file_contents(
+    path: &Path,
+    contents: &str,
+    mode: Mode,
+) -> Result<Option<&'static str>, String> {
+    let change = match std::fs::read_to_string(path) {
+        Ok(old) if old == contents => return Ok(None),
+        Ok(_) => "updated",
+        Err(_) => "created",
+    };
     if mode == Mode::Write {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Ok(true)
+    Ok(Some(change))
 }
 
 #[cfg(test)]

@@ -103,7 +103,12 @@ pub fn sync(dir: &Path, defs: &[TaskDef], mode: Mode) -> Result<(), String> {
                 eprintln!("removed {}", shown(file));
             }
             for (file, _) in &plan.write {
-                eprintln!("updated {}", shown(file));
+                let change = if existing.contains_key(file) {
+                    "updated"
+                } else {
+                    "created"
+                };
+                eprintln!("{change} {}", shown(file));
             }
             Ok(())
         }

@@ -3,12 +3,13 @@
 use crate::completion::{self, CompletionCommand};
 use crate::output::{Checked, Format, Report};
 use clap::{Args, Parser, Subcommand};
+use perago::cli::{CommandError, output_error};
 use perago::schemas::BUILTIN;
 use perago_codegen::{NodeId, SchemaSet};
-use perago_ir::check;
+use perago_ir::input::{self, Line, read_document};
 use serde::Serialize;
 use serde_json::Value;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -22,6 +23,10 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The largest document read, e.g. 64MiB (the default) or 1GB; a larger one is an error
+    /// naming this setting [env: PERAGO_MAX_DOCUMENT_BYTES]
+    #[arg(long, global = true, value_name = "SIZE")]
+    max_document_bytes: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,28 +64,38 @@ struct ValidateArgs {
     files: Vec<PathBuf>,
 }
 
-/// An error that ends the command with exit status 2.
-pub(crate) type Failure = String;
+/// Why a command stopped early: a usage, I/O or schema error (exit status 2), or standard
+/// output closed by its reader.
+pub(crate) type Failure = CommandError;
 
 /// Runs the command line; returns the exit status.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Schemas { format } => schemas(format),
-        Command::Validate(args) => validate(&args),
-        Command::Completion { command } => completion::run(&command),
-    };
-    result.unwrap_or_else(|reason| {
-        for line in reason.lines() {
-            eprintln!("perago: {line}");
-        }
-        ExitCode::from(2)
+    let result = perago_ir::input::document_limit(cli.max_document_bytes.as_deref(), |var| {
+        std::env::var(var).ok()
     })
+    .map_err(Failure::from)
+    .and_then(|limit| match cli.command {
+        Command::Schemas { format } => schemas(format),
+        Command::Validate(args) => validate(&args, limit),
+        Command::Completion { command } => completion::run(&command, limit),
+    });
+    match result {
+        Ok(code) => code,
+        Err(CommandError::Closed) => ExitCode::SUCCESS,
+        Err(CommandError::Usage(reason)) => {
+            let mut stderr = io::stderr();
+            for line in reason.lines() {
+                let _ = writeln!(stderr, "perago: {line}");
+            }
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn builtins() -> Result<SchemaSet, Failure> {
     SchemaSet::load_sources(BUILTIN.iter().map(|b| (b.file, b.source)))
-        .map_err(|e| format!("the built-in schemas do not load:\n{e}"))
+        .map_err(|e| format!("the built-in schemas do not load:\n{e}").into())
 }
 
 #[derive(Serialize)]
@@ -123,7 +138,7 @@ fn schemas(format: Format) -> Result<ExitCode, Failure> {
     };
     io::stdout()
         .write_all(text.as_bytes())
-        .map_err(|e| format!("stdout: {e}"))?;
+        .map_err(output_error)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -141,7 +156,8 @@ fn load_schema(name: &str) -> Result<(SchemaSet, NodeId), Failure> {
             if !path.exists() {
                 return Err(format!(
                     "{name}: neither a built-in schema (see `perago schemas`) nor a file"
-                ));
+                )
+                .into());
             }
             (SchemaSet::load_file(path).map_err(|e| e.to_string())?, 0)
         }
@@ -156,7 +172,7 @@ fn load_schema(name: &str) -> Result<(SchemaSet, NodeId), Failure> {
     Ok((set, root))
 }
 
-fn validate(args: &ValidateArgs) -> Result<ExitCode, Failure> {
+fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
     let (set, root) = load_schema(&args.schema)?;
     let stdin = [PathBuf::from("-")];
     let files = if args.files.is_empty() {
@@ -164,72 +180,153 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode, Failure> {
     } else {
         &args.files
     };
-    let mut report = Report::new(BufWriter::new(io::stdout().lock()), args.format);
-    let mut unreadable = false;
+    let mut run = Validation {
+        set: &set,
+        root,
+        report: Report::new(BufWriter::new(io::stdout().lock()), args.format),
+        unchecked: 0,
+    };
     for path in files {
-        let (name, bytes) = match read(path) {
-            Ok(read) => read,
-            Err(reason) => {
-                eprintln!("perago: {reason}");
-                unreadable = true;
-                continue;
-            }
+        let checked = match open(path) {
+            Ok((name, reader)) if args.lines => run.lines(&name, reader, limit),
+            Ok((name, reader)) => run.whole(&name, reader, limit),
+            Err(reason) => Err(Problem::Skip(reason)),
         };
-        let documents: Vec<(Option<usize>, &[u8])> = if args.lines {
-            bytes
-                .split(|&b| b == b'\n')
-                .enumerate()
-                .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
-                .map(|(i, line)| (Some(i + 1), line))
-                .collect()
-        } else {
-            vec![(None, &bytes[..])]
-        };
-        for (line, text) in documents {
-            let (violations, error_line) = match perago_ir::json::parse_value(text) {
-                Ok(value) => (set.ir.validate(root, &value), None),
-                Err(e) => (vec![check::malformed(&e)], Some(e.line().max(1))),
-            };
-            let checked = Checked {
-                file: &name,
-                text,
-                line,
-                error_line,
-                violations,
-            };
-            report
-                .document(&checked)
-                .map_err(|e| format!("stdout: {e}"))?;
+        match checked {
+            Ok(()) => {}
+            Err(Problem::Skip(reason)) => run.skip(&reason),
+            Err(Problem::Stop(failure)) => return Err(failure),
         }
     }
-    report.flush().map_err(|e| format!("stdout: {e}"))?;
+    let report = &mut run.report;
+    report.flush().map_err(output_error)?;
     if args.format == Format::Text {
-        let plural = if report.documents == 1 { "" } else { "s" };
-        match report.invalid {
-            0 => eprintln!("{} document{plural} valid", report.documents),
-            n => eprintln!("{} document{plural}, {n} invalid", report.documents),
+        let (documents, invalid) = (report.documents, report.invalid);
+        let mut summary = match (documents, invalid) {
+            (1, 0) => "1 document valid".to_owned(),
+            (n, 0) => format!("{n} documents valid"),
+            (1, k) => format!("1 document, {k} invalid"),
+            (n, k) => format!("{n} documents, {k} invalid"),
+        };
+        let unchecked = plural(run.unchecked, "input");
+        if run.unchecked > 0 && documents == 0 {
+            summary = format!("no document checked; {unchecked} skipped (see above)");
+        } else if run.unchecked > 0 {
+            summary = format!("{summary}; {unchecked} skipped (see above)");
         }
+        let _ = writeln!(io::stderr(), "{summary}");
     }
-    Ok(match (unreadable, report.invalid) {
-        (true, _) => ExitCode::from(2),
-        (false, 0) => ExitCode::SUCCESS,
-        (false, _) => ExitCode::from(1),
+    Ok(match (run.unchecked, report.invalid) {
+        (0, 0) => ExitCode::SUCCESS,
+        (0, _) => ExitCode::from(1),
+        _ => ExitCode::from(2),
     })
 }
 
-/// Reads a document file, or standard input for `-`; returns its display name and bytes.
-pub(crate) fn read(path: &Path) -> Result<(String, Vec<u8>), Failure> {
+/// `1 input`, `2 inputs`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What stops the check of an input.
+enum Problem {
+    /// The input (a file, or one line of it) could not be checked: why, for standard error.
+    /// The other inputs still are.
+    Skip(String),
+    /// The report cannot be written: nothing more can be done.
+    Stop(Failure),
+}
+
+/// One `perago validate` run: documents go through the interpreter to the report.
+struct Validation<'a, W: Write> {
+    set: &'a SchemaSet,
+    root: NodeId,
+    report: Report<W>,
+    /// Inputs not checked: unreadable files, documents over the limit.
+    unchecked: usize,
+}
+
+impl<W: Write> Validation<'_, W> {
+    /// Says why an input was not checked, and counts it.
+    fn skip(&mut self, reason: &str) {
+        let _ = writeln!(io::stderr(), "perago: {reason}");
+        self.unchecked += 1;
+    }
+
+    /// Checks one document and reports it.
+    fn check(&mut self, file: &str, line: Option<usize>, text: &[u8]) -> Result<(), Problem> {
+        let (violations, error_line) = match perago_ir::json::parse_strict_slice(text) {
+            Ok(value) => (self.set.ir.validate(self.root, &value), None),
+            Err(e) => (vec![e.to_violation()], Some(e.line())),
+        };
+        let checked = Checked {
+            file,
+            text,
+            line,
+            error_line,
+            violations,
+        };
+        self.report
+            .document(&checked)
+            .map_err(|e| Problem::Stop(output_error(e)))
+    }
+
+    /// The whole input is one document.
+    fn whole(&mut self, name: &str, reader: impl Read, limit: u64) -> Result<(), Problem> {
+        let text =
+            read_document(reader, limit).map_err(|e| Problem::Skip(format!("{name}: {e}")))?;
+        self.check(name, None, &text)
+    }
+
+    /// Every non-blank line is a document, checked and reported as it arrives: what is
+    /// written goes out whenever the input has nothing more ready, so a consumer sees each
+    /// result before the next line is written, and memory stays flat in the input's size.
+    fn lines(&mut self, name: &str, reader: impl Read, limit: u64) -> Result<(), Problem> {
+        let mut reader = BufReader::with_capacity(64 * 1024, reader);
+        let mut number = 0;
+        loop {
+            if reader.buffer().is_empty() {
+                self.report
+                    .flush()
+                    .map_err(|e| Problem::Stop(output_error(e)))?;
+            }
+            let line = match input::read_line(&mut reader, limit) {
+                Ok(Some(line)) => line,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(Problem::Skip(format!("{name}: {e}"))),
+            };
+            number += 1;
+            match line {
+                Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => {}
+                Line::Text(text) => self.check(name, Some(number), &text)?,
+                Line::TooLarge(e) => self.skip(&format!("{name}:{number}: {e}")),
+            }
+        }
+    }
+}
+
+/// Opens a document file, or standard input for `-`; returns its display name and reader.
+fn open(path: &Path) -> Result<(String, Box<dyn Read>), String> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("<stdin>: {e}"))?;
-        return Ok(("<stdin>".to_owned(), bytes));
+        return Ok(("<stdin>".to_owned(), Box::new(io::stdin().lock())));
     }
     let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => Ok((name, bytes)),
+    match std::fs::File::open(path) {
+        Ok(file) => Ok((name, Box::new(file))),
         Err(e) => Err(format!("{name}: {e}")),
+    }
+}
+
+/// Reads a whole document file, or standard input for `-`, of at most `limit` bytes; returns
+/// its display name and bytes.
+pub(crate) fn read(path: &Path, limit: u64) -> Result<(String, Vec<u8>), Failure> {
+    let (name, reader) = open(path)?;
+    match read_document(reader, limit) {
+        Ok(bytes) => Ok((name, bytes)),
+        Err(e) => Err(format!("{name}: {e}").into()),
     }
 }

@@ -4,6 +4,7 @@
 use crate::cli::{Failure, read};
 use crate::output::Format;
 use clap::{Args, Subcommand};
+use perago::cli::output_error;
 use perago::completion::{
     CONTRACT_VERSION, Outcome, classify_text, derive_followups, validate_slice,
 };
@@ -58,10 +59,10 @@ pub struct FollowupsArgs {
 }
 
 /// Runs a `completion` subcommand; returns the exit status.
-pub fn run(command: &CompletionCommand) -> Result<ExitCode, Failure> {
+pub fn run(command: &CompletionCommand, limit: u64) -> Result<ExitCode, Failure> {
     match command {
-        CompletionCommand::Check(args) => check(args),
-        CompletionCommand::Followups(args) => followups(args),
+        CompletionCommand::Check(args) => check(args, limit),
+        CompletionCommand::Followups(args) => followups(args, limit),
     }
 }
 
@@ -95,8 +96,8 @@ impl<'a> Report<'a> {
     }
 }
 
-fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
-    let (name, bytes) = read_input(args.file.as_deref())?;
+fn check(args: &CheckArgs, limit: u64) -> Result<ExitCode, Failure> {
+    let (name, bytes) = read_input(args.file.as_deref(), limit)?;
     let outcome = if args.payload {
         payload_outcome(&bytes)
     } else {
@@ -111,8 +112,8 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     Ok(exit_status(outcome.is_accepted()))
 }
 
-fn followups(args: &FollowupsArgs) -> Result<ExitCode, Failure> {
-    let (_, bytes) = read_input(args.file.as_deref())?;
+fn followups(args: &FollowupsArgs, limit: u64) -> Result<ExitCode, Failure> {
+    let (_, bytes) = read_input(args.file.as_deref(), limit)?;
     let specs = match payload_outcome(&bytes) {
         Outcome::Refusal(refusal) => derive_followups(&args.parent, &refusal),
         Outcome::Completion(_) => Vec::new(),
@@ -130,8 +131,8 @@ fn payload_outcome(bytes: &[u8]) -> Outcome {
     validate_slice(bytes).into()
 }
 
-fn read_input(file: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
-    read(file.unwrap_or(Path::new("-")))
+fn read_input(file: Option<&Path>, limit: u64) -> Result<(String, Vec<u8>), Failure> {
+    read(file.unwrap_or(Path::new("-")), limit)
 }
 
 /// The text form: one line naming the outcome, then one `$.path: message` line per violation.
@@ -169,20 +170,20 @@ fn count(n: usize, noun: &str) -> String {
 fn line(value: &impl Serialize) -> Result<String, Failure> {
     serde_json::to_string(value)
         .map(|s| s + "\n")
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string().into())
 }
 
 /// Indented JSON, like `perago schemas --format json`.
 fn pretty(value: &impl Serialize) -> Result<String, Failure> {
     serde_json::to_string_pretty(value)
         .map(|s| s + "\n")
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string().into())
 }
 
 fn write_stdout(text: &str) -> Result<(), Failure> {
     io::stdout()
         .write_all(text.as_bytes())
-        .map_err(|e| format!("stdout: {e}"))
+        .map_err(output_error)
 }
 
 fn exit_status(accepted: bool) -> ExitCode {

@@ -33,7 +33,7 @@ pub mod worker;
 use crate::task::Registry;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 /// Exit status of a completed run (and of every other successful command).
@@ -42,6 +42,54 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILED: u8 = 1;
 /// Exit status of a usage, input-file or configuration error.
 pub const EXIT_USAGE: u8 = 2;
+
+/// Why a command stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandError {
+    /// A usage, input-file or configuration error: exit status 2, the message on standard
+    /// error.
+    Usage(String),
+    /// Standard output was closed by its reader (`… | head`): the command stops quietly with
+    /// exit status 0, as a filter does.
+    Closed,
+}
+
+impl From<String> for CommandError {
+    fn from(message: String) -> Self {
+        CommandError::Usage(message)
+    }
+}
+
+/// The variable naming the Conductor server when `--conductor-url` is not given (the
+/// Conductor SDKs' name; `http://host:8080` or `…/api`).
+pub const SERVER_URL_ENV: &str = "CONDUCTOR_SERVER_URL";
+
+/// The Conductor server of `publish` and `worker`: `--conductor-url`, else
+/// [`SERVER_URL_ENV`] through `lookup`.
+pub fn server_url(
+    flag: Option<&str>,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    flag.map(str::to_owned)
+        .or_else(|| lookup(SERVER_URL_ENV))
+        .map(|url| url.trim().to_owned())
+        .filter(|url| !url.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "no Conductor server: give --conductor-url URL or set {SERVER_URL_ENV} (e.g. \
+                 http://localhost:8080)"
+            )
+        })
+}
+
+/// A failed write to standard output: [`CommandError::Closed`] for a closed pipe.
+pub fn output_error(e: io::Error) -> CommandError {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        CommandError::Closed
+    } else {
+        CommandError::Usage(format!("cannot write to standard output: {e}"))
+    }
+}
 
 /// The arguments.
 #[derive(Debug, Parser)]
@@ -72,13 +120,13 @@ pub enum Command {
 
 /// The whole program: parses the process arguments and runs the subcommand over `registry`.
 pub fn main(registry: Registry) -> ExitCode {
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
+    // Unlocked handles: each write takes the lock for itself. Holding standard error's lock
+    // for the whole run would block the worker's threads, which log there, forever.
     let code = run_with(
         &registry,
         std::env::args_os(),
-        &mut stdout.lock(),
-        &mut stderr.lock(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
     );
     ExitCode::from(code)
 }
@@ -125,7 +173,8 @@ where
     };
     match result {
         Ok(code) => code,
-        Err(message) => {
+        Err(CommandError::Closed) => EXIT_OK,
+        Err(CommandError::Usage(message)) => {
             let _ = writeln!(err, "{bin}: {message}");
             EXIT_USAGE
         }

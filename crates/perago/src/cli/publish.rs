@@ -1,5 +1,6 @@
-//! `publish --conductor-url URL [--dry-run] [--register-schemas] [--owner-email EMAIL]`.
+//! `publish [--conductor-url URL] [--dry-run] [--register-schemas] [--owner-email EMAIL]`.
 
+use super::CommandError;
 use crate::conductor::{AUTH_TOKEN_ENV, Client};
 use crate::task::Registry;
 use crate::taskdef::{self, publish};
@@ -11,9 +12,10 @@ use std::io::Write;
     "An X-Authorization token (Orkes) is read from ${AUTH_TOKEN_ENV} when set; it is never printed."
 ))]
 pub struct PublishArgs {
-    /// The Conductor server, e.g. `http://localhost:8080` (a trailing `/api` is accepted).
+    /// The Conductor server, e.g. `http://localhost:8080` (a trailing `/api` is accepted)
+    /// [env: CONDUCTOR_SERVER_URL]
     #[arg(long, value_name = "URL")]
-    pub conductor_url: String,
+    pub conductor_url: Option<String>,
     /// Only read the live TaskDefs and print the diff; send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -34,11 +36,12 @@ pub fn run(
     args: &PublishArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, String> {
+) -> Result<u8, CommandError> {
     let settings = taskdef::settings_from_env(args.owner_email.clone());
     let defs =
         taskdef::assemble_all(registry, &settings).map_err(|e| format!("{e}\nnothing was sent"))?;
-    let client = Client::from_env(&args.conductor_url).map_err(|e| e.to_string())?;
+    let url = super::server_url(args.conductor_url.as_deref(), |var| std::env::var(var).ok())?;
+    let client = Client::from_env(&url).map_err(|e| e.to_string())?;
     let options = publish::Options {
         dry_run: args.dry_run,
         register_schemas: args.register_schemas,

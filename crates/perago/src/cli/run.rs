@@ -1,10 +1,11 @@
-//! `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE]`.
+//! `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE] [--max-document-bytes SIZE]`.
 
-use super::{EXIT_FAILED, EXIT_OK};
+use super::{CommandError, EXIT_FAILED, EXIT_OK, output_error};
 use crate::log::JsonLines;
 use crate::runtime::{ExecutionContext, RuntimeConfig, execute_with};
 use crate::task::Registry;
-use std::io::{Read, Write};
+use perago_ir::input::{ReadError, read_document};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// The arguments of `run`.
@@ -21,6 +22,9 @@ pub struct RunArgs {
     /// Append the JSON Lines log record to FILE instead of writing it to standard error.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// The largest input read, e.g. 64MiB (the default) [env: PERAGO_MAX_DOCUMENT_BYTES]
+    #[arg(long, value_name = "SIZE")]
+    pub max_document_bytes: Option<String>,
 }
 
 /// Runs the task once; `Err` is a usage, input-file or configuration error.
@@ -29,14 +33,15 @@ pub fn run(
     args: &RunArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, String> {
+) -> Result<u8, CommandError> {
     let config = RuntimeConfig::from_env().map_err(|e| e.to_string())?;
     let Some(task) = registry.get(&args.task) else {
         return Err(format!(
             "unknown task `{}`; this binary has: {}",
             args.task,
             registry.names().join(", ")
-        ));
+        )
+        .into());
     };
     match (task.workspace(), &args.workspace_dir) {
         (Some(_), None) => {
@@ -44,33 +49,35 @@ pub fn run(
                 "`{}` is a workspace task: give --workspace-dir DIR, the local directory of its \
                  workspace",
                 task.name
-            ));
+            )
+            .into());
         }
         (Some(_), Some(dir)) if !dir.is_dir() => {
-            return Err(format!(
-                "--workspace-dir {}: not a directory",
-                dir.display()
-            ));
+            return Err(format!("--workspace-dir {}: not a directory", dir.display()).into());
         }
         (None, Some(_)) => {
             return Err(format!(
                 "--workspace-dir is only for workspace tasks; `{}` is workspace-free",
                 task.name
-            ));
+            )
+            .into());
         }
         _ => {}
     }
-    let text = if args.input == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        text
+    let limit = perago_ir::input::document_limit(args.max_document_bytes.as_deref(), |var| {
+        std::env::var(var).ok()
+    })?;
+    let bytes = if args.input == "-" {
+        read_document(std::io::stdin().lock(), limit).map_err(|e| format!("standard input: {e}"))?
     } else {
-        std::fs::read_to_string(&args.input).map_err(|e| format!("{}: {e}", args.input))?
+        std::fs::File::open(&args.input)
+            .map_err(ReadError::from)
+            .and_then(|file| read_document(file, limit))
+            .map_err(|e| format!("{}: {e}", args.input))?
     };
-    let input = perago_ir::json::parse_strict(&text)
+    let input = perago_ir::json::parse_strict_slice(&bytes)
         .map_err(|e| format!("{}: not a JSON document: {e}", args.input))?;
+    drop(bytes);
     let context = ExecutionContext {
         workspace_root: args.workspace_dir.clone(),
         config,
@@ -78,7 +85,7 @@ pub fn run(
     let result = execute_with(task, &input, &context);
     let payload = serde_json::to_string_pretty(&result.conductor_payload())
         .map_err(|e| format!("cannot print the payload: {e}"))?;
-    writeln!(out, "{payload}").map_err(|e| format!("cannot write the payload: {e}"))?;
+    writeln!(out, "{payload}").map_err(output_error)?;
 
     let record = result.log_record(task.name, None, None);
     let logged = match &args.log {

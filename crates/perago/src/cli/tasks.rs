@@ -1,5 +1,6 @@
 //! `tasks [--format text|json]`.
 
+use super::{CommandError, output_error};
 use crate::task::{Registry, TaskKind};
 use serde_json::json;
 use std::io::Write;
@@ -29,7 +30,7 @@ fn kind(kind: &TaskKind) -> String {
 }
 
 /// Lists the tasks.
-pub fn run(registry: &Registry, args: &TasksArgs, out: &mut dyn Write) -> Result<u8, String> {
+pub fn run(registry: &Registry, args: &TasksArgs, out: &mut dyn Write) -> Result<u8, CommandError> {
     let text = match args.format {
         Format::Json => {
             let tasks: Vec<_> = registry
@@ -86,7 +87,6 @@ pub fn run(registry: &Registry, args: &TasksArgs, out: &mut dyn Write) -> Result
             text
         }
     };
-    out.write_all(text.as_bytes())
-        .map_err(|e| format!("cannot write: {e}"))?;
+    out.write_all(text.as_bytes()).map_err(output_error)?;
     Ok(super::EXIT_OK)
 }

@@ -154,6 +154,8 @@ fn message(
         ("verification", "", _) => text(OBJECT_OR_NULL),
         // §3.5: a missing command or exit code reads like a wrong one.
         ("verification", ".command", _) => text(NON_EMPTY_STRING),
+        // An integer beyond 64 bits is perago's own limit, worded as `perago validate` does.
+        ("verification", ".exit_code", Code::IntegerRange) => None,
         ("verification", ".exit_code", _) => text(INTEGER),
         ("receipt_ref", "", _) => text(NON_EMPTY_STRING_OR_NULL),
         _ => None,
