@@ -23,13 +23,13 @@ use std::sync::LazyLock;
 
 /// The compiled-program limit of one pattern. `regex`'s own default: room for `.{1,1000}` or
 /// `\p{L}{1,50}`, while `a{10000000}` is refused instead of taking gigabytes.
-pub const SIZE_LIMIT: usize = 10 << 20;
+pub(crate) const SIZE_LIMIT: usize = 10 << 20;
 /// The cache limit of the lazy DFA a match runs in (`regex`'s default). Beyond it the engine
 /// falls back to slower but still linear-time matching, never to more memory.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// Groups nest at most this deep, well inside `regex`'s own nesting limit of 250 (a group, its
 /// repetition and a class count one level each).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Translates `source` and compiles it within the size limits.
 pub(crate) fn compile(source: &str) -> Result<Regex, PatternError> {
