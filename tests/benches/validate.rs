@@ -259,7 +259,7 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
 }
 
 /// The completion contract's non-blank `pattern`, as `perago::check::Pattern` matches it (a
-/// character-class scan since the class is recognised; `regress` before) and as a hand-written
+/// character-class scan, as the class is recognised, not the regex engine) and as a hand-written
 /// scan, over every string of the completion corpora that the generated `satisfies` checks.
 fn patterns(criterion: &mut Criterion, set: &SchemaSet, corpora: &[Corpus]) {
     fn blank(c: char) -> bool {

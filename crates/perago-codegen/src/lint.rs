@@ -544,11 +544,7 @@ impl Linter<'_> {
         if let Some(p) = map.get("pattern") {
             match p.as_str().map(Pattern::new) {
                 Some(Ok(_)) => {}
-                Some(Err(e)) => self.err(
-                    pointer,
-                    "pattern",
-                    format!("not a valid ECMA-262 regular expression (Unicode mode): {e}"),
-                ),
+                Some(Err(e)) => self.err(pointer, "pattern", e.to_string()),
                 None => self.err(
                     pointer,
                     "pattern",

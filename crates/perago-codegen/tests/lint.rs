@@ -368,6 +368,77 @@ fn pattern_invalid_in_unicode_mode() {
     assert_snapshot!(lint(json!({"type": "string", "pattern": "^a\\-b$"})));
 }
 
+// Patterns run in linear time: what needs backtracking is refused, naming the construct.
+
+#[test]
+fn pattern_lookahead() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]+$"})
+    ));
+}
+
+#[test]
+fn pattern_negative_lookahead() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(?!tmp-)"})));
+}
+
+#[test]
+fn pattern_lookbehind() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "(?<=@)example$"})));
+}
+
+#[test]
+fn pattern_negative_lookbehind() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "(?<!-)$"})));
+}
+
+#[test]
+fn pattern_backreference() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(a+)\\1$"})));
+}
+
+#[test]
+fn pattern_named_backreference() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "pattern": "^(?<q>['\"]).*\\k<q>$"})
+    ));
+}
+
+#[test]
+fn pattern_too_large() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^a{10000000}$"})));
+}
+
+#[test]
+fn pattern_unknown_unicode_property() {
+    // ECMA-262 names scripts `Script=…`; a lone script name is not a property there.
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^\\p{Greek}+$"})));
+}
+
+#[test]
+fn pattern_modifier_group() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(?i:yes)$"})));
+}
+
+/// What the linear-time engine takes, including the ECMA-262 classes it writes out in ASCII.
+#[test]
+fn patterns_in_the_linear_time_subset_load() {
+    for pattern in [
+        "^(a+)+$",
+        "^\\d{3}-\\w+\\s?$",
+        "^(?<year>\\d{4})-(?:0[1-9]|1[0-2])$",
+        "^\\p{L}[\\p{L}\\p{Script=Greek}\\u{1F600}-\\u{1F64F}]*$",
+        "\\bword\\b",
+        "^[^]*$",
+        "^[a&&b~~c[-]+$",
+    ] {
+        load(&[(
+            "a.schema.json",
+            schema(json!({"type": "string", "pattern": pattern})),
+        )]);
+    }
+}
+
 #[test]
 fn pattern_not_a_string() {
     assert_snapshot!(lint(json!({"type": "string", "pattern": 42})));

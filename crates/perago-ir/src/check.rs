@@ -1,6 +1,7 @@
 //! The keyword checks, shared by generated validators and the run-time interpreter so both
 //! report the same violation, with the same message, for the same value.
 
+use crate::ecma;
 use crate::path::Path;
 use crate::violation::{Code, Violation};
 use serde_json::{Map, Value};
@@ -138,15 +139,43 @@ fn char_len(s: &str) -> u64 {
     s.chars().count() as u64
 }
 
-/// A compiled ECMA-262 `pattern`, matched as an unanchored search as JSON Schema defines.
+/// A compiled ECMA-262 `pattern`, matched as an unanchored search as JSON Schema defines, in
+/// time linear in the string: what needs backtracking (backreferences, lookaround) is refused
+/// when the pattern is compiled, as is a pattern compiling to over 10 MiB.
 #[derive(Debug)]
 pub struct Pattern {
     source: String,
-    regex: regress::Regex,
+    regex: regex::Regex,
     /// The pattern as a set of code points, when it is one character class of literals and
     /// ranges (`[^ \t…]`, the non-blank rule): a search is then a plain scan, tens of times
     /// faster than the regex engine on the short strings contracts hold.
     class: Option<CharClass>,
+}
+
+/// Why a `pattern` is refused; the `Display` completes "`pattern`: …" in a lint message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Not ECMA-262 syntax in Unicode mode.
+    #[error("not a valid ECMA-262 regular expression (Unicode mode): {0}")]
+    Invalid(String),
+    /// Valid, but only a backtracking engine, which some input can stall, can run it.
+    #[error(
+        "{0} needs a backtracking engine, which a hostile string can stall; perago matches \
+         patterns in linear time and refuses backreferences and lookaround: rewrite the pattern \
+         without them"
+    )]
+    Backtracking(String),
+    /// Valid, but beyond what perago's engine expresses; the message says what.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Compiles to more than perago's size limit.
+    #[error(
+        "compiles to more than {} MiB, perago's limit for one pattern, so that no schema can \
+         exhaust a worker's memory: lower its repetition counts, or bound lengths with \
+         `minLength`/`maxLength`",
+        ecma::SIZE_LIMIT >> 20
+    )]
+    TooLarge,
 }
 
 /// One bracketed character class: `[a-z_]` or `[^…]`, ranges of code points.
@@ -194,8 +223,8 @@ impl CharClass {
 
 impl Pattern {
     /// Compiles an ECMA-262 regular expression (Unicode mode).
-    pub fn new(source: &str) -> Result<Self, String> {
-        let regex = regress::Regex::with_flags(source, "u").map_err(|e| e.to_string())?;
+    pub fn new(source: &str) -> Result<Self, PatternError> {
+        let regex = ecma::compile(source)?;
         Ok(Pattern {
             source: source.to_owned(),
             regex,
@@ -221,7 +250,7 @@ impl Pattern {
     pub fn is_match(&self, s: &str) -> bool {
         match &self.class {
             Some(class) => s.chars().any(|c| class.contains(c)),
-            None => self.regex.find(s).is_some(),
+            None => self.regex.is_match(s),
         }
     }
 
@@ -586,11 +615,12 @@ mod pattern_tests {
             "[-a]",
             "[a-]",
             "[^é]",
+            "[a-b-c]",
+            "[&&~~^]",
         ];
         for source in sources {
             let pattern = Pattern::checked(source);
             assert!(pattern.class.is_some(), "{source:?} should scan");
-            let regex = regress::Regex::with_flags(source, "u").expect("valid");
             for c in (0..=0x3100u32)
                 .chain([0x1f600, 0x10ffff])
                 .filter_map(char::from_u32)
@@ -598,14 +628,14 @@ mod pattern_tests {
                 let s = c.to_string();
                 assert_eq!(
                     pattern.is_match(&s),
-                    regex.find(&s).is_some(),
+                    pattern.regex.is_match(&s),
                     "{source:?} on {c:?}"
                 );
             }
             for s in ["", "  x ", "\u{3000}\u{3000}", "-", "aé", "Z9"] {
                 assert_eq!(
                     pattern.is_match(s),
-                    regex.find(s).is_some(),
+                    pattern.regex.is_match(s),
                     "{source:?} on {s:?}"
                 );
             }
@@ -614,10 +644,23 @@ mod pattern_tests {
 
     #[test]
     fn other_patterns_use_the_regex_engine() {
-        for source in ["^a", "[a]+", "[\\d]", "[[a]]", "[z-a]x", "a|b", "[]"] {
+        for source in ["^a", "[a]+", "[\\d]", "[[a]]", "[z-a]x", "a|b", "[]", "[^]"] {
             if let Ok(p) = Pattern::new(source) {
                 assert!(p.class.is_none(), "{source:?} must not scan");
             }
         }
+    }
+
+    /// The classic catastrophic pattern: a backtracking engine takes exponential time on
+    /// `a…ab`; this one returns (the test would hang otherwise).
+    #[test]
+    fn nested_quantifiers_match_in_linear_time() {
+        let pattern = Pattern::checked("^(a+)+$");
+        let mut s = "a".repeat(100_000);
+        assert!(pattern.is_match(&s));
+        s.push('b');
+        assert!(!pattern.is_match(&s));
+        let pattern = Pattern::checked("^(\\w+\\s?)*$");
+        assert!(!pattern.is_match(&("ab ".repeat(30_000) + "!")));
     }
 }

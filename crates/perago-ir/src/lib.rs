@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod de;
+mod ecma;
 pub mod input;
 pub mod ir;
 pub mod json;
