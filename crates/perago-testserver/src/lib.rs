@@ -1,4 +1,5 @@
-//! A Conductor-compatible HTTP server for tests.
+//! A Conductor-compatible HTTP server for tests, and [`process`]: the built binaries run as
+//! child processes, the way end-to-end tests start them.
 //!
 //! Conductor itself cannot run where perago is built and tested, so every
 //! Conductor-facing test starts a [`TestServer`] on `127.0.0.1` instead. It
@@ -57,6 +58,7 @@
 mod faults;
 mod jackson;
 mod metadata;
+pub mod process;
 mod reply;
 mod router;
 mod schema;
