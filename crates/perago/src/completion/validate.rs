@@ -154,8 +154,16 @@ fn message(
         ("verification", "", _) => text(OBJECT_OR_NULL),
         // §3.5: a missing command or exit code reads like a wrong one.
         ("verification", ".command", _) => text(NON_EMPTY_STRING),
-        // An integer beyond 64 bits is perago's own limit, worded as `perago validate` does.
-        ("verification", ".exit_code", Code::IntegerRange) => None,
+        // A whole number beyond 64 bits is perago's own limit, worded as `perago validate`
+        // words it; a float is never an exit code (§3.5).
+        ("verification", ".exit_code", Code::IntegerRange)
+            if map
+                .get("verification")
+                .and_then(|v| v.get("exit_code"))
+                .is_some_and(|c| c.is_u64() || c.is_i64()) =>
+        {
+            None
+        }
         ("verification", ".exit_code", _) => text(INTEGER),
         ("receipt_ref", "", _) => text(NON_EMPTY_STRING_OR_NULL),
         _ => None,

@@ -337,6 +337,7 @@ impl Client {
                     url: url.clone(),
                     message,
                     attempts: attempt,
+                    request_sent: true,
                 },
                 Err(error) => error,
             };
@@ -387,15 +388,16 @@ impl Client {
         attempt: u32,
         read: impl FnOnce(u16, &mut dyn Read) -> T,
     ) -> Result<T, Error> {
-        let transport = |message| Error::Transport {
+        let transport = |message, request_sent| Error::Transport {
             method,
             url: url.to_owned(),
             message,
             attempts: attempt,
+            request_sent,
         };
         let mut response = self
             .call(method, url, query, body)
-            .map_err(|e| transport(describe_transport_error(&e)))?;
+            .map_err(|e| transport(describe_transport_error(&e), request_sent(&e)))?;
         let status = response.status().as_u16();
         if (200..300).contains(&status) {
             let mut reader = response
@@ -418,7 +420,7 @@ impl Client {
             .reader();
         reader
             .read_to_string(&mut text)
-            .map_err(|e| transport(self.describe_body_error(status, &e)))?;
+            .map_err(|e| transport(self.describe_body_error(status, &e), true))?;
         Err(Error::Status {
             method,
             url: url.to_owned(),
@@ -476,6 +478,21 @@ fn build_agent(timeout: Duration) -> ureq::Agent {
         .timeout_per_write(t)
         .build()
         .new_agent()
+}
+
+/// Whether a request that failed with `e` may have reached the server: all but a connection
+/// that was never made. (A poll that reached it may have had tasks handed out.)
+fn request_sent(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind;
+    match e {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed | ureq::Error::BadUri(_) => false,
+        ureq::Error::Timeout(t) => !matches!(t, ureq::Timeout::Resolve | ureq::Timeout::Connect),
+        ureq::Error::Io(io) => !matches!(
+            io.kind(),
+            ErrorKind::ConnectionRefused | ErrorKind::AddrNotAvailable | ErrorKind::NotFound
+        ),
+        _ => true,
+    }
 }
 
 fn describe_transport_error(e: &ureq::Error) -> String {
@@ -605,6 +622,9 @@ pub enum Error {
         message: String,
         /// Attempts made.
         attempts: u32,
+        /// Whether the last attempt may have reached the server (false when no connection
+        /// was made).
+        request_sent: bool,
     },
     /// A 2xx answer whose body is not the expected JSON.
     #[error("{method} {url}: HTTP {status} with a body that is not the expected JSON: {message}")]

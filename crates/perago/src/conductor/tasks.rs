@@ -73,8 +73,20 @@ pub struct InvalidTask {
     pub value: Value,
 }
 
-/// A task an answer was handing out when it broke off: the server holds it `IN_PROGRESS` for
-/// this worker, which never saw its input. Its ids, as far as they were read.
+/// What a poll that failed may have left with the server: tasks it handed out to this worker
+/// and holds `IN_PROGRESS`, whose input the worker never read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lost {
+    /// Nothing: no connection was made, or the server answered with an error status.
+    Nothing,
+    /// The request reached the server but no answer was read whole (a timeout, a reset, a body
+    /// that broke off between tasks): tasks may have been handed out, their ids unknown.
+    Unknown,
+    /// The answer broke off inside a task: its ids, as far as they were read.
+    Task(LostTask),
+}
+
+/// A task an answer was handing out when it broke off: its ids, as far as they were read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct LostTask {
     /// `taskId`, if it was read.
@@ -91,18 +103,25 @@ pub struct PollError {
     pub error: Error,
     /// The tasks read whole before the failure: they were handed out and can be run.
     pub received: Vec<Result<PolledTask, InvalidTask>>,
-    /// The task the answer was in the middle of, if any.
-    pub lost: Option<LostTask>,
+    /// What the failure may have left with the server.
+    pub lost: Lost,
     /// The bytes of the body read before the failure.
     pub bytes_read: u64,
 }
 
 impl PollError {
+    /// A poll that read no task.
     fn new(error: Error) -> PollError {
+        let lost = match &error {
+            Error::Transport {
+                request_sent: true, ..
+            } => Lost::Unknown,
+            _ => Lost::Nothing,
+        };
         PollError {
             error,
             received: Vec::new(),
-            lost: None,
+            lost,
             bytes_read: 0,
         }
     }
@@ -460,6 +479,7 @@ fn read_answer(
                     url: url.to_owned(),
                     message,
                     attempts: 1,
+                    request_sent: true,
                 }));
             }
         }
@@ -490,13 +510,14 @@ fn read_answer(
             url: url.to_owned(),
             message,
             attempts: 1,
+            request_sent: true,
         },
         None => decode(e.to_string()),
     };
     Err(PollError {
         error,
         received: tasks,
-        lost: current,
+        lost: current.map_or(Lost::Unknown, Lost::Task),
         bytes_read: counting.bytes,
     })
 }
@@ -791,7 +812,7 @@ mod tests {
         assert_eq!(e.received[0].as_ref().unwrap().task_id, "t1");
         assert_eq!(
             e.lost,
-            Some(LostTask {
+            Lost::Task(LostTask {
                 task_id: Some("t2".into()),
                 workflow_instance_id: Some("w2".into())
             })
@@ -816,7 +837,7 @@ mod tests {
         // The ids came before the input that broke the limit.
         assert_eq!(
             e.lost,
-            Some(LostTask {
+            Lost::Task(LostTask {
                 task_id: Some("t".into()),
                 workflow_instance_id: Some("w".into())
             }),

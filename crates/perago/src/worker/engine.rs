@@ -10,7 +10,7 @@ use super::config::WorkerConfig;
 use super::events::{self, Event, LogSink, ms};
 use super::{Summary, shutdown_reason};
 use crate::conductor::tasks::{
-    self as tasks, PollError, PollRequest, PolledTask, TaskExecLog, TaskResult,
+    self as tasks, Lost, PollError, PollRequest, PolledTask, TaskExecLog, TaskResult,
 };
 use crate::conductor::{Client, Error};
 use crate::log::TaskRecord;
@@ -329,12 +329,28 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
             tasks_received: items.len(),
             bytes_read,
         });
-        if let Some(lost) = &lost {
+        let (task_id, workflow_id, reason) = match &lost {
+            Lost::Nothing => (None, None, None),
+            Lost::Task(task) => (
+                task.task_id.as_deref(),
+                task.workflow_instance_id.as_deref(),
+                Some("the poll answer broke off while handing out this task"),
+            ),
+            Lost::Unknown => (
+                None,
+                None,
+                Some(
+                    "the poll reached the server but its answer was not read whole: tasks it \
+                     handed out to this worker, if any, are unknown",
+                ),
+            ),
+        };
+        if let Some(reason) = reason {
             shared.event(&Event::TaskLeftInProgress {
                 task_type,
-                task_id: lost.task_id.as_deref(),
-                workflow_id: lost.workflow_instance_id.as_deref(),
-                reason: "the poll answer broke off while handing out this task",
+                task_id,
+                workflow_id,
+                reason,
                 result: None,
             });
         }

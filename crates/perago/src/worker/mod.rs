@@ -23,10 +23,14 @@
 //! - **blocked or panicking handlers**: a panic is a `FAILED` result (the runtime catches it);
 //!   a handler that blocks holds one slot of its type and nothing else.
 //! - **updates** are retried on connection errors, 5xx and 429 with exponential backoff
-//!   ([`WorkerConfig::update_retry`]); a result still undelivered after that is written whole
-//!   to the log as an `update_failed` event, never dropped silently.
+//!   ([`WorkerConfig::update_backoff`]) until [`WorkerConfig::update_horizon`]; a result still
+//!   undelivered then is written whole to the log as an `update_failed` event. If the log
+//!   cannot take it either, it goes to standard error, counts as [`Summary::lost`], and the
+//!   worker stops polling: never dropped silently.
 //! - **polls** that fail back off ([`WorkerConfig::poll_backoff`]) and resume when the server
-//!   answers again.
+//!   answers again. An answer is read as it arrives, however long it takes while it keeps
+//!   coming; when it breaks off, the tasks read whole still run and what it may have left with
+//!   the server is logged as `task_left_in_progress`.
 //! - **leases**: a task whose Task JSON has a `responseTimeoutSeconds` gets `extendLease: true`
 //!   updates every [`WorkerConfig::lease_fraction`] of it while its handler runs.
 //! - **shutdown** ([`ShutdownHandle::shutdown`], or SIGINT/SIGTERM in the `worker` command):
@@ -35,9 +39,10 @@
 //!   their TaskDef), and [`Worker::run`] returns.
 //!
 //! Worker events in the log: `worker_started`, `poll_error`, `poll_recovered`,
-//! `invalid_task`, `update_retry`, `update_failed`, `lease_error`, `late_result`,
-//! `internal_error`, `shutdown_requested`, `worker_stopped` (see [`Event`]). The auth token is
-//! never logged.
+//! `invalid_task`, `task_left_in_progress`, `update_retry`, `update_failed`, `lease_error`,
+//! `late_result`, `internal_error`, `shutdown_requested`, `worker_stopped` (see [`Event`]).
+//! A log write that fails is counted ([`Summary::log_errors`]) and said once on standard
+//! error. The auth token is never logged.
 
 mod config;
 mod engine;
