@@ -365,6 +365,15 @@ fn reference_completion(map: &Map<String, Value>) -> Result<(), Found> {
                     "must be a non-empty string",
                 );
             }
+            // A whole number beyond 64 bits is perago's own limit, worded as validate does.
+            if v.get("exit_code")
+                .is_some_and(|c| c.is_u64() && !c.is_i64())
+            {
+                return found(
+                    "$.verification.exit_code".into(),
+                    "integer does not fit in a signed 64-bit value",
+                );
+            }
             if !v.get("exit_code").is_some_and(|c| c.is_i64()) {
                 return found("$.verification.exit_code".into(), "must be an integer");
             }
