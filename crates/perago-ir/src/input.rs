@@ -151,7 +151,7 @@ impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0;
         for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-            if n >= 1 << shift && n % (1 << shift) == 0 {
+            if n >= 1 << shift && n.is_multiple_of(1 << shift) {
                 return write!(f, "{} {unit}", n >> shift);
             }
         }

@@ -176,9 +176,8 @@ fn repeated_keys_are_rejected_at_their_path() {
         format!(r#"{{"workspace": {{{ws}, "ref": "", "ref": "c"}}, "params": {{}}}}"#),
         format!(r#"{{"workspace": {{{ws}, "ref": "c", "ref": ""}}, "params": {{}}}}"#),
         // The closed contract's own example: the last `ref_type` would pass.
-        format!(
-            r#"{{"workspace": {{"repository": "r", "branch": "b", "ref": "c", "ref_type": "branch", "ref_type": "commit"}}, "params": {{}}}}"#
-        ),
+        r#"{"workspace": {"repository": "r", "branch": "b", "ref": "c", "ref_type": "branch", "ref_type": "commit"}, "params": {}}"#
+            .to_owned(),
     ] {
         let path = if doc.contains("ref_type\": \"branch") {
             "$.workspace.ref_type"

@@ -115,7 +115,7 @@ pub enum Command {
     /// Register the TaskDefs with a Conductor server: print the diff, then upsert what changed.
     Publish(publish::PublishArgs),
     /// Serve the tasks against a Conductor server until SIGINT or SIGTERM.
-    Worker(worker::WorkerArgs),
+    Worker(Box<worker::WorkerArgs>),
 }
 
 /// The whole program: parses the process arguments and runs the subcommand over `registry`.

@@ -405,7 +405,7 @@ impl<R: Read> Read for Counting<'_, R> {
 pub fn poll_batch(
     client: &Client,
     request: &PollRequest<'_>,
-) -> Result<Vec<Result<PolledTask, InvalidTask>>, PollError> {
+) -> Result<Vec<Result<PolledTask, InvalidTask>>, Box<PollError>> {
     let path = format!("/api/tasks/poll/batch/{}", path_segment(request.task_type));
     let count = request.count.max(1).to_string();
     let timeout = request
@@ -427,7 +427,7 @@ pub fn poll_batch(
             }
             read_answer(client, &url, status, body)
         })
-        .map_err(PollError::new)?
+        .map_err(|e| Box::new(PollError::new(e)))?
 }
 
 fn read_answer(
@@ -435,7 +435,7 @@ fn read_answer(
     url: &str,
     status: u16,
     body: &mut dyn Read,
-) -> Result<Vec<Result<PolledTask, InvalidTask>>, PollError> {
+) -> Result<Vec<Result<PolledTask, InvalidTask>>, Box<PollError>> {
     let mut reader = BufReader::with_capacity(
         64 * 1024,
         Counting {
@@ -457,10 +457,10 @@ fn read_answer(
     loop {
         match reader.fill_buf() {
             Ok([]) => {
-                return Err(PollError::new(decode(
+                return Err(Box::new(PollError::new(decode(
                     "an empty body is not a poll answer (expected a JSON array of tasks, or 204)"
                         .to_owned(),
-                )));
+                ))));
             }
             Ok(buf) => match buf.iter().position(|b| !b.is_ascii_whitespace()) {
                 Some(i) => {
@@ -474,13 +474,13 @@ fn read_answer(
             },
             Err(e) => {
                 let message = client.describe_body_error(status, &e);
-                return Err(PollError::new(Error::Transport {
+                return Err(Box::new(PollError::new(Error::Transport {
                     method: Method::Get,
                     url: url.to_owned(),
                     message,
                     attempts: 1,
                     request_sent: true,
-                }));
+                })));
             }
         }
     }
@@ -496,9 +496,9 @@ fn read_answer(
     } = progress.into_inner();
     let e = match read {
         Ok(()) if null => {
-            return Err(PollError::new(decode(
+            return Err(Box::new(PollError::new(decode(
                 "null is not a poll answer (expected a JSON array of tasks, or 204)".to_owned(),
-            )));
+            ))));
         }
         Ok(()) => return Ok(tasks),
         Err(e) => e,
@@ -514,12 +514,12 @@ fn read_answer(
         },
         None => decode(e.to_string()),
     };
-    Err(PollError {
+    Err(Box::new(PollError {
         error,
         received: tasks,
         lost: current.map_or(Lost::Unknown, Lost::Task),
         bytes_read: counting.bytes,
-    })
+    }))
 }
 
 /// Reports `result` with `POST /api/tasks`; returns the body of the answer (the task id).

@@ -295,12 +295,15 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
     };
     let (items, failed) = match tasks::poll_batch(client, &request) {
         Ok(items) => (items, None),
-        Err(PollError {
-            error,
-            received,
-            lost,
-            bytes_read,
-        }) => (received, Some((error, lost, bytes_read))),
+        Err(e) => {
+            let PollError {
+                error,
+                received,
+                lost,
+                bytes_read,
+            } = *e;
+            (received, Some((error, lost, bytes_read)))
+        }
     };
     let (failures, recovered) = {
         let mut st = shared.lock();
