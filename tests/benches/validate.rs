@@ -9,7 +9,7 @@
 //!   `Value`, then collect every error;
 //! - `perago_interpreter`: `Ir::validate_slice`, the run-time interpreter;
 //! - `perago_generated`: the generated `Contract::from_slice`: one pass from the bytes to the
-//!   typed value or every violation (`perago_ir::stream`).
+//!   typed value or every violation (`perago_schema::stream`).
 //!
 //! Run with `cargo bench -p perago-tests --bench validate`; results are in BENCHMARKS.md.
 //!
@@ -20,9 +20,9 @@
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
-use perago::contracts::worker_completion_v1::WorkerCompletionV1;
 use perago::contracts::workspace_task_input::WorkspaceTaskInput;
-use perago_codegen::{NodeId, SchemaSet};
+use perago_completion::contracts::worker_completion_v1::WorkerCompletionV1;
+use perago_schema::{NodeId, SchemaSet};
 use perago_tests::corpus::{self, Corpus};
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -91,7 +91,7 @@ fn sanity(corpus: &Corpus, name: &str, contender: &dyn Fn(&[u8]) -> bool) {
 }
 
 fn main() {
-    let set = SchemaSet::load_dir(&corpus::schemas_dir()).expect("schemas/ loads");
+    let set = corpus::contract_schemas();
     let registry = jsonschema::Registry::new()
         .extend(set.files.iter().map(|f| (f.id.as_str(), &f.normalised)))
         .and_then(|r| r.prepare())

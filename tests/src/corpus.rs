@@ -10,6 +10,7 @@
 //!
 //! Every document records whether it is valid and, if not, which [`Mutation`] broke it.
 
+use perago_schema::SchemaSet;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
@@ -22,9 +23,27 @@ pub const INVALID: usize = DOCS / 5;
 /// The `maxLength` of the completion contract's `CappedText`, in code points.
 pub const SUMMARY_CAP: usize = 2000;
 
-/// The repository's `schemas/` directory.
-pub fn schemas_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas"))
+/// perago's contract schemas, as one set: the runtime's envelopes
+/// (`crates/perago/schemas/`) and worker-completion/v1 (`crates/perago-completion/schemas/`).
+pub fn contract_schemas() -> SchemaSet {
+    let mut files = Vec::new();
+    for dir in ["perago", "perago-completion"] {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../crates")
+            .join(dir)
+            .join("schemas");
+        for entry in std::fs::read_dir(&dir).expect("a schemas directory") {
+            let path = entry.expect("a directory entry").path();
+            let name = path.file_name().expect("a file name").to_string_lossy();
+            files.push((
+                name.into_owned(),
+                std::fs::read_to_string(&path).expect("a schema"),
+            ));
+        }
+    }
+    files.sort();
+    SchemaSet::load_sources(files.iter().map(|(f, t)| (f.as_str(), t.as_str())))
+        .expect("the contract schemas load")
 }
 
 /// SplitMix64: a tiny, good-enough, seedable PRNG.
@@ -875,9 +894,9 @@ pub fn task_inputs() -> Corpus {
 mod tests {
     use super::*;
     use perago::Contract;
-    use perago::contracts::worker_completion_v1::WorkerCompletionV1;
     use perago::contracts::workspace_task_input::WorkspaceTaskInput;
-    use perago_codegen::SchemaSet;
+    use perago_completion::contracts::worker_completion_v1::WorkerCompletionV1;
+    use perago_schema::SchemaSet;
     use std::collections::BTreeMap;
 
     #[test]
@@ -959,7 +978,7 @@ mod tests {
     /// (on the closed schemas) say, and most mutation kinds occur.
     #[test]
     fn labels_agree_with_the_interpreter_and_jsonschema() {
-        let set = SchemaSet::load_dir(&schemas_dir()).expect("schemas load");
+        let set = contract_schemas();
         for corpus in all() {
             let root = set
                 .find(corpus.schema)

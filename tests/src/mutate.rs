@@ -1,6 +1,6 @@
 //! Deterministic document generation and mutation for the differential tests.
 //!
-//! [`Generator`] walks a node of the IR ([`perago_ir::ir::Shape`]) and builds documents the
+//! [`Generator`] walks a node of the IR ([`perago_schema::ir::Shape`]) and builds documents the
 //! schema admits: objects with and without their optional properties, arrays of varied length
 //! within bounds, strings of multi-byte characters (CJK, emoji, combining marks, Python
 //! whitespace such as U+3000 and U+001C), numbers inside bounds, every `oneOf` branch, nullable
@@ -16,8 +16,8 @@
 //! Everything is driven by [`Rng`], a xorshift64* generator with a fixed seed, so a run is
 //! reproducible.
 
-use perago_ir::check::{Bounds, Lengths};
-use perago_ir::ir::{Ir, NodeId, Shape};
+use perago_schema::check::{Bounds, Lengths};
+use perago_schema::ir::{Ir, NodeId, Shape};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
 

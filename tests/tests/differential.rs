@@ -53,16 +53,15 @@
 //! generated for it.
 
 use jsonschema::error::ValidationErrorKind;
-use perago_codegen::SchemaSet;
-use perago_ir::ir::Shape;
-use perago_ir::{Code, NodeId, Violation};
+use perago_schema::SchemaSet;
+use perago_schema::ir::Shape;
+use perago_schema::{Code, NodeId, Violation};
 use perago_tests::mutate::{
     self, Generator, Mutation, Op, Optional, byte_variants, jsonpath_to_pointer,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::Path;
 
 /// Documents per schema at least.
 const MIN_DOCS: usize = 10_000;
@@ -128,7 +127,7 @@ fn generated() -> Vec<Generated> {
         "workspace-free-task-input.schema.json" => workspace_free_task_input::WorkspaceFreeTaskInput,
         "workspace-task-result.schema.json" => workspace_task_result::WorkspaceTaskResult,
         "workspace-free-task-result.schema.json" => workspace_free_task_result::WorkspaceFreeTaskResult,
-        "worker-completion.v1.schema.json" => worker_completion_v1::WorkerCompletionV1,
+        "worker-completion.v1.schema.json" => perago_completion::contracts::worker_completion_v1::WorkerCompletionV1,
     }
 }
 
@@ -524,8 +523,8 @@ fn documents(set: &SchemaSet, root: NodeId, seed: u64, min_bases: usize) -> Vec<
         if base.is_multiple_of(4) {
             for b in byte_variants(&valid, &mutations, 5) {
                 let value = serde_json::from_slice(&b.bytes).ok();
-                let duplicate = match perago_ir::json::parse_strict_slice(&b.bytes) {
-                    Err(perago_ir::json::ParseError::DuplicateKey { path, .. }) => Some(path),
+                let duplicate = match perago_schema::json::parse_strict_slice(&b.bytes) {
+                    Err(perago_schema::json::ParseError::DuplicateKey { path, .. }) => Some(path),
                     _ => None,
                 };
                 docs.push(Doc {
@@ -572,8 +571,7 @@ fn build_ref(registry: &jsonschema::Registry<'_>, uri: &str) -> jsonschema::Vali
 
 #[test]
 fn validators_agree_on_generated_and_mutated_documents() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let set = SchemaSet::load_dir(&dir).expect("the contract schemas load");
+    let set = perago_tests::corpus::contract_schemas();
     let generated = generated();
     if generated.is_empty() {
         eprintln!(
@@ -854,7 +852,7 @@ fn jsonpath_converts_to_pointer() {
     );
     assert_eq!(jsonpath_to_pointer("a.b"), None);
     // Round trip through perago's own renderer.
-    let root = perago_ir::Path::Root;
+    let root = perago_schema::Path::Root;
     for key in mutate::ODD_KEYS {
         let k = root.key(key);
         let p = k.index(3);
@@ -865,8 +863,7 @@ fn jsonpath_converts_to_pointer() {
 
 #[test]
 fn generation_is_deterministic() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let set = SchemaSet::load_dir(&dir).expect("the contract schemas load");
+    let set = perago_tests::corpus::contract_schemas();
     let file = set.find("worker-completion.v1").expect("worker completion");
     let root = file.root.expect("root");
     let run = || {

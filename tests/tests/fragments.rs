@@ -25,9 +25,9 @@
 //! and every named struct and `oneOf` in it (each has a `Contract` impl), is listed.
 
 use perago::Contract;
-use perago_codegen::SchemaSet;
-use perago_ir::ir::{Ir, Shape};
-use perago_ir::{NodeId, Violation};
+use perago_schema::SchemaSet;
+use perago_schema::ir::{Ir, Shape};
+use perago_schema::{NodeId, Violation};
 use perago_tests::fragments as f;
 use perago_tests::mutate::{Generator, Optional, byte_variants};
 use serde_json::Value;
@@ -165,8 +165,8 @@ fn documents(ir: &Ir, root: NodeId, seed: u64) -> Vec<Doc> {
         if seen.insert(bytes.clone()) {
             let value = serde_json::from_slice(&bytes).ok();
             let duplicate = matches!(
-                perago_ir::json::parse_strict_slice(&bytes),
-                Err(perago_ir::json::ParseError::DuplicateKey { .. })
+                perago_schema::json::parse_strict_slice(&bytes),
+                Err(perago_schema::json::ParseError::DuplicateKey { .. })
             );
             docs.push(Doc {
                 label,
@@ -442,7 +442,9 @@ fn repeated_keys_are_rejected_at_their_path() {
     );
     let completion = r#"{"summary": "s", "detail": "a", "zz": 1, "detail": "b"}"#;
     assert_eq!(
-        rejected::<perago::contracts::worker_completion_v1::WorkerCompletionV1>(completion),
+        rejected::<perago_completion::contracts::worker_completion_v1::WorkerCompletionV1>(
+            completion
+        ),
         dup("$.detail")
     );
     let untagged = r#"{"status": "bogus", "status": "FAILED", "reason": "r"}"#;

@@ -1,5 +1,6 @@
-//! `cargo xtask codegen`: every [`Target`] — `schemas/` → `crates/perago/src/contracts/`, each
-//! task crate's `<crate>/schemas/` → `<crate>/src/contracts/` (see [`TASK_CRATES`]), and
+//! `cargo xtask codegen`: every [`Target`] — each crate's `<crate>/schemas/` →
+//! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and the task crates, see
+//! [`TASK_CRATES`]), and
 //! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
 //! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`).
 
@@ -13,6 +14,19 @@ use std::path::{Path, PathBuf};
 const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
 /// Where the fragments are generated to, one module directory each.
 const FRAGMENTS_OUT: &str = "tests/src/fragments";
+
+/// perago's crates with contract schemas of their own: the runtime's envelopes, and
+/// worker-completion/v1.
+const CONTRACT_CRATES: &[(&str, &str)] = &[
+    (
+        "crates/perago",
+        "The generated types and validators of perago's contract schemas.",
+    ),
+    (
+        "crates/perago-completion",
+        "The generated type and validator of the worker-completion/v1 schema.",
+    ),
+];
 
 /// Task crates whose params and result schemas (`<crate>/schemas/`) are generated into
 /// `<crate>/src/contracts/`, by the same code path as perago's own contracts.
@@ -30,11 +44,14 @@ struct Target {
 
 /// Every target, the contracts first, then the fragments by name.
 fn targets(root: &Path) -> Result<Vec<Target>, String> {
-    let mut targets = vec![Target {
-        schemas: "schemas".to_owned(),
-        out: "crates/perago/src/contracts".to_owned(),
-        doc: "The generated types and validators of perago's contract schemas.".to_owned(),
-    }];
+    let mut targets: Vec<Target> = CONTRACT_CRATES
+        .iter()
+        .map(|(krate, doc)| Target {
+            schemas: format!("{krate}/schemas"),
+            out: format!("{krate}/src/contracts"),
+            doc: (*doc).to_owned(),
+        })
+        .collect();
     for krate in TASK_CRATES {
         targets.push(Target {
             schemas: format!("{krate}/schemas"),
@@ -86,13 +103,12 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     }
     // A generated file whose schema is gone is stale too.
     let task_outs = TASK_CRATES.iter().map(|k| format!("{k}/src/contracts"));
-    let dirs: Vec<String> = [
-        "crates/perago/src/contracts".to_owned(),
-        FRAGMENTS_OUT.to_owned(),
-    ]
-    .into_iter()
-    .chain(task_outs)
-    .collect();
+    let dirs: Vec<String> = CONTRACT_CRATES
+        .iter()
+        .map(|(krate, _)| format!("{krate}/src/contracts"))
+        .chain([FRAGMENTS_OUT.to_owned()])
+        .chain(task_outs)
+        .collect();
     for dir in &dirs {
         for path in files_under(&root.join(dir)) {
             if !files.iter().any(|(p, _)| *p == path) {

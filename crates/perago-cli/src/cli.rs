@@ -3,10 +3,10 @@
 use crate::completion::{self, CompletionCommand};
 use crate::output::{Checked, Format, Report};
 use clap::{Args, Parser, Subcommand};
-use perago::cli::{CommandError, output_error};
 use perago::schemas::BUILTIN;
-use perago_codegen::{NodeId, SchemaSet};
-use perago_ir::input::{self, Line, read_document};
+use perago_conductor::cli::{CommandError, output_error};
+use perago_schema::input::{self, Line, read_document};
+use perago_schema::{NodeId, SchemaSet};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -71,7 +71,7 @@ pub(crate) type Failure = CommandError;
 /// Runs the command line; returns the exit status.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let result = perago_ir::input::document_limit(cli.max_document_bytes.as_deref(), |var| {
+    let result = perago_schema::input::document_limit(cli.max_document_bytes.as_deref(), |var| {
         std::env::var(var).ok()
     })
     .map_err(Failure::from)
@@ -93,8 +93,12 @@ pub fn run() -> ExitCode {
     }
 }
 
+/// perago's contract schemas: the runtime's envelopes and worker-completion/v1, by file name.
 fn builtins() -> Result<SchemaSet, Failure> {
-    SchemaSet::load_sources(BUILTIN.iter().map(|b| (b.file, b.source)))
+    let mut sources: Vec<(&str, &str)> = BUILTIN.iter().map(|b| (b.file, b.source)).collect();
+    sources.push((perago_completion::SCHEMA_FILE, perago_completion::SCHEMA));
+    sources.sort();
+    SchemaSet::load_sources(sources)
         .map_err(|e| format!("the built-in schemas do not load:\n{e}").into())
 }
 
@@ -259,7 +263,7 @@ impl<W: Write> Validation<'_, W> {
 
     /// Checks one document and reports it.
     fn check(&mut self, file: &str, line: Option<usize>, text: &[u8]) -> Result<(), Problem> {
-        let (violations, error_line) = match perago_ir::json::parse_strict_slice(text) {
+        let (violations, error_line) = match perago_schema::json::parse_strict_slice(text) {
             Ok(value) => (self.set.ir.validate(self.root, &value), None),
             Err(e) => (vec![e.to_violation()], Some(e.line())),
         };

@@ -4,11 +4,11 @@
 use crate::cli::{Failure, read};
 use crate::output::Format;
 use clap::{Args, Subcommand};
-use perago::cli::output_error;
-use perago::completion::{
+use perago_completion::{
     CONTRACT_VERSION, Outcome, classify_text, derive_followups, validate_slice,
 };
-use perago_ir::Violation;
+use perago_conductor::cli::output_error;
+use perago_schema::Violation;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;

@@ -13,7 +13,7 @@ enum Segment {
     Index(usize),
 }
 
-/// For each path (as [`perago_ir::Path`] renders it), the 1-based line where its value starts
+/// For each path (as [`perago_schema::Path`] renders it), the 1-based line where its value starts
 /// in `text`, which must be one valid JSON document. A path that is absent (a missing required
 /// property) gets the line of its deepest ancestor that is present.
 pub fn lines(text: &[u8], paths: &[&str]) -> Vec<usize> {

@@ -3,7 +3,7 @@
 
 use crate::locate;
 use clap::ValueEnum;
-use perago_ir::Violation;
+use perago_schema::Violation;
 use serde::Serialize;
 use std::io::{self, Write};
 

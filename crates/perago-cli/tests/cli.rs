@@ -548,13 +548,14 @@ fn lists_the_builtin_schemas() {
             "WorkspaceInput"
         ]
     );
-    assert_eq!(text.lines().count(), perago::schemas::BUILTIN.len());
+    // The runtime's schemas and worker-completion/v1.
+    assert_eq!(text.lines().count(), perago::schemas::BUILTIN.len() + 1);
 
     let out = perago(&["schemas", "--format", "json"], dir.path());
     assert_eq!(code(&out), 0);
     let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), perago::schemas::BUILTIN.len());
+    assert_eq!(list.len(), perago::schemas::BUILTIN.len() + 1);
     assert!(list.contains(&serde_json::json!({
         "name": "worker-completion.v1",
         "id": "https://perago.dev/schemas/worker-completion.v1.schema.json",

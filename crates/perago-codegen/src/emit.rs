@@ -1,15 +1,15 @@
 //! Emitting Rust from the IR: one module per schema file with its types (with serde impls as
 //! strict as the schema allows) and their validators, which record every violation in the
 //! interpreter's order and build the typed value: `read`, one pass from a deserialiser (built
-//! from `perago_ir::stream`), and `walk`, over a parsed `serde_json::Value`.
+//! from `perago_schema::stream`), and `walk`, over a parsed `serde_json::Value`.
 //!
 //! typify is not used: perago's types must keep what typify drops (string `const`s as unit
 //! types, strictness about `null`) and must come from the same IR the run-time interpreter
 //! walks, so both report the same violations.
 
 use crate::SchemaSet;
-use perago_ir::check::{Bounds, Lengths};
-use perago_ir::ir::{Branch, Ir, Node, NodeId, Property, Shape, string_values};
+use perago_schema::check::{Bounds, Lengths};
+use perago_schema::ir::{Branch, Ir, Node, NodeId, Property, Shape, string_values};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -69,7 +69,7 @@ pub fn emit_from(set: &SchemaSet, dir: &str) -> Vec<Module> {
         .ir
         .nodes()
         .filter(|(_, node)| implements_contract(node))
-        .map(|(id, _)| (id, crate::bundle::standalone(set, id).to_string()))
+        .map(|(id, _)| (id, perago_schema::bundle::standalone(set, id).to_string()))
         .collect();
     set.files
         .iter()
@@ -731,7 +731,7 @@ impl Emitter<'_> {
         let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let variants: Vec<_> = unique_names(branches.iter().map(|b| {
             match &b.tag {
-                Some(tag) => crate::pascal(tag),
+                Some(tag) => perago_schema::pascal(tag),
                 None => self
                     .ir
                     .node(self.ir.resolve(b.node))
@@ -1135,7 +1135,7 @@ impl Emitter<'_> {
         }
     }
 
-    /// A [`perago_ir::stream::Check`] of node `id`: the single-pass counterpart of
+    /// A [`perago_schema::stream::Check`] of node `id`: the single-pass counterpart of
     /// [`walk_expr`](Self::walk_expr), with the same rules.
     fn check_expr(&mut self, id: NodeId) -> TokenStream {
         let k = self.krate;
@@ -1463,7 +1463,7 @@ impl Emitter<'_> {
                 .count()
         );
         let ident = format_ident!("{}", name);
-        let doc = format!(" `pattern` {}", perago_ir::check::quoted(source));
+        let doc = format!(" `pattern` {}", perago_schema::check::quoted(source));
         self.statics.insert(
             name,
             quote! {
@@ -1686,7 +1686,7 @@ fn ident_text(ident: &syn::Ident) -> String {
 
 /// Variant names for string enum values: PascalCase, made unique.
 fn variant_names(values: &[&str]) -> Vec<String> {
-    unique_names(values.iter().map(|v| crate::pascal(v)))
+    unique_names(values.iter().map(|v| perago_schema::pascal(v)))
 }
 
 /// Names made unique (`A`, `A2`) and never `Self`.

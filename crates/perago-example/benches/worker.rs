@@ -10,7 +10,7 @@
 //! - `raw`: the HTTP work a task needs and nothing else: `in_flight` threads, each with its own
 //!   connection, polling one task (`GET /api/tasks/poll/batch/...?count=1`) and posting a fixed
 //!   `COMPLETED` result (`POST /api/tasks`), with the same client code the worker uses;
-//! - `worker`: `perago::worker::Worker` with `concurrency = in_flight` serving a no-op task
+//! - `worker`: `perago_conductor::worker::Worker` with `concurrency = in_flight` serving a no-op task
 //!   through the runtime (input and result validated, the JSON Lines record serialised), from
 //!   its start (threads spawned) to the last result on the server.
 //!
@@ -19,10 +19,10 @@
 //! (run through the runtime, build and serialise the TaskResult and the log record), without
 //! HTTP or threads. `PERAGO_BENCH_TASKS` and `PERAGO_BENCH_ROUNDS` change the sizes.
 
-use perago::conductor::tasks::{self as tasks, PollRequest, TaskResult, TaskResultStatus};
-use perago::conductor::{Client, Retry};
 use perago::task::TaskError;
-use perago::worker::{Worker, WorkerConfig};
+use perago_conductor::tasks::{self as tasks, PollRequest, TaskResult, TaskResultStatus};
+use perago_conductor::worker::{Worker, WorkerConfig};
+use perago_conductor::{Client, Retry};
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
 use perago_testserver::TestServer;

@@ -6,7 +6,7 @@
 //!   set, a directory of CSV files in the workspace.
 //!
 //! Their params and result types are generated from `schemas/` by `cargo xtask codegen` into
-//! `src/contracts/`. `src/main.rs` is the binary: `perago::cli::main` over [`registry`].
+//! `src/contracts/`. `src/main.rs` is the binary: `perago_conductor::cli::main` over [`registry`].
 
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod contracts;

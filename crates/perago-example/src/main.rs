@@ -8,5 +8,5 @@
 use perago_example::{build_features, validate_song};
 
 fn main() -> std::process::ExitCode {
-    perago::cli::main(perago::tasks![validate_song, build_features])
+    perago_conductor::cli::main(perago::tasks![validate_song, build_features])
 }

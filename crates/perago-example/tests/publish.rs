@@ -3,9 +3,9 @@
 //! updated, 400 and 500 answers are reported clearly, `/api/schema` present and absent, and the
 //! binary's `publish` subcommand.
 
-use perago::conductor::{Backoff, Client, Retry};
-use perago::taskdef::publish::{self, Options, Report, Schemas};
-use perago::taskdef::{self, Settings, TaskDef};
+use perago_conductor::taskdef::publish::{self, Options, Report, Schemas};
+use perago_conductor::taskdef::{self, Settings, TaskDef};
+use perago_conductor::{Backoff, Client, Retry};
 use perago_testserver::{Route, TestServer};
 use serde_json::Value;
 use std::process::Command;
@@ -295,7 +295,7 @@ fn a_500_is_retried_then_reported() {
     );
     assert!(matches!(
         e.source.as_deref(),
-        Some(perago::conductor::Error::Status {
+        Some(perago_conductor::Error::Status {
             status: 500,
             attempts: 3,
             ..

@@ -1,5 +1,5 @@
 //! A task binary whose handlers misbehave, started as users start one: this test program is
-//! also that binary (with `PERAGO_TEST_AS_TASK_BINARY` set it is `perago::cli::main` over its
+//! also that binary (with `PERAGO_TEST_AS_TASK_BINARY` set it is `perago_conductor::cli::main` over its
 //! tasks), so the tests run it as a child process with default flags, signal it, and read
 //! what it writes. `harness = false`: `main` runs the tests.
 //!
@@ -34,7 +34,7 @@ fn blocks(_params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> 
 
 fn main() -> ExitCode {
     if std::env::var_os(AS_TASK_BINARY).is_some() {
-        return perago::cli::main(perago::tasks![panics, blocks]);
+        return perago_conductor::cli::main(perago::tasks![panics, blocks]);
     }
     let tests: [(&str, fn()); 3] = [
         (

@@ -2,7 +2,7 @@
 //! from spec §1, `tests/data/conductor-taskdef.schema.json`), the SchemaDefs against the sample
 //! inputs and outputs, and the binary's `taskdefs` subcommand.
 
-use perago::taskdef::{self, Settings, TaskDef};
+use perago_conductor::taskdef::{self, Settings, TaskDef};
 use perago_example::{build_features, registry, validate_song};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! The worker end to end against the Conductor-compatible test server: the example tasks and
-//! test tasks built from the same generated types, through `perago::worker::Worker` (and once
+//! test tasks built from the same generated types, through `perago_conductor::worker::Worker` (and once
 //! through the binary's `worker` subcommand and SIGTERM).
 //!
 //! No test sleeps: they wait on the server's state, on the worker's log or on a handler's
@@ -7,7 +7,7 @@
 //! its task's response timeout.
 
 use perago::task::{Registry, TaskError};
-use perago::worker::{Backoff, Summary, Worker, WorkerConfig};
+use perago_conductor::worker::{Backoff, Summary, Worker, WorkerConfig};
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
 use perago_example::validate_song;
@@ -192,7 +192,7 @@ impl Log {
 }
 
 struct Running {
-    shutdown: perago::worker::ShutdownHandle,
+    shutdown: perago_conductor::worker::ShutdownHandle,
     thread: std::thread::JoinHandle<Summary>,
     log: Log,
 }
@@ -781,7 +781,7 @@ fn the_auth_token_is_sent_and_never_logged_and_the_domain_is_polled() {
     spec.domain = Some("blue".to_owned());
     let id = server.enqueue_with(spec);
     let mut config = config(&server);
-    config.auth_token = Some(perago::worker::AuthToken::new("s3cr3t-token"));
+    config.auth_token = Some(perago_conductor::worker::AuthToken::new("s3cr3t-token"));
     config.domain = Some("blue".to_owned());
     let worker = start(&perago::tasks![validate_song], config);
     wait_terminal(&server, 1);
@@ -807,7 +807,7 @@ fn the_auth_token_is_sent_and_never_logged_and_the_domain_is_polled() {
 fn a_workspace_task_needs_a_workspace_directory() {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = perago::cli::run_with(
+    let code = perago_conductor::cli::run_with(
         &perago_example::registry(),
         [
             "perago-example",

@@ -1,4 +1,4 @@
-//! perago's procedural macros. Thin: every rule lives in `perago_codegen::task`, where it is
+//! perago's procedural macros. One line each: every rule lives in `perago_macros_core`, where it is
 //! unit-tested; task authors use them through `perago` (`#[perago::task]`, `perago::tasks!`).
 
 use proc_macro::TokenStream;
@@ -7,12 +7,12 @@ use proc_macro::TokenStream;
 /// the options and what the descriptor records.
 #[proc_macro_attribute]
 pub fn task(attr: TokenStream, item: TokenStream) -> TokenStream {
-    perago_codegen::task::expand_task(attr.into(), item.into()).into()
+    perago_macros_core::expand_task(attr.into(), item.into()).into()
 }
 
 /// Builds a `perago::task::Registry` of the named tasks, in the order given:
 /// `perago::tasks![validate_song, build_features]`. Two tasks with the same name do not compile.
 #[proc_macro]
 pub fn tasks(input: TokenStream) -> TokenStream {
-    perago_codegen::task::expand_tasks(input.into()).into()
+    perago_macros_core::expand_tasks(input.into()).into()
 }

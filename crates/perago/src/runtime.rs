@@ -408,7 +408,7 @@ pub fn execute(task: &Task, input: &Value) -> RuntimeTaskResult {
 /// not JSON, or repeats a key in an object, is a `FAILED` input error at its path, so that a
 /// closed contract never depends on which of two equal keys a parser keeps.
 pub fn execute_json(task: &Task, input: &str, context: &ExecutionContext) -> RuntimeTaskResult {
-    match perago_ir::json::parse_strict(input) {
+    match perago_schema::json::parse_strict(input) {
         Ok(value) => execute_with(task, &value, context),
         Err(e) => {
             let violation = e.to_violation();
@@ -519,7 +519,7 @@ impl Stages<'_> {
 }
 
 /// The message of a panic payload: its `&str` or `String`.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

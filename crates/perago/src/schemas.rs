@@ -1,4 +1,5 @@
-//! The contract schemas perago ships, embedded from `schemas/` at build time.
+//! The contract schemas of the runtime (the Conductor input and result envelopes), embedded
+//! from this crate's `schemas/` at build time.
 
 /// A built-in schema: its file name, `$id` and text.
 #[derive(Debug, Clone, Copy)]
@@ -13,14 +14,13 @@ macro_rules! builtin {
     ($($file:literal),* $(,)?) => {
         /// Every built-in schema, sorted by file name.
         pub const BUILTIN: &[BuiltinSchema] = &[
-            $(BuiltinSchema { file: $file, source: include_str!(concat!("../../../schemas/", $file)) },)*
+            $(BuiltinSchema { file: $file, source: include_str!(concat!("../schemas/", $file)) },)*
         ];
     };
 }
 
 builtin![
     "task-failure.schema.json",
-    "worker-completion.v1.schema.json",
     "workspace-free-task-input.schema.json",
     "workspace-free-task-result.schema.json",
     "workspace-input.schema.json",

@@ -1,9 +1,9 @@
 //! The generated contract types on the seed documents: typed values, violations, round trips.
 
 use perago::Contract;
-use perago::contracts::worker_completion_v1::{Completion, WorkerCompletionV1};
 use perago::contracts::workspace_free_task_result::WorkspaceFreeTaskResult;
 use perago::contracts::workspace_task_input::WorkspaceTaskInput;
+use perago_completion::contracts::worker_completion_v1::{Completion, WorkerCompletionV1};
 use serde_json::{Value, json};
 
 fn paths(violations: &perago::Violations) -> Vec<(&str, &str)> {

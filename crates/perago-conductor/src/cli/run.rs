@@ -1,0 +1,110 @@
+//! `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE] [--max-document-bytes SIZE]`.
+
+use super::{CommandError, EXIT_FAILED, EXIT_OK, output_error};
+use perago::log::JsonLines;
+use perago::runtime::{ExecutionContext, RuntimeConfig, execute_with};
+use perago::task::Registry;
+use perago_schema::input::{ReadError, read_document};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The arguments of `run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The task's name (see `tasks`).
+    pub task: String,
+    /// The Conductor inputData: a JSON file, or `-` for standard input.
+    #[arg(long, value_name = "FILE|-")]
+    pub input: String,
+    /// The local workspace directory of a workspace task (its prefix of the input ref).
+    #[arg(long, value_name = "DIR")]
+    pub workspace_dir: Option<PathBuf>,
+    /// Append the JSON Lines log record to FILE instead of writing it to standard error.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// The largest input read, e.g. 64MiB (the default) [env: PERAGO_MAX_DOCUMENT_BYTES]
+    #[arg(long, value_name = "SIZE")]
+    pub max_document_bytes: Option<String>,
+}
+
+/// Runs the task once; `Err` is a usage, input-file or configuration error.
+pub fn run(
+    registry: &Registry,
+    args: &RunArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CommandError> {
+    let config = RuntimeConfig::from_env().map_err(|e| e.to_string())?;
+    let Some(task) = registry.get(&args.task) else {
+        return Err(format!(
+            "unknown task `{}`; this binary has: {}",
+            args.task,
+            registry.names().join(", ")
+        )
+        .into());
+    };
+    match (task.workspace(), &args.workspace_dir) {
+        (Some(_), None) => {
+            return Err(format!(
+                "`{}` is a workspace task: give --workspace-dir DIR, the local directory of its \
+                 workspace",
+                task.name
+            )
+            .into());
+        }
+        (Some(_), Some(dir)) if !dir.is_dir() => {
+            return Err(format!("--workspace-dir {}: not a directory", dir.display()).into());
+        }
+        (None, Some(_)) => {
+            return Err(format!(
+                "--workspace-dir is only for workspace tasks; `{}` is workspace-free",
+                task.name
+            )
+            .into());
+        }
+        _ => {}
+    }
+    let limit = perago_schema::input::document_limit(args.max_document_bytes.as_deref(), |var| {
+        std::env::var(var).ok()
+    })?;
+    let bytes = if args.input == "-" {
+        read_document(std::io::stdin().lock(), limit).map_err(|e| format!("standard input: {e}"))?
+    } else {
+        std::fs::File::open(&args.input)
+            .map_err(ReadError::from)
+            .and_then(|file| read_document(file, limit))
+            .map_err(|e| format!("{}: {e}", args.input))?
+    };
+    let input = perago_schema::json::parse_strict_slice(&bytes)
+        .map_err(|e| format!("{}: not a JSON document: {e}", args.input))?;
+    drop(bytes);
+    let context = ExecutionContext {
+        workspace_root: args.workspace_dir.clone(),
+        config,
+    };
+    let result = execute_with(task, &input, &context);
+    let payload = serde_json::to_string_pretty(&result.conductor_payload())
+        .map_err(|e| format!("cannot print the payload: {e}"))?;
+    writeln!(out, "{payload}").map_err(output_error)?;
+
+    let record = result.log_record(task.name, None, None);
+    let logged = match &args.log {
+        Some(path) => std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|file| JsonLines::new(file).write(&record))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        None => JsonLines::new(&mut *err)
+            .write(&record)
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(e) = logged {
+        let _ = writeln!(err, "warning: cannot write the log record: {e}");
+    }
+    Ok(if result.is_completed() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    })
+}

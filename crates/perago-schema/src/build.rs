@@ -1,0 +1,480 @@
+//! Building the IR from linted, normalised documents.
+
+use crate::check::{Bounds, Lengths, Pattern};
+use crate::error::LintError;
+use crate::ir::{Branch, Ir, Node, NodeId, Property, Shape};
+use crate::lint::{discriminator, has_structure, sort_errors};
+use crate::load::{Documents, pointer_token};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// One schema file in a [`crate::SchemaSet`].
+#[derive(Debug, Clone)]
+pub struct SchemaFile {
+    /// The file name, e.g. `workspace-input.schema.json`.
+    pub file: String,
+    /// Its `$id`.
+    pub id: String,
+    /// The text as written.
+    pub source: String,
+    /// The normalised (closed) document.
+    pub normalised: Value,
+    /// The root schema, unless the file only holds `$defs`.
+    pub root: Option<NodeId>,
+    /// Its `$defs`, in file order.
+    pub defs: Vec<(String, NodeId)>,
+}
+
+impl SchemaFile {
+    /// The file name without `.schema.json`/`.json`: the short name the CLI accepts.
+    pub fn short_name(&self) -> &str {
+        let f = self.file.as_str();
+        f.strip_suffix(".schema.json")
+            .or_else(|| f.strip_suffix(".json"))
+            .unwrap_or(f)
+    }
+}
+
+pub(crate) struct Builder<'a> {
+    docs: &'a mut Documents,
+    normalised: Vec<Value>,
+    ir: Ir,
+    memo: HashMap<(usize, String), NodeId>,
+    names: HashSet<(usize, String)>,
+    /// Nodes with `examples`, checked like defaults once the IR is complete.
+    examples: Vec<(NodeId, Vec<Value>)>,
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(docs: &'a mut Documents) -> Self {
+        let normalised = docs
+            .iter()
+            .map(|d| {
+                let mut root = d.root.clone();
+                crate::normalise::close_objects(&mut root);
+                root
+            })
+            .collect();
+        Builder {
+            docs,
+            normalised,
+            ir: Ir::new(),
+            memo: HashMap::new(),
+            names: HashSet::new(),
+            examples: Vec::new(),
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Result<(Ir, Vec<SchemaFile>), Vec<LintError>> {
+        let mut files = Vec::new();
+        for doc in 0..self.normalised.len() {
+            let root_schema = self.normalised[doc].clone();
+            let root = has_structure(&root_schema).then(|| {
+                let name = root_name(&root_schema, &self.docs.get(doc).file);
+                self.named(doc, "", &root_schema, &name)
+            });
+            let mut defs = Vec::new();
+            if let Some(Value::Object(map)) = root_schema.get("$defs") {
+                for (key, schema) in map {
+                    let id = self.named(
+                        doc,
+                        &format!("/$defs/{}", pointer_token(key)),
+                        schema,
+                        &pascal(key),
+                    );
+                    defs.push((key.clone(), id));
+                }
+            }
+            let d = self.docs.get(doc);
+            files.push(SchemaFile {
+                file: d.file.clone(),
+                id: d.id.clone(),
+                source: d.source.clone(),
+                normalised: root_schema,
+                root,
+                defs,
+            });
+        }
+        let mut errors = self.check_annotations();
+        sort_errors(self.docs, &mut errors);
+        if errors.is_empty() {
+            Ok((self.ir, files))
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// A default must be valid where it applies, or the typed value would break its own schema;
+    /// an example must be valid, or it misleads whoever reads the schema.
+    fn check_annotations(&self) -> Vec<LintError> {
+        let mut errors = Vec::new();
+        let at = |id: NodeId| {
+            let location = &self.ir.node(id).location;
+            location.split_once('#').unwrap_or((location, ""))
+        };
+        for (id, node) in self.ir.nodes() {
+            if let Some(default) = &node.default
+                && let Some(v) = self.ir.validate(id, default).first()
+            {
+                let (file, pointer) = at(id);
+                errors.push(LintError::new(
+                    file,
+                    pointer,
+                    "default",
+                    format!(
+                        "{default} is not valid against this schema: {}",
+                        violation_text(v)
+                    ),
+                ));
+            }
+        }
+        for (id, examples) in &self.examples {
+            for (i, example) in examples.iter().enumerate() {
+                if let Some(v) = self.ir.validate(*id, example).first() {
+                    let (file, pointer) = at(*id);
+                    errors.push(LintError::new(
+                        file,
+                        pointer,
+                        "examples",
+                        format!(
+                            "example {i} is not valid against this schema: {}",
+                            violation_text(v)
+                        ),
+                    ));
+                }
+            }
+        }
+        errors
+    }
+
+    /// A root or `$defs` node: built once, named after its key.
+    fn named(&mut self, doc: usize, pointer: &str, schema: &Value, name: &str) -> NodeId {
+        if let Some(id) = self.memo.get(&(doc, pointer.to_owned())) {
+            return *id;
+        }
+        self.build(doc, pointer, schema, name, true)
+    }
+
+    fn unique_name(&mut self, doc: usize, base: &str) -> String {
+        // Generated code names these unqualified; a type of the same name would shadow them.
+        const RESERVED: &[&str] = &[
+            "Self", "String", "Vec", "Option", "Some", "None", "Box", "Result", "Ok", "Err",
+        ];
+        let base = if RESERVED.contains(&base) {
+            format!("{base}Type")
+        } else {
+            base.to_owned()
+        };
+        let base = base.as_str();
+        let mut name = base.to_owned();
+        let mut n = 2;
+        while !self.names.insert((doc, name.clone())) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        name
+    }
+
+    fn placeholder(&mut self, doc: usize, pointer: &str, schema: &Value) -> NodeId {
+        let text = |k: &str| schema.get(k).and_then(Value::as_str).map(str::to_owned);
+        self.ir.push(Node {
+            location: format!("{}#{pointer}", self.docs.get(doc).file),
+            name: None,
+            title: text("title"),
+            description: text("description"),
+            default: schema.get("default").cloned(),
+            shape: Shape::Any,
+        })
+    }
+
+    /// Builds the node at `pointer`; `hint` names it if it becomes a named type.
+    fn build(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        schema: &Value,
+        hint: &str,
+        is_def: bool,
+    ) -> NodeId {
+        let id = self.placeholder(doc, pointer, schema);
+        if let Some(Value::Array(examples)) = schema.get("examples") {
+            self.examples.push((id, examples.clone()));
+        }
+        if is_def {
+            self.memo.insert((doc, pointer.to_owned()), id);
+        }
+        let Value::Object(map) = schema else {
+            return id; // `true`: any value
+        };
+        let shape = self.shape(doc, pointer, map, hint);
+        let wants_name = match &shape {
+            Shape::Object {
+                properties,
+                additional,
+            } => is_def || !(properties.is_empty() && additional.is_some()),
+            Shape::OneOf { .. } => true,
+            Shape::Const(Value::String(_)) => true,
+            Shape::Enum(values) => crate::ir::string_values(values).is_some(),
+            Shape::Ref(_) | Shape::Nullable(_) => false,
+            _ => is_def,
+        };
+        if wants_name {
+            let name = self.unique_name(doc, hint);
+            self.ir.node_mut(id).name = Some(name);
+        }
+        self.ir.node_mut(id).shape = shape;
+        id
+    }
+
+    fn shape(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
+        if let Some(Value::String(reference)) = map.get("$ref") {
+            // Lint has resolved every reference already.
+            let Ok((target_doc, target_ptr)) = self.docs.resolve(doc, reference) else {
+                return Shape::Any;
+            };
+            let schema = self.normalised[target_doc]
+                .pointer(&target_ptr)
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            let name = match target_ptr.rsplit_once('/') {
+                Some((_, key)) => pascal(&key.replace("~1", "/").replace("~0", "~")),
+                None => root_name(
+                    &self.normalised[target_doc],
+                    &self.docs.get(target_doc).file,
+                ),
+            };
+            let target = self.named(target_doc, &target_ptr, &schema, &name);
+            return Shape::Ref(target);
+        }
+        if let Some(Value::Array(branches)) = map.get("oneOf") {
+            // Lint has checked every branch and found the discriminator already.
+            let resolved: Vec<(usize, Value)> =
+                branches.iter().map(|b| self.follow(doc, b)).collect();
+            let Ok((discriminator, tags)) =
+                discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+            else {
+                return Shape::Any;
+            };
+            let mut built = Vec::new();
+            for (i, (branch, tag)) in branches.iter().zip(tags).enumerate() {
+                let branch_hint = format!(
+                    "{hint}{}",
+                    tag.as_deref()
+                        .map(pascal)
+                        .unwrap_or_else(|| format!("Variant{i}"))
+                );
+                let node = self.build(
+                    doc,
+                    &format!("{pointer}/oneOf/{i}"),
+                    branch,
+                    &branch_hint,
+                    false,
+                );
+                built.push(Branch { tag, node });
+            }
+            return Shape::OneOf {
+                discriminator,
+                branches: built,
+            };
+        }
+        if let Some(Value::Array(branches)) = map.get("anyOf") {
+            let i = branches
+                .iter()
+                .position(|b| b.get("type").is_none_or(|t| t != "null"))
+                .unwrap_or(0);
+            let inner = self.build(
+                doc,
+                &format!("{pointer}/anyOf/{i}"),
+                &branches[i],
+                hint,
+                false,
+            );
+            return Shape::Nullable(inner);
+        }
+        if let Some(c) = map.get("const") {
+            return Shape::Const(c.clone());
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            return Shape::Enum(values.clone());
+        }
+        let ty = match map.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(Value::Array(ts)) => {
+                // [T, "null"]: the same keywords, minus null, wrapped as nullable.
+                let t = ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .find(|t| *t != "null")
+                    .unwrap_or("null");
+                let mut inner = map.clone();
+                inner.insert("type".to_owned(), Value::String(t.to_owned()));
+                for k in ["title", "description", "default", "examples"] {
+                    inner.remove(k);
+                }
+                let inner = self.build(doc, pointer, &Value::Object(inner), hint, false);
+                return Shape::Nullable(inner);
+            }
+            _ => return Shape::Any,
+        };
+        let num = |k: &str| map.get(k).and_then(Value::as_f64);
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        match ty {
+            "null" => Shape::Null,
+            "boolean" => Shape::Boolean,
+            "integer" | "number" => {
+                let bounds = Bounds {
+                    minimum: num("minimum"),
+                    maximum: num("maximum"),
+                    exclusive_minimum: num("exclusiveMinimum"),
+                    exclusive_maximum: num("exclusiveMaximum"),
+                };
+                if ty == "integer" {
+                    Shape::Integer(bounds)
+                } else {
+                    Shape::Number(bounds)
+                }
+            }
+            "string" => Shape::String {
+                lengths: Lengths {
+                    min: count("minLength"),
+                    max: count("maxLength"),
+                },
+                pattern: map
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .map(Pattern::checked),
+            },
+            "array" => {
+                let items = match map.get("items") {
+                    Some(items) => self.build(
+                        doc,
+                        &format!("{pointer}/items"),
+                        items,
+                        &format!("{hint}Item"),
+                        false,
+                    ),
+                    None => self.build(
+                        doc,
+                        &format!("{pointer}/items"),
+                        &Value::Bool(true),
+                        hint,
+                        false,
+                    ),
+                };
+                Shape::Array {
+                    items,
+                    min_items: count("minItems"),
+                    max_items: count("maxItems"),
+                }
+            }
+            _ => {
+                let required: Vec<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let mut properties = Vec::new();
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    for (name, schema) in props {
+                        let ptr = format!("{pointer}/properties/{}", pointer_token(name));
+                        let node = self.build(
+                            doc,
+                            &ptr,
+                            schema,
+                            &format!("{hint}{}", pascal(name)),
+                            false,
+                        );
+                        properties.push(Property {
+                            name: name.clone(),
+                            node,
+                            required: required.contains(&name.as_str()),
+                        });
+                    }
+                }
+                let additional = match map.get("additionalProperties") {
+                    Some(Value::Bool(false)) => None,
+                    Some(schema) => Some(self.build(
+                        doc,
+                        &format!("{pointer}/additionalProperties"),
+                        schema,
+                        &format!("{hint}Value"),
+                        false,
+                    )),
+                    None => None,
+                };
+                Shape::Object {
+                    properties,
+                    additional,
+                }
+            }
+        }
+    }
+
+    /// Follows `$ref`s from document `doc` to the schema that says something, and its document.
+    fn follow(&mut self, doc: usize, schema: &Value) -> (usize, Value) {
+        let mut current = schema.clone();
+        let mut current_doc = doc;
+        for _ in 0..32 {
+            let Some(reference) = current
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                break;
+            };
+            let Ok((d, ptr)) = self.docs.resolve(current_doc, &reference) else {
+                break;
+            };
+            current = self.normalised[d]
+                .pointer(&ptr)
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            current_doc = d;
+        }
+        (current_doc, current)
+    }
+}
+
+/// A violation of a default or example: its message, prefixed by where in the value it is
+/// unless that is the value itself.
+fn violation_text(v: &crate::Violation) -> String {
+    if v.path == "$" {
+        v.message.clone()
+    } else {
+        format!("{}: {}", v.path, v.message)
+    }
+}
+
+fn root_name(schema: &Value, file: &str) -> String {
+    match schema.get("title").and_then(Value::as_str) {
+        Some(title) => pascal(title),
+        None => pascal(
+            file.strip_suffix(".schema.json")
+                .or_else(|| file.strip_suffix(".json"))
+                .unwrap_or(file),
+        ),
+    }
+}
+
+/// `worker-completion.v1` → `WorkerCompletionV1`; `ref_type` → `RefType`.
+pub fn pascal(s: &str) -> String {
+    let mut out = String::new();
+    for word in s
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            if word.chars().all(|c| !c.is_ascii_lowercase()) {
+                out.push_str(&chars.as_str().to_ascii_lowercase());
+            } else {
+                out.push_str(chars.as_str());
+            }
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'T');
+    }
+    out
+}

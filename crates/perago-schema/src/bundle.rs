@@ -1,0 +1,224 @@
+//! One schema standing alone: a node's closed (normalised) schema with every `$ref` it reaches
+//! bundled into its own `$defs`, so the document validates without the other files — what a
+//! Conductor TaskDef carries and what [`crate::Contract::SCHEMA`] records.
+
+use crate::SchemaSet;
+use crate::ir::{NodeId, Shape};
+use crate::lint::DIALECT;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The standalone closed schema of node `id`, with `$schema` (2020-12) at its root.
+pub fn standalone(set: &SchemaSet, id: NodeId) -> Value {
+    let mut bundler = Bundler {
+        set,
+        refs: ref_targets(set),
+        defs: Vec::new(),
+        root: id,
+    };
+    let mut schema = bundler.schema_at(id);
+    if let Value::Object(map) = &mut schema {
+        map.shift_remove("$id");
+        map.shift_remove("$defs");
+        let mut out = Map::new();
+        out.insert("$schema".to_owned(), Value::String(DIALECT.to_owned()));
+        out.extend(std::mem::take(map));
+        if !bundler.defs.is_empty() {
+            let mut defs = Map::new();
+            // Definitions are filled in as they are reached; cycles come back to a name.
+            let mut i = 0;
+            while i < bundler.defs.len() {
+                let (name, target) = bundler.defs[i].clone();
+                let body = bundler.schema_at(target);
+                defs.insert(name, strip_root_keywords(body));
+                i += 1;
+            }
+            out.insert("$defs".to_owned(), Value::Object(defs));
+        }
+        return Value::Object(out);
+    }
+    schema
+}
+
+/// The location (`file#pointer`) of every `$ref` node and the node it names.
+fn ref_targets(set: &SchemaSet) -> HashMap<String, NodeId> {
+    set.ir
+        .nodes()
+        .filter_map(|(_, node)| match node.shape {
+            Shape::Ref(target) => Some((node.location.clone(), target)),
+            _ => None,
+        })
+        .collect()
+}
+
+struct Bundler<'a> {
+    set: &'a SchemaSet,
+    refs: HashMap<String, NodeId>,
+    /// `$defs` of the bundle: name and node, in the order first reached.
+    defs: Vec<(String, NodeId)>,
+    root: NodeId,
+}
+
+impl Bundler<'_> {
+    /// The normalised JSON at a node's location, its `$ref`s rewritten into the bundle.
+    fn schema_at(&mut self, id: NodeId) -> Value {
+        let location = self.set.ir.node(id).location.clone();
+        let (file, pointer) = location.split_once('#').unwrap_or((&location, ""));
+        let mut schema = self
+            .set
+            .files
+            .iter()
+            .find(|f| f.file == file)
+            .and_then(|f| f.normalised.pointer(pointer))
+            .cloned()
+            .unwrap_or(Value::Bool(true));
+        self.rewrite(&mut schema, file, pointer);
+        // `type: [T, "null"]` is two IR nodes at one location: the inner one admits no null.
+        if !matches!(self.set.ir.node(id).shape, Shape::Nullable(_))
+            && let Some(Value::Array(types)) = schema.get("type")
+            && let Some(t) = types.iter().find(|t| *t != "null").cloned()
+        {
+            schema["type"] = t;
+        }
+        schema
+    }
+
+    /// Rewrites every `$ref` below `schema` (which sits at `file#pointer`), skipping `$defs`:
+    /// only what is reached is bundled.
+    fn rewrite(&mut self, schema: &mut Value, file: &str, pointer: &str) {
+        let Value::Object(map) = schema else { return };
+        if map.contains_key("$ref") {
+            let target = self.refs.get(&format!("{file}#{pointer}")).copied();
+            if let Some(target) = target {
+                let reference = self.reference_to(target);
+                map.insert("$ref".to_owned(), Value::String(reference));
+            }
+            return;
+        }
+        for (key, child) in map.iter_mut() {
+            match (key.as_str(), child) {
+                ("properties", Value::Object(props)) => {
+                    for (name, prop) in props.iter_mut() {
+                        let p = format!("{pointer}/properties/{}", token(name));
+                        self.rewrite(prop, file, &p);
+                    }
+                }
+                ("oneOf" | "anyOf", Value::Array(branches)) => {
+                    for (i, branch) in branches.iter_mut().enumerate() {
+                        self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"));
+                    }
+                }
+                ("items" | "additionalProperties", child) => {
+                    self.rewrite(child, file, &format!("{pointer}/{key}"));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `#` for the bundled node itself, else `#/$defs/<name>` (added on first use).
+    fn reference_to(&mut self, target: NodeId) -> String {
+        if target == self.root {
+            return "#".to_owned();
+        }
+        if let Some((name, _)) = self.defs.iter().find(|(_, id)| *id == target) {
+            return format!("#/$defs/{}", token(name));
+        }
+        let node = self.set.ir.node(target);
+        let base = node
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("Def{}", target.0));
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.defs.iter().any(|(other, _)| *other == name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.defs.push((name.clone(), target));
+        format!("#/$defs/{}", token(&name))
+    }
+}
+
+/// A file root bundled as a definition keeps its schema, not its file-level keywords.
+fn strip_root_keywords(mut schema: Value) -> Value {
+    if let Value::Object(map) = &mut schema {
+        for k in ["$schema", "$id", "$defs"] {
+            map.shift_remove(k);
+        }
+    }
+    schema
+}
+
+fn token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn load(files: &[(&str, Value)]) -> SchemaSet {
+        let texts: Vec<(&str, String)> = files.iter().map(|(n, v)| (*n, v.to_string())).collect();
+        match SchemaSet::load_sources(texts.iter().map(|(n, t)| (*n, t.as_str()))) {
+            Ok(set) => set,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn bundles_cross_file_refs_closed_and_only_what_is_reached() {
+        let set = load(&[
+            (
+                "a.schema.json",
+                json!({
+                    "$schema": DIALECT, "$id": "https://x.test/a.schema.json", "title": "A",
+                    "type": "object",
+                    "properties": {"b": {"$ref": "b.schema.json"}, "n": {"$ref": "#/$defs/N"}},
+                    "required": ["b"],
+                    "$defs": {"N": {"type": "integer"}, "Unused": {"type": "string"}}
+                }),
+            ),
+            (
+                "b.schema.json",
+                json!({
+                    "$schema": DIALECT, "$id": "https://x.test/b.schema.json", "title": "B",
+                    "type": "object", "properties": {"s": {"type": "string"}}
+                }),
+            ),
+        ]);
+        let root = set.find("a").and_then(|f| f.root).expect("a root");
+        assert_eq!(
+            standalone(&set, root),
+            json!({
+                "$schema": DIALECT, "title": "A", "type": "object",
+                "properties": {"b": {"$ref": "#/$defs/B"}, "n": {"$ref": "#/$defs/N"}},
+                "required": ["b"],
+                "additionalProperties": false,
+                "$defs": {
+                    "B": {"title": "B", "type": "object", "properties": {"s": {"type": "string"}}, "additionalProperties": false},
+                    "N": {"type": "integer"}
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn recursion_refers_back_to_the_root() {
+        let set = load(&[(
+            "tree.schema.json",
+            json!({
+                "$schema": DIALECT, "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}
+            }),
+        )]);
+        let root = set.files[0].root.expect("a root");
+        let schema = standalone(&set, root);
+        assert_eq!(
+            schema["properties"]["children"]["items"],
+            json!({"$ref": "#"})
+        );
+        assert!(schema.get("$defs").is_none());
+    }
+}

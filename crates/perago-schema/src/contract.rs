@@ -1,0 +1,92 @@
+//! [`Contract`]: what every generated type implements.
+
+use crate::check;
+use crate::json;
+use crate::path::Path;
+use crate::violation::Violations;
+use serde::de::DeserializeOwned;
+use serde::{Deserializer, Serialize};
+use serde_json::Value;
+
+/// A type generated from a schema: validated from JSON into a typed value, or every violation.
+///
+/// Implementing it is what makes a type *schema-backed*: task parameters and results must be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a schema-backed type",
+    label = "not generated from a JSON Schema",
+    note = "task params and results must implement `perago::Contract`: write their JSON Schema \
+            under your crate's `schemas/` and generate the type from it with `cargo xtask codegen`"
+)]
+pub trait Contract: Sized + Serialize + DeserializeOwned {
+    /// Where its schema is: the file and JSON Pointer it was generated from.
+    const LOCATION: &'static str;
+
+    /// Its closed JSON Schema standing alone: normalised (every object closed), with `$schema`
+    /// and every `$ref` it reaches bundled into its own `$defs`.
+    const SCHEMA: &'static str;
+
+    /// Walks `value`, recording every violation at or below `path`; returns the typed value
+    /// only when nothing was recorded.
+    fn walk(value: &Value, path: &Path<'_>, out: &mut check::Out) -> Option<Self>;
+
+    /// Reads one value straight from a deserialiser, recording every violation at or below
+    /// `path` in the walk's order; returns the typed value only when nothing was recorded.
+    /// Errors are the parser's, or a data error at a repeated key (see [`stream`]).
+    fn read<'de, D: Deserializer<'de>>(
+        d: D,
+        path: &Path<'_>,
+        out: &mut check::Out,
+    ) -> Result<Option<Self>, D::Error>;
+
+    /// The rules serde's typed deserialisation cannot express (lengths, patterns, bounds), for
+    /// a value built in code or through the type's `Deserialize`, which does not check them.
+    fn satisfies(&self) -> bool;
+
+    /// Validates a parsed document.
+    fn from_value(value: &Value) -> Result<Self, Violations> {
+        let mut out = Vec::new();
+        match Self::walk(value, &Path::Root, &mut out) {
+            Some(typed) if out.is_empty() => Ok(typed),
+            _ => Err(Violations::new(out)),
+        }
+    }
+
+    /// Validates document bytes in one pass ([`read`](Contract::read)): the typed value, or
+    /// every violation. A document the pass cannot read (malformed JSON, a repeated key) is
+    /// one violation, as [`json::parse_strict_slice`] reports it: at `$`, or at the key.
+    fn from_slice(bytes: &[u8]) -> Result<Self, Violations> {
+        // One SIMD pass checks the whole document's UTF-8, so the parser need not check each
+        // string again (the larger part of parsing a text-heavy document).
+        let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+            return read_whole(bytes);
+        };
+        let mut out = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = Self::read(&mut de, &Path::Root, &mut out).and_then(|typed| {
+            de.end()?;
+            Ok(typed)
+        });
+        match read {
+            Ok(Some(typed)) if out.is_empty() => Ok(typed),
+            Ok(_) => Err(Violations::new(out)),
+            Err(_) => read_whole(bytes),
+        }
+    }
+
+    /// Every violation of a parsed document (empty when valid).
+    fn violations(value: &Value) -> Violations {
+        match Self::from_value(value) {
+            Ok(_) => Violations::default(),
+            Err(v) => v,
+        }
+    }
+}
+
+/// Parses the whole document strictly, then walks it: for what the single pass could not
+/// read, so that its violation is worded as every other door words it.
+fn read_whole<T: Contract>(bytes: &[u8]) -> Result<T, Violations> {
+    match json::parse_strict_slice(bytes) {
+        Ok(value) => T::from_value(&value),
+        Err(e) => Err(Violations::new(vec![e.to_violation()])),
+    }
+}

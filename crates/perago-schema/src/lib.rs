@@ -1,0 +1,84 @@
+//! perago's schema core: everything between a JSON Schema file and a verdict on a document,
+//! with no code generation in it, so that the run time and the `perago` command never link
+//! the generator.
+//!
+//! - [`SchemaSet`]: schema files → [`load`](SchemaSet::load_dir) → lint against the supported
+//!   subset → normalise (close every object) → the one [`Ir`] of the set (`load`, `lint`,
+//!   `normalise`, `build`, [`bundle`]);
+//! - [`ir`]: that intermediate representation, and its interpreter ([`Ir::validate`]) for
+//!   schemas loaded at run time;
+//! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
+//!   both report the same violations with the same messages;
+//! - [`stream`] and [`de`]: what generated readers read documents with, in one pass;
+//! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
+//!   [`input`]: documents read under a size limit;
+//! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
+//! - [`Contract`]: what every generated type implements.
+//!
+//! Task authors depend on `perago`, which re-exports what they need from here.
+//!
+//! # The supported subset (JSON Schema 2020-12)
+//!
+//! | keyword | notes |
+//! |---|---|
+//! | `type` | one of `string`, `integer`, `number`, `boolean`, `null`, `object`, `array`, or `[T, "null"]` |
+//! | `properties`, `required` | `required` may only name declared properties |
+//! | `additionalProperties` | `false`, or a schema (a map); absent means **closed** (normalised to `false`) |
+//! | `items`, `minItems`, `maxItems` | single-schema `items` only |
+//! | `enum`, `const` | string enums become Rust enums, string consts unit types |
+//! | `minLength`, `maxLength` | counted in Unicode code points |
+//! | `pattern` | ECMA-262 (Unicode mode), an unanchored search, as JSON Schema defines; matched in linear time (no backreferences or lookaround) |
+//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | numbers in 2020-12 form |
+//! | `$ref` | to the root or a `$defs` entry of the same file or a sibling file; only annotations beside it |
+//! | `oneOf` | branches are closed objects told apart by one property with a distinct string `const` (one branch may leave it undeclared) |
+//! | `anyOf` | only `[X, {"type": "null"}]` |
+//! | `title`, `description`, `default`, `examples`, `$comment` | annotations; `default` is applied to the typed value of an absent optional property |
+//! | `$schema`, `$id`, `$defs` | `$schema` is required at the root and must be 2020-12 |
+//!
+//! `$defs` live at the root only; a `$ref` names a sibling file by its name (or its `$id`), whose
+//! root must then be a schema. Beside `const`/`enum` only `type` and annotations are allowed.
+//! `default` and `examples` are validated against their schema, and a duplicated key in a schema
+//! file is an error. Anything else is a [`LintError`] naming the file, the JSON Pointer and the
+//! keyword.
+
+mod build;
+pub mod bundle;
+pub mod check;
+mod contract;
+pub mod de;
+mod ecma;
+mod error;
+pub mod input;
+pub mod ir;
+pub mod json;
+mod lint;
+mod load;
+pub mod normalise;
+pub mod path;
+mod set;
+pub mod stream;
+pub mod violation;
+
+pub use build::{SchemaFile, pascal};
+pub use contract::Contract;
+pub use error::{Error, LintError};
+pub use ir::{Ir, NodeId};
+pub use lint::DIALECT;
+pub use path::Path;
+pub use set::SchemaSet;
+pub use violation::{Code, Violation, Violations};
+
+/// What generated code refers to, through the crate it names as its runtime (`perago`, which
+/// re-exports this module, or this crate itself).
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::check;
+    pub use crate::de;
+    pub use crate::json;
+    pub use crate::path::Path;
+    pub use crate::stream;
+    pub use crate::violation::Violation;
+    pub use indexmap;
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,0 +1,997 @@
+//! The supported subset, checked before anything is built: every keyword outside it, and every
+//! combination perago cannot honour, is an error naming the file, the JSON Pointer and the
+//! keyword. Nothing is silently ignored.
+
+use crate::check::{Pattern, json_equal};
+use crate::error::LintError;
+use crate::load::{Documents, pointer_token};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The dialect every root must declare.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "$comment"];
+const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern"];
+const NUMBER_KEYWORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems"];
+const OBJECT_KEYWORDS: &[&str] = &["properties", "required", "additionalProperties"];
+const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "anyOf"];
+const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "null", "object", "array",
+];
+
+/// The keywords of the subset that constrain values (everything but annotations and the
+/// root-only keywords).
+fn is_structural(keyword: &str) -> bool {
+    [
+        STRING_KEYWORDS,
+        NUMBER_KEYWORDS,
+        ARRAY_KEYWORDS,
+        OBJECT_KEYWORDS,
+        OTHER_KEYWORDS,
+    ]
+    .iter()
+    .any(|g| g.contains(&keyword))
+}
+
+fn is_known(keyword: &str) -> bool {
+    is_structural(keyword) || ANNOTATIONS.contains(&keyword) || ROOT_ONLY.contains(&keyword)
+}
+
+/// True when a file's root says more than annotations and `$defs`, i.e. is a schema of its own
+/// rather than a holder of definitions.
+pub(crate) fn has_structure(root: &Value) -> bool {
+    match root {
+        Value::Object(map) => map
+            .keys()
+            .any(|k| !ANNOTATIONS.contains(&k.as_str()) && !ROOT_ONLY.contains(&k.as_str())),
+        _ => true,
+    }
+}
+
+/// What to write instead of a keyword outside the subset, when there is something to say.
+fn unsupported_hint(keyword: &str) -> Option<String> {
+    let hint = match keyword {
+        "allOf" => "write the combined schema out as one schema",
+        "not" => "say what is allowed instead (e.g. with `enum` or `pattern`)",
+        "if" | "then" | "else" | "dependentSchemas" | "dependentRequired" | "dependencies" => {
+            "for variants, use a `oneOf` of closed objects told apart by a property with a string `const`"
+        }
+        "patternProperties" | "propertyNames" => {
+            "declare each property in `properties`, or give `additionalProperties` a schema for a map"
+        }
+        "minProperties" | "maxProperties" => {
+            "declare the properties and list the ones that must be present in `required`"
+        }
+        "format" => "constrain the string with `pattern` instead",
+        "prefixItems" => "tuples are not supported; give `items` one schema, or use an object",
+        "uniqueItems" | "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
+            "arrays support only `items` (one schema), `minItems` and `maxItems`"
+        }
+        "unevaluatedProperties" => {
+            "objects are closed already unless `additionalProperties` is a schema"
+        }
+        "multipleOf" => "use `minimum`/`maximum`, or check it in the worker",
+        "definitions" => "write `$defs` (JSON Schema 2020-12)",
+        "id" => "write `$id`",
+        "$anchor" | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
+            "put the schema in the root `$defs` and `$ref` it as \"#/$defs/Name\""
+        }
+        "$vocabulary" => "perago supports one fixed subset of JSON Schema 2020-12",
+        "nullable" => "write `\"type\": [T, \"null\"]`",
+        "discriminator" => {
+            "`oneOf` branches are told apart by their string `const` property; no annotation is needed"
+        }
+        "example" => "write `examples` (an array)",
+        "deprecated" | "readOnly" | "writeOnly" | "contentEncoding" | "contentMediaType"
+        | "contentSchema" => "say it in `description`",
+        _ => {
+            let lower = keyword.to_ascii_lowercase();
+            let known = [
+                ANNOTATIONS,
+                STRING_KEYWORDS,
+                NUMBER_KEYWORDS,
+                ARRAY_KEYWORDS,
+                OBJECT_KEYWORDS,
+                OTHER_KEYWORDS,
+                ROOT_ONLY,
+            ]
+            .into_iter()
+            .flatten()
+            .find(|k| k.to_ascii_lowercase() == lower || k.trim_start_matches('$') == keyword)?;
+            return Some(format!("did you mean `{known}`?"));
+        }
+    };
+    Some(hint.to_owned())
+}
+
+/// Lints every loaded document (loading the files their `$ref`s name as it goes); the errors
+/// come file by file, each file's in document order.
+pub(crate) fn lint(docs: &mut Documents) -> Vec<LintError> {
+    let mut errors = Vec::new();
+    let mut i = 0;
+    while i < docs.docs.len() {
+        let root = docs.get(i).root.clone();
+        let file = docs.get(i).file.clone();
+        let mut linter = Linter {
+            docs,
+            doc: i,
+            file: &file,
+            errors: &mut errors,
+        };
+        linter.root(&root);
+        i += 1;
+    }
+    sort_errors(docs, &mut errors);
+    errors
+}
+
+/// Puts errors in load order of their files and, within a file, in the order their location
+/// (the keyword in the node at the pointer) appears in the document.
+pub(crate) fn sort_errors(docs: &Documents, errors: &mut [LintError]) {
+    let mut order: HashMap<&str, (usize, HashMap<String, usize>)> = HashMap::new();
+    for (i, doc) in docs.iter().enumerate() {
+        order.entry(doc.file.as_str()).or_insert_with(|| {
+            let mut positions = HashMap::new();
+            preorder(&doc.root, String::new(), &mut positions);
+            (i, positions)
+        });
+    }
+    errors.sort_by_cached_key(|e| match order.get(e.file.as_str()) {
+        Some((i, positions)) => {
+            let at_keyword = (!e.keyword.is_empty())
+                .then(|| format!("{}/{}", e.pointer, pointer_token(&e.keyword)));
+            let position = at_keyword
+                .and_then(|p| positions.get(&p))
+                .or_else(|| positions.get(&e.pointer));
+            (*i, position.copied().unwrap_or(usize::MAX))
+        }
+        None => (usize::MAX, 0),
+    });
+}
+
+fn preorder(value: &Value, pointer: String, positions: &mut HashMap<String, usize>) {
+    let n = positions.len();
+    positions.insert(pointer.clone(), n);
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                preorder(v, format!("{pointer}/{}", pointer_token(k)), positions);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                preorder(v, format!("{pointer}/{i}"), positions);
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Linter<'a> {
+    docs: &'a mut Documents,
+    doc: usize,
+    file: &'a str,
+    errors: &'a mut Vec<LintError>,
+}
+
+impl Linter<'_> {
+    fn err(&mut self, pointer: &str, keyword: &str, message: impl Into<String>) {
+        self.errors
+            .push(LintError::new(self.file, pointer, keyword, message));
+    }
+
+    fn root(&mut self, root: &Value) {
+        let Value::Object(map) = root else {
+            self.err(
+                "",
+                "",
+                format!(
+                    "a schema file must hold a JSON object (a schema), found {}",
+                    kind(root)
+                ),
+            );
+            return;
+        };
+        match map.get("$schema") {
+            Some(Value::String(s)) if s.trim_end_matches('#') == DIALECT => {}
+            Some(other) => self.err(
+                "",
+                "$schema",
+                format!("must be {DIALECT:?}, found {other}: perago supports a subset of JSON Schema 2020-12 only"),
+            ),
+            None => self.err("", "$schema", format!("missing: add \"$schema\": {DIALECT:?} at the root")),
+        }
+        if let Some(id) = map.get("$id")
+            && !id.as_str().is_some_and(|s| {
+                s.contains(':') && !s.contains('#') && !s.contains(char::is_whitespace)
+            })
+        {
+            self.err(
+                "",
+                "$id",
+                format!("must be an absolute URI without a fragment (e.g. \"https://example.com/schemas/name.schema.json\"), found {id}"),
+            );
+        }
+        self.node(root, "", true);
+    }
+
+    /// Lints one schema node at `pointer`.
+    fn node(&mut self, node: &Value, pointer: &str, is_root: bool) {
+        let map = match node {
+            Value::Object(map) => map,
+            Value::Bool(true) => return,
+            Value::Bool(false) => {
+                self.err(
+                    pointer,
+                    "",
+                    "the `false` schema is only supported as `\"additionalProperties\": false`; to forbid a property, leave it out of `properties` (objects are closed)",
+                );
+                return;
+            }
+            other => {
+                self.err(
+                    pointer,
+                    "",
+                    format!(
+                        "a schema must be an object (or `true`), found {}",
+                        kind(other)
+                    ),
+                );
+                return;
+            }
+        };
+        for (keyword, value) in map {
+            let k = keyword.as_str();
+            if ROOT_ONLY.contains(&k) {
+                if !is_root {
+                    let hint = match k {
+                        "$defs" => {
+                            "move these definitions to the `$defs` at the root of the file (only those can be referenced)"
+                        }
+                        _ => {
+                            "a schema inside a file cannot be a separate resource; move it to a file of its own and `$ref` it"
+                        }
+                    };
+                    self.err(
+                        pointer,
+                        k,
+                        format!("only allowed at the root of a schema file: {hint}"),
+                    );
+                }
+            } else if !is_known(k) {
+                let message = match unsupported_hint(k) {
+                    Some(hint) => {
+                        format!("not in perago's supported subset of JSON Schema: {hint}")
+                    }
+                    None => "not in perago's supported subset of JSON Schema".to_owned(),
+                };
+                self.err(pointer, k, message);
+            }
+            if k == "examples" && !value.is_array() {
+                self.err(
+                    pointer,
+                    k,
+                    format!("must be an array of example values, found {}", kind(value)),
+                );
+            }
+            if matches!(k, "title" | "description" | "$comment") && !value.is_string() {
+                self.err(
+                    pointer,
+                    k,
+                    format!("must be a string, found {}", kind(value)),
+                );
+            }
+        }
+        if is_root && let Some(defs) = map.get("$defs") {
+            match defs {
+                Value::Object(defs) => {
+                    for (name, def) in defs {
+                        self.node(
+                            def,
+                            &format!("{pointer}/$defs/{}", pointer_token(name)),
+                            false,
+                        );
+                    }
+                }
+                other => self.err(
+                    pointer,
+                    "$defs",
+                    format!("must be an object of named schemas, found {}", kind(other)),
+                ),
+            }
+        }
+
+        // Keywords of the subset that constrain values; unknown ones are reported above.
+        let structural: Vec<&str> = map
+            .keys()
+            .map(String::as_str)
+            .filter(|k| is_structural(k))
+            .collect();
+
+        if let Some(reference) = map.get("$ref") {
+            for other in structural.iter().filter(|k| **k != "$ref") {
+                self.err(
+                    pointer,
+                    other,
+                    "not supported beside `$ref` (only annotations are): move it into the referenced schema, or drop the `$ref`",
+                );
+            }
+            self.reference(reference, pointer);
+            return;
+        }
+        if let Some(branches) = map.get("oneOf") {
+            for other in structural
+                .iter()
+                .filter(|k| !matches!(**k, "oneOf" | "type"))
+            {
+                self.err(
+                    pointer,
+                    other,
+                    "not supported beside `oneOf` (only annotations and `\"type\": \"object\"` are): move it into every branch",
+                );
+            }
+            if let Some(t) = map.get("type").filter(|t| *t != "object") {
+                self.err(pointer, "type", format!("a `oneOf` chooses between objects, so its type can only be \"object\", found {t}"));
+            }
+            self.one_of(branches, pointer);
+            return;
+        }
+        if let Some(branches) = map.get("anyOf") {
+            for other in structural.iter().filter(|k| **k != "anyOf") {
+                self.err(
+                    pointer,
+                    other,
+                    "not supported beside `anyOf`: move it into the non-null branch",
+                );
+            }
+            self.any_of(branches, pointer);
+            return;
+        }
+
+        let ty = self.type_keyword(map, pointer);
+        let fixed = ["const", "enum"].into_iter().find(|k| map.contains_key(*k));
+        if let Some(fixed) = fixed {
+            for other in structural
+                .iter()
+                .filter(|k| !matches!(**k, "type" | "const" | "enum"))
+            {
+                self.err(
+                    pointer,
+                    other,
+                    format!("not supported beside `{fixed}`: the listed values alone say what is admitted, so remove it (or the values it would reject)"),
+                );
+            }
+        }
+        if let Some(c) = map.get("const") {
+            if map.contains_key("enum") {
+                self.err(pointer, "enum", "not supported beside `const`: keep one of them (a one-value `enum` is a `const`)");
+            }
+            if let Type::Valid { name, nullable } = &ty
+                && !value_has_type(c, name, *nullable)
+            {
+                self.err(
+                    pointer,
+                    "const",
+                    format!(
+                        "{c} is not of the declared type {}",
+                        type_text(name, *nullable)
+                    ),
+                );
+            }
+        }
+        if let Some(values) = map.get("enum") {
+            match values {
+                Value::Array(values) if !values.is_empty() => {
+                    for (i, v) in values.iter().enumerate() {
+                        if values[..i].iter().any(|w| json_equal(v, w)) {
+                            self.err(
+                                pointer,
+                                "enum",
+                                format!("lists {v} more than once; remove the repeat"),
+                            );
+                        }
+                        if let Type::Valid { name, nullable } = &ty
+                            && !value_has_type(v, name, *nullable)
+                        {
+                            self.err(
+                                pointer,
+                                "enum",
+                                format!(
+                                    "{v} is not of the declared type {}",
+                                    type_text(name, *nullable)
+                                ),
+                            );
+                        }
+                    }
+                }
+                Value::Array(_) => self.err(
+                    pointer,
+                    "enum",
+                    "must list at least one value (an empty `enum` admits nothing)",
+                ),
+                other => self.err(
+                    pointer,
+                    "enum",
+                    format!("must be a non-empty array of values, found {}", kind(other)),
+                ),
+            }
+        }
+
+        if fixed.is_none() && !matches!(ty, Type::Invalid) {
+            let declared = match &ty {
+                Type::Valid { name, .. } => Some(name.as_str()),
+                _ => None,
+            };
+            for k in &structural {
+                let needed: &[&str] = if STRING_KEYWORDS.contains(k) {
+                    &["string"]
+                } else if NUMBER_KEYWORDS.contains(k) {
+                    &["integer", "number"]
+                } else if ARRAY_KEYWORDS.contains(k) {
+                    &["array"]
+                } else if OBJECT_KEYWORDS.contains(k) {
+                    &["object"]
+                } else {
+                    continue;
+                };
+                if declared.is_some_and(|d| needed.contains(&d)) {
+                    continue;
+                }
+                let wanted = needed
+                    .iter()
+                    .map(|t| format!("`\"type\": \"{t}\"`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                let message = match &ty {
+                    Type::Valid { name, nullable } => {
+                        format!(
+                            "applies only to {wanted}, but this schema has `\"type\": {}`: remove it or change the type",
+                            type_text(name, *nullable)
+                        )
+                    }
+                    _ => format!(
+                        "applies only to {wanted}, and this schema declares no `type`: add {wanted}"
+                    ),
+                };
+                self.err(pointer, k, message);
+            }
+        }
+        self.values(map, pointer);
+        if let Some(items) = map.get("items") {
+            if items.is_array() {
+                self.err(pointer, "items", "the tuple form (an array of schemas) is not supported: give `items` a single schema that every item matches");
+            } else {
+                self.node(items, &format!("{pointer}/items"), false);
+            }
+        }
+        self.object(map, pointer);
+    }
+
+    /// The values of the length, count, bound and pattern keywords, and bounds no value can meet.
+    fn values(&mut self, map: &Map<String, Value>, pointer: &str) {
+        for k in ["minLength", "maxLength", "minItems", "maxItems"] {
+            if let Some(v) = map.get(k)
+                && v.as_u64().is_none()
+            {
+                self.err(
+                    pointer,
+                    k,
+                    format!("must be a non-negative integer (e.g. 1), found {v}"),
+                );
+            }
+        }
+        for k in NUMBER_KEYWORDS {
+            match map.get(*k) {
+                Some(Value::Bool(b)) if k.starts_with("exclusive") => {
+                    let plain = if *k == "exclusiveMinimum" {
+                        "minimum"
+                    } else {
+                        "maximum"
+                    };
+                    self.err(
+                        pointer,
+                        k,
+                        format!("must be a number, found {b}: in JSON Schema 2020-12 `{k}` is the bound itself, so write \"{k}\": 0 instead of \"{plain}\": 0 with \"{k}\": true"),
+                    )
+                }
+                Some(v) if !v.is_number() => {
+                    self.err(pointer, k, format!("must be a number, found {v}"))
+                }
+                _ => {}
+            }
+        }
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        for (min, max, what) in [
+            ("minLength", "maxLength", "string"),
+            ("minItems", "maxItems", "array"),
+        ] {
+            if let (Some(lo), Some(hi)) = (count(min), count(max))
+                && lo > hi
+            {
+                self.err(
+                    pointer,
+                    min,
+                    format!("is {lo}, more than `{max}` {hi}: no {what} can satisfy both"),
+                );
+            }
+        }
+        let num = |k: &'static str| map.get(k).and_then(Value::as_f64).map(|x| (k, x));
+        let lower = [num("minimum"), num("exclusiveMinimum")];
+        let upper = [num("maximum"), num("exclusiveMaximum")];
+        'pairs: for (lk, lo) in lower.iter().flatten() {
+            for (hk, hi) in upper.iter().flatten() {
+                let empty = if *lk == "minimum" && *hk == "maximum" {
+                    lo > hi
+                } else {
+                    lo >= hi
+                };
+                if empty {
+                    self.err(
+                        pointer,
+                        lk,
+                        format!(
+                            "is {}, but `{hk}` is {}: no number can satisfy both",
+                            map[*lk], map[*hk]
+                        ),
+                    );
+                    break 'pairs;
+                }
+            }
+        }
+        if let Some(p) = map.get("pattern") {
+            match p.as_str().map(Pattern::new) {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => self.err(pointer, "pattern", e.to_string()),
+                None => self.err(
+                    pointer,
+                    "pattern",
+                    format!("must be a string holding a regular expression, found {p}"),
+                ),
+            }
+        }
+    }
+
+    fn object(&mut self, map: &Map<String, Value>, pointer: &str) {
+        let properties = match map.get("properties") {
+            Some(Value::Object(props)) => Some(props),
+            Some(other) => {
+                self.err(
+                    pointer,
+                    "properties",
+                    format!(
+                        "must be an object mapping property names to schemas, found {}",
+                        kind(other)
+                    ),
+                );
+                None
+            }
+            None => None,
+        };
+        if let Some(props) = properties {
+            for (name, schema) in props {
+                self.node(
+                    schema,
+                    &format!("{pointer}/properties/{}", pointer_token(name)),
+                    false,
+                );
+            }
+        }
+        match map.get("required") {
+            None => {}
+            Some(Value::Array(names)) => {
+                for (i, name) in names.iter().enumerate() {
+                    match name.as_str() {
+                        Some(n) if names[..i].iter().any(|m| m == name) => {
+                            self.err(
+                                pointer,
+                                "required",
+                                format!("lists {n:?} more than once; remove the repeat"),
+                            );
+                        }
+                        Some(n) if !properties.is_some_and(|p| p.contains_key(n)) => {
+                            self.err(
+                                pointer,
+                                "required",
+                                format!("names {n:?}, which `properties` does not declare: declare it, or remove it from `required`"),
+                            );
+                        }
+                        Some(_) => {}
+                        None => self.err(
+                            pointer,
+                            "required",
+                            format!("must list property names (strings), found {name}"),
+                        ),
+                    }
+                }
+            }
+            Some(other) => self.err(
+                pointer,
+                "required",
+                format!("must be an array of property names, found {}", kind(other)),
+            ),
+        }
+        match map.get("additionalProperties") {
+            None | Some(Value::Bool(_)) => {}
+            Some(schema @ Value::Object(_)) => {
+                self.node(schema, &format!("{pointer}/additionalProperties"), false)
+            }
+            Some(other) => self.err(
+                pointer,
+                "additionalProperties",
+                format!(
+                    "must be `false` (a closed object) or a schema (a map's values), found {other}"
+                ),
+            ),
+        }
+    }
+
+    /// `type`: one type name, or `[T, "null"]`.
+    fn type_keyword(&mut self, map: &Map<String, Value>, pointer: &str) -> Type {
+        let Some(ty) = map.get("type") else {
+            return Type::Absent;
+        };
+        let names: Vec<&str> = match ty {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let valid_shape = match ty {
+            Value::String(_) => true,
+            Value::Array(items) => {
+                items.len() == 2
+                    && names.len() == 2
+                    && names.contains(&"null")
+                    && names[0] != names[1]
+            }
+            _ => false,
+        };
+        if !valid_shape {
+            self.err(
+                pointer,
+                "type",
+                format!("must be one type name or [T, \"null\"] (a nullable T), found {ty}; for a choice between objects use `oneOf`"),
+            );
+            return Type::Invalid;
+        }
+        if let Some(unknown) = names.iter().find(|n| !TYPES.contains(n)) {
+            let list = TYPES
+                .iter()
+                .map(|t| format!("{t:?}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.err(
+                pointer,
+                "type",
+                format!("unknown type {unknown:?}; the types are {list}"),
+            );
+            return Type::Invalid;
+        }
+        let nullable = names.len() == 2;
+        let name = names
+            .iter()
+            .find(|n| **n != "null")
+            .copied()
+            .unwrap_or("null")
+            .to_owned();
+        Type::Valid { name, nullable }
+    }
+
+    fn reference(&mut self, reference: &Value, pointer: &str) {
+        let Some(reference) = reference.as_str() else {
+            self.err(pointer, "$ref", format!("must be a string such as \"#/$defs/Name\" or \"other.schema.json\", found {reference}"));
+            return;
+        };
+        match self.target(self.doc, reference) {
+            Ok((doc, ptr, _)) => {
+                if let Some(cycle) = self.ref_cycle(pointer, doc, ptr) {
+                    self.err(
+                        pointer,
+                        "$ref",
+                        format!(
+                            "{reference:?} leads back here through `$ref`s (and nullable `anyOf`s) only, so it never says what is admitted: {cycle}; make the chain end in a schema that is not a `$ref`"
+                        ),
+                    );
+                }
+            }
+            Err(message) => self.err(pointer, "$ref", message),
+        }
+    }
+
+    /// The schema a `$ref` written in document `from` names, loading its file if needed:
+    /// its document, pointer and value.
+    fn target(&mut self, from: usize, reference: &str) -> Result<(usize, String, Value), String> {
+        let (doc, ptr) = self.docs.resolve(from, reference)?;
+        let target = self.docs.get(doc);
+        let def = ptr
+            .strip_prefix("/$defs/")
+            .filter(|name| !name.contains('/'));
+        if ptr.is_empty() && !has_structure(&target.root) {
+            return Err(format!(
+                "{reference:?}: {} has no root schema, only `$defs` and annotations: reference one of its `$defs` entries (\"{}#/$defs/Name\")",
+                target.file, target.file
+            ));
+        }
+        if !ptr.is_empty() && def.is_none() {
+            return Err(format!(
+                "{reference:?} points inside a schema; only a file's root (\"other.schema.json\") or a `$defs` entry (\"#/$defs/Name\") may be referenced: move the schema into the root `$defs`"
+            ));
+        }
+        match target.root.pointer(&ptr) {
+            Some(value) => Ok((doc, ptr, value.clone())),
+            None => {
+                let name = def
+                    .unwrap_or_default()
+                    .replace("~1", "/")
+                    .replace("~0", "~");
+                let entries = match target.root.get("$defs").and_then(Value::as_object) {
+                    Some(defs) if !defs.is_empty() => {
+                        format!(
+                            "its entries are {}",
+                            defs.keys()
+                                .map(|k| format!("{k:?}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }
+                    _ => "it has no `$defs`".to_owned(),
+                };
+                Err(format!(
+                    "{reference:?}: {} has no `$defs` entry {name:?} ({entries})",
+                    target.file
+                ))
+            }
+        }
+    }
+
+    /// Follows `$ref`s (a bounded number of hops) from document `doc` to the schema that says
+    /// something, and the document it is in.
+    fn follow(&mut self, doc: usize, schema: &Value) -> Option<(usize, Value)> {
+        let mut current = (doc, schema.clone());
+        for _ in 0..64 {
+            match current.1.get("$ref").and_then(Value::as_str) {
+                Some(r) => {
+                    let (d, _, v) = self.target(current.0, r).ok()?;
+                    current = (d, v);
+                }
+                None => return Some(current),
+            }
+        }
+        None
+    }
+
+    /// When the `$ref` at `start` (in this document), which names `(doc, ptr)`, leads back to
+    /// itself through `$ref`s and nullable `anyOf`s only, the cycle as text.
+    fn ref_cycle(&mut self, start: &str, mut doc: usize, mut ptr: String) -> Option<String> {
+        let mut seen: Vec<(usize, String)> = Vec::new();
+        loop {
+            if doc == self.doc && ptr == start {
+                let here = format!("{}#{start}", self.file);
+                let mut path = vec![here.clone()];
+                path.extend(
+                    seen.iter()
+                        .map(|(d, p)| format!("{}#{p}", self.docs.get(*d).file)),
+                );
+                path.push(here);
+                return Some(path.join(" → "));
+            }
+            if seen.contains(&(doc, ptr.clone())) || seen.len() > 64 {
+                return None;
+            }
+            seen.push((doc, ptr.clone()));
+            let schema = self.docs.get(doc).root.pointer(&ptr)?.clone();
+            if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+                (doc, ptr) = self.docs.resolve(doc, r).ok()?;
+            } else if let Some(branches) = schema
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .filter(|b| b.len() == 2)
+            {
+                let i = branches.iter().position(|b| !is_null_schema(b))?;
+                ptr = format!("{ptr}/anyOf/{i}");
+            } else {
+                return None;
+            }
+        }
+    }
+
+    fn any_of(&mut self, branches: &Value, pointer: &str) {
+        const ONLY: &str = "only `\"anyOf\": [X, {\"type\": \"null\"}]` (a nullable X) is supported; for a choice between objects use `oneOf`";
+        let Some(branches) = branches.as_array().filter(|b| b.len() == 2) else {
+            self.err(pointer, "anyOf", ONLY);
+            return;
+        };
+        if is_null_schema(&branches[0]) == is_null_schema(&branches[1]) {
+            self.err(pointer, "anyOf", ONLY);
+            return;
+        }
+        for (i, branch) in branches.iter().enumerate() {
+            self.node(branch, &format!("{pointer}/anyOf/{i}"), false);
+        }
+    }
+
+    fn one_of(&mut self, branches: &Value, pointer: &str) {
+        let Some(branches) = branches.as_array().filter(|b| !b.is_empty()) else {
+            self.err(
+                pointer,
+                "oneOf",
+                "must be a non-empty array of object schemas",
+            );
+            return;
+        };
+        let mut resolved = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            let at = format!("{pointer}/oneOf/{i}");
+            self.node(branch, &at, false);
+            // An unresolvable `$ref` is reported where it is written.
+            if let Some((doc, b)) = self.follow(self.doc, branch) {
+                match not_a_closed_object(&b) {
+                    Some(why) => self.err(
+                        &at,
+                        "oneOf",
+                        format!("every `oneOf` branch must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}"),
+                    ),
+                    None => resolved.push((doc, b)),
+                }
+            }
+        }
+        if resolved.len() < branches.len() {
+            return;
+        }
+        if let Err(why) = discriminator(&resolved, |d, s| self.follow(d, s)) {
+            self.err(pointer, "oneOf", why);
+        }
+    }
+}
+
+/// What `type` says.
+enum Type {
+    Absent,
+    Invalid,
+    Valid { name: String, nullable: bool },
+}
+
+/// Why a resolved `oneOf` branch is not a closed object, if it is not.
+fn not_a_closed_object(branch: &Value) -> Option<String> {
+    let Value::Object(map) = branch else {
+        return Some(format!("is {branch}"));
+    };
+    match map.get("type") {
+        Some(t) if t == "object" => {}
+        Some(t) => return Some(format!("has type {t}")),
+        None => return Some("declares no `type`".to_owned()),
+    }
+    if let Some(k) = ["oneOf", "anyOf", "const", "enum"]
+        .into_iter()
+        .find(|k| map.contains_key(*k))
+    {
+        return Some(format!("is a `{k}`"));
+    }
+    match map.get("additionalProperties") {
+        None | Some(Value::Bool(false)) => None,
+        Some(_) => Some("is a map (`additionalProperties` is not `false`)".to_owned()),
+    }
+}
+
+/// The discriminator of a `oneOf`'s resolved branches (each with the document it is in): the
+/// first property that every branch either declares (required, with a distinct string `const`)
+/// or, for at most one branch, leaves undeclared. `follow` resolves a property schema's `$ref`s
+/// from its document. Otherwise, why no property qualifies.
+pub(crate) fn discriminator(
+    branches: &[(usize, Value)],
+    mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> Result<(String, Vec<Option<String>>), String> {
+    let mut candidates: Vec<&String> = Vec::new();
+    for (_, branch) in branches {
+        for name in branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|p| p.keys())
+        {
+            if !candidates.contains(&name) {
+                candidates.push(name);
+            }
+        }
+    }
+    let mut reasons = Vec::new();
+    for name in candidates {
+        let mut tags: Vec<Option<String>> = Vec::new();
+        let mut plausible = false;
+        let mut problem = None;
+        for (i, (doc, branch)) in branches.iter().enumerate() {
+            let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
+                tags.push(None);
+                continue;
+            };
+            let required = branch
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|n| n == name.as_str()));
+            let tag = follow(*doc, schema)
+                .and_then(|(_, s)| s.get("const").and_then(Value::as_str).map(str::to_owned));
+            plausible |= tag.is_some();
+            let found = match tag {
+                None => Err(format!("branch {i} declares it without a string `const`")),
+                Some(_) if !required => Err(format!("branch {i} does not list it in `required`")),
+                Some(t) => match tags.iter().position(|u| u.as_deref() == Some(t.as_str())) {
+                    Some(j) => Err(format!("branches {j} and {i} both have the `const` {t:?}")),
+                    None => Ok(t),
+                },
+            };
+            match found {
+                Ok(t) => tags.push(Some(t)),
+                Err(p) => {
+                    problem.get_or_insert(p);
+                    tags.push(None);
+                }
+            }
+        }
+        let problem = problem.or_else(|| {
+            let undeclared: Vec<String> = tags
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.is_none())
+                .map(|(i, _)| i.to_string())
+                .collect();
+            (undeclared.len() > 1).then(|| {
+                format!(
+                    "branches {} do not declare it (only one branch may)",
+                    undeclared.join(" and ")
+                )
+            })
+        });
+        match problem {
+            None => return Ok((name.clone(), tags)),
+            Some(p) if plausible => reasons.push(format!("`{name}` does not qualify: {p}")),
+            Some(_) => {}
+        }
+    }
+    let rule = "the branches must be told apart by one property that each branch declares, lists in `required` and gives a distinct string `const` (one branch may leave it undeclared)";
+    if reasons.is_empty() {
+        Err(format!(
+            "{rule}; no property has a string `const` in any branch"
+        ))
+    } else {
+        Err(format!("{rule}; {}", reasons.join("; ")))
+    }
+}
+
+/// A nullable `anyOf`'s null branch.
+fn is_null_schema(v: &Value) -> bool {
+    v.get("type").is_some_and(|t| t == "null")
+}
+
+fn value_has_type(v: &Value, ty: &str, nullable: bool) -> bool {
+    (nullable && v.is_null())
+        || match ty {
+            "string" => v.is_string(),
+            "integer" => v.as_f64().is_some_and(|x| x.fract() == 0.0),
+            "number" => v.is_number(),
+            "boolean" => v.is_boolean(),
+            "null" => v.is_null(),
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            _ => false,
+        }
+}
+
+fn type_text(name: &str, nullable: bool) -> String {
+    if nullable {
+        format!("[\"{name}\", \"null\"]")
+    } else {
+        format!("\"{name}\"")
+    }
+}
+
+/// `a string "x"`, `an array`, …: what a JSON value is, for messages.
+fn kind(v: &Value) -> String {
+    match v {
+        Value::Object(_) => "an object".to_owned(),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Null => "null".to_owned(),
+        other => format!("{} {other}", crate::check::type_name(other)),
+    }
+}

@@ -1,0 +1,64 @@
+//! [`SchemaSet`]: schema files, linted and normalised, and their IR.
+
+use crate::build::{self, SchemaFile};
+use crate::error::Error;
+use crate::ir::Ir;
+use crate::lint;
+use crate::load::{self, Documents};
+use std::path::Path;
+
+/// A set of linted, normalised schemas and their IR.
+#[derive(Debug)]
+pub struct SchemaSet {
+    /// The IR of every schema in the set.
+    pub ir: Ir,
+    /// The files, in load order (the ones asked for first, then those their `$ref`s named).
+    pub files: Vec<SchemaFile>,
+}
+
+impl SchemaSet {
+    /// Loads every `*.json` schema of a directory (sorted by name).
+    pub fn load_dir(dir: &Path) -> Result<SchemaSet, Error> {
+        let mut docs = Documents::default();
+        for file in load::schema_files(dir)? {
+            docs.add_file(&file)?;
+        }
+        finish(docs)
+    }
+
+    /// Loads one schema file and the sibling files its `$ref`s name.
+    pub fn load_file(path: &Path) -> Result<SchemaSet, Error> {
+        let mut docs = Documents::default();
+        docs.add_file(path)?;
+        finish(docs)
+    }
+
+    /// Loads schemas held in memory as `(file name, text)`; relative `$ref`s name other entries.
+    pub fn load_sources<'a>(
+        sources: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<SchemaSet, Error> {
+        let mut docs = Documents::default();
+        for (file, text) in sources {
+            docs.add_source(file, None, text.to_owned())?;
+        }
+        finish(docs)
+    }
+
+    /// A file by `$id`, file name or short name (the file name without `.schema.json`).
+    pub fn find(&self, name: &str) -> Option<&SchemaFile> {
+        self.files
+            .iter()
+            .find(|f| f.id == name || f.file == name || f.short_name() == name)
+    }
+}
+
+fn finish(mut docs: Documents) -> Result<SchemaSet, Error> {
+    let errors = lint::lint(&mut docs);
+    if !errors.is_empty() {
+        return Err(Error::Lint(errors));
+    }
+    let (ir, files) = build::Builder::new(&mut docs)
+        .finish()
+        .map_err(Error::Lint)?;
+    Ok(SchemaSet { ir, files })
+}

@@ -1,0 +1,1251 @@
+//! Every lint rule, as the schema author sees it: the `Display` of the error, snapshotted.
+//! Plus the positive side: every supported keyword loads, `$ref`s cross files, files load from
+//! disk.
+
+use insta::assert_snapshot;
+use perago_schema::ir::Shape;
+use perago_schema::{DIALECT, Error, SchemaSet};
+use serde_json::{Map, Value, json};
+use std::fs;
+
+/// A schema file's text: `$schema` first, then `body`.
+fn schema(body: Value) -> String {
+    let mut map = Map::new();
+    map.insert("$schema".to_owned(), json!(DIALECT));
+    map.extend(
+        body.as_object()
+            .expect("a schema body is an object")
+            .clone(),
+    );
+    serde_json::to_string_pretty(&Value::Object(map)).unwrap()
+}
+
+/// Loads in-memory files that must fail; the errors as the author sees them.
+fn errors(files: &[(&str, String)]) -> String {
+    match SchemaSet::load_sources(files.iter().map(|(name, text)| (*name, text.as_str()))) {
+        Ok(_) => panic!("expected lint errors, but the schemas loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// One file `a.schema.json` with `$schema` and `body`, which must fail.
+fn lint(body: Value) -> String {
+    errors(&[("a.schema.json", schema(body))])
+}
+
+/// One raw file text, which must fail.
+fn lint_text(text: &str) -> String {
+    errors(&[("a.schema.json", text.to_owned())])
+}
+
+/// In-memory files that must load.
+fn load(files: &[(&str, String)]) -> SchemaSet {
+    match SchemaSet::load_sources(files.iter().map(|(name, text)| (*name, text.as_str()))) {
+        Ok(set) => set,
+        Err(e) => panic!("expected the schemas to load, got:\n{e}"),
+    }
+}
+
+fn object(properties: Value) -> Value {
+    json!({"type": "object", "properties": properties})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keywords outside the subset
+
+#[test]
+fn unsupported_all_of() {
+    assert_snapshot!(lint(
+        json!({"allOf": [{"type": "string"}, {"minLength": 1}]})
+    ));
+}
+
+#[test]
+fn unsupported_not() {
+    assert_snapshot!(lint(json!({"type": "string", "not": {"const": ""}})));
+}
+
+#[test]
+fn unsupported_if_then_else() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"kind": {"type": "string"}},
+        "if": {"properties": {"kind": {"const": "a"}}},
+        "then": {"required": ["kind"]},
+        "else": {}
+    })));
+}
+
+#[test]
+fn unsupported_pattern_properties() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}})
+    ));
+}
+
+#[test]
+fn unsupported_format() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}})
+    ));
+}
+
+#[test]
+fn unsupported_unique_items() {
+    assert_snapshot!(lint(
+        json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})
+    ));
+}
+
+#[test]
+fn unsupported_prefix_items() {
+    assert_snapshot!(lint(
+        json!({"type": "array", "prefixItems": [{"type": "string"}]})
+    ));
+}
+
+#[test]
+fn unsupported_definitions() {
+    assert_snapshot!(lint(
+        json!({"definitions": {"A": {"type": "string"}}, "$ref": "#/definitions/A"})
+    ));
+}
+
+#[test]
+fn unsupported_openapi_nullable() {
+    assert_snapshot!(lint(json!({"type": "string", "nullable": true})));
+}
+
+#[test]
+fn unsupported_misspelt_keyword() {
+    assert_snapshot!(lint(json!({"type": "string", "minlength": 1, "ref": "#"})));
+}
+
+#[test]
+fn unsupported_unknown_keyword() {
+    assert_snapshot!(lint(json!({"type": "string", "x-internal": true})));
+}
+
+#[test]
+fn unsupported_keyword_beside_ref_is_reported_once() {
+    assert_snapshot!(lint(
+        json!({"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/A", "format": "uuid"})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The root: $schema, $id, and keywords only the root may hold
+
+#[test]
+fn missing_schema() {
+    assert_snapshot!(lint_text(r#"{"type": "string"}"#));
+}
+
+#[test]
+fn wrong_schema_dialect() {
+    assert_snapshot!(lint_text(
+        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}"#
+    ));
+}
+
+#[test]
+fn schema_not_a_string() {
+    assert_snapshot!(lint_text(r#"{"$schema": 2020, "type": "string"}"#));
+}
+
+#[test]
+fn dialect_with_empty_fragment_is_accepted() {
+    let text = format!(r#"{{"$schema": "{DIALECT}#", "type": "string"}}"#);
+    load(&[("a.schema.json", text)]);
+}
+
+#[test]
+fn relative_id() {
+    assert_snapshot!(lint(json!({"$id": "a.schema.json", "type": "string"})));
+}
+
+#[test]
+fn id_with_fragment() {
+    assert_snapshot!(lint(
+        json!({"$id": "https://example.com/a.schema.json#top", "type": "string"})
+    ));
+}
+
+#[test]
+fn nested_schema_and_id() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {
+            "inner": {"$schema": DIALECT, "$id": "https://example.com/inner.schema.json", "type": "string"}
+        }
+    })));
+}
+
+#[test]
+fn nested_defs() {
+    assert_snapshot!(lint(json!({
+        "$defs": {"Outer": {"type": "string", "$defs": {"Inner": {"type": "string"}}}},
+        "$ref": "#/$defs/Outer"
+    })));
+}
+
+#[test]
+fn defs_not_an_object() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "$defs": [{"type": "string"}]})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schemas that are not objects
+
+#[test]
+fn false_schema_as_property() {
+    assert_snapshot!(lint(object(json!({"legacy": false}))));
+}
+
+#[test]
+fn false_schema_as_items() {
+    assert_snapshot!(lint(json!({"type": "array", "items": false})));
+}
+
+#[test]
+fn non_object_schema() {
+    assert_snapshot!(lint(object(
+        json!({"name": "string", "tags": ["string"], "count": null})
+    )));
+}
+
+#[test]
+fn non_object_root() {
+    assert_snapshot!(lint_text(r#"["string"]"#));
+}
+
+// ---------------------------------------------------------------------------------------------
+// type
+
+#[test]
+fn type_union_of_two_types() {
+    assert_snapshot!(lint(json!({"type": ["string", "integer"]})));
+}
+
+#[test]
+fn type_array_of_three() {
+    assert_snapshot!(lint(json!({"type": ["string", "integer", "null"]})));
+}
+
+#[test]
+fn type_null_twice() {
+    assert_snapshot!(lint(json!({"type": ["null", "null"]})));
+}
+
+#[test]
+fn type_unknown() {
+    assert_snapshot!(lint(object(
+        json!({"a": {"type": "int"}, "b": {"type": ["float", "null"]}})
+    )));
+}
+
+#[test]
+fn type_not_a_name() {
+    assert_snapshot!(lint(json!({"type": {"name": "string"}})));
+}
+
+#[test]
+fn invalid_type_does_not_cascade() {
+    // One error for the type, none for the keywords it would have made (in)applicable.
+    assert_snapshot!(lint(json!({"type": "str", "minLength": 1})));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keywords that do not apply to the declared type
+
+#[test]
+fn string_keywords_on_integer() {
+    assert_snapshot!(lint(
+        json!({"type": "integer", "minLength": 1, "pattern": "^[0-9]+$"})
+    ));
+}
+
+#[test]
+fn number_keyword_on_string() {
+    assert_snapshot!(lint(json!({"type": "string", "maximum": 10})));
+}
+
+#[test]
+fn array_keywords_on_nullable_object() {
+    assert_snapshot!(lint(
+        json!({"type": ["object", "null"], "items": {"type": "string"}, "maxItems": 3})
+    ));
+}
+
+#[test]
+fn properties_without_type() {
+    assert_snapshot!(lint(
+        json!({"properties": {"a": {"type": "string"}}, "required": ["a"]})
+    ));
+}
+
+#[test]
+fn additional_properties_on_array() {
+    assert_snapshot!(lint(
+        json!({"type": "array", "additionalProperties": false})
+    ));
+}
+
+#[test]
+fn minimum_without_type() {
+    assert_snapshot!(lint(json!({"minimum": 0})));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values of the validation keywords
+
+#[test]
+fn negative_min_length() {
+    assert_snapshot!(lint(json!({"type": "string", "minLength": -1})));
+}
+
+#[test]
+fn fractional_max_items() {
+    assert_snapshot!(lint(json!({"type": "array", "maxItems": 2.5})));
+}
+
+#[test]
+fn string_bound() {
+    assert_snapshot!(lint(json!({"type": "integer", "minimum": "0"})));
+}
+
+#[test]
+fn draft4_exclusive_minimum() {
+    assert_snapshot!(lint(
+        json!({"type": "number", "minimum": 0, "exclusiveMinimum": true})
+    ));
+}
+
+#[test]
+fn min_length_above_max_length() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "minLength": 5, "maxLength": 3})
+    ));
+}
+
+#[test]
+fn min_items_above_max_items() {
+    assert_snapshot!(lint(json!({"type": "array", "minItems": 2, "maxItems": 1})));
+}
+
+#[test]
+fn minimum_above_maximum() {
+    assert_snapshot!(lint(
+        json!({"type": "integer", "minimum": 10, "maximum": 1})
+    ));
+}
+
+#[test]
+fn exclusive_bounds_leave_nothing() {
+    assert_snapshot!(lint(
+        json!({"type": "number", "exclusiveMinimum": 1, "maximum": 1})
+    ));
+}
+
+#[test]
+fn equal_inclusive_bounds_are_accepted() {
+    load(&[(
+        "a.schema.json",
+        schema(json!({"type": "integer", "minimum": 1, "maximum": 1})),
+    )]);
+}
+
+#[test]
+fn invalid_pattern() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(unclosed"})));
+}
+
+#[test]
+fn pattern_invalid_in_unicode_mode() {
+    // `\-` outside a class is fine in legacy ECMA-262 but an error in Unicode mode.
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^a\\-b$"})));
+}
+
+// Patterns run in linear time: what needs backtracking is refused, naming the construct.
+
+#[test]
+fn pattern_lookahead() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]+$"})
+    ));
+}
+
+#[test]
+fn pattern_negative_lookahead() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(?!tmp-)"})));
+}
+
+#[test]
+fn pattern_lookbehind() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "(?<=@)example$"})));
+}
+
+#[test]
+fn pattern_negative_lookbehind() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "(?<!-)$"})));
+}
+
+#[test]
+fn pattern_backreference() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(a+)\\1$"})));
+}
+
+#[test]
+fn pattern_named_backreference() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "pattern": "^(?<q>['\"]).*\\k<q>$"})
+    ));
+}
+
+#[test]
+fn pattern_too_large() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^a{10000000}$"})));
+}
+
+#[test]
+fn pattern_unknown_unicode_property() {
+    // ECMA-262 names scripts `Script=…`; a lone script name is not a property there.
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^\\p{Greek}+$"})));
+}
+
+#[test]
+fn pattern_modifier_group() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(?i:yes)$"})));
+}
+
+/// What the linear-time engine takes, including the ECMA-262 classes it writes out in ASCII.
+#[test]
+fn patterns_in_the_linear_time_subset_load() {
+    for pattern in [
+        "^(a+)+$",
+        "^\\d{3}-\\w+\\s?$",
+        "^(?<year>\\d{4})-(?:0[1-9]|1[0-2])$",
+        "^\\p{L}[\\p{L}\\p{Script=Greek}\\u{1F600}-\\u{1F64F}]*$",
+        "\\bword\\b",
+        "^[^]*$",
+        "^[a&&b~~c[-]+$",
+    ] {
+        load(&[(
+            "a.schema.json",
+            schema(json!({"type": "string", "pattern": pattern})),
+        )]);
+    }
+}
+
+#[test]
+fn pattern_not_a_string() {
+    assert_snapshot!(lint(json!({"type": "string", "pattern": 42})));
+}
+
+#[test]
+fn tuple_items() {
+    assert_snapshot!(lint(
+        json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}]})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects
+
+#[test]
+fn required_names_undeclared_property() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name", "nmae"]})
+    ));
+}
+
+#[test]
+fn required_without_properties() {
+    assert_snapshot!(lint(json!({"type": "object", "required": ["name"]})));
+}
+
+#[test]
+fn required_duplicated() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name", "name"]})
+    ));
+}
+
+#[test]
+fn required_not_an_array() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": "name"})
+    ));
+}
+
+#[test]
+fn required_not_names() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": [1]})
+    ));
+}
+
+#[test]
+fn properties_not_an_object() {
+    assert_snapshot!(lint(json!({"type": "object", "properties": ["name"]})));
+}
+
+#[test]
+fn additional_properties_not_a_schema() {
+    assert_snapshot!(lint(
+        json!({"type": "object", "additionalProperties": "string"})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// const and enum
+
+#[test]
+fn const_not_of_type() {
+    assert_snapshot!(lint(json!({"type": "integer", "const": "1"})));
+}
+
+#[test]
+fn const_fraction_not_integer() {
+    assert_snapshot!(lint(json!({"type": "integer", "const": 1.5})));
+}
+
+#[test]
+fn enum_value_not_of_type() {
+    assert_snapshot!(lint(json!({"type": "string", "enum": ["a", 1, null]})));
+}
+
+#[test]
+fn enum_null_allowed_when_type_is_nullable() {
+    load(&[(
+        "a.schema.json",
+        schema(json!({"type": ["string", "null"], "enum": ["a", null]})),
+    )]);
+}
+
+#[test]
+fn duplicate_enum_values() {
+    assert_snapshot!(lint(json!({"enum": ["a", "b", "a", 1, 1.0]})));
+}
+
+#[test]
+fn empty_enum() {
+    assert_snapshot!(lint(json!({"type": "string", "enum": []})));
+}
+
+#[test]
+fn enum_not_an_array() {
+    assert_snapshot!(lint(json!({"enum": "a"})));
+}
+
+#[test]
+fn const_and_enum() {
+    assert_snapshot!(lint(json!({"const": "a", "enum": ["a"]})));
+}
+
+#[test]
+fn constraints_beside_enum() {
+    // The IR checks only the listed values, so a rule beside them would be silently ignored.
+    assert_snapshot!(lint(
+        json!({"type": "string", "enum": ["a", "bb"], "minLength": 2})
+    ));
+}
+
+#[test]
+fn constraints_beside_const() {
+    assert_snapshot!(lint(json!({"type": "integer", "const": 3, "maximum": 2})));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Siblings of $ref, oneOf, anyOf
+
+#[test]
+fn siblings_beside_ref() {
+    assert_snapshot!(lint(json!({
+        "$defs": {"Name": {"type": "string"}},
+        "type": "object",
+        "properties": {"name": {"$ref": "#/$defs/Name", "type": "string", "maxLength": 10, "description": "fine"}}
+    })));
+}
+
+#[test]
+fn siblings_beside_one_of() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"kind": {"type": "string"}},
+        "oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}}, "required": ["kind"]}
+        ]
+    })));
+}
+
+#[test]
+fn one_of_of_type_string() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "oneOf": [branch("a"), branch("b")]})
+    ));
+}
+
+#[test]
+fn siblings_beside_any_of() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "minLength": 1, "anyOf": [{"type": "string"}, {"type": "null"}]})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// anyOf
+
+#[test]
+fn any_of_two_non_null_branches() {
+    assert_snapshot!(lint(
+        json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+    ));
+}
+
+#[test]
+fn any_of_three_branches() {
+    assert_snapshot!(lint(
+        json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
+    ));
+}
+
+#[test]
+fn any_of_branches_are_linted() {
+    assert_snapshot!(lint(
+        json!({"anyOf": [{"type": "string", "format": "email"}, {"type": "null", "minLength": 1}]})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// oneOf
+
+fn branch(tag: &str) -> Value {
+    json!({"type": "object", "properties": {"kind": {"const": tag}}, "required": ["kind"]})
+}
+
+#[test]
+fn one_of_empty() {
+    assert_snapshot!(lint(json!({"oneOf": []})));
+}
+
+#[test]
+fn one_of_branch_not_an_object() {
+    assert_snapshot!(lint(
+        json!({"oneOf": [branch("a"), {"type": "string"}, {"properties": {"kind": {"const": "c"}}}]})
+    ));
+}
+
+#[test]
+fn one_of_branch_is_a_map() {
+    assert_snapshot!(lint(
+        json!({"oneOf": [branch("a"), {"type": "object", "additionalProperties": {"type": "string"}}]})
+    ));
+}
+
+#[test]
+fn one_of_branch_ref_to_non_object() {
+    assert_snapshot!(lint(
+        json!({"$defs": {"Text": {"type": "string"}}, "oneOf": [branch("a"), {"$ref": "#/$defs/Text"}]})
+    ));
+}
+
+#[test]
+fn one_of_nested_one_of() {
+    assert_snapshot!(lint(
+        json!({"oneOf": [branch("a"), {"type": "object", "oneOf": [branch("b"), branch("c")]}]})
+    ));
+}
+
+#[test]
+fn one_of_without_const() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+    ]})));
+}
+
+#[test]
+fn one_of_duplicate_consts() {
+    assert_snapshot!(lint(
+        json!({"oneOf": [branch("a"), branch("b"), branch("a")]})
+    ));
+}
+
+#[test]
+fn one_of_const_not_required() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        branch("a"),
+        {"type": "object", "properties": {"kind": {"const": "b"}}}
+    ]})));
+}
+
+#[test]
+fn one_of_two_branches_lack_the_discriminator() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        branch("a"),
+        {"type": "object", "properties": {"x": {"type": "string"}}},
+        {"type": "object", "properties": {"y": {"type": "string"}}}
+    ]})));
+}
+
+#[test]
+fn one_of_const_not_a_string() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        {"type": "object", "properties": {"v": {"const": 1}}, "required": ["v"]},
+        {"type": "object", "properties": {"v": {"const": 2}}, "required": ["v"]}
+    ]})));
+}
+
+#[test]
+fn one_of_reports_every_near_miss() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        {"type": "object", "properties": {"kind": {"const": "a"}, "version": {"const": "1"}}, "required": ["kind"]},
+        {"type": "object", "properties": {"kind": {"const": "a"}, "version": {"const": "2"}}, "required": ["kind", "version"]}
+    ]})));
+}
+
+// ---------------------------------------------------------------------------------------------
+// $ref
+
+#[test]
+fn ref_to_missing_file() {
+    assert_snapshot!(lint(object(
+        json!({"a": {"$ref": "other.schema.json#/$defs/A"}})
+    )));
+}
+
+#[test]
+fn ref_to_missing_def() {
+    assert_snapshot!(lint(
+        json!({"$defs": {"Name": {"type": "string"}, "Count": {"type": "integer"}}, "$ref": "#/$defs/Nmae"})
+    ));
+}
+
+#[test]
+fn ref_to_missing_def_in_file_without_defs() {
+    assert_snapshot!(errors(&[
+        (
+            "a.schema.json",
+            schema(json!({"$ref": "b.schema.json#/$defs/B"}))
+        ),
+        ("b.schema.json", schema(json!({"type": "string"}))),
+    ]));
+}
+
+#[test]
+fn ref_to_root_of_defs_only_file() {
+    assert_snapshot!(errors(&[
+        (
+            "a.schema.json",
+            schema(json!({"type": "object", "properties": {"id": {"$ref": "common.schema.json"}}}))
+        ),
+        (
+            "common.schema.json",
+            schema(json!({"title": "Common", "$defs": {"Id": {"type": "string"}}}))
+        ),
+    ]));
+}
+
+#[test]
+fn ref_pointer_inside_a_schema() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"$ref": "#/properties/a"}}
+    })));
+}
+
+#[test]
+fn ref_pointer_inside_a_def() {
+    assert_snapshot!(lint(json!({
+        "$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}},
+        "$ref": "#/$defs/A/properties/x"
+    })));
+}
+
+#[test]
+fn ref_up_a_directory() {
+    assert_snapshot!(lint(json!({"$ref": "../shared/common.schema.json"})));
+}
+
+#[test]
+fn ref_into_a_subdirectory() {
+    assert_snapshot!(lint(json!({"$ref": "shared/common.schema.json#/$defs/A"})));
+}
+
+#[test]
+fn ref_anchor_fragment() {
+    assert_snapshot!(lint(
+        json!({"$defs": {"A": {"type": "string"}}, "$ref": "#A"})
+    ));
+}
+
+#[test]
+fn ref_not_a_string() {
+    assert_snapshot!(lint(json!({"$ref": {"path": "#/$defs/A"}})));
+}
+
+#[test]
+fn ref_to_unknown_id() {
+    assert_snapshot!(lint(
+        json!({"$ref": "https://example.com/schemas/missing.schema.json"})
+    ));
+}
+
+#[test]
+fn ref_cycle() {
+    assert_snapshot!(lint(json!({
+        "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}}
+    })));
+}
+
+#[test]
+fn ref_to_own_root() {
+    assert_snapshot!(lint(json!({"$ref": "#"})));
+}
+
+#[test]
+fn ref_cycle_through_nullable_any_of() {
+    assert_snapshot!(lint(
+        json!({"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"})
+    ));
+}
+
+#[test]
+fn ref_cycle_across_files() {
+    assert_snapshot!(errors(&[
+        ("a.schema.json", schema(json!({"$ref": "b.schema.json"}))),
+        ("b.schema.json", schema(json!({"$ref": "a.schema.json"}))),
+    ]));
+}
+
+#[test]
+fn recursion_through_an_object_is_accepted() {
+    let set = load(&[(
+        "tree.schema.json",
+        schema(json!({
+            "type": "object",
+            "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "parent": {"$ref": "#"}}
+        })),
+    )]);
+    assert!(set.find("tree").and_then(|f| f.root).is_some());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+#[test]
+fn duplicate_id_across_files() {
+    let id = "https://example.com/schemas/a.schema.json";
+    assert_snapshot!(errors(&[
+        (
+            "a.schema.json",
+            schema(json!({"$id": id, "type": "string"}))
+        ),
+        (
+            "b.schema.json",
+            schema(json!({"$id": id, "type": "integer"}))
+        ),
+    ]));
+}
+
+#[test]
+fn duplicate_file_name() {
+    assert_snapshot!(errors(&[
+        ("a.schema.json", schema(json!({"type": "string"}))),
+        ("a.schema.json", schema(json!({"type": "integer"}))),
+    ]));
+}
+
+#[test]
+fn duplicate_json_key() {
+    let text = format!(
+        "{{\n  \"$schema\": \"{DIALECT}\",\n  \"type\": \"string\",\n  \"maxLength\": 5,\n  \"type\": \"integer\"\n}}"
+    );
+    let e = lint_text(&text);
+    assert_snapshot!(e);
+}
+
+#[test]
+fn not_json() {
+    assert_snapshot!(lint_text("{\"$schema\": \"x\",}"));
+}
+
+#[test]
+fn not_json_is_a_parse_error() {
+    let result = SchemaSet::load_sources([("a.schema.json", "{")]);
+    assert!(matches!(result, Err(Error::Parse { file, .. }) if file == "a.schema.json"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Annotations
+
+#[test]
+fn default_invalid() {
+    assert_snapshot!(lint(object(json!({
+        "retries": {"type": "integer", "minimum": 0, "default": -1},
+        "mode": {"enum": ["fast", "slow"], "default": "medium"},
+        "name": {"type": ["string", "null"], "maxLength": 3, "default": "too long"}
+    }))));
+}
+
+#[test]
+fn default_invalid_beside_ref() {
+    assert_snapshot!(lint(json!({
+        "$defs": {"Level": {"type": "integer", "maximum": 5}},
+        "type": "object",
+        "properties": {"level": {"$ref": "#/$defs/Level", "default": 9}}
+    })));
+}
+
+#[test]
+fn default_object_invalid() {
+    assert_snapshot!(lint(object(json!({
+        "limits": {
+            "type": "object",
+            "properties": {"cpu": {"type": "integer"}},
+            "default": {"cpu": 1, "memory": 2}
+        }
+    }))));
+}
+
+#[test]
+fn examples_invalid() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"name": {"type": "string", "minLength": 1, "examples": ["ok", ""]}},
+        "required": ["name"],
+        "examples": [{"name": "x"}, {}]
+    })));
+}
+
+#[test]
+fn annotations_of_the_wrong_type() {
+    assert_snapshot!(lint(
+        json!({"type": "string", "title": 1, "description": ["x"], "$comment": null, "examples": "abc"})
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several errors
+
+#[test]
+fn several_errors_in_document_order() {
+    assert_snapshot!(lint(json!({
+        "$id": "relative.json",
+        "title": "Several",
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "minLength": 1},
+            "b": {"type": "string", "format": "uri"},
+            "c": {"items": {"type": "strin"}},
+            "d": {"$ref": "#/$defs/Missing"}
+        },
+        "required": ["a", "e"],
+        "allOf": [],
+        "$defs": {
+            "D": {"type": "string", "pattern": "("}
+        },
+        "additionalProperties": 1
+    })));
+}
+
+#[test]
+fn errors_of_several_files_in_load_order() {
+    assert_snapshot!(errors(&[
+        (
+            "a.schema.json",
+            schema(
+                json!({"type": "object", "properties": {"b": {"$ref": "b.schema.json"}}, "not": {}})
+            )
+        ),
+        (
+            "b.schema.json",
+            schema(json!({"type": "string", "maxLength": -1}))
+        ),
+    ]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Valid schemas
+
+#[test]
+fn every_supported_keyword_loads() {
+    let set = load(&[(
+        "everything.schema.json",
+        schema(json!({
+            "$id": "https://example.com/schemas/everything.schema.json",
+            "$comment": "every keyword of the subset",
+            "title": "Everything",
+            "description": "A schema using every supported keyword.",
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[a-z][a-z0-9-]*$", "default": "x", "examples": ["abc"]},
+                "count": {"type": "integer", "minimum": 0, "maximum": 10, "default": 3},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                "flag": {"type": "boolean", "default": false},
+                "nothing": {"type": "null"},
+                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5},
+                "anything": {"type": "array"},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "open": {"type": "object", "additionalProperties": true},
+                "closed": {"type": "object", "properties": {}, "additionalProperties": false},
+                "mode": {"type": "string", "enum": ["fast", "slow"], "default": "fast"},
+                "mixed": {"enum": ["a", 1, null, true]},
+                "version": {"const": "v1"},
+                "half": {"type": "number", "const": 0.5},
+                "maybe_name": {"type": ["string", "null"], "maxLength": 3, "default": null},
+                "maybe_ref": {"anyOf": [{"$ref": "#/$defs/Point"}, {"type": "null"}]},
+                "maybe_first": {"anyOf": [{"type": "null"}, {"type": "integer"}]},
+                "point": {"$ref": "#/$defs/Point", "description": "annotations are fine beside $ref"},
+                "shape": {"$ref": "#/$defs/Shape"},
+                "whatever": {},
+                "also_whatever": true
+            },
+            "required": ["name", "count", "shape"],
+            "additionalProperties": false,
+            "examples": [{"name": "abc", "count": 1, "shape": {"kind": "circle", "radius": 1}}],
+            "$defs": {
+                "Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"]},
+                "Shape": {
+                    "title": "Shape",
+                    "type": "object",
+                    "oneOf": [
+                        {"type": "object", "properties": {"kind": {"const": "circle"}, "radius": {"type": "number"}}, "required": ["kind", "radius"]},
+                        {"type": "object", "properties": {"kind": {"type": "string", "const": "square"}, "side": {"type": "number"}}, "required": ["kind"]},
+                        {"type": "object", "properties": {"points": {"type": "array", "items": {"$ref": "#/$defs/Point"}}}}
+                    ]
+                }
+            }
+        })),
+    )]);
+    let file = set.find("everything").expect("the file is in the set");
+    assert_eq!(
+        file.defs
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        ["Point", "Shape"]
+    );
+    let shape = set.ir.node(file.defs[1].1);
+    match &shape.shape {
+        Shape::OneOf {
+            discriminator,
+            branches,
+        } => {
+            assert_eq!(discriminator, "kind");
+            let tags: Vec<_> = branches.iter().map(|b| b.tag.as_deref()).collect();
+            assert_eq!(tags, [Some("circle"), Some("square"), None]);
+        }
+        other => panic!("expected a oneOf, got {other:?}"),
+    }
+    // Absent additionalProperties is normalised to closed; the declared map stays open.
+    assert_eq!(
+        file.normalised["properties"]["tags"]["items"].get("additionalProperties"),
+        None
+    );
+    assert_eq!(
+        file.normalised["$defs"]["Point"]["additionalProperties"],
+        false
+    );
+    assert_eq!(
+        file.normalised["properties"]["labels"]["additionalProperties"],
+        json!({"type": "string"})
+    );
+}
+
+#[test]
+fn defs_only_file_has_no_root() {
+    let set = load(&[(
+        "common.schema.json",
+        schema(json!({"title": "Common", "$defs": {"Id": {"type": "string", "minLength": 1}}})),
+    )]);
+    let file = set.find("common").unwrap();
+    assert!(file.root.is_none());
+    assert_eq!(file.defs.len(), 1);
+}
+
+#[test]
+fn cross_file_ref_by_relative_file_name() {
+    let set = load(&[
+        (
+            "a.schema.json",
+            schema(
+                json!({"type": "object", "properties": {"id": {"$ref": "common.schema.json#/$defs/Id"}, "b": {"$ref": "./b.schema.json"}}}),
+            ),
+        ),
+        ("b.schema.json", schema(json!({"type": "string"}))),
+        (
+            "common.schema.json",
+            schema(json!({"$defs": {"Id": {"type": "string", "minLength": 1}}})),
+        ),
+    ]);
+    assert_eq!(set.files.len(), 3);
+    let a = set.find("a").and_then(|f| f.root).unwrap();
+    assert!(set.ir.validate(a, &json!({"id": "x", "b": "y"})).is_empty());
+    assert_eq!(set.ir.validate(a, &json!({"id": ""})).len(), 1);
+}
+
+#[test]
+fn cross_file_ref_by_id() {
+    let set = load(&[
+        (
+            "a.schema.json",
+            schema(json!({
+                "$id": "https://example.com/schemas/a.schema.json",
+                "type": "object",
+                "properties": {"x": {"$ref": "b.schema.json#/$defs/X"}, "y": {"$ref": "https://example.com/schemas/b.schema.json#/$defs/X"}}
+            })),
+        ),
+        (
+            "b.schema.json",
+            schema(
+                json!({"$id": "https://example.com/schemas/b.schema.json", "$defs": {"X": {"type": "integer"}}}),
+            ),
+        ),
+    ]);
+    let a = set
+        .find("https://example.com/schemas/a.schema.json")
+        .and_then(|f| f.root)
+        .unwrap();
+    assert!(set.ir.validate(a, &json!({"x": 1, "y": 2})).is_empty());
+}
+
+#[test]
+fn one_of_discriminator_through_refs_in_another_file() {
+    // The branch is in b.schema.json, and its tag property is a `$ref` relative to that file.
+    let set = load(&[
+        (
+            "a.schema.json",
+            schema(
+                json!({"oneOf": [{"$ref": "b.schema.json#/$defs/Circle"}, {"type": "object", "properties": {"kind": {"const": "square"}}, "required": ["kind"]}]}),
+            ),
+        ),
+        (
+            "b.schema.json",
+            schema(json!({"$defs": {
+                "Circle": {"type": "object", "properties": {"kind": {"$ref": "#/$defs/CircleKind"}}, "required": ["kind"]},
+                "CircleKind": {"const": "circle"}
+            }})),
+        ),
+    ]);
+    let a = set.find("a").and_then(|f| f.root).unwrap();
+    match &set.ir.node(a).shape {
+        Shape::OneOf {
+            discriminator,
+            branches,
+        } => {
+            assert_eq!(discriminator, "kind");
+            assert_eq!(
+                branches
+                    .iter()
+                    .map(|b| b.tag.as_deref())
+                    .collect::<Vec<_>>(),
+                [Some("circle"), Some("square")]
+            );
+        }
+        other => panic!("expected a oneOf, got {other:?}"),
+    }
+}
+
+#[test]
+fn one_of_untagged_branch_may_come_first() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"oneOf": [{"type": "object"}, branch("b")]})),
+    )]);
+    let a = set.find("a").and_then(|f| f.root).unwrap();
+    assert!(
+        matches!(&set.ir.node(a).shape, Shape::OneOf { discriminator, .. } if discriminator == "kind")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files on disk
+
+#[test]
+fn load_file_follows_sibling_refs() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("a.schema.json"),
+        schema(json!({"type": "object", "properties": {"b": {"$ref": "b.schema.json#/$defs/B"}}})),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("b.schema.json"),
+        schema(json!({"$defs": {"B": {"type": "boolean"}}})),
+    )
+    .unwrap();
+    let set = SchemaSet::load_file(&dir.path().join("a.schema.json")).unwrap();
+    let names: Vec<_> = set.files.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(names, ["a.schema.json", "b.schema.json"]);
+}
+
+#[test]
+fn load_dir_loads_every_json_file_sorted() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("z.schema.json"),
+        schema(json!({"type": "string"})),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("m.json"),
+        schema(json!({"type": "object", "properties": {"z": {"$ref": "z.schema.json"}}})),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("a.schema.json"),
+        schema(json!({"type": "integer"})),
+    )
+    .unwrap();
+    fs::write(dir.path().join("notes.txt"), "not a schema").unwrap();
+    let set = SchemaSet::load_dir(dir.path()).unwrap();
+    let names: Vec<_> = set.files.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(names, ["a.schema.json", "m.json", "z.schema.json"]);
+}
+
+#[test]
+fn load_dir_reports_lint_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("a.schema.json"),
+        schema(json!({"type": "object", "properties": {"b": {"$ref": "b.schema.json"}}})),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("c.schema.json"),
+        schema(json!({"$ref": "../c.schema.json"})),
+    )
+    .unwrap();
+    let e = SchemaSet::load_dir(dir.path()).unwrap_err();
+    assert_snapshot!(e.to_string());
+}
+
+#[test]
+fn load_file_reports_a_referenced_file_that_is_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("a.schema.json"),
+        schema(json!({"$ref": "b.schema.json"})),
+    )
+    .unwrap();
+    fs::write(dir.path().join("b.schema.json"), "{\"type\": }").unwrap();
+    let e = SchemaSet::load_file(&dir.path().join("a.schema.json")).unwrap_err();
+    assert_snapshot!(e.to_string());
+}
+
+#[test]
+fn load_file_missing_is_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing.schema.json");
+    match SchemaSet::load_file(&path) {
+        Err(Error::Io { path: p, .. }) => assert_eq!(p, path),
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+}
