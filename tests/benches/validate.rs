@@ -14,9 +14,9 @@
 //! Run with `cargo bench -p perago-tests --bench validate`; results are in BENCHMARKS.md.
 //!
 //! With `PERAGO_BENCH_BREAKDOWN=1` set, a `breakdown/<corpus>/…` group per corpus also runs,
-//! setting the generated validator beside what bounds it (the parser's lexing alone, serde's
-//! derived deserialisation of the same types with no checks), on valid and invalid documents
-//! apart, and the `pattern` regex vs a hand-written scan, to show where its time goes.
+//! setting the generated validator beside what bounds it (the parser's lexing alone, a `Value`
+//! parse), on valid and invalid documents apart, and the `pattern` regex vs a hand-written
+//! scan, to show where its time goes.
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
@@ -196,10 +196,6 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
     let valid: Vec<Vec<u8>> = valid.into_iter().map(|(d, _)| d.clone()).collect();
     let invalid: Vec<Vec<u8>> = invalid.into_iter().map(|(d, _)| d.clone()).collect();
     let bytes = |docs: &[Vec<u8>]| docs.iter().map(|d| d.len() as u64).sum::<u64>();
-    let typed: Vec<T> = valid
-        .iter()
-        .map(|d| serde_json::from_slice(d).expect("valid"))
-        .collect();
 
     let mut group = criterion.benchmark_group(format!("breakdown/{}", corpus.name));
     group.sampling_mode(SamplingMode::Flat);
@@ -212,31 +208,12 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
             )
         })
     });
-    group.bench_function("all/serde_derive_only", |b| {
-        b.iter(|| {
-            run(
-                &|d| black_box(serde_json::from_slice::<T>(d)).is_ok(),
-                &corpus.docs,
-            )
-        })
-    });
-    group.bench_function("all/serde_derive_and_satisfies", |b| {
-        b.iter(|| {
-            run(
-                &|d| serde_json::from_slice::<T>(d).is_ok_and(|t| black_box(t).satisfies()),
-                &corpus.docs,
-            )
-        })
-    });
     group.throughput(Throughput::Bytes(bytes(&valid)));
     group.bench_function("valid/serde_json_value", |b| {
         b.iter(|| run(&serde_json_value, &valid))
     });
     group.bench_function("valid/perago_generated", |b| {
         b.iter(|| run(&generated::<T>, &valid))
-    });
-    group.bench_function("valid/satisfies_only", |b| {
-        b.iter(|| typed.iter().filter(|t| black_box(*t).satisfies()).count())
     });
     group.throughput(Throughput::Bytes(bytes(&invalid)));
     group.bench_function("invalid/serde_json_value", |b| {
@@ -245,7 +222,7 @@ fn breakdown<T: Contract>(criterion: &mut Criterion, corpus: &Corpus) {
     group.bench_function("invalid/perago_generated", |b| {
         b.iter(|| run(&generated::<T>, &invalid))
     });
-    group.bench_function("invalid/value_then_walk", |b| {
+    group.bench_function("invalid/value_then_read", |b| {
         b.iter(|| {
             run(
                 &|d| {

@@ -1,29 +1,32 @@
-//! `cargo xtask codegen`: every [`Target`] — each crate's `<crate>/schemas/` →
+//! `cargo xtask codegen`: every target — each crate's `<crate>/schemas/` →
 //! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and the task crates, see
 //! [`TASK_CRATES`]), and
 //! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
 //! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`).
 
-use crate::Mode;
-use perago_codegen::SchemaSet;
-use perago_codegen::emit::{self, Module, REGENERATE};
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use perago_codegen::{Change, ChangeKind, Codegen, Mode, emit, ensure_file, stale};
+use std::path::Path;
+
+/// The command every file generated here names.
+const REGENERATE: &str = "cargo xtask codegen";
 
 /// The fragments of the generator's snapshot tests: one directory of schemas each.
 const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
 /// Where the fragments are generated to, one module directory each.
 const FRAGMENTS_OUT: &str = "tests/src/fragments";
 
-/// perago's crates with contract schemas of their own: the runtime's envelopes, and
-/// worker-completion/v1.
-const CONTRACT_CRATES: &[(&str, &str)] = &[
+/// perago's crates with contract schemas of their own, and the crate their generated code
+/// reaches its runtime through: the runtime's envelopes, and worker-completion/v1 (which
+/// depends on perago-schema alone).
+const CONTRACT_CRATES: &[(&str, &str, &str)] = &[
     (
         "crates/perago",
+        "perago",
         "The generated types and validators of perago's contract schemas.",
     ),
     (
         "crates/perago-completion",
+        "perago_schema",
         "The generated type and validator of the worker-completion/v1 schema.",
     ),
 ];
@@ -32,40 +35,36 @@ const CONTRACT_CRATES: &[(&str, &str)] = &[
 /// `<crate>/src/contracts/`, by the same code path as perago's own contracts.
 const TASK_CRATES: &[&str] = &["crates/perago-example"];
 
-/// A directory of schemas generated into a directory of modules: one per schema file and a
-/// `mod.rs` declaring them. Paths are relative to the workspace root, with `/`.
-#[derive(Debug)]
-struct Target {
-    schemas: String,
-    out: String,
-    /// The doc comment of the `mod.rs`.
-    doc: String,
-}
-
-/// Every target, the contracts first, then the fragments by name.
-fn targets(root: &Path) -> Result<Vec<Target>, String> {
-    let mut targets: Vec<Target> = CONTRACT_CRATES
+/// Every target, the contracts first, then the task crates, then the fragments by name.
+fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
+    let crate_target = |krate: &str, runtime: &str, doc: &str| {
+        Codegen::new(format!("{krate}/schemas"), format!("{krate}/src/contracts"))
+            .in_dir(root)
+            .runtime(runtime)
+            .command(REGENERATE)
+            .doc(doc)
+    };
+    let mut targets: Vec<Codegen> = CONTRACT_CRATES
         .iter()
-        .map(|(krate, doc)| Target {
-            schemas: format!("{krate}/schemas"),
-            out: format!("{krate}/src/contracts"),
-            doc: (*doc).to_owned(),
-        })
+        .map(|(krate, runtime, doc)| crate_target(krate, runtime, doc))
         .collect();
     for krate in TASK_CRATES {
-        targets.push(Target {
-            schemas: format!("{krate}/schemas"),
-            out: format!("{krate}/src/contracts"),
-            doc: "The generated types and validators of this crate's task params and results."
-                .to_owned(),
-        });
+        targets.push(crate_target(
+            krate,
+            "perago",
+            "The generated types and validators of this crate's task params and results.",
+        ));
     }
     for name in fragment_names(root)? {
-        targets.push(Target {
-            schemas: format!("{FRAGMENTS}/{name}"),
-            out: format!("{FRAGMENTS_OUT}/{}", emit::module_name(&name)),
-            doc: format!("The generator's snapshot-test fragment `{name}`."),
-        });
+        targets.push(
+            Codegen::new(
+                format!("{FRAGMENTS}/{name}"),
+                format!("{FRAGMENTS_OUT}/{}", emit::module_name(&name)),
+            )
+            .in_dir(root)
+            .command(REGENERATE)
+            .doc(format!("The generator's snapshot-test fragment `{name}`.")),
+        );
     }
     Ok(targets)
 }
@@ -87,145 +86,74 @@ fn fragment_names(root: &Path) -> Result<Vec<String>, String> {
 
 /// Regenerates (or, in check mode, compares) every generated file.
 pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
-    let files = generate(root)?;
-    let relative = |path: &Path| {
-        path.strip_prefix(root)
-            .unwrap_or(path)
-            .display()
-            .to_string()
-    };
-    // Each stale file and what writing does to it.
-    let mut stale: Vec<(String, &str)> = Vec::new();
-    for (path, contents) in &files {
-        if let Some(change) = ensure_file_contents(path, contents, mode)? {
-            stale.push((relative(path), change));
-        }
-    }
-    // A generated file whose schema is gone is stale too.
-    let task_outs = TASK_CRATES.iter().map(|k| format!("{k}/src/contracts"));
-    let dirs: Vec<String> = CONTRACT_CRATES
-        .iter()
-        .map(|(krate, _)| format!("{krate}/src/contracts"))
-        .chain([FRAGMENTS_OUT.to_owned()])
-        .chain(task_outs)
-        .collect();
-    for dir in &dirs {
-        for path in files_under(&root.join(dir)) {
-            if !files.iter().any(|(p, _)| *p == path) {
-                if mode == Mode::Write {
-                    std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                    remove_empty_dirs(&path, &root.join(dir));
-                }
-                stale.push((relative(&path), "removed"));
-            }
-        }
-    }
-    match (mode, stale.is_empty()) {
-        (Mode::Check, false) => {
-            let mut msg = String::from("generated files are stale; run `");
-            let _ = write!(msg, "{REGENERATE}` and commit:");
-            for (f, change) in &stale {
-                let _ = write!(msg, "\n  {f} (to be {change})");
-            }
-            Err(msg)
-        }
-        (Mode::Write, false) => {
-            for (f, change) in &stale {
-                eprintln!("{change} {f}");
-            }
-            Ok(())
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Every generated file and its contents.
-pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
-    let mut files = Vec::new();
+    let mut changes = Vec::new();
     for target in targets(root)? {
-        let set = SchemaSet::load_dir(&root.join(&target.schemas))
-            .map_err(|e| format!("{}: {e}", target.schemas))?;
-        let modules = emit::emit_from(&set, &target.schemas);
-        let out_dir = root.join(&target.out);
-        files.extend(
-            modules
-                .iter()
-                .map(|m| (out_dir.join(format!("{}.rs", m.name)), m.source.clone())),
-        );
-        files.push((
-            out_dir.join("mod.rs"),
-            emit::emit_mod(&modules, &target.doc, &target.schemas),
-        ));
+        match target.run(mode) {
+            Ok(done) => changes.extend(done),
+            Err(perago_codegen::Error::Stale { changes: stale, .. }) => changes.extend(stale),
+            Err(e) => return Err(e.to_string()),
+        }
     }
     // `tests/src/fragments/mod.rs`: one module per fragment directory.
-    let fragments: Vec<Module> = fragment_names(root)?
+    let fragments: Vec<emit::Module> = fragment_names(root)?
         .into_iter()
-        .map(|name| Module {
+        .map(|name| emit::Module {
             name: emit::module_name(&name),
             file: name,
             source: String::new(),
         })
         .collect();
-    files.push((
-        root.join(FRAGMENTS_OUT).join("mod.rs"),
-        emit::emit_mod(
-            &fragments,
-            "The fragments of the generator's snapshot tests, compiled so `tests/fragments.rs` can \
-             check them against the interpreter.",
-            FRAGMENTS,
-        ),
-    ));
-    Ok(files)
-}
-
-/// Every file below `dir` (none when it does not exist).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
+    let listing = emit::emit_mod(
+        &fragments,
+        "The fragments of the generator's snapshot tests, compiled so `tests/fragments.rs` can \
+         check them against the interpreter.",
+        &emit::Target {
+            schemas: FRAGMENTS,
+            runtime: "perago",
+            command: REGENERATE,
+        },
+    );
+    let path = root.join(FRAGMENTS_OUT).join("mod.rs");
+    if let Some(kind) = ensure_file(&path, &listing, mode).map_err(|e| e.to_string())? {
+        changes.push(Change { path, kind });
+    }
+    // A fragment directory whose schemas are gone.
+    for dir in subdirectories(&root.join(FRAGMENTS_OUT)) {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        if !fragments.iter().any(|m| Some(&m.name) == name.as_ref()) {
+            if mode == Mode::Write {
+                std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
+            changes.push(Change {
+                path: dir,
+                kind: ChangeKind::Removed,
+            });
         }
     }
-    files.sort();
-    files
+    let shown: Vec<Change> = changes
+        .into_iter()
+        .map(|c| Change {
+            path: c.path.strip_prefix(root).unwrap_or(&c.path).to_owned(),
+            ..c
+        })
+        .collect();
+    for change in stale(mode, REGENERATE, shown).map_err(|e| e.to_string())? {
+        eprintln!("{change}");
+    }
+    Ok(())
 }
 
-/// Removes the directories between a removed file and `top` (exclusive) that are now empty.
-fn remove_empty_dirs(file: &Path, top: &Path) {
-    for dir in file.ancestors().skip(1).take_while(|d| *d != top) {
-        if std::fs::remove_dir(dir).is_err() {
-            break;
-        }
-    }
-}
-
-/// Writes `contents` to `path` when it differs (or only reports it, in check mode).
-/// Returns whether the file was stale.
-/// Writes `contents` to `path` unless it holds them already (in check mode, writes nothing);
-/// returns what writing does: `created` or `updated`, or `None` when the file is fresh.
-fn ensure_file_contents(
-    path: &Path,
-    contents: &str,
-    mode: Mode,
-) -> Result<Option<&'static str>, String> {
-    let change = match std::fs::read_to_string(path) {
-        Ok(old) if old == contents => return Ok(None),
-        Ok(_) => "updated",
-        Err(_) => "created",
-    };
-    if mode == Mode::Write {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(Some(change))
+/// The directories directly in `dir`, sorted.
+fn subdirectories(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
 }
 
 #[cfg(test)]
@@ -233,7 +161,7 @@ mod tests {
     /// `cargo test` fails when a checked-in generated file differs from what the schemas give.
     #[test]
     fn generated_files_are_fresh() {
-        if let Err(e) = super::run(&crate::workspace_root(), crate::Mode::Check) {
+        if let Err(e) = super::run(&crate::workspace_root(), perago_codegen::Mode::Check) {
             panic!("{e}");
         }
     }

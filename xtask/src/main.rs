@@ -51,14 +51,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Write generated files, or only compare them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Write every file whose contents differ.
-    Write,
-    /// Write nothing; fail when any file differs.
-    Check,
-}
+pub use perago_codegen::Mode;
 
 /// The workspace root (this crate's parent directory).
 pub fn workspace_root() -> PathBuf {

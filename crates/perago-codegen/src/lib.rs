@@ -1,9 +1,13 @@
-//! perago's generator: the IR of a [`SchemaSet`] → Rust types and their validators, formatted
-//! with prettyplease, each file headed with the command that regenerates it.
+//! perago's generator: the IR of a [`SchemaSet`] → Rust types and their one validator,
+//! formatted with prettyplease, each file headed with the command that regenerates it.
 //!
-//! Schema files are read, linted and normalised by `perago-schema`; nothing at run time
-//! depends on this crate.
+//! [`generate`] (and [`Codegen`], its settings) turns a directory of schemas into a directory
+//! of modules, or checks that the checked-in ones are fresh: what `perago codegen` runs, and
+//! what a task crate's own `xtask` or test calls. Schema files are read, linted and normalised
+//! by `perago-schema`; nothing at run time depends on this crate.
 
 pub mod emit;
+mod generate;
 
+pub use generate::{Change, ChangeKind, Codegen, Error, Mode, ensure_file, generate, stale};
 pub use perago_schema::SchemaSet;

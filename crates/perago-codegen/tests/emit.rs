@@ -9,7 +9,7 @@
 //! Accept changes with `INSTA_UPDATE=always cargo test -p perago-codegen --test emit`, then read
 //! every changed `.snap` before committing it.
 
-use perago_codegen::emit::emit;
+use perago_codegen::emit::{Target, emit};
 use perago_schema::SchemaSet;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +22,13 @@ fn fragments() -> PathBuf {
 fn emit_fragment(name: &str) -> String {
     let set = SchemaSet::load_dir(&fragments().join(name))
         .unwrap_or_else(|e| panic!("the schemas of {name} should load:\n{e}"));
-    let modules = emit(&set);
+    let dir = format!("tests/fragments/{name}");
+    let target = Target {
+        schemas: &dir,
+        runtime: "perago",
+        command: "cargo xtask codegen",
+    };
+    let modules = emit(&set, &target);
     if let [module] = modules.as_slice() {
         return module.source.clone();
     }
@@ -98,8 +104,8 @@ snapshots! {
     // oneOf
     one_of_all_tagged,
     one_of_untagged_branch,
-    /// `value` is a string in one branch and an integer in the other: `Deserialize` and `read`
-    /// go through `serde_json::Value` and the walk.
+    /// `value` is a string in one branch and an integer in the other: `read` keeps it whole and
+    /// checks it once the discriminator has chosen the branch.
     one_of_conflicting_field_types,
 
     // $ref

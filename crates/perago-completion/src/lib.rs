@@ -26,9 +26,6 @@
 //! assert!(matches!(classify_text("Fixed the flaky test."), Outcome::LegacyProse(_)));
 //! ```
 
-// The generated contract names its runtime `::perago`; here that is `perago-schema` itself.
-extern crate perago_schema as perago;
-
 mod classify;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod contracts;

@@ -45,7 +45,8 @@ pub fn validate(value: &Value) -> Result<Payload, Violations> {
         return Err(only(Violation::new("$", Code::Type, NOT_AN_OBJECT)));
     };
     let mut found = Vec::new();
-    let typed = WorkerCompletionV1::walk(value, &Path::Root, &mut found);
+    // A `Value` has no repeated key and is well formed: the reader never errs on one.
+    let typed = WorkerCompletionV1::read(value, &Path::Root, &mut found).unwrap_or(None);
     beyond_the_schema(map, &mut found);
     let found = in_check_order(found.into_iter().map(|v| restate(v, map)).collect());
     match typed {

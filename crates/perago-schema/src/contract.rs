@@ -3,21 +3,25 @@
 use crate::check;
 use crate::json;
 use crate::path::Path;
-use crate::violation::Violations;
-use serde::de::DeserializeOwned;
+use crate::violation::{Code, Violation, Violations};
 use serde::{Deserializer, Serialize};
 use serde_json::Value;
 
 /// A type generated from a schema: validated from JSON into a typed value, or every violation.
 ///
 /// Implementing it is what makes a type *schema-backed*: task parameters and results must be.
+/// Its one validator is [`read`](Contract::read): document bytes ([`from_slice`]), an already
+/// parsed [`Value`] ([`from_value`]) and serde's `Deserialize` all go through it.
+///
+/// [`from_slice`]: Contract::from_slice
+/// [`from_value`]: Contract::from_value
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a schema-backed type",
     label = "not generated from a JSON Schema",
     note = "task params and results must implement `perago::Contract`: write their JSON Schema \
-            under your crate's `schemas/` and generate the type from it with `cargo xtask codegen`"
+            under your crate's `schemas/` and generate the type from it with `perago codegen`"
 )]
-pub trait Contract: Sized + Serialize + DeserializeOwned {
+pub trait Contract: Sized + Serialize {
     /// Where its schema is: the file and JSON Pointer it was generated from.
     const LOCATION: &'static str;
 
@@ -25,29 +29,28 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
     /// and every `$ref` it reaches bundled into its own `$defs`.
     const SCHEMA: &'static str;
 
-    /// Walks `value`, recording every violation at or below `path`; returns the typed value
-    /// only when nothing was recorded.
-    fn walk(value: &Value, path: &Path<'_>, out: &mut check::Out) -> Option<Self>;
-
-    /// Reads one value straight from a deserialiser, recording every violation at or below
-    /// `path` in the walk's order; returns the typed value only when nothing was recorded.
-    /// Errors are the parser's, or a data error at a repeated key (see [`stream`]).
+    /// Reads one value from a deserialiser (the parser over document bytes, or a parsed
+    /// `Value`) straight into the typed value, recording every violation at or below `path` in
+    /// the interpreter's order; returns the typed value only when nothing was recorded. Errors
+    /// are the parser's, or a data error at a repeated key (see [`crate::stream`]).
     fn read<'de, D: Deserializer<'de>>(
         d: D,
         path: &Path<'_>,
         out: &mut check::Out,
     ) -> Result<Option<Self>, D::Error>;
 
-    /// The rules serde's typed deserialisation cannot express (lengths, patterns, bounds), for
-    /// a value built in code or through the type's `Deserialize`, which does not check them.
-    fn satisfies(&self) -> bool;
-
-    /// Validates a parsed document.
+    /// Validates a parsed document with [`read`](Contract::read).
     fn from_value(value: &Value) -> Result<Self, Violations> {
         let mut out = Vec::new();
-        match Self::walk(value, &Path::Root, &mut out) {
-            Some(typed) if out.is_empty() => Ok(typed),
-            _ => Err(Violations::new(out)),
+        match Self::read(value, &Path::Root, &mut out) {
+            Ok(Some(typed)) if out.is_empty() => Ok(typed),
+            Ok(_) => Err(Violations::new(out)),
+            // A `Value` has no repeated key and is well formed: no reader errs on one.
+            Err(e) => Err(Violations::new(vec![Violation::new(
+                "$",
+                Code::Type,
+                format!("cannot be read: {e}"),
+            )])),
         }
     }
 
@@ -82,8 +85,8 @@ pub trait Contract: Sized + Serialize + DeserializeOwned {
     }
 }
 
-/// Parses the whole document strictly, then walks it: for what the single pass could not
-/// read, so that its violation is worded as every other door words it.
+/// Parses the whole document strictly, then reads the value: for what the single pass could
+/// not read, so that its violation is worded as every other door words it.
 fn read_whole<T: Contract>(bytes: &[u8]) -> Result<T, Violations> {
     match json::parse_strict_slice(bytes) {
         Ok(value) => T::from_value(&value),

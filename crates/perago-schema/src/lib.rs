@@ -9,7 +9,7 @@
 //!   schemas loaded at run time;
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
 //!   both report the same violations with the same messages;
-//! - [`stream`] and [`de`]: what generated readers read documents with, in one pass;
+//! - [`stream`]: what generated readers read documents with, in one pass;
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
 //!   [`input`]: documents read under a size limit;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
@@ -45,7 +45,6 @@ mod build;
 pub mod bundle;
 pub mod check;
 mod contract;
-pub mod de;
 mod ecma;
 mod error;
 pub mod input;
@@ -73,7 +72,6 @@ pub use violation::{Code, Violation, Violations};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::check;
-    pub use crate::de;
     pub use crate::json;
     pub use crate::path::Path;
     pub use crate::stream;

@@ -9,12 +9,14 @@
 //! recorded back into the walk's order (undeclared keys in document order, then declared
 //! properties in schema order) whatever order the document has.
 //!
-//! A repeated key is the one thing a single pass cannot decide (JSON Schema sees the last
-//! occurrence only), so it stops the read with a data error; the caller then parses a `Value`
-//! and walks it, as [`Contract::from_slice`](crate::Contract::from_slice) does.
+//! The same checks read an already parsed `Value` (a `&Value` is a deserialiser), so a
+//! generated type has this one validator whatever it is handed. A repeated key stops the
+//! read with a data error, which [`Contract::from_slice`](crate::Contract::from_slice) reports
+//! at its path as the strict parser does.
 
-use crate::check::{self, Bounds, Lengths, Out, Pattern};
+use crate::check::{self, Bounds, Lengths, Out, Pattern, push};
 use crate::path::Path;
+use crate::violation::Code;
 use indexmap::IndexMap;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -35,6 +37,30 @@ pub trait Check {
         path: &Path<'_>,
         out: &mut Out,
     ) -> Result<Option<Self::Value>, D::Error>;
+}
+
+/// serde's `Deserialize` of a generated type: the value `check` reads, or its violations as
+/// the deserialiser's error.
+pub fn deserialize<'de, D: Deserializer<'de>, C: Check>(
+    d: D,
+    check: &C,
+) -> Result<C::Value, D::Error> {
+    let mut out = Vec::new();
+    match check.read(d, &Path::Root, &mut out)? {
+        Some(value) if out.is_empty() => Ok(value),
+        _ => Err(de::Error::custom(crate::Violations::new(out))),
+    }
+}
+
+/// The value `check` reads from `json`: a schema's `default`, which the generator checked.
+pub fn from_json<C: Check>(json: &str, check: &C) -> Option<C::Value> {
+    let value: Value = serde_json::from_str(json).ok()?;
+    let mut out = Vec::new();
+    check
+        .read(&value, &Path::Root, &mut out)
+        .ok()
+        .flatten()
+        .filter(|_| out.is_empty())
 }
 
 /// A [`Check`] at a path, as a serde seed.
@@ -537,8 +563,8 @@ pub struct Members<'k, const N: usize> {
     spans: [(usize, usize); N],
     /// Undeclared members that recorded something: position and range of `out`.
     others: Vec<(u32, usize, usize)>,
-    /// Unknown keys so far, to tell a repeated one.
-    unknown: Vec<String>,
+    /// Unknown keys so far, to tell a repeated one (a set: an object may have a million).
+    unknown: HashSet<String>,
 }
 
 impl<'k, const N: usize> Members<'k, N> {
@@ -551,7 +577,7 @@ impl<'k, const N: usize> Members<'k, N> {
             at: [u32::MAX; N],
             spans: [(0, 0); N],
             others: Vec::new(),
-            unknown: Vec::new(),
+            unknown: HashSet::new(),
         }
     }
 
@@ -596,7 +622,7 @@ impl<'k, const N: usize> Members<'k, N> {
         check::unknown_field(&path.key(&key), out);
         let at = self.next();
         self.others.push((at, start, out.len()));
-        self.unknown.push(key);
+        self.unknown.insert(key);
         Ok(())
     }
 
@@ -672,6 +698,32 @@ impl<'k, const N: usize> Members<'k, N> {
         out.len() == self.before
     }
 
+    /// Checks the value of declared key `i`, read whole into `slot` (a `oneOf` key whose
+    /// branches check it differently), with the chosen branch's `check`; what it records takes
+    /// the member's place in the walk's order. A slot as [`read`](Self::read) gives one.
+    pub fn recheck<C: Check>(
+        &mut self,
+        i: usize,
+        slot: Option<Option<Value>>,
+        check: &C,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Option<Option<C::Value>> {
+        let value = slot?;
+        let start = out.len();
+        let path = path.key(self.keys[i]);
+        let typed = match value {
+            // A `Value` is well formed and has no repeated key: no check errs on one.
+            Some(value) => check.read(&value, &path, out).unwrap_or_else(|e| {
+                push(out, &path, Code::Type, format!("cannot be read: {e}"));
+                None
+            }),
+            None => None,
+        };
+        self.spans[i] = (start, out.len());
+        Some(typed)
+    }
+
     /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch
     /// reports only that).
     pub fn discard(&self, out: &mut Out) {
@@ -702,4 +754,40 @@ pub fn or_else<T>(slot: Option<Option<T>>, absent: impl FnOnce() -> T) -> Option
         None => Some(absent()),
         Some(x) => x,
     }
+}
+
+/// Declares a unit type that is exactly one JSON string (a schema's string `const`).
+#[macro_export]
+macro_rules! string_const {
+    ($(#[$meta:meta])* $vis:vis $name:ident = $value:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+        $vis struct $name;
+
+        impl $name {
+            /// The only value this type admits.
+            pub const VALUE: &'static str = $value;
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str($value)
+            }
+        }
+
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str($value)
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::__private::stream::deserialize(
+                    d,
+                    &$crate::__private::stream::Then($crate::__private::stream::ConstStr($value), |(): ()| $name),
+                )
+            }
+        }
+    };
 }

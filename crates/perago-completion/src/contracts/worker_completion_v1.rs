@@ -2,15 +2,15 @@
 
 //! Types and validators generated from `crates/perago-completion/schemas/worker-completion.v1.schema.json` (`https://perago.dev/schemas/worker-completion.v1.schema.json`).
 /// `pattern` "[^\t-\r\u001c-    -     　]"
-static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = ::std::sync::LazyLock::new(||
-::perago::__private::check::Pattern::checked(
+static PATTERN_0: ::std::sync::LazyLock<::perago_schema::__private::check::Pattern> = ::std::sync::LazyLock::new(||
+::perago_schema::__private::check::Pattern::checked(
     "[^\t-\r\u{1c}- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]",
 ));
 /// WorkerCompletionV1
 ///
 /// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde", untagged)]
 pub enum WorkerCompletionV1 {
     Completion(Completion),
     AwaitingOperator(AwaitingOperator),
@@ -18,74 +18,28 @@ pub enum WorkerCompletionV1 {
     Underspecified(Underspecified),
     BlockedOnDependency(BlockedOnDependency),
 }
-impl ::perago::Contract for WorkerCompletionV1 {
+impl ::perago_schema::Contract for WorkerCompletionV1 {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionV1\",\"description\":\"worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"}],\"examples\":[{\"contract\":\"worker-completion/v1\",\"summary\":\"Added JWT refresh-token rotation and tests.\",\"files_changed\":[\"src/auth/jwt.py\",\"tests/test_jwt.py\"],\"verification\":{\"command\":\"pytest tests/test_jwt.py\",\"exit_code\":0},\"receipt_ref\":\"lineage:task-9f3a\"},{\"contract\":\"worker-completion/v1\",\"kind\":\"scope_exceeded\",\"detail\":\"Task spans three subsystems; splitting.\",\"proposed_split\":[\"Migrate the auth module\",\"Migrate the billing module\"]}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        match map.get("kind") {
-            None => {
-                <Completion as ::perago::Contract>::walk(value, path, out)
-                    .map(Self::Completion)
-            }
-            Some(tag) => {
-                match tag.as_str() {
-                    Some("awaiting_operator") => {
-                        <AwaitingOperator as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::AwaitingOperator)
-                    }
-                    Some("scope_exceeded") => {
-                        <ScopeExceeded as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::ScopeExceeded)
-                    }
-                    Some("underspecified") => {
-                        <Underspecified as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Underspecified)
-                    }
-                    Some("blocked_on_dependency") => {
-                        <BlockedOnDependency as ::perago::Contract>::walk(
-                                value,
-                                path,
-                                out,
-                            )
-                            .map(Self::BlockedOnDependency)
-                    }
-                    _ => {
-                        ::perago::__private::check::unknown_discriminator(
-                            &path.key("kind"),
-                            out,
-                            &[
-                                "awaiting_operator",
-                                "scope_exceeded",
-                                "underspecified",
-                                "blocked_on_dependency",
-                            ],
-                        );
-                        None
-                    }
-                }
-            }
-        }
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = WorkerCompletionV1;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<WorkerCompletionV1> {
-                <WorkerCompletionV1 as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<WorkerCompletionV1>, A::Error> {
@@ -102,7 +56,10 @@ impl ::perago::Contract for WorkerCompletionV1 {
                     "proposed_split",
                     "blocking_dep",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -114,26 +71,26 @@ impl ::perago::Contract for WorkerCompletionV1 {
                 let mut f8 = None;
                 let mut f9 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyValue,
+                                    &::perago_schema::__private::stream::AnyValue,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -142,13 +99,13 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -158,14 +115,14 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
-                                            lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
                                             },
@@ -178,25 +135,27 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<Verification>::new(),
+                                    &::perago_schema::__private::stream::Nullable(
+                                        ::perago_schema::__private::stream::Typed::<
+                                            Verification,
+                                        >::new(),
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -206,13 +165,13 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -222,13 +181,13 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -238,14 +197,14 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(8usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
-                                            lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
                                             },
@@ -258,13 +217,13 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(9usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(9usize) => {
                             f9 = members
                                 .read(
                                     &mut map,
                                     9usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -274,8 +233,8 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -298,11 +257,11 @@ impl ::perago::Contract for WorkerCompletionV1 {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                            ::perago::__private::stream::optional(f1),
-                            ::perago::__private::stream::required(f2),
-                            ::perago::__private::stream::or_else(f3, || None),
-                            ::perago::__private::stream::or_else(f4, || None),
-                            ::perago::__private::stream::or_else(f5, || None),
+                            ::perago_schema::__private::stream::optional(f1),
+                            ::perago_schema::__private::stream::required(f2),
+                            ::perago_schema::__private::stream::or_else(f3, || None),
+                            ::perago_schema::__private::stream::or_else(f4, || None),
+                            ::perago_schema::__private::stream::or_else(f5, || None),
                         ) else {
                             return Ok(None);
                         };
@@ -336,9 +295,9 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(f1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f7),
+                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -369,9 +328,9 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(f1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f8),
+                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f8),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -402,9 +361,9 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(f1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f7),
+                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -435,9 +394,9 @@ impl ::perago::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(f1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f9),
+                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f9),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -454,7 +413,7 @@ impl ::perago::Contract for WorkerCompletionV1 {
                             }
                             _ => {
                                 members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
+                                ::perago_schema::__private::check::unknown_discriminator(
                                     &path.key("kind"),
                                     out,
                                     &[
@@ -471,670 +430,64 @@ impl ::perago::Contract for WorkerCompletionV1 {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
-    }
-    fn satisfies(&self) -> bool {
-        match self {
-            Self::Completion(x) => ::perago::Contract::satisfies(x),
-            Self::AwaitingOperator(x) => ::perago::Contract::satisfies(x),
-            Self::ScopeExceeded(x) => ::perago::Contract::satisfies(x),
-            Self::Underspecified(x) => ::perago::Contract::satisfies(x),
-            Self::BlockedOnDependency(x) => ::perago::Contract::satisfies(x),
-        }
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Self",
-            deny_unknown_fields
-        )]
-        struct __Union {
-            #[serde(
-                rename = "kind",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            tag: Option<String>,
-            #[serde(
-                rename = "contract",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f0: Option<Contract>,
-            #[serde(
-                rename = "summary",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f1: Option<CappedText>,
-            #[serde(
-                rename = "files_changed",
-                default,
-                deserialize_with = "::perago::__private::de::present"
-            )]
-            f2: Option<Option<Vec<NonBlankText>>>,
-            #[serde(
-                rename = "verification",
-                default,
-                deserialize_with = "::perago::__private::de::present"
-            )]
-            f3: Option<Option<Verification>>,
-            #[serde(
-                rename = "receipt_ref",
-                default,
-                deserialize_with = "::perago::__private::de::present"
-            )]
-            f4: Option<Option<String>>,
-            #[serde(
-                rename = "detail",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f5: Option<CappedText>,
-            #[serde(
-                rename = "question",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f6: Option<NonBlankText>,
-            #[serde(
-                rename = "proposed_split",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f7: Option<Vec<NonBlankText>>,
-            #[serde(
-                rename = "blocking_dep",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f8: Option<NonBlankText>,
-        }
-        let u = {
-            struct __Object;
-            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-                type Value = __Union;
-                fn expecting(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> ::std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                    self,
-                    map: A,
-                ) -> Result<__Union, A::Error> {
-                    __Union::deserialize(
-                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                            map,
-                        ),
-                    )
-                }
-            }
-            d.deserialize_map(__Object)
-        }?;
-        match u.tag.as_deref() {
-            None => {
-                if u.f5.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "detail",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f6.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "question",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f7.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "proposed_split",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f8.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "blocking_dep",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Completion(Completion {
-                        contract: u.f0,
-                        summary: u
-                            .f1
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "summary",
-                            ))?,
-                        files_changed: u.f2.flatten(),
-                        verification: u.f3.flatten(),
-                        receipt_ref: u.f4.flatten(),
-                    }),
-                )
-            }
-            Some("awaiting_operator") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "summary",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "files_changed",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f3.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "verification",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f4.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "receipt_ref",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f7.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "proposed_split",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f8.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "blocking_dep",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::AwaitingOperator(AwaitingOperator {
-                        contract: u.f0,
-                        kind: AwaitingOperatorKind,
-                        detail: u
-                            .f5
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "detail",
-                            ))?,
-                        question: u
-                            .f6
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "question",
-                            ))?,
-                    }),
-                )
-            }
-            Some("scope_exceeded") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "summary",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "files_changed",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f3.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "verification",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f4.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "receipt_ref",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f6.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "question",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f8.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "blocking_dep",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::ScopeExceeded(ScopeExceeded {
-                        contract: u.f0,
-                        kind: ScopeExceededKind,
-                        detail: u
-                            .f5
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "detail",
-                            ))?,
-                        proposed_split: u
-                            .f7
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "proposed_split",
-                            ))?,
-                    }),
-                )
-            }
-            Some("underspecified") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "summary",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "files_changed",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f3.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "verification",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f4.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "receipt_ref",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f7.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "proposed_split",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f8.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "blocking_dep",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Underspecified(Underspecified {
-                        contract: u.f0,
-                        kind: UnderspecifiedKind,
-                        detail: u
-                            .f5
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "detail",
-                            ))?,
-                        question: u
-                            .f6
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "question",
-                            ))?,
-                    }),
-                )
-            }
-            Some("blocked_on_dependency") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "summary",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "files_changed",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f3.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "verification",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f4.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "receipt_ref",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f6.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "question",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f7.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "proposed_split",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::BlockedOnDependency(BlockedOnDependency {
-                        contract: u.f0,
-                        kind: BlockedOnDependencyKind,
-                        detail: u
-                            .f5
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "detail",
-                            ))?,
-                        blocking_dep: u
-                            .f8
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "blocking_dep",
-                            ))?,
-                    }),
-                )
-            }
-            Some(other) => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::unknown_variant(
-                        other,
-                        &[],
-                    ),
-                )
-            }
-        }
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 /// A successful terminal payload.
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
 pub struct Completion {
     #[serde(rename = "contract")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     #[serde(rename = "summary")]
     pub summary: CappedText,
     /// Paths the worker changed; null means none.
     #[serde(rename = "files_changed")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub files_changed: Option<Vec<NonBlankText>>,
     /// A step the worker ran before completing.
     #[serde(rename = "verification")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
     /// Optional lineage or receipt reference.
     #[serde(rename = "receipt_ref")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt_ref: Option<String>,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Completion {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Completion",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "contract")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub contract: Option<Contract>,
-            #[serde(rename = "summary")]
-            pub summary: CappedText,
-            /// Paths the worker changed; null means none.
-            #[serde(rename = "files_changed")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub files_changed: Option<Vec<NonBlankText>>,
-            /// A step the worker ran before completing.
-            #[serde(rename = "verification")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub verification: Option<Verification>,
-            /// Optional lineage or receipt reference.
-            #[serde(rename = "receipt_ref")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub receipt_ref: Option<String>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Completion;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Completion, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Completion {}
-impl ::perago::Contract for Completion {
+impl ::perago_schema::Contract for Completion {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Completion";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "contract" | "summary" | "files_changed" | "verification" |
-                "receipt_ref"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_contract = match map.get("contract") {
-            Some(v) => {
-                let path = &path.key("contract");
-                (::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "worker-completion/v1",
-                    )
-                    .then_some(Contract))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_summary = match map.get("summary") {
-            Some(v) => {
-                let path = &path.key("summary");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: Some(2000u64),
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("summary"), out);
-                None
-            }
-        };
-        let f_files_changed = match map.get("files_changed") {
-            Some(v) => {
-                let path = &path.key("files_changed");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (match ::perago::__private::check::array(v, path, out, None, None) {
-                        Some((items, counts_ok)) => {
-                            let mut typed = Vec::with_capacity(items.len());
-                            let mut ok = counts_ok;
-                            for (i, v) in items.iter().enumerate() {
-                                let path = &path.index(i);
-                                match ::perago::__private::check::string(
-                                        v,
-                                        path,
-                                        out,
-                                        &::perago::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
-                                        },
-                                        Some(&*PATTERN_0),
-                                    )
-                                    .map(str::to_owned)
-                                {
-                                    Some(x) => typed.push(x),
-                                    None => ok = false,
-                                }
-                            }
-                            ok.then_some(typed)
-                        }
-                        None => None,
-                    })
-                        .map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        let f_verification = match map.get("verification") {
-            Some(v) => {
-                let path = &path.key("verification");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (<Verification as ::perago::Contract>::walk(v, path, out)).map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        let f_receipt_ref = match map.get("receipt_ref") {
-            Some(v) => {
-                let path = &path.key("receipt_ref");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: None,
-                                max: None,
-                            },
-                            Some(&*PATTERN_0),
-                        )
-                        .map(str::to_owned))
-                        .map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            contract: f_contract?,
-            summary: f_summary?,
-            files_changed: f_files_changed?,
-            verification: f_verification?,
-            receipt_ref: f_receipt_ref?,
-        })
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = Completion;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<Completion> {
-                <Completion as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<Completion>, A::Error> {
@@ -1146,23 +499,26 @@ impl ::perago::Contract for Completion {
                     "verification",
                     "receipt_ref",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 let mut f4 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -1171,13 +527,13 @@ impl ::perago::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -1187,14 +543,14 @@ impl ::perago::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
-                                            lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
                                             },
@@ -1207,25 +563,27 @@ impl ::perago::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<Verification>::new(),
+                                    &::perago_schema::__private::stream::Nullable(
+                                        ::perago_schema::__private::stream::Typed::<
+                                            Verification,
+                                        >::new(),
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -1235,8 +593,8 @@ impl ::perago::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1257,11 +615,11 @@ impl ::perago::Contract for Completion {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::or_else(f2, || None),
-                    ::perago::__private::stream::or_else(f3, || None),
-                    ::perago::__private::stream::or_else(f4, || None),
+                    ::perago_schema::__private::stream::optional(f0),
+                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::or_else(f2, || None),
+                    ::perago_schema::__private::stream::or_else(f3, || None),
+                    ::perago_schema::__private::stream::or_else(f4, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -1276,42 +634,20 @@ impl ::perago::Contract for Completion {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
-    }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.summary;
-            if !(::perago::__private::check::Lengths {
-                min: None,
-                max: Some(2000u64),
-            }
-                .contains(x) && PATTERN_0.is_match(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.files_changed;
-            if !(x.as_ref().is_none_or(|x| x.iter().all(|x| PATTERN_0.is_match(x)))) {
-                return false;
-            }
-        }
-        {
-            let x = &self.verification;
-            if !(x.as_ref().is_none_or(::perago::Contract::satisfies)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.receipt_ref;
-            if !(x.as_ref().is_none_or(|x| PATTERN_0.is_match(x))) {
-                return false;
-            }
-        }
-        true
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
 }
-::perago::string_const!(
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Completion {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+::perago_schema::string_const!(
     #[doc = " The contract tag; optional, but exact when present."] pub Contract =
     "worker-completion/v1"
 );
@@ -1319,154 +655,59 @@ impl ::perago::Contract for Completion {
 pub type CappedText = String;
 /// A string with at least one character outside Python's str.strip() whitespace set.
 pub type NonBlankText = String;
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
 pub struct Verification {
     #[serde(rename = "command")]
     pub command: NonBlankText,
     #[serde(rename = "exit_code")]
     pub exit_code: i64,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Verification {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Verification",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "command")]
-            pub command: NonBlankText,
-            #[serde(rename = "exit_code")]
-            pub exit_code: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Verification;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Verification, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Verification {}
-impl ::perago::Contract for Verification {
+impl ::perago_schema::Contract for Verification {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Verification";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false,\"$defs\":{\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "command" | "exit_code") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_command = match map.get("command") {
-            Some(v) => {
-                let path = &path.key("command");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("command"), out);
-                None
-            }
-        };
-        let f_exit_code = match map.get("exit_code") {
-            Some(v) => {
-                let path = &path.key("exit_code");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("exit_code"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            command: f_command?,
-            exit_code: f_exit_code?,
-        })
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = Verification;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<Verification> {
-                <Verification as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<Verification>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["command", "exit_code"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -1476,12 +717,12 @@ impl ::perago::Contract for Verification {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago_schema::__private::stream::Integer(::perago_schema::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -1491,8 +732,8 @@ impl ::perago::Contract for Verification {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1501,8 +742,8 @@ impl ::perago::Contract for Verification {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::required(f0),
+                    ::perago_schema::__private::stream::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -1514,28 +755,25 @@ impl ::perago::Contract for Verification {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.command;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Verification {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 /// Needs a human decision before continuing.
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
 pub struct AwaitingOperator {
     #[serde(rename = "contract")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     #[serde(rename = "kind")]
     pub kind: AwaitingOperatorKind,
@@ -1544,184 +782,53 @@ pub struct AwaitingOperator {
     #[serde(rename = "question")]
     pub question: NonBlankText,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for AwaitingOperator {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "AwaitingOperator",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "contract")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub contract: Option<Contract>,
-            #[serde(rename = "kind")]
-            pub kind: AwaitingOperatorKind,
-            #[serde(rename = "detail")]
-            pub detail: CappedText,
-            #[serde(rename = "question")]
-            pub question: NonBlankText,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = AwaitingOperator;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<AwaitingOperator, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl AwaitingOperator {}
-impl ::perago::Contract for AwaitingOperator {
+impl ::perago_schema::Contract for AwaitingOperator {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/AwaitingOperator";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "contract" | "kind" | "detail" | "question") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_contract = match map.get("contract") {
-            Some(v) => {
-                let path = &path.key("contract");
-                (::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "worker-completion/v1",
-                    )
-                    .then_some(Contract))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "awaiting_operator")
-                    .then_some(AwaitingOperatorKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_detail = match map.get("detail") {
-            Some(v) => {
-                let path = &path.key("detail");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: Some(2000u64),
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("detail"), out);
-                None
-            }
-        };
-        let f_question = match map.get("question") {
-            Some(v) => {
-                let path = &path.key("question");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("question"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            contract: f_contract?,
-            kind: f_kind?,
-            detail: f_detail?,
-            question: f_question?,
-        })
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = AwaitingOperator;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<AwaitingOperator> {
-                <AwaitingOperator as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<AwaitingOperator>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -1730,26 +837,28 @@ impl ::perago::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("awaiting_operator"),
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
+                                            "awaiting_operator",
+                                        ),
                                         |(): ()| AwaitingOperatorKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -1759,13 +868,13 @@ impl ::perago::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -1775,8 +884,8 @@ impl ::perago::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1796,10 +905,10 @@ impl ::perago::Contract for AwaitingOperator {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago_schema::__private::stream::optional(f0),
+                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::required(f2),
+                    ::perago_schema::__private::stream::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1813,40 +922,26 @@ impl ::perago::Contract for AwaitingOperator {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
-    }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.detail;
-            if !(::perago::__private::check::Lengths {
-                min: None,
-                max: Some(2000u64),
-            }
-                .contains(x) && PATTERN_0.is_match(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.question;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        true
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
 }
-::perago::string_const!(pub AwaitingOperatorKind = "awaiting_operator");
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for AwaitingOperator {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+::perago_schema::string_const!(pub AwaitingOperatorKind = "awaiting_operator");
 /// Too large; proposes a split.
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
 pub struct ScopeExceeded {
     #[serde(rename = "contract")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     #[serde(rename = "kind")]
     pub kind: ScopeExceededKind,
@@ -1856,181 +951,29 @@ pub struct ScopeExceeded {
     #[serde(rename = "proposed_split")]
     pub proposed_split: Vec<NonBlankText>,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ScopeExceeded {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ScopeExceeded",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "contract")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub contract: Option<Contract>,
-            #[serde(rename = "kind")]
-            pub kind: ScopeExceededKind,
-            #[serde(rename = "detail")]
-            pub detail: CappedText,
-            /// The proposed split, one follow-up per item.
-            #[serde(rename = "proposed_split")]
-            pub proposed_split: Vec<NonBlankText>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ScopeExceeded;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ScopeExceeded, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl ScopeExceeded {}
-impl ::perago::Contract for ScopeExceeded {
+impl ::perago_schema::Contract for ScopeExceeded {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/ScopeExceeded";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "contract" | "kind" | "detail" | "proposed_split"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_contract = match map.get("contract") {
-            Some(v) => {
-                let path = &path.key("contract");
-                (::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "worker-completion/v1",
-                    )
-                    .then_some(Contract))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "scope_exceeded")
-                    .then_some(ScopeExceededKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_detail = match map.get("detail") {
-            Some(v) => {
-                let path = &path.key("detail");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: Some(2000u64),
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("detail"), out);
-                None
-            }
-        };
-        let f_proposed_split = match map.get("proposed_split") {
-            Some(v) => {
-                let path = &path.key("proposed_split");
-                match ::perago::__private::check::array(v, path, out, Some(1u64), None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match ::perago::__private::check::string(
-                                    v,
-                                    path,
-                                    out,
-                                    &::perago::__private::check::Lengths {
-                                        min: None,
-                                        max: None,
-                                    },
-                                    Some(&*PATTERN_0),
-                                )
-                                .map(str::to_owned)
-                            {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("proposed_split"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            contract: f_contract?,
-            kind: f_kind?,
-            detail: f_detail?,
-            proposed_split: f_proposed_split?,
-        })
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = ScopeExceeded;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<ScopeExceeded> {
-                <ScopeExceeded as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<ScopeExceeded>, A::Error> {
@@ -2041,22 +984,25 @@ impl ::perago::Contract for ScopeExceeded {
                     "detail",
                     "proposed_split",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -2065,26 +1011,28 @@ impl ::perago::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("scope_exceeded"),
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
+                                            "scope_exceeded",
+                                        ),
                                         |(): ()| ScopeExceededKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -2094,14 +1042,14 @@ impl ::perago::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
-                                            lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
                                             },
@@ -2114,8 +1062,8 @@ impl ::perago::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -2135,10 +1083,10 @@ impl ::perago::Contract for ScopeExceeded {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago_schema::__private::stream::optional(f0),
+                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::required(f2),
+                    ::perago_schema::__private::stream::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -2152,42 +1100,26 @@ impl ::perago::Contract for ScopeExceeded {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
-    }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.detail;
-            if !(::perago::__private::check::Lengths {
-                min: None,
-                max: Some(2000u64),
-            }
-                .contains(x) && PATTERN_0.is_match(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.proposed_split;
-            if !((1usize..=usize::MAX).contains(&x.len())
-                && x.iter().all(|x| PATTERN_0.is_match(x)))
-            {
-                return false;
-            }
-        }
-        true
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
 }
-::perago::string_const!(pub ScopeExceededKind = "scope_exceeded");
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+::perago_schema::string_const!(pub ScopeExceededKind = "scope_exceeded");
 /// The task is too vague to act on.
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
 pub struct Underspecified {
     #[serde(rename = "contract")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     #[serde(rename = "kind")]
     pub kind: UnderspecifiedKind,
@@ -2196,184 +1128,53 @@ pub struct Underspecified {
     #[serde(rename = "question")]
     pub question: NonBlankText,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Underspecified {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Underspecified",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "contract")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub contract: Option<Contract>,
-            #[serde(rename = "kind")]
-            pub kind: UnderspecifiedKind,
-            #[serde(rename = "detail")]
-            pub detail: CappedText,
-            #[serde(rename = "question")]
-            pub question: NonBlankText,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Underspecified;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Underspecified, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Underspecified {}
-impl ::perago::Contract for Underspecified {
+impl ::perago_schema::Contract for Underspecified {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Underspecified";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "contract" | "kind" | "detail" | "question") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_contract = match map.get("contract") {
-            Some(v) => {
-                let path = &path.key("contract");
-                (::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "worker-completion/v1",
-                    )
-                    .then_some(Contract))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "underspecified")
-                    .then_some(UnderspecifiedKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_detail = match map.get("detail") {
-            Some(v) => {
-                let path = &path.key("detail");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: Some(2000u64),
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("detail"), out);
-                None
-            }
-        };
-        let f_question = match map.get("question") {
-            Some(v) => {
-                let path = &path.key("question");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("question"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            contract: f_contract?,
-            kind: f_kind?,
-            detail: f_detail?,
-            question: f_question?,
-        })
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = Underspecified;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<Underspecified> {
-                <Underspecified as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<Underspecified>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -2382,26 +1183,28 @@ impl ::perago::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("underspecified"),
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
+                                            "underspecified",
+                                        ),
                                         |(): ()| UnderspecifiedKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -2411,13 +1214,13 @@ impl ::perago::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -2427,8 +1230,8 @@ impl ::perago::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -2448,10 +1251,10 @@ impl ::perago::Contract for Underspecified {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago_schema::__private::stream::optional(f0),
+                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::required(f2),
+                    ::perago_schema::__private::stream::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -2465,40 +1268,26 @@ impl ::perago::Contract for Underspecified {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
-    }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.detail;
-            if !(::perago::__private::check::Lengths {
-                min: None,
-                max: Some(2000u64),
-            }
-                .contains(x) && PATTERN_0.is_match(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.question;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        true
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
 }
-::perago::string_const!(pub UnderspecifiedKind = "underspecified");
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Underspecified {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+::perago_schema::string_const!(pub UnderspecifiedKind = "underspecified");
 /// Blocked on another task or resource.
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
 pub struct BlockedOnDependency {
     #[serde(rename = "contract")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     #[serde(rename = "kind")]
     pub kind: BlockedOnDependencyKind,
@@ -2507,168 +1296,29 @@ pub struct BlockedOnDependency {
     #[serde(rename = "blocking_dep")]
     pub blocking_dep: NonBlankText,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for BlockedOnDependency {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "BlockedOnDependency",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "contract")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub contract: Option<Contract>,
-            #[serde(rename = "kind")]
-            pub kind: BlockedOnDependencyKind,
-            #[serde(rename = "detail")]
-            pub detail: CappedText,
-            #[serde(rename = "blocking_dep")]
-            pub blocking_dep: NonBlankText,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = BlockedOnDependency;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<BlockedOnDependency, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl BlockedOnDependency {}
-impl ::perago::Contract for BlockedOnDependency {
+impl ::perago_schema::Contract for BlockedOnDependency {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/BlockedOnDependency";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "contract" | "kind" | "detail" | "blocking_dep") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_contract = match map.get("contract") {
-            Some(v) => {
-                let path = &path.key("contract");
-                (::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "worker-completion/v1",
-                    )
-                    .then_some(Contract))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "blocked_on_dependency",
-                    )
-                    .then_some(BlockedOnDependencyKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_detail = match map.get("detail") {
-            Some(v) => {
-                let path = &path.key("detail");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: Some(2000u64),
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("detail"), out);
-                None
-            }
-        };
-        let f_blocking_dep = match map.get("blocking_dep") {
-            Some(v) => {
-                let path = &path.key("blocking_dep");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("blocking_dep"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            contract: f_contract?,
-            kind: f_kind?,
-            detail: f_detail?,
-            blocking_dep: f_blocking_dep?,
-        })
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
             type Value = BlockedOnDependency;
             fn other(
                 self,
-                found: ::perago::__private::serde_json::Value,
+                found: ::perago_schema::__private::serde_json::Value,
             ) -> Option<BlockedOnDependency> {
-                <BlockedOnDependency as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
             }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Option<BlockedOnDependency>, A::Error> {
@@ -2679,22 +1329,25 @@ impl ::perago::Contract for BlockedOnDependency {
                     "detail",
                     "blocking_dep",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -2703,13 +1356,13 @@ impl ::perago::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
                                             "blocked_on_dependency",
                                         ),
                                         |(): ()| BlockedOnDependencyKind,
@@ -2718,13 +1371,13 @@ impl ::perago::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
                                         },
@@ -2734,13 +1387,13 @@ impl ::perago::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
@@ -2750,8 +1403,8 @@ impl ::perago::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -2771,10 +1424,10 @@ impl ::perago::Contract for BlockedOnDependency {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago_schema::__private::stream::optional(f0),
+                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::required(f2),
+                    ::perago_schema::__private::stream::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -2788,27 +1441,17 @@ impl ::perago::Contract for BlockedOnDependency {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
-    }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.detail;
-            if !(::perago::__private::check::Lengths {
-                min: None,
-                max: Some(2000u64),
-            }
-                .contains(x) && PATTERN_0.is_match(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.blocking_dep;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        true
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
     }
 }
-::perago::string_const!(pub BlockedOnDependencyKind = "blocked_on_dependency");
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for BlockedOnDependency {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+::perago_schema::string_const!(pub BlockedOnDependencyKind = "blocked_on_dependency");

@@ -8,7 +8,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ///
 /// The params of build_features: which feature set of the workspace, and how many rows it must have.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct BuildFeaturesParams {
     /// A directory of CSV files under the workspace prefix.
     #[serde(rename = "feature_set")]
@@ -18,138 +18,13 @@ pub struct BuildFeaturesParams {
     pub min_rows: i64,
     /// Which columns count as features.
     #[serde(rename = "columns")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub columns: Option<BuildFeaturesParamsColumns>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParams {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "BuildFeaturesParams",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// A directory of CSV files under the workspace prefix.
-            #[serde(rename = "feature_set")]
-            pub feature_set: String,
-            /// The fewest data rows the feature set may have.
-            #[serde(rename = "min_rows")]
-            pub min_rows: i64,
-            /// Which columns count as features.
-            #[serde(rename = "columns")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub columns: Option<BuildFeaturesParamsColumns>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = BuildFeaturesParams;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<BuildFeaturesParams, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl BuildFeaturesParams {}
 impl ::perago::Contract for BuildFeaturesParams {
     const LOCATION: &'static str = "build-features-params.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"BuildFeaturesParams\",\"description\":\"The params of build_features: which feature set of the workspace, and how many rows it must have.\",\"type\":\"object\",\"properties\":{\"feature_set\":{\"description\":\"A directory of CSV files under the workspace prefix.\",\"type\":\"string\",\"pattern\":\"^[a-z0-9_]+$\"},\"min_rows\":{\"description\":\"The fewest data rows the feature set may have.\",\"type\":\"integer\",\"minimum\":0},\"columns\":{\"description\":\"Which columns count as features.\",\"type\":\"object\",\"properties\":{\"exclude\":{\"description\":\"Feature columns to leave out of the count.\",\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"default\":[]}},\"additionalProperties\":false}},\"required\":[\"feature_set\",\"min_rows\"],\"examples\":[{\"feature_set\":\"default\",\"min_rows\":100},{\"feature_set\":\"default\",\"min_rows\":100,\"columns\":{\"exclude\":[\"f01\"]}}],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "feature_set" | "min_rows" | "columns") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_feature_set = match map.get("feature_set") {
-            Some(v) => {
-                let path = &path.key("feature_set");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("feature_set"), out);
-                None
-            }
-        };
-        let f_min_rows = match map.get("min_rows") {
-            Some(v) => {
-                let path = &path.key("min_rows");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("min_rows"), out);
-                None
-            }
-        };
-        let f_columns = match map.get("columns") {
-            Some(v) => {
-                let path = &path.key("columns");
-                (<BuildFeaturesParamsColumns as ::perago::Contract>::walk(v, path, out))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            feature_set: f_feature_set?,
-            min_rows: f_min_rows?,
-            columns: f_columns?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -162,7 +37,8 @@ impl ::perago::Contract for BuildFeaturesParams {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<BuildFeaturesParams> {
-                <BuildFeaturesParams as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -254,172 +130,48 @@ impl ::perago::Contract for BuildFeaturesParams {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.feature_set;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.min_rows;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        if !self.columns.as_ref().is_none_or(::perago::Contract::satisfies) {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParams {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 /// Which columns count as features.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct BuildFeaturesParamsColumns {
     /// Feature columns to leave out of the count.
     #[serde(rename = "exclude")]
-    #[serde(default = "BuildFeaturesParamsColumns::default_exclude")]
     pub exclude: Vec<String>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParamsColumns {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "BuildFeaturesParamsColumns",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// Feature columns to leave out of the count.
-            #[serde(rename = "exclude")]
-            #[serde(default = "BuildFeaturesParamsColumns::default_exclude")]
-            pub exclude: Vec<String>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = BuildFeaturesParamsColumns;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<BuildFeaturesParamsColumns, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl BuildFeaturesParamsColumns {
     /// The schema's `default` of `exclude`: `[]`.
     pub fn default_exclude() -> Vec<String> {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "[]",
+                &::perago::__private::stream::Array {
+                    items: ::perago::__private::stream::Str {
+                        lengths: ::perago::__private::check::Lengths {
+                            min: Some(1u64),
+                            max: None,
+                        },
+                        pattern: None,
+                    },
+                    min: None,
+                    max: None,
+                },
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (match ::perago::__private::check::array(v, path, out, None, None) {
-            Some((items, counts_ok)) => {
-                let mut typed = Vec::with_capacity(items.len());
-                let mut ok = counts_ok;
-                for (i, v) in items.iter().enumerate() {
-                    let path = &path.index(i);
-                    match ::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: Some(1u64),
-                                max: None,
-                            },
-                            None,
-                        )
-                        .map(str::to_owned)
-                    {
-                        Some(x) => typed.push(x),
-                        None => ok = false,
-                    }
-                }
-                ok.then_some(typed)
-            }
-            None => None,
-        })
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for BuildFeaturesParamsColumns {
     const LOCATION: &'static str = "build-features-params.schema.json#/properties/columns";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Which columns count as features.\",\"type\":\"object\",\"properties\":{\"exclude\":{\"description\":\"Feature columns to leave out of the count.\",\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"default\":[]}},\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "exclude") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_exclude = match map.get("exclude") {
-            Some(v) => {
-                let path = &path.key("exclude");
-                match ::perago::__private::check::array(v, path, out, None, None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match ::perago::__private::check::string(
-                                    v,
-                                    path,
-                                    out,
-                                    &::perago::__private::check::Lengths {
-                                        min: Some(1u64),
-                                        max: None,
-                                    },
-                                    None,
-                                )
-                                .map(str::to_owned)
-                            {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => Some(Self::default_exclude()),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { exclude: f_exclude? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -432,11 +184,8 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<BuildFeaturesParamsColumns> {
-                <BuildFeaturesParamsColumns as ::perago::Contract>::walk(
-                    &found,
-                    self.0,
-                    self.1,
-                )
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -496,22 +245,14 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.exclude;
-            if !(x
-                .iter()
-                .all(|x| {
-                    ::perago::__private::check::Lengths {
-                        min: Some(1u64),
-                        max: None,
-                    }
-                        .contains(x)
-                }))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParamsColumns {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

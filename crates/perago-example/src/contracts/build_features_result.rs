@@ -5,7 +5,7 @@
 ///
 /// The result of build_features: the size of the feature set.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct BuildFeaturesResult {
     /// Data rows across the feature set's CSV files.
     #[serde(rename = "row_count")]
@@ -14,114 +14,10 @@ pub struct BuildFeaturesResult {
     #[serde(rename = "feature_count")]
     pub feature_count: i64,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesResult {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "BuildFeaturesResult",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// Data rows across the feature set's CSV files.
-            #[serde(rename = "row_count")]
-            pub row_count: i64,
-            /// Feature columns (every column but the key `song_id`, less the excluded ones).
-            #[serde(rename = "feature_count")]
-            pub feature_count: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = BuildFeaturesResult;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<BuildFeaturesResult, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl BuildFeaturesResult {}
 impl ::perago::Contract for BuildFeaturesResult {
     const LOCATION: &'static str = "build-features-result.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"BuildFeaturesResult\",\"description\":\"The result of build_features: the size of the feature set.\",\"type\":\"object\",\"properties\":{\"row_count\":{\"description\":\"Data rows across the feature set's CSV files.\",\"type\":\"integer\",\"minimum\":0},\"feature_count\":{\"description\":\"Feature columns (every column but the key `song_id`, less the excluded ones).\",\"type\":\"integer\",\"minimum\":0}},\"required\":[\"row_count\",\"feature_count\"],\"examples\":[{\"row_count\":100,\"feature_count\":24}],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "row_count" | "feature_count") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_row_count = match map.get("row_count") {
-            Some(v) => {
-                let path = &path.key("row_count");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("row_count"), out);
-                None
-            }
-        };
-        let f_feature_count = match map.get("feature_count") {
-            Some(v) => {
-                let path = &path.key("feature_count");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("feature_count"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            row_count: f_row_count?,
-            feature_count: f_feature_count?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -134,7 +30,8 @@ impl ::perago::Contract for BuildFeaturesResult {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<BuildFeaturesResult> {
-                <BuildFeaturesResult as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -204,33 +101,14 @@ impl ::perago::Contract for BuildFeaturesResult {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.row_count;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.feature_count;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesResult {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -5,143 +5,33 @@
 ///
 /// The params of validate_song: which song, and how long it must be.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct ValidateSongParams {
     /// The catalog id of the song.
     #[serde(rename = "song_id")]
     pub song_id: String,
     /// The shortest acceptable duration. Applied to the typed params when absent; never copied into the Conductor input.
     #[serde(rename = "min_duration_seconds")]
-    #[serde(default = "ValidateSongParams::default_min_duration_seconds")]
     pub min_duration_seconds: i64,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ValidateSongParams {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ValidateSongParams",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// The catalog id of the song.
-            #[serde(rename = "song_id")]
-            pub song_id: String,
-            /// The shortest acceptable duration. Applied to the typed params when absent; never copied into the Conductor input.
-            #[serde(rename = "min_duration_seconds")]
-            #[serde(default = "ValidateSongParams::default_min_duration_seconds")]
-            pub min_duration_seconds: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ValidateSongParams;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ValidateSongParams, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl ValidateSongParams {
     /// The schema's `default` of `min_duration_seconds`: `30`.
     pub fn default_min_duration_seconds() -> i64 {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "30",
+                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                    minimum: Some(0f64),
+                    maximum: None,
+                    exclusive_minimum: None,
+                    exclusive_maximum: None,
+                }),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::integer(
-            v,
-            path,
-            out,
-            &::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            },
-        ))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for ValidateSongParams {
     const LOCATION: &'static str = "validate-song-params.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"ValidateSongParams\",\"description\":\"The params of validate_song: which song, and how long it must be.\",\"type\":\"object\",\"properties\":{\"song_id\":{\"description\":\"The catalog id of the song.\",\"type\":\"string\",\"minLength\":1},\"min_duration_seconds\":{\"description\":\"The shortest acceptable duration. Applied to the typed params when absent; never copied into the Conductor input.\",\"type\":\"integer\",\"minimum\":0,\"default\":30}},\"required\":[\"song_id\"],\"examples\":[{\"song_id\":\"song-000123\",\"min_duration_seconds\":30}],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "song_id" | "min_duration_seconds") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_song_id = match map.get("song_id") {
-            Some(v) => {
-                let path = &path.key("song_id");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("song_id"), out);
-                None
-            }
-        };
-        let f_min_duration_seconds = match map.get("min_duration_seconds") {
-            Some(v) => {
-                let path = &path.key("min_duration_seconds");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => Some(Self::default_min_duration_seconds()),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            song_id: f_song_id?,
-            min_duration_seconds: f_min_duration_seconds?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -154,7 +44,8 @@ impl ::perago::Contract for ValidateSongParams {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ValidateSongParams> {
-                <ValidateSongParams as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -228,31 +119,14 @@ impl ::perago::Contract for ValidateSongParams {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.song_id;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.min_duration_seconds;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ValidateSongParams {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

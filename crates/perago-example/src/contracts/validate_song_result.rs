@@ -5,120 +5,19 @@
 ///
 /// The result of validate_song. A song that fails the check is a business outcome (`valid: false` and a reason), not a task failure.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct ValidateSongResult {
     /// Whether the song passed.
     #[serde(rename = "valid")]
     pub valid: bool,
     /// Why it did not pass; null when it did.
     #[serde(rename = "reason")]
-    #[serde(deserialize_with = "::perago::__private::de::nullable")]
     pub reason: Option<String>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ValidateSongResult {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ValidateSongResult",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// Whether the song passed.
-            #[serde(rename = "valid")]
-            pub valid: bool,
-            /// Why it did not pass; null when it did.
-            #[serde(rename = "reason")]
-            #[serde(deserialize_with = "::perago::__private::de::nullable")]
-            pub reason: Option<String>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ValidateSongResult;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ValidateSongResult, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl ValidateSongResult {}
 impl ::perago::Contract for ValidateSongResult {
     const LOCATION: &'static str = "validate-song-result.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"ValidateSongResult\",\"description\":\"The result of validate_song. A song that fails the check is a business outcome (`valid: false` and a reason), not a task failure.\",\"type\":\"object\",\"properties\":{\"valid\":{\"description\":\"Whether the song passed.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"Why it did not pass; null when it did.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"valid\",\"reason\"],\"examples\":[{\"valid\":true,\"reason\":null},{\"valid\":false,\"reason\":\"duration 21s is below the minimum of 30s\"}],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "valid" | "reason") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_valid = match map.get("valid") {
-            Some(v) => {
-                let path = &path.key("valid");
-                ::perago::__private::check::boolean(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("valid"), out);
-                None
-            }
-        };
-        let f_reason = match map.get("reason") {
-            Some(v) => {
-                let path = &path.key("reason");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: None,
-                                max: None,
-                            },
-                            None,
-                        )
-                        .map(str::to_owned))
-                        .map(Some)
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("reason"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            valid: f_valid?,
-            reason: f_reason?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -131,7 +30,8 @@ impl ::perago::Contract for ValidateSongResult {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ValidateSongResult> {
-                <ValidateSongResult as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -197,7 +97,14 @@ impl ::perago::Contract for ValidateSongResult {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ValidateSongResult {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

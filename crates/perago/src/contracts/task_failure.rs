@@ -3,113 +3,17 @@
 //! Types and validators generated from `crates/perago/schemas/task-failure.schema.json` (`https://perago.dev/schemas/task-failure.schema.json`).
 /// Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Failed {
     #[serde(rename = "status")]
     pub status: FailedStatus,
     #[serde(rename = "reasonForIncompletion")]
     pub reason_for_incompletion: Reason,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Failed {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Failed",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "status")]
-            pub status: FailedStatus,
-            #[serde(rename = "reasonForIncompletion")]
-            pub reason_for_incompletion: Reason,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Failed;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Failed, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Failed {}
 impl ::perago::Contract for Failed {
     const LOCATION: &'static str = "task-failure.schema.json#/$defs/Failed";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false,\"$defs\":{\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "status" | "reasonForIncompletion") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_status = match map.get("status") {
-            Some(v) => {
-                let path = &path.key("status");
-                ::perago::__private::check::const_str(v, path, out, "FAILED")
-                    .then_some(FailedStatus)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("status"), out);
-                None
-            }
-        };
-        let f_reason_for_incompletion = match map.get("reasonForIncompletion") {
-            Some(v) => {
-                let path = &path.key("reasonForIncompletion");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(
-                    &path.key("reasonForIncompletion"),
-                    out,
-                );
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            status: f_status?,
-            reason_for_incompletion: f_reason_for_incompletion?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -122,7 +26,8 @@ impl ::perago::Contract for Failed {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Failed> {
-                <Failed as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -191,19 +96,15 @@ impl ::perago::Contract for Failed {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.reason_for_incompletion;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Failed {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub FailedStatus = "FAILED");
@@ -211,118 +112,17 @@ impl ::perago::Contract for Failed {
 pub type Reason = String;
 /// Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct FailedWithTerminalError {
     #[serde(rename = "status")]
     pub status: FailedWithTerminalErrorStatus,
     #[serde(rename = "reasonForIncompletion")]
     pub reason_for_incompletion: Reason,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for FailedWithTerminalError {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "FailedWithTerminalError",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "status")]
-            pub status: FailedWithTerminalErrorStatus,
-            #[serde(rename = "reasonForIncompletion")]
-            pub reason_for_incompletion: Reason,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = FailedWithTerminalError;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<FailedWithTerminalError, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl FailedWithTerminalError {}
 impl ::perago::Contract for FailedWithTerminalError {
     const LOCATION: &'static str = "task-failure.schema.json#/$defs/FailedWithTerminalError";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED_WITH_TERMINAL_ERROR\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false,\"$defs\":{\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "status" | "reasonForIncompletion") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_status = match map.get("status") {
-            Some(v) => {
-                let path = &path.key("status");
-                ::perago::__private::check::const_str(
-                        v,
-                        path,
-                        out,
-                        "FAILED_WITH_TERMINAL_ERROR",
-                    )
-                    .then_some(FailedWithTerminalErrorStatus)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("status"), out);
-                None
-            }
-        };
-        let f_reason_for_incompletion = match map.get("reasonForIncompletion") {
-            Some(v) => {
-                let path = &path.key("reasonForIncompletion");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(
-                    &path.key("reasonForIncompletion"),
-                    out,
-                );
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            status: f_status?,
-            reason_for_incompletion: f_reason_for_incompletion?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -335,11 +135,8 @@ impl ::perago::Contract for FailedWithTerminalError {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<FailedWithTerminalError> {
-                <FailedWithTerminalError as ::perago::Contract>::walk(
-                    &found,
-                    self.0,
-                    self.1,
-                )
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -410,19 +207,15 @@ impl ::perago::Contract for FailedWithTerminalError {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.reason_for_incompletion;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for FailedWithTerminalError {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(

@@ -5,7 +5,7 @@
 ///
 /// Conductor inputData of a workspace-free task: exactly `params`. `params` is the slot the task's own params schema fills.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct WorkspaceFreeTaskInput {
     /// The task's business parameters (validated against the task's params schema).
     #[serde(rename = "params")]
@@ -14,98 +14,10 @@ pub struct WorkspaceFreeTaskInput {
         ::perago::__private::serde_json::Value,
     >,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskInput {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "WorkspaceFreeTaskInput",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// The task's business parameters (validated against the task's params schema).
-            #[serde(rename = "params")]
-            pub params: ::perago::__private::indexmap::IndexMap<
-                String,
-                ::perago::__private::serde_json::Value,
-            >,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = WorkspaceFreeTaskInput;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<WorkspaceFreeTaskInput, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl WorkspaceFreeTaskInput {}
 impl ::perago::Contract for WorkspaceFreeTaskInput {
     const LOCATION: &'static str = "workspace-free-task-input.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceFreeTaskInput\",\"description\":\"Conductor inputData of a workspace-free task: exactly `params`. `params` is the slot the task's own params schema fills.\",\"type\":\"object\",\"properties\":{\"params\":{\"description\":\"The task's business parameters (validated against the task's params schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"params\"],\"additionalProperties\":false,\"examples\":[{\"params\":{\"song_id\":\"song-000123\",\"min_duration_seconds\":30}}]}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "params") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_params = match map.get("params") {
-            Some(v) => {
-                let path = &path.key("params");
-                match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            match Some(v.clone()) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("params"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { params: f_params? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -118,11 +30,8 @@ impl ::perago::Contract for WorkspaceFreeTaskInput {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<WorkspaceFreeTaskInput> {
-                <WorkspaceFreeTaskInput as ::perago::Contract>::walk(
-                    &found,
-                    self.0,
-                    self.1,
-                )
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -169,7 +78,14 @@ impl ::perago::Contract for WorkspaceFreeTaskInput {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskInput {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -14,51 +14,6 @@ pub enum WorkspaceFreeTaskResult {
 impl ::perago::Contract for WorkspaceFreeTaskResult {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceFreeTaskResult\",\"description\":\"The task result payload a workspace-free task hands back to Conductor, told apart by `status`.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completed\"},{\"$ref\":\"#/$defs/Failed\"},{\"$ref\":\"#/$defs/FailedWithTerminalError\"}],\"examples\":[{\"status\":\"COMPLETED\",\"output\":{\"result\":{\"valid\":true,\"reason\":null}}},{\"status\":\"FAILED\",\"reasonForIncompletion\":\"$.params.min_duration_seconds: must be an integer\"}],\"$defs\":{\"Completed\":{\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false},\"Failed\":{\"description\":\"Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false},\"FailedWithTerminalError\":{\"description\":\"Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED_WITH_TERMINAL_ERROR\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false},\"Output\":{\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false},\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        match map.get("status") {
-            None => {
-                ::perago::__private::check::required(&path.key("status"), out);
-                None
-            }
-            Some(tag) => {
-                match tag.as_str() {
-                    Some("COMPLETED") => {
-                        <Completed as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Completed)
-                    }
-                    Some("FAILED") => {
-                        <super::task_failure::Failed as ::perago::Contract>::walk(
-                                value,
-                                path,
-                                out,
-                            )
-                            .map(Self::Failed)
-                    }
-                    Some("FAILED_WITH_TERMINAL_ERROR") => {
-                        <super::task_failure::FailedWithTerminalError as ::perago::Contract>::walk(
-                                value,
-                                path,
-                                out,
-                            )
-                            .map(Self::FailedWithTerminalError)
-                    }
-                    _ => {
-                        ::perago::__private::check::unknown_discriminator(
-                            &path.key("status"),
-                            out,
-                            &["COMPLETED", "FAILED", "FAILED_WITH_TERMINAL_ERROR"],
-                        );
-                        None
-                    }
-                }
-            }
-        }
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -71,11 +26,8 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<WorkspaceFreeTaskResult> {
-                <WorkspaceFreeTaskResult as ::perago::Contract>::walk(
-                    &found,
-                    self.0,
-                    self.1,
-                )
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -221,241 +173,29 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        match self {
-            Self::Completed(x) => ::perago::Contract::satisfies(x),
-            Self::Failed(x) => ::perago::Contract::satisfies(x),
-            Self::FailedWithTerminalError(x) => ::perago::Contract::satisfies(x),
-        }
-    }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Self",
-            deny_unknown_fields
-        )]
-        struct __Union {
-            #[serde(
-                rename = "status",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            tag: Option<String>,
-            #[serde(
-                rename = "output",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f0: Option<Output>,
-            #[serde(
-                rename = "reasonForIncompletion",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f1: Option<super::task_failure::Reason>,
-        }
-        let u = {
-            struct __Object;
-            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-                type Value = __Union;
-                fn expecting(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> ::std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                    self,
-                    map: A,
-                ) -> Result<__Union, A::Error> {
-                    __Union::deserialize(
-                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                            map,
-                        ),
-                    )
-                }
-            }
-            d.deserialize_map(__Object)
-        }?;
-        match u.tag.as_deref() {
-            Some("COMPLETED") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "reasonForIncompletion",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Completed(Completed {
-                        status: CompletedStatus,
-                        output: u
-                            .f0
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "output",
-                            ))?,
-                    }),
-                )
-            }
-            Some("FAILED") => {
-                if u.f0.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "output",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Failed(super::task_failure::Failed {
-                        status: super::task_failure::FailedStatus,
-                        reason_for_incompletion: u
-                            .f1
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "reasonForIncompletion",
-                            ))?,
-                    }),
-                )
-            }
-            Some("FAILED_WITH_TERMINAL_ERROR") => {
-                if u.f0.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "output",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::FailedWithTerminalError(super::task_failure::FailedWithTerminalError {
-                        status: super::task_failure::FailedWithTerminalErrorStatus,
-                        reason_for_incompletion: u
-                            .f1
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "reasonForIncompletion",
-                            ))?,
-                    }),
-                )
-            }
-            None => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                        "status",
-                    ),
-                )
-            }
-            Some(other) => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::unknown_variant(
-                        other,
-                        &[],
-                    ),
-                )
-            }
-        }
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Completed {
     #[serde(rename = "status")]
     pub status: CompletedStatus,
     #[serde(rename = "output")]
     pub output: Output,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Completed {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Completed",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "status")]
-            pub status: CompletedStatus,
-            #[serde(rename = "output")]
-            pub output: Output,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Completed;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Completed, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Completed {}
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Completed";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false,\"$defs\":{\"Output\":{\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "status" | "output") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_status = match map.get("status") {
-            Some(v) => {
-                let path = &path.key("status");
-                ::perago::__private::check::const_str(v, path, out, "COMPLETED")
-                    .then_some(CompletedStatus)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("status"), out);
-                None
-            }
-        };
-        let f_output = match map.get("output") {
-            Some(v) => {
-                let path = &path.key("output");
-                <Output as ::perago::Contract>::walk(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("output"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            status: f_status?,
-            output: f_output?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -468,7 +208,8 @@ impl ::perago::Contract for Completed {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Completed> {
-                <Completed as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -531,20 +272,21 @@ impl ::perago::Contract for Completed {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.output;
-            if !(::perago::Contract::satisfies(x)) {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Completed {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub CompletedStatus = "COMPLETED");
 /// Exactly `result`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Output {
     /// The task's result (validated against the task's result schema).
     #[serde(rename = "result")]
@@ -553,98 +295,10 @@ pub struct Output {
         ::perago::__private::serde_json::Value,
     >,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Output {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Output",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// The task's result (validated against the task's result schema).
-            #[serde(rename = "result")]
-            pub result: ::perago::__private::indexmap::IndexMap<
-                String,
-                ::perago::__private::serde_json::Value,
-            >,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Output;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Output, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Output {}
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Output";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "result") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_result = match map.get("result") {
-            Some(v) => {
-                let path = &path.key("result");
-                match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            match Some(v.clone()) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("result"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { result: f_result? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -657,7 +311,8 @@ impl ::perago::Contract for Output {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Output> {
-                <Output as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -700,7 +355,14 @@ impl ::perago::Contract for Output {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Output {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct WorkspaceOutput {
     /// LakeFS repository name, as in the input.
     #[serde(rename = "repository")]
@@ -19,152 +19,10 @@ pub struct WorkspaceOutput {
     #[serde(rename = "ref")]
     pub r#ref: String,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceOutput {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "WorkspaceOutput",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// LakeFS repository name, as in the input.
-            #[serde(rename = "repository")]
-            pub repository: String,
-            /// The target branch, as in the input.
-            #[serde(rename = "branch")]
-            pub branch: String,
-            #[serde(rename = "ref_type")]
-            pub ref_type: WorkspaceOutputRefType,
-            /// The input commit, or the commit a publication produced.
-            #[serde(rename = "ref")]
-            pub r#ref: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = WorkspaceOutput;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<WorkspaceOutput, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl WorkspaceOutput {}
 impl ::perago::Contract for WorkspaceOutput {
     const LOCATION: &'static str = "workspace-output.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "repository" | "branch" | "ref_type" | "ref") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_repository = match map.get("repository") {
-            Some(v) => {
-                let path = &path.key("repository");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("repository"), out);
-                None
-            }
-        };
-        let f_branch = match map.get("branch") {
-            Some(v) => {
-                let path = &path.key("branch");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("branch"), out);
-                None
-            }
-        };
-        let f_ref_type = match map.get("ref_type") {
-            Some(v) => {
-                let path = &path.key("ref_type");
-                ::perago::__private::check::const_str(v, path, out, "commit")
-                    .then_some(WorkspaceOutputRefType)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("ref_type"), out);
-                None
-            }
-        };
-        let f_ref = match map.get("ref") {
-            Some(v) => {
-                let path = &path.key("ref");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("ref"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            repository: f_repository?,
-            branch: f_branch?,
-            ref_type: f_ref_type?,
-            r#ref: f_ref?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -177,7 +35,8 @@ impl ::perago::Contract for WorkspaceOutput {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<WorkspaceOutput> {
-                <WorkspaceOutput as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -295,41 +154,15 @@ impl ::perago::Contract for WorkspaceOutput {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.repository;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.branch;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.r#ref;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceOutput {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub WorkspaceOutputRefType = "commit");

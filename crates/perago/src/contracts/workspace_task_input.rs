@@ -5,7 +5,7 @@
 ///
 /// Conductor inputData of a workspace task: exactly `workspace` and `params`. `params` is the slot the task's own params schema fills.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct WorkspaceTaskInput {
     #[serde(rename = "workspace")]
     pub workspace: super::workspace_input::WorkspaceInput,
@@ -16,117 +16,10 @@ pub struct WorkspaceTaskInput {
         ::perago::__private::serde_json::Value,
     >,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceTaskInput {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "WorkspaceTaskInput",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "workspace")]
-            pub workspace: super::workspace_input::WorkspaceInput,
-            /// The task's business parameters (validated against the task's params schema).
-            #[serde(rename = "params")]
-            pub params: ::perago::__private::indexmap::IndexMap<
-                String,
-                ::perago::__private::serde_json::Value,
-            >,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = WorkspaceTaskInput;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<WorkspaceTaskInput, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl WorkspaceTaskInput {}
 impl ::perago::Contract for WorkspaceTaskInput {
     const LOCATION: &'static str = "workspace-task-input.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceTaskInput\",\"description\":\"Conductor inputData of a workspace task: exactly `workspace` and `params`. `params` is the slot the task's own params schema fills.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"$ref\":\"#/$defs/WorkspaceInput\"},\"params\":{\"description\":\"The task's business parameters (validated against the task's params schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"workspace\",\"params\"],\"additionalProperties\":false,\"examples\":[{\"workspace\":{\"repository\":\"song-000123\",\"branch\":\"main\",\"ref_type\":\"commit\",\"ref\":\"589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3\"},\"params\":{\"feature_set\":\"default\",\"min_rows\":100}}],\"$defs\":{\"WorkspaceInput\":{\"title\":\"WorkspaceInput\",\"description\":\"The workspace a workspace task reads: a LakeFS repository, the target branch and the immutable input commit of this attempt. Connection details, prefix and guardrails are never part of it.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The branch a writable workspace task advances when it publishes.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"description\":\"Only immutable commits are accepted.\",\"const\":\"commit\"},\"ref\":{\"description\":\"The immutable input commit this attempt downloads.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false,\"examples\":[{\"repository\":\"song-000123\",\"branch\":\"main\",\"ref_type\":\"commit\",\"ref\":\"589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3\"}]}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "workspace" | "params") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_workspace = match map.get("workspace") {
-            Some(v) => {
-                let path = &path.key("workspace");
-                <super::workspace_input::WorkspaceInput as ::perago::Contract>::walk(
-                    v,
-                    path,
-                    out,
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("workspace"), out);
-                None
-            }
-        };
-        let f_params = match map.get("params") {
-            Some(v) => {
-                let path = &path.key("params");
-                match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            match Some(v.clone()) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("params"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            workspace: f_workspace?,
-            params: f_params?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -139,7 +32,8 @@ impl ::perago::Contract for WorkspaceTaskInput {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<WorkspaceTaskInput> {
-                <WorkspaceTaskInput as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -203,13 +97,14 @@ impl ::perago::Contract for WorkspaceTaskInput {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.workspace;
-            if !(::perago::Contract::satisfies(x)) {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceTaskInput {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

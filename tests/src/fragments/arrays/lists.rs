@@ -3,342 +3,28 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/arrays/lists.schema.json` (`file:lists.schema.json`).
 /// Lists
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Lists {
     #[serde(rename = "anything")]
     pub anything: Vec<::perago::__private::serde_json::Value>,
     #[serde(rename = "tags")]
     pub tags: Vec<String>,
     #[serde(rename = "at_least")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_least: Option<Vec<bool>>,
     #[serde(rename = "at_most")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_most: Option<Vec<i64>>,
     #[serde(rename = "matrix")]
     pub matrix: Vec<Vec<i64>>,
     #[serde(rename = "points")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<Vec<ListsPointsItem>>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Lists {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Lists",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "anything")]
-            pub anything: Vec<::perago::__private::serde_json::Value>,
-            #[serde(rename = "tags")]
-            pub tags: Vec<String>,
-            #[serde(rename = "at_least")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub at_least: Option<Vec<bool>>,
-            #[serde(rename = "at_most")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub at_most: Option<Vec<i64>>,
-            #[serde(rename = "matrix")]
-            pub matrix: Vec<Vec<i64>>,
-            #[serde(rename = "points")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub points: Option<Vec<ListsPointsItem>>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Lists;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Lists, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Lists {}
 impl ::perago::Contract for Lists {
     const LOCATION: &'static str = "lists.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Lists\",\"type\":\"object\",\"properties\":{\"anything\":{\"type\":\"array\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"minItems\":1,\"maxItems\":3},\"at_least\":{\"type\":\"array\",\"items\":{\"type\":\"boolean\"},\"minItems\":2},\"at_most\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"maxItems\":2},\"matrix\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0},\"minItems\":1},\"maxItems\":4},\"points\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"additionalProperties\":false}}},\"required\":[\"anything\",\"tags\",\"matrix\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "anything" | "tags" | "at_least" | "at_most" | "matrix" |
-                "points"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_anything = match map.get("anything") {
-            Some(v) => {
-                let path = &path.key("anything");
-                match ::perago::__private::check::array(v, path, out, None, None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for v in items {
-                            match Some(v.clone()) {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("anything"), out);
-                None
-            }
-        };
-        let f_tags = match map.get("tags") {
-            Some(v) => {
-                let path = &path.key("tags");
-                match ::perago::__private::check::array(
-                    v,
-                    path,
-                    out,
-                    Some(1u64),
-                    Some(3u64),
-                ) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match ::perago::__private::check::string(
-                                    v,
-                                    path,
-                                    out,
-                                    &::perago::__private::check::Lengths {
-                                        min: Some(1u64),
-                                        max: None,
-                                    },
-                                    None,
-                                )
-                                .map(str::to_owned)
-                            {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("tags"), out);
-                None
-            }
-        };
-        let f_at_least = match map.get("at_least") {
-            Some(v) => {
-                let path = &path.key("at_least");
-                (match ::perago::__private::check::array(
-                    v,
-                    path,
-                    out,
-                    Some(2u64),
-                    None,
-                ) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match ::perago::__private::check::boolean(v, path, out) {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                })
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_at_most = match map.get("at_most") {
-            Some(v) => {
-                let path = &path.key("at_most");
-                (match ::perago::__private::check::array(
-                    v,
-                    path,
-                    out,
-                    None,
-                    Some(2u64),
-                ) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match ::perago::__private::check::integer(
-                                v,
-                                path,
-                                out,
-                                &::perago::__private::check::Bounds {
-                                    minimum: None,
-                                    maximum: None,
-                                    exclusive_minimum: None,
-                                    exclusive_maximum: None,
-                                },
-                            ) {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                })
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_matrix = match map.get("matrix") {
-            Some(v) => {
-                let path = &path.key("matrix");
-                match ::perago::__private::check::array(v, path, out, None, Some(4u64)) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match match ::perago::__private::check::array(
-                                v,
-                                path,
-                                out,
-                                Some(1u64),
-                                None,
-                            ) {
-                                Some((items, counts_ok)) => {
-                                    let mut typed = Vec::with_capacity(items.len());
-                                    let mut ok = counts_ok;
-                                    for (i, v) in items.iter().enumerate() {
-                                        let path = &path.index(i);
-                                        match ::perago::__private::check::integer(
-                                            v,
-                                            path,
-                                            out,
-                                            &::perago::__private::check::Bounds {
-                                                minimum: Some(0f64),
-                                                maximum: None,
-                                                exclusive_minimum: None,
-                                                exclusive_maximum: None,
-                                            },
-                                        ) {
-                                            Some(x) => typed.push(x),
-                                            None => ok = false,
-                                        }
-                                    }
-                                    ok.then_some(typed)
-                                }
-                                None => None,
-                            } {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("matrix"), out);
-                None
-            }
-        };
-        let f_points = match map.get("points") {
-            Some(v) => {
-                let path = &path.key("points");
-                (match ::perago::__private::check::array(v, path, out, None, None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match <ListsPointsItem as ::perago::Contract>::walk(
-                                v,
-                                path,
-                                out,
-                            ) {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                })
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            anything: f_anything?,
-            tags: f_tags?,
-            at_least: f_at_least?,
-            at_most: f_at_most?,
-            matrix: f_matrix?,
-            points: f_points?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -351,7 +37,8 @@ impl ::perago::Contract for Lists {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Lists> {
-                <Lists as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -529,153 +216,27 @@ impl ::perago::Contract for Lists {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.tags;
-            if !((1usize..=3usize).contains(&x.len())
-                && x
-                    .iter()
-                    .all(|x| {
-                        ::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        }
-                            .contains(x)
-                    }))
-            {
-                return false;
-            }
-        }
-        if !self
-            .at_least
-            .as_ref()
-            .is_none_or(|x| (2usize..=usize::MAX).contains(&x.len()))
-        {
-            return false;
-        }
-        if !self.at_most.as_ref().is_none_or(|x| (0usize..=2usize).contains(&x.len())) {
-            return false;
-        }
-        {
-            let x = &self.matrix;
-            if !((0usize..=4usize).contains(&x.len())
-                && x
-                    .iter()
-                    .all(|x| {
-                        (1usize..=usize::MAX).contains(&x.len())
-                            && x
-                                .iter()
-                                .all(|x| {
-                                    ::perago::__private::check::Bounds {
-                                        minimum: Some(0f64),
-                                        maximum: None,
-                                        exclusive_minimum: None,
-                                        exclusive_maximum: None,
-                                    }
-                                        .contains(*x as f64)
-                                })
-                    }))
-            {
-                return false;
-            }
-        }
-        if !self
-            .points
-            .as_ref()
-            .is_none_or(|x| x.iter().all(::perago::Contract::satisfies))
-        {
-            return false;
-        }
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct ListsPointsItem {
-    #[serde(rename = "x")]
-    pub x: f64,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ListsPointsItem {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Lists {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ListsPointsItem",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "x")]
-            pub x: f64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ListsPointsItem;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ListsPointsItem, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct ListsPointsItem {
+    #[serde(rename = "x")]
+    pub x: f64,
 }
 impl ListsPointsItem {}
 impl ::perago::Contract for ListsPointsItem {
     const LOCATION: &'static str = "lists.schema.json#/properties/points/items";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "x") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_x = match map.get("x") {
-            Some(v) => {
-                let path = &path.key("x");
-                ::perago::__private::check::number(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("x"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { x: f_x? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -688,7 +249,8 @@ impl ::perago::Contract for ListsPointsItem {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ListsPointsItem> {
-                <ListsPointsItem as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -734,7 +296,14 @@ impl ::perago::Contract for ListsPointsItem {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ListsPointsItem {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

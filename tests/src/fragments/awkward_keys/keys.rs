@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/awkward_keys/keys.schema.json` (`file:keys.schema.json`).
 /// Keys
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Keys {
     #[serde(rename = "type")]
     pub r#type: String,
@@ -20,304 +20,30 @@ pub struct Keys {
     #[serde(rename = "1st")]
     pub f1st: String,
     #[serde(rename = "async")]
-    #[serde(default = "Keys::default_async")]
     pub r#async: String,
     #[serde(rename = "kebab-case")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kebab_case: Option<KeysKebabCase>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Keys {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Keys",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "type")]
-            pub r#type: String,
-            #[serde(rename = "ref")]
-            pub r#ref: String,
-            #[serde(rename = "self")]
-            pub self_: String,
-            #[serde(rename = "crate")]
-            pub crate_: String,
-            #[serde(rename = "odd key")]
-            pub odd_key: String,
-            #[serde(rename = "camelCase")]
-            pub camel_case: String,
-            #[serde(rename = "1st")]
-            pub f1st: String,
-            #[serde(rename = "async")]
-            #[serde(default = "Keys::default_async")]
-            pub r#async: String,
-            #[serde(rename = "kebab-case")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub kebab_case: Option<KeysKebabCase>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Keys;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Keys, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Keys {
     /// The schema's `default` of `async`: `"x"`.
     pub fn default_async() -> String {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "\"x\"",
-            )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::string(
-                v,
-                path,
-                out,
-                &::perago::__private::check::Lengths {
-                    min: None,
-                    max: None,
+                &::perago::__private::stream::Str {
+                    lengths: ::perago::__private::check::Lengths {
+                        min: None,
+                        max: None,
+                    },
+                    pattern: None,
                 },
-                None,
             )
-            .map(str::to_owned))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for Keys {
     const LOCATION: &'static str = "keys.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Keys\",\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"odd key\":{\"type\":\"string\"},\"camelCase\":{\"type\":\"string\"},\"1st\":{\"type\":\"string\"},\"async\":{\"type\":\"string\",\"default\":\"x\"},\"kebab-case\":{\"enum\":[\"x-y\",\"z\"]}},\"required\":[\"type\",\"ref\",\"self\",\"crate\",\"odd key\",\"camelCase\",\"1st\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "type" | "ref" | "self" | "crate" | "odd key" | "camelCase"
-                | "1st" | "async" | "kebab-case"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_type = match map.get("type") {
-            Some(v) => {
-                let path = &path.key("type");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("type"), out);
-                None
-            }
-        };
-        let f_ref = match map.get("ref") {
-            Some(v) => {
-                let path = &path.key("ref");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("ref"), out);
-                None
-            }
-        };
-        let f_self_ = match map.get("self") {
-            Some(v) => {
-                let path = &path.key("self");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("self"), out);
-                None
-            }
-        };
-        let f_crate_ = match map.get("crate") {
-            Some(v) => {
-                let path = &path.key("crate");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("crate"), out);
-                None
-            }
-        };
-        let f_odd_key = match map.get("odd key") {
-            Some(v) => {
-                let path = &path.key("odd key");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("odd key"), out);
-                None
-            }
-        };
-        let f_camel_case = match map.get("camelCase") {
-            Some(v) => {
-                let path = &path.key("camelCase");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("camelCase"), out);
-                None
-            }
-        };
-        let f_f1st = match map.get("1st") {
-            Some(v) => {
-                let path = &path.key("1st");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("1st"), out);
-                None
-            }
-        };
-        let f_async = match map.get("async") {
-            Some(v) => {
-                let path = &path.key("async");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => Some(Self::default_async()),
-        };
-        let f_kebab_case = match map.get("kebab-case") {
-            Some(v) => {
-                let path = &path.key("kebab-case");
-                (::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &KeysKebabCase::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| KeysKebabCase::ALL[i]))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            r#type: f_type?,
-            r#ref: f_ref?,
-            self_: f_self_?,
-            crate_: f_crate_?,
-            odd_key: f_odd_key?,
-            camel_case: f_camel_case?,
-            f1st: f_f1st?,
-            r#async: f_async?,
-            kebab_case: f_kebab_case?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -330,7 +56,8 @@ impl ::perago::Contract for Keys {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Keys> {
-                <Keys as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -570,8 +297,15 @@ impl ::perago::Contract for Keys {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Keys {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(
@@ -596,27 +330,15 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for KeysKebabCase {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = KeysKebabCase;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<KeysKebabCase, E> {
-                match s {
-                    "x-y" => Ok(KeysKebabCase::XY),
-                    "z" => Ok(KeysKebabCase::Z),
-                    _ => Err(E::unknown_variant(s, &["x-y", "z"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(
+                    &KeysKebabCase::ALL.map(|x| x.as_str()),
+                ),
+                |i: usize| KeysKebabCase::ALL[i],
+            ),
+        )
     }
 }
 impl KeysKebabCase {

@@ -3,121 +3,20 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/boolean_and_null/flags.schema.json` (`file:flags.schema.json`).
 /// Flags
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Flags {
     #[serde(rename = "flag")]
     pub flag: bool,
     #[serde(rename = "nothing")]
     pub nothing: (),
     #[serde(rename = "maybe_flag")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub maybe_flag: Option<bool>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Flags {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Flags",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "flag")]
-            pub flag: bool,
-            #[serde(rename = "nothing")]
-            pub nothing: (),
-            #[serde(rename = "maybe_flag")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub maybe_flag: Option<bool>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Flags;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Flags, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Flags {}
 impl ::perago::Contract for Flags {
     const LOCATION: &'static str = "flags.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Flags\",\"type\":\"object\",\"properties\":{\"flag\":{\"type\":\"boolean\"},\"nothing\":{\"type\":\"null\"},\"maybe_flag\":{\"type\":\"boolean\"}},\"required\":[\"flag\",\"nothing\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "flag" | "nothing" | "maybe_flag") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_flag = match map.get("flag") {
-            Some(v) => {
-                let path = &path.key("flag");
-                ::perago::__private::check::boolean(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("flag"), out);
-                None
-            }
-        };
-        let f_nothing = match map.get("nothing") {
-            Some(v) => {
-                let path = &path.key("nothing");
-                ::perago::__private::check::null(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("nothing"), out);
-                None
-            }
-        };
-        let f_maybe_flag = match map.get("maybe_flag") {
-            Some(v) => {
-                let path = &path.key("maybe_flag");
-                (::perago::__private::check::boolean(v, path, out)).map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            flag: f_flag?,
-            nothing: f_nothing?,
-            maybe_flag: f_maybe_flag?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -130,7 +29,8 @@ impl ::perago::Contract for Flags {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Flags> {
-                <Flags as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -209,7 +109,14 @@ impl ::perago::Contract for Flags {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Flags {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

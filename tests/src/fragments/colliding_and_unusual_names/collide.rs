@@ -10,318 +10,44 @@ pub struct Collide {
     #[serde(rename = "A")]
     pub a_2: String,
     #[serde(rename = "odd-key")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub odd_key: Option<i64>,
     #[serde(rename = "odd_key")]
-    #[serde(default = "Collide::default_odd_key_2")]
     pub odd_key_2: i64,
     #[serde(rename = "_")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub f_: Option<bool>,
     #[serde(rename = "gen")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub r#gen: Option<bool>,
     #[serde(rename = "additional")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_2: Option<String>,
     #[serde(rename = "which")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub which: Option<CollideWhich>,
     /// Properties beyond the declared ones (`additionalProperties`).
     #[serde(flatten)]
     pub additional: ::perago::__private::indexmap::IndexMap<String, String>,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Collide {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(crate = "::perago::__private::serde", remote = "Collide")]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "a")]
-            pub a: String,
-            #[serde(rename = "A")]
-            pub a_2: String,
-            #[serde(rename = "odd-key")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub odd_key: Option<i64>,
-            #[serde(rename = "odd_key")]
-            #[serde(default = "Collide::default_odd_key_2")]
-            pub odd_key_2: i64,
-            #[serde(rename = "_")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub f_: Option<bool>,
-            #[serde(rename = "gen")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub r#gen: Option<bool>,
-            #[serde(rename = "additional")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub additional_2: Option<String>,
-            #[serde(rename = "which")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub which: Option<CollideWhich>,
-            /// Properties beyond the declared ones (`additionalProperties`).
-            #[serde(flatten)]
-            pub additional: ::perago::__private::indexmap::IndexMap<String, String>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Collide;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Collide, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Collide {
     /// The schema's `default` of `odd_key`: `1`.
     pub fn default_odd_key_2() -> i64 {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "1",
+                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                    minimum: None,
+                    maximum: None,
+                    exclusive_minimum: None,
+                    exclusive_maximum: None,
+                }),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::integer(
-            v,
-            path,
-            out,
-            &::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            },
-        ))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for Collide {
     const LOCATION: &'static str = "collide.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Collide\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"A\":{\"type\":\"string\"},\"odd-key\":{\"type\":\"integer\"},\"odd_key\":{\"type\":\"integer\",\"default\":1},\"_\":{\"type\":\"boolean\"},\"gen\":{\"type\":\"boolean\"},\"additional\":{\"type\":\"string\"},\"which\":{\"enum\":[\"self\",\"Self\",\"crate\"]}},\"required\":[\"a\",\"A\"],\"additionalProperties\":{\"type\":\"string\",\"minLength\":1}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        let mut additional = ::perago::__private::indexmap::IndexMap::new();
-        for (key, v) in map {
-            if matches!(
-                key.as_str(), "a" | "A" | "odd-key" | "odd_key" | "_" | "gen" |
-                "additional" | "which"
-            ) {
-                continue;
-            }
-            let path = &path.key(key);
-            if let Some(x) = ::perago::__private::check::string(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Lengths {
-                        min: Some(1u64),
-                        max: None,
-                    },
-                    None,
-                )
-                .map(str::to_owned)
-            {
-                additional.insert(key.clone(), x);
-            }
-        }
-        let f_a = match map.get("a") {
-            Some(v) => {
-                let path = &path.key("a");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("a"), out);
-                None
-            }
-        };
-        let f_a_2 = match map.get("A") {
-            Some(v) => {
-                let path = &path.key("A");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("A"), out);
-                None
-            }
-        };
-        let f_odd_key = match map.get("odd-key") {
-            Some(v) => {
-                let path = &path.key("odd-key");
-                (::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                ))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_odd_key_2 = match map.get("odd_key") {
-            Some(v) => {
-                let path = &path.key("odd_key");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => Some(Self::default_odd_key_2()),
-        };
-        let f_f_ = match map.get("_") {
-            Some(v) => {
-                let path = &path.key("_");
-                (::perago::__private::check::boolean(v, path, out)).map(Some)
-            }
-            None => Some(None),
-        };
-        let f_gen = match map.get("gen") {
-            Some(v) => {
-                let path = &path.key("gen");
-                (::perago::__private::check::boolean(v, path, out)).map(Some)
-            }
-            None => Some(None),
-        };
-        let f_additional_2 = match map.get("additional") {
-            Some(v) => {
-                let path = &path.key("additional");
-                (::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_which = match map.get("which") {
-            Some(v) => {
-                let path = &path.key("which");
-                (::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &CollideWhich::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| CollideWhich::ALL[i]))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            a: f_a?,
-            a_2: f_a_2?,
-            odd_key: f_odd_key?,
-            odd_key_2: f_odd_key_2?,
-            f_: f_f_?,
-            r#gen: f_gen?,
-            additional_2: f_additional_2?,
-            which: f_which?,
-            additional,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -334,7 +60,8 @@ impl ::perago::Contract for Collide {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Collide> {
-                <Collide as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -557,21 +284,15 @@ impl ::perago::Contract for Collide {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        if !self
-            .additional
-            .values()
-            .all(|x| {
-                ::perago::__private::check::Lengths {
-                    min: Some(1u64),
-                    max: None,
-                }
-                    .contains(x)
-            })
-        {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Collide {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(
@@ -598,28 +319,15 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for CollideWhich {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = CollideWhich;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<CollideWhich, E> {
-                match s {
-                    "self" => Ok(CollideWhich::Self_),
-                    "Self" => Ok(CollideWhich::Self2),
-                    "crate" => Ok(CollideWhich::Crate),
-                    _ => Err(E::unknown_variant(s, &["self", "Self", "crate"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(
+                    &CollideWhich::ALL.map(|x| x.as_str()),
+                ),
+                |i: usize| CollideWhich::ALL[i],
+            ),
+        )
     }
 }
 impl CollideWhich {

@@ -19,7 +19,7 @@ static CONST_4: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = 
 });
 /// Constants
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Constants {
     #[serde(rename = "answer")]
     pub answer: ::perago::__private::serde_json::Value,
@@ -32,163 +32,13 @@ pub struct Constants {
     #[serde(rename = "object")]
     pub object: ::perago::__private::serde_json::Value,
     #[serde(rename = "same_answer")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub same_answer: Option<::perago::__private::serde_json::Value>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Constants {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Constants",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "answer")]
-            pub answer: ::perago::__private::serde_json::Value,
-            #[serde(rename = "yes")]
-            pub yes: ::perago::__private::serde_json::Value,
-            #[serde(rename = "nothing")]
-            pub nothing: ::perago::__private::serde_json::Value,
-            #[serde(rename = "list")]
-            pub list: ::perago::__private::serde_json::Value,
-            #[serde(rename = "object")]
-            pub object: ::perago::__private::serde_json::Value,
-            #[serde(rename = "same_answer")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub same_answer: Option<::perago::__private::serde_json::Value>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Constants;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Constants, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Constants {}
 impl ::perago::Contract for Constants {
     const LOCATION: &'static str = "constants.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Constants\",\"type\":\"object\",\"properties\":{\"answer\":{\"const\":42},\"yes\":{\"const\":true},\"nothing\":{\"const\":null},\"list\":{\"const\":[1,\"two\"]},\"object\":{\"const\":{\"a\":1}},\"same_answer\":{\"const\":42}},\"required\":[\"answer\",\"yes\",\"nothing\",\"list\",\"object\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "answer" | "yes" | "nothing" | "list" | "object" |
-                "same_answer"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_answer = match map.get("answer") {
-            Some(v) => {
-                let path = &path.key("answer");
-                ::perago::__private::check::const_value(v, path, out, &CONST_0)
-                    .then(|| v.clone())
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("answer"), out);
-                None
-            }
-        };
-        let f_yes = match map.get("yes") {
-            Some(v) => {
-                let path = &path.key("yes");
-                ::perago::__private::check::const_value(v, path, out, &CONST_1)
-                    .then(|| v.clone())
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("yes"), out);
-                None
-            }
-        };
-        let f_nothing = match map.get("nothing") {
-            Some(v) => {
-                let path = &path.key("nothing");
-                ::perago::__private::check::const_value(v, path, out, &CONST_2)
-                    .then(|| v.clone())
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("nothing"), out);
-                None
-            }
-        };
-        let f_list = match map.get("list") {
-            Some(v) => {
-                let path = &path.key("list");
-                ::perago::__private::check::const_value(v, path, out, &CONST_3)
-                    .then(|| v.clone())
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("list"), out);
-                None
-            }
-        };
-        let f_object = match map.get("object") {
-            Some(v) => {
-                let path = &path.key("object");
-                ::perago::__private::check::const_value(v, path, out, &CONST_4)
-                    .then(|| v.clone())
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("object"), out);
-                None
-            }
-        };
-        let f_same_answer = match map.get("same_answer") {
-            Some(v) => {
-                let path = &path.key("same_answer");
-                (::perago::__private::check::const_value(v, path, out, &CONST_0)
-                    .then(|| v.clone()))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            answer: f_answer?,
-            yes: f_yes?,
-            nothing: f_nothing?,
-            list: f_list?,
-            object: f_object?,
-            same_answer: f_same_answer?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -201,7 +51,8 @@ impl ::perago::Contract for Constants {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Constants> {
-                <Constants as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -333,44 +184,14 @@ impl ::perago::Contract for Constants {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.answer;
-            if !(::perago::__private::check::json_equal(x, &CONST_0)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.yes;
-            if !(::perago::__private::check::json_equal(x, &CONST_1)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.nothing;
-            if !(::perago::__private::check::json_equal(x, &CONST_2)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.list;
-            if !(::perago::__private::check::json_equal(x, &CONST_3)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.object;
-            if !(::perago::__private::check::json_equal(x, &CONST_4)) {
-                return false;
-            }
-        }
-        if !self
-            .same_answer
-            .as_ref()
-            .is_none_or(|x| ::perago::__private::check::json_equal(x, &CONST_0))
-        {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Constants {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

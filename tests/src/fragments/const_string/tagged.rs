@@ -3,109 +3,18 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/const_string/tagged.schema.json` (`file:tagged.schema.json`).
 /// Tagged
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Tagged {
     #[serde(rename = "kind")]
     pub kind: TaggedKind,
     #[serde(rename = "quoted")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub quoted: Option<TaggedQuoted>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Tagged {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Tagged",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "kind")]
-            pub kind: TaggedKind,
-            #[serde(rename = "quoted")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub quoted: Option<TaggedQuoted>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Tagged;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Tagged, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Tagged {}
 impl ::perago::Contract for Tagged {
     const LOCATION: &'static str = "tagged.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tagged\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"tagged\"},\"quoted\":{\"const\":\"say \\\"hi\\\"\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "kind" | "quoted") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "tagged")
-                    .then_some(TaggedKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_quoted = match map.get("quoted") {
-            Some(v) => {
-                let path = &path.key("quoted");
-                (::perago::__private::check::const_str(v, path, out, "say \"hi\"")
-                    .then_some(TaggedQuoted))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            kind: f_kind?,
-            quoted: f_quoted?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -118,7 +27,8 @@ impl ::perago::Contract for Tagged {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Tagged> {
-                <Tagged as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -179,8 +89,15 @@ impl ::perago::Contract for Tagged {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Tagged {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub TaggedKind = "tagged");

@@ -3,368 +3,113 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/default_values/defaults.schema.json` (`file:defaults.schema.json`).
 /// Defaults
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Defaults {
     #[serde(rename = "retries")]
-    #[serde(default = "Defaults::default_retries")]
     pub retries: i64,
     #[serde(rename = "mode")]
-    #[serde(default = "Defaults::default_mode")]
     pub mode: DefaultsMode,
     #[serde(rename = "name")]
-    #[serde(default = "Defaults::default_name")]
     pub name: String,
     #[serde(rename = "tags")]
-    #[serde(default = "Defaults::default_tags")]
     pub tags: Vec<String>,
     #[serde(rename = "limit")]
-    #[serde(default = "Defaults::default_limit")]
     pub limit: Option<i64>,
     #[serde(rename = "type")]
-    #[serde(default = "Defaults::default_type")]
     pub r#type: String,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Defaults {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Defaults",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "retries")]
-            #[serde(default = "Defaults::default_retries")]
-            pub retries: i64,
-            #[serde(rename = "mode")]
-            #[serde(default = "Defaults::default_mode")]
-            pub mode: DefaultsMode,
-            #[serde(rename = "name")]
-            #[serde(default = "Defaults::default_name")]
-            pub name: String,
-            #[serde(rename = "tags")]
-            #[serde(default = "Defaults::default_tags")]
-            pub tags: Vec<String>,
-            #[serde(rename = "limit")]
-            #[serde(default = "Defaults::default_limit")]
-            pub limit: Option<i64>,
-            #[serde(rename = "type")]
-            #[serde(default = "Defaults::default_type")]
-            pub r#type: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Defaults;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Defaults, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Defaults {
     /// The schema's `default` of `retries`: `3`.
     pub fn default_retries() -> i64 {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "3",
+                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                    minimum: Some(0f64),
+                    maximum: None,
+                    exclusive_minimum: None,
+                    exclusive_maximum: None,
+                }),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::integer(
-            v,
-            path,
-            out,
-            &::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            },
-        ))
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `mode`: `"slow"`.
     pub fn default_mode() -> DefaultsMode {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "\"slow\"",
+                &::perago::__private::stream::Then(
+                    ::perago::__private::stream::StrEnum(
+                        &DefaultsMode::ALL.map(|x| x.as_str()),
+                    ),
+                    |i: usize| DefaultsMode::ALL[i],
+                ),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::string_enum(
-                v,
-                path,
-                out,
-                &DefaultsMode::ALL.map(|x| x.as_str()),
-            )
-            .map(|i| DefaultsMode::ALL[i]))
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `name`: `"anon"`.
     pub fn default_name() -> String {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "\"anon\"",
-            )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::string(
-                v,
-                path,
-                out,
-                &::perago::__private::check::Lengths {
-                    min: None,
-                    max: None,
+                &::perago::__private::stream::Str {
+                    lengths: ::perago::__private::check::Lengths {
+                        min: None,
+                        max: None,
+                    },
+                    pattern: None,
                 },
-                None,
             )
-            .map(str::to_owned))
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `tags`: `["a"]`.
     pub fn default_tags() -> Vec<String> {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "[\"a\"]",
+                &::perago::__private::stream::Array {
+                    items: ::perago::__private::stream::Str {
+                        lengths: ::perago::__private::check::Lengths {
+                            min: None,
+                            max: None,
+                        },
+                        pattern: None,
+                    },
+                    min: None,
+                    max: None,
+                },
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (match ::perago::__private::check::array(v, path, out, None, None) {
-            Some((items, counts_ok)) => {
-                let mut typed = Vec::with_capacity(items.len());
-                let mut ok = counts_ok;
-                for (i, v) in items.iter().enumerate() {
-                    let path = &path.index(i);
-                    match ::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: None,
-                                max: None,
-                            },
-                            None,
-                        )
-                        .map(str::to_owned)
-                    {
-                        Some(x) => typed.push(x),
-                        None => ok = false,
-                    }
-                }
-                ok.then_some(typed)
-            }
-            None => None,
-        })
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `limit`: `null`.
     pub fn default_limit() -> Option<i64> {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "null",
+                &::perago::__private::stream::Nullable(
+                    ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                        minimum: None,
+                        maximum: None,
+                        exclusive_minimum: None,
+                        exclusive_maximum: None,
+                    }),
+                ),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (if v.is_null() {
-            Some(None)
-        } else {
-            (::perago::__private::check::integer(
-                v,
-                path,
-                out,
-                &::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                },
-            ))
-                .map(Some)
-        })
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `type`: `"plain"`.
     pub fn default_type() -> String {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "\"plain\"",
-            )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::string(
-                v,
-                path,
-                out,
-                &::perago::__private::check::Lengths {
-                    min: None,
-                    max: None,
+                &::perago::__private::stream::Str {
+                    lengths: ::perago::__private::check::Lengths {
+                        min: None,
+                        max: None,
+                    },
+                    pattern: None,
                 },
-                None,
             )
-            .map(str::to_owned))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for Defaults {
     const LOCATION: &'static str = "defaults.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Defaults\",\"type\":\"object\",\"properties\":{\"retries\":{\"type\":\"integer\",\"minimum\":0,\"default\":3},\"mode\":{\"enum\":[\"fast\",\"slow\"],\"default\":\"slow\"},\"name\":{\"type\":\"string\",\"default\":\"anon\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"a\"]},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":null},\"type\":{\"type\":\"string\",\"default\":\"plain\"}},\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "retries" | "mode" | "name" | "tags" | "limit" | "type"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_retries = match map.get("retries") {
-            Some(v) => {
-                let path = &path.key("retries");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => Some(Self::default_retries()),
-        };
-        let f_mode = match map.get("mode") {
-            Some(v) => {
-                let path = &path.key("mode");
-                ::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &DefaultsMode::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| DefaultsMode::ALL[i])
-            }
-            None => Some(Self::default_mode()),
-        };
-        let f_name = match map.get("name") {
-            Some(v) => {
-                let path = &path.key("name");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => Some(Self::default_name()),
-        };
-        let f_tags = match map.get("tags") {
-            Some(v) => {
-                let path = &path.key("tags");
-                match ::perago::__private::check::array(v, path, out, None, None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match ::perago::__private::check::string(
-                                    v,
-                                    path,
-                                    out,
-                                    &::perago::__private::check::Lengths {
-                                        min: None,
-                                        max: None,
-                                    },
-                                    None,
-                                )
-                                .map(str::to_owned)
-                            {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => Some(Self::default_tags()),
-        };
-        let f_limit = match map.get("limit") {
-            Some(v) => {
-                let path = &path.key("limit");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::integer(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Bounds {
-                            minimum: None,
-                            maximum: None,
-                            exclusive_minimum: None,
-                            exclusive_maximum: None,
-                        },
-                    ))
-                        .map(Some)
-                }
-            }
-            None => Some(Self::default_limit()),
-        };
-        let f_type = match map.get("type") {
-            Some(v) => {
-                let path = &path.key("type");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => Some(Self::default_type()),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            retries: f_retries?,
-            mode: f_mode?,
-            name: f_name?,
-            tags: f_tags?,
-            limit: f_limit?,
-            r#type: f_type?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -377,7 +122,8 @@ impl ::perago::Contract for Defaults {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Defaults> {
-                <Defaults as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -548,21 +294,15 @@ impl ::perago::Contract for Defaults {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.retries;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Defaults {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(
@@ -587,27 +327,15 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for DefaultsMode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = DefaultsMode;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<DefaultsMode, E> {
-                match s {
-                    "fast" => Ok(DefaultsMode::Fast),
-                    "slow" => Ok(DefaultsMode::Slow),
-                    _ => Err(E::unknown_variant(s, &["fast", "slow"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(
+                    &DefaultsMode::ALL.map(|x| x.as_str()),
+                ),
+                |i: usize| DefaultsMode::ALL[i],
+            ),
+        )
     }
 }
 impl DefaultsMode {

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/integer_bounds/integers.schema.json` (`file:integers.schema.json`).
 /// Integers
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Integers {
     #[serde(rename = "unbounded")]
     pub unbounded: i64,
@@ -18,213 +18,10 @@ pub struct Integers {
     #[serde(rename = "every_bound")]
     pub every_bound: i64,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Integers {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Integers",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "unbounded")]
-            pub unbounded: i64,
-            #[serde(rename = "minimum")]
-            pub minimum: i64,
-            #[serde(rename = "maximum")]
-            pub maximum: i64,
-            #[serde(rename = "exclusive_minimum")]
-            pub exclusive_minimum: i64,
-            #[serde(rename = "exclusive_maximum")]
-            pub exclusive_maximum: i64,
-            #[serde(rename = "every_bound")]
-            pub every_bound: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Integers;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Integers, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Integers {}
 impl ::perago::Contract for Integers {
     const LOCATION: &'static str = "integers.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Integers\",\"type\":\"object\",\"properties\":{\"unbounded\":{\"type\":\"integer\"},\"minimum\":{\"type\":\"integer\",\"minimum\":0},\"maximum\":{\"type\":\"integer\",\"maximum\":10},\"exclusive_minimum\":{\"type\":\"integer\",\"exclusiveMinimum\":0},\"exclusive_maximum\":{\"type\":\"integer\",\"exclusiveMaximum\":10},\"every_bound\":{\"type\":\"integer\",\"minimum\":-5,\"maximum\":5,\"exclusiveMinimum\":-6,\"exclusiveMaximum\":6}},\"required\":[\"unbounded\",\"minimum\",\"maximum\",\"exclusive_minimum\",\"exclusive_maximum\",\"every_bound\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "unbounded" | "minimum" | "maximum" | "exclusive_minimum" |
-                "exclusive_maximum" | "every_bound"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_unbounded = match map.get("unbounded") {
-            Some(v) => {
-                let path = &path.key("unbounded");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("unbounded"), out);
-                None
-            }
-        };
-        let f_minimum = match map.get("minimum") {
-            Some(v) => {
-                let path = &path.key("minimum");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("minimum"), out);
-                None
-            }
-        };
-        let f_maximum = match map.get("maximum") {
-            Some(v) => {
-                let path = &path.key("maximum");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: Some(10f64),
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("maximum"), out);
-                None
-            }
-        };
-        let f_exclusive_minimum = match map.get("exclusive_minimum") {
-            Some(v) => {
-                let path = &path.key("exclusive_minimum");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: Some(0f64),
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(
-                    &path.key("exclusive_minimum"),
-                    out,
-                );
-                None
-            }
-        };
-        let f_exclusive_maximum = match map.get("exclusive_maximum") {
-            Some(v) => {
-                let path = &path.key("exclusive_maximum");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: Some(10f64),
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(
-                    &path.key("exclusive_maximum"),
-                    out,
-                );
-                None
-            }
-        };
-        let f_every_bound = match map.get("every_bound") {
-            Some(v) => {
-                let path = &path.key("every_bound");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(-5f64),
-                        maximum: Some(5f64),
-                        exclusive_minimum: Some(-6f64),
-                        exclusive_maximum: Some(6f64),
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("every_bound"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            unbounded: f_unbounded?,
-            minimum: f_minimum?,
-            maximum: f_maximum?,
-            exclusive_minimum: f_exclusive_minimum?,
-            exclusive_maximum: f_exclusive_maximum?,
-            every_bound: f_every_bound?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -237,7 +34,8 @@ impl ::perago::Contract for Integers {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Integers> {
-                <Integers as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -399,72 +197,14 @@ impl ::perago::Contract for Integers {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.minimum;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.maximum;
-            if !(::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: Some(10f64),
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.exclusive_minimum;
-            if !(::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: Some(0f64),
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.exclusive_maximum;
-            if !(::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: Some(10f64),
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.every_bound;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(-5f64),
-                maximum: Some(5f64),
-                exclusive_minimum: Some(-6f64),
-                exclusive_maximum: Some(6f64),
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Integers {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

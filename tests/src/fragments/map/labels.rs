@@ -3,32 +3,20 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/map/labels.schema.json` (`file:labels.schema.json`).
 /// Labelled
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Labelled {
     #[serde(rename = "labels")]
     pub labels: ::perago::__private::indexmap::IndexMap<String, String>,
     #[serde(rename = "counts")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<::perago::__private::indexmap::IndexMap<String, i64>>,
     #[serde(rename = "nested")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub nested: Option<
         ::perago::__private::indexmap::IndexMap<String, LabelledNestedValue>,
     >,
     #[serde(rename = "any_values")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub any_values: Option<
         ::perago::__private::indexmap::IndexMap<
             String,
@@ -36,230 +24,10 @@ pub struct Labelled {
         >,
     >,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Labelled {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Labelled",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "labels")]
-            pub labels: ::perago::__private::indexmap::IndexMap<String, String>,
-            #[serde(rename = "counts")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub counts: Option<::perago::__private::indexmap::IndexMap<String, i64>>,
-            #[serde(rename = "nested")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub nested: Option<
-                ::perago::__private::indexmap::IndexMap<String, LabelledNestedValue>,
-            >,
-            #[serde(rename = "any_values")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub any_values: Option<
-                ::perago::__private::indexmap::IndexMap<
-                    String,
-                    ::perago::__private::serde_json::Value,
-                >,
-            >,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Labelled;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Labelled, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Labelled {}
 impl ::perago::Contract for Labelled {
     const LOCATION: &'static str = "labels.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Labelled\",\"type\":\"object\",\"properties\":{\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":63}},\"counts\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":0}},\"nested\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":false}},\"any_values\":{\"type\":\"object\",\"additionalProperties\":true}},\"required\":[\"labels\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "labels" | "counts" | "nested" | "any_values") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_labels = match map.get("labels") {
-            Some(v) => {
-                let path = &path.key("labels");
-                match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            let path = &path.key(key);
-                            match ::perago::__private::check::string(
-                                    v,
-                                    path,
-                                    out,
-                                    &::perago::__private::check::Lengths {
-                                        min: None,
-                                        max: Some(63u64),
-                                    },
-                                    None,
-                                )
-                                .map(str::to_owned)
-                            {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("labels"), out);
-                None
-            }
-        };
-        let f_counts = match map.get("counts") {
-            Some(v) => {
-                let path = &path.key("counts");
-                (match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            let path = &path.key(key);
-                            match ::perago::__private::check::integer(
-                                v,
-                                path,
-                                out,
-                                &::perago::__private::check::Bounds {
-                                    minimum: Some(0f64),
-                                    maximum: None,
-                                    exclusive_minimum: None,
-                                    exclusive_maximum: None,
-                                },
-                            ) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                })
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_nested = match map.get("nested") {
-            Some(v) => {
-                let path = &path.key("nested");
-                (match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            let path = &path.key(key);
-                            match <LabelledNestedValue as ::perago::Contract>::walk(
-                                v,
-                                path,
-                                out,
-                            ) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                })
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_any_values = match map.get("any_values") {
-            Some(v) => {
-                let path = &path.key("any_values");
-                (match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            match Some(v.clone()) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                })
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            labels: f_labels?,
-            counts: f_counts?,
-            nested: f_nested?,
-            any_values: f_any_values?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -272,7 +40,8 @@ impl ::perago::Contract for Labelled {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Labelled> {
-                <Labelled as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -393,128 +162,27 @@ impl ::perago::Contract for Labelled {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.labels;
-            if !(x
-                .values()
-                .all(|x| {
-                    ::perago::__private::check::Lengths {
-                        min: None,
-                        max: Some(63u64),
-                    }
-                        .contains(x)
-                }))
-            {
-                return false;
-            }
-        }
-        if !self
-            .counts
-            .as_ref()
-            .is_none_or(|x| {
-                x
-                    .values()
-                    .all(|x| {
-                        ::perago::__private::check::Bounds {
-                            minimum: Some(0f64),
-                            maximum: None,
-                            exclusive_minimum: None,
-                            exclusive_maximum: None,
-                        }
-                            .contains(*x as f64)
-                    })
-            })
-        {
-            return false;
-        }
-        if !self
-            .nested
-            .as_ref()
-            .is_none_or(|x| x.values().all(::perago::Contract::satisfies))
-        {
-            return false;
-        }
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct LabelledNestedValue {
-    #[serde(rename = "on")]
-    pub on: bool,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for LabelledNestedValue {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Labelled {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "LabelledNestedValue",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "on")]
-            pub on: bool,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = LabelledNestedValue;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<LabelledNestedValue, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct LabelledNestedValue {
+    #[serde(rename = "on")]
+    pub on: bool,
 }
 impl LabelledNestedValue {}
 impl ::perago::Contract for LabelledNestedValue {
     const LOCATION: &'static str = "labels.schema.json#/properties/nested/additionalProperties";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "on") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_on = match map.get("on") {
-            Some(v) => {
-                let path = &path.key("on");
-                ::perago::__private::check::boolean(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("on"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { on: f_on? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -527,7 +195,8 @@ impl ::perago::Contract for LabelledNestedValue {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<LabelledNestedValue> {
-                <LabelledNestedValue as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -568,7 +237,14 @@ impl ::perago::Contract for LabelledNestedValue {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for LabelledNestedValue {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -13,119 +13,18 @@ static ENUM_1: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = :
 });
 /// Mixed
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Mixed {
     #[serde(rename = "value")]
     pub value: ::perago::__private::serde_json::Value,
     #[serde(rename = "numbers")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub numbers: Option<::perago::__private::serde_json::Value>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Mixed {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Mixed",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "value")]
-            pub value: ::perago::__private::serde_json::Value,
-            #[serde(rename = "numbers")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub numbers: Option<::perago::__private::serde_json::Value>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Mixed;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Mixed, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Mixed {}
 impl ::perago::Contract for Mixed {
     const LOCATION: &'static str = "mixed.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Mixed\",\"type\":\"object\",\"properties\":{\"value\":{\"enum\":[\"auto\",1,2.5,true,null]},\"numbers\":{\"enum\":[1,2,3]}},\"required\":[\"value\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "value" | "numbers") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_value = match map.get("value") {
-            Some(v) => {
-                let path = &path.key("value");
-                ::perago::__private::check::value_enum(
-                        v,
-                        path,
-                        out,
-                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
-                    )
-                    .then(|| v.clone())
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("value"), out);
-                None
-            }
-        };
-        let f_numbers = match map.get("numbers") {
-            Some(v) => {
-                let path = &path.key("numbers");
-                (::perago::__private::check::value_enum(
-                        v,
-                        path,
-                        out,
-                        ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
-                    )
-                    .then(|| v.clone()))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            value: f_value?,
-            numbers: f_numbers?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -138,7 +37,8 @@ impl ::perago::Contract for Mixed {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Mixed> {
-                <Mixed as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -197,31 +97,14 @@ impl ::perago::Contract for Mixed {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.value;
-            if !(ENUM_0
-                .as_array()
-                .is_some_and(|a| {
-                    a.iter().any(|e| ::perago::__private::check::json_equal(x, e))
-                }))
-            {
-                return false;
-            }
-        }
-        if !self
-            .numbers
-            .as_ref()
-            .is_none_or(|x| {
-                ENUM_1
-                    .as_array()
-                    .is_some_and(|a| {
-                        a.iter().any(|e| ::perago::__private::check::json_equal(x, e))
-                    })
-            })
-        {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Mixed {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -3,108 +3,19 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/nested_closed_objects/outer.schema.json` (`file:outer.schema.json`).
 /// Outer
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Outer {
     /// Closed although it says nothing about extra keys.
     #[serde(rename = "inner")]
     pub inner: OuterInner,
     #[serde(rename = "empty")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub empty: Option<OuterEmpty>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Outer {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Outer",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// Closed although it says nothing about extra keys.
-            #[serde(rename = "inner")]
-            pub inner: OuterInner,
-            #[serde(rename = "empty")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub empty: Option<OuterEmpty>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Outer;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Outer, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Outer {}
 impl ::perago::Contract for Outer {
     const LOCATION: &'static str = "outer.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outer\",\"type\":\"object\",\"properties\":{\"inner\":{\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false},\"empty\":{\"type\":\"object\",\"additionalProperties\":false}},\"required\":[\"inner\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "inner" | "empty") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_inner = match map.get("inner") {
-            Some(v) => {
-                let path = &path.key("inner");
-                <OuterInner as ::perago::Contract>::walk(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("inner"), out);
-                None
-            }
-        };
-        let f_empty = match map.get("empty") {
-            Some(v) => {
-                let path = &path.key("empty");
-                (<OuterEmpty as ::perago::Contract>::walk(v, path, out)).map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            inner: f_inner?,
-            empty: f_empty?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -117,7 +28,8 @@ impl ::perago::Contract for Outer {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Outer> {
-                <Outer as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -172,97 +84,28 @@ impl ::perago::Contract for Outer {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.inner;
-            if !(::perago::Contract::satisfies(x)) {
-                return false;
-            }
-        }
-        if !self.empty.as_ref().is_none_or(::perago::Contract::satisfies) {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Outer {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 /// Closed although it says nothing about extra keys.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct OuterInner {
     #[serde(rename = "innermost")]
     pub innermost: OuterInnerInnermost,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInner {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "OuterInner",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "innermost")]
-            pub innermost: OuterInnerInnermost,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = OuterInner;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<OuterInner, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl OuterInner {}
 impl ::perago::Contract for OuterInner {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "innermost") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_innermost = match map.get("innermost") {
-            Some(v) => {
-                let path = &path.key("innermost");
-                <OuterInnerInnermost as ::perago::Contract>::walk(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("innermost"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { innermost: f_innermost? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -275,7 +118,8 @@ impl ::perago::Contract for OuterInner {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<OuterInner> {
-                <OuterInner as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -318,103 +162,27 @@ impl ::perago::Contract for OuterInner {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.innermost;
-            if !(::perago::Contract::satisfies(x)) {
-                return false;
-            }
-        }
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct OuterInnerInnermost {
-    #[serde(rename = "leaf")]
-    pub leaf: String,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInnerInnermost {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInner {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "OuterInnerInnermost",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "leaf")]
-            pub leaf: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = OuterInnerInnermost;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<OuterInnerInnermost, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct OuterInnerInnermost {
+    #[serde(rename = "leaf")]
+    pub leaf: String,
 }
 impl OuterInnerInnermost {}
 impl ::perago::Contract for OuterInnerInnermost {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner/properties/innermost";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "leaf") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_leaf = match map.get("leaf") {
-            Some(v) => {
-                let path = &path.key("leaf");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("leaf"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { leaf: f_leaf? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -427,7 +195,8 @@ impl ::perago::Contract for OuterInnerInnermost {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<OuterInnerInnermost> {
-                <OuterInnerInnermost as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -474,69 +243,24 @@ impl ::perago::Contract for OuterInnerInnermost {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct OuterEmpty {}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterEmpty {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInnerInnermost {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "OuterEmpty",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {}
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = OuterEmpty;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<OuterEmpty, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct OuterEmpty {}
 impl OuterEmpty {}
 impl ::perago::Contract for OuterEmpty {
     const LOCATION: &'static str = "outer.schema.json#/properties/empty";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            ::perago::__private::check::unknown_field(&path.key(key), out);
-        }
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {})
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -549,7 +273,8 @@ impl ::perago::Contract for OuterEmpty {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<OuterEmpty> {
-                <OuterEmpty as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -576,7 +301,14 @@ impl ::perago::Contract for OuterEmpty {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterEmpty {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

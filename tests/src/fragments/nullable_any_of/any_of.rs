@@ -3,217 +3,26 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/nullable_any_of/any-of.schema.json` (`file:any-of.schema.json`).
 /// AnyOfNull
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct AnyOfNull {
     #[serde(rename = "required_ref")]
-    #[serde(deserialize_with = "::perago::__private::de::nullable")]
     pub required_ref: Option<Point>,
     #[serde(rename = "optional_ref")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional_ref: Option<Point>,
     #[serde(rename = "required_inline")]
-    #[serde(deserialize_with = "::perago::__private::de::nullable")]
     pub required_inline: Option<String>,
     #[serde(rename = "optional_inline")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional_inline: Option<Vec<i64>>,
     #[serde(rename = "optional_enum")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional_enum: Option<AnyOfNullOptionalEnum>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNull {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "AnyOfNull",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "required_ref")]
-            #[serde(deserialize_with = "::perago::__private::de::nullable")]
-            pub required_ref: Option<Point>,
-            #[serde(rename = "optional_ref")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub optional_ref: Option<Point>,
-            #[serde(rename = "required_inline")]
-            #[serde(deserialize_with = "::perago::__private::de::nullable")]
-            pub required_inline: Option<String>,
-            #[serde(rename = "optional_inline")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub optional_inline: Option<Vec<i64>>,
-            #[serde(rename = "optional_enum")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub optional_enum: Option<AnyOfNullOptionalEnum>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = AnyOfNull;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<AnyOfNull, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl AnyOfNull {}
 impl ::perago::Contract for AnyOfNull {
     const LOCATION: &'static str = "any-of.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AnyOfNull\",\"type\":\"object\",\"properties\":{\"required_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"optional_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"required_inline\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":2},{\"type\":\"null\"}]},\"optional_inline\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":1}]},\"optional_enum\":{\"anyOf\":[{\"enum\":[\"on\",\"off\"]},{\"type\":\"null\"}]}},\"required\":[\"required_ref\",\"required_inline\"],\"additionalProperties\":false,\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "required_ref" | "optional_ref" | "required_inline" |
-                "optional_inline" | "optional_enum"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_required_ref = match map.get("required_ref") {
-            Some(v) => {
-                let path = &path.key("required_ref");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (<Point as ::perago::Contract>::walk(v, path, out)).map(Some)
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("required_ref"), out);
-                None
-            }
-        };
-        let f_optional_ref = match map.get("optional_ref") {
-            Some(v) => {
-                let path = &path.key("optional_ref");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (<Point as ::perago::Contract>::walk(v, path, out)).map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        let f_required_inline = match map.get("required_inline") {
-            Some(v) => {
-                let path = &path.key("required_inline");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: None,
-                                max: Some(2u64),
-                            },
-                            None,
-                        )
-                        .map(str::to_owned))
-                        .map(Some)
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("required_inline"), out);
-                None
-            }
-        };
-        let f_optional_inline = match map.get("optional_inline") {
-            Some(v) => {
-                let path = &path.key("optional_inline");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (match ::perago::__private::check::array(
-                        v,
-                        path,
-                        out,
-                        Some(1u64),
-                        None,
-                    ) {
-                        Some((items, counts_ok)) => {
-                            let mut typed = Vec::with_capacity(items.len());
-                            let mut ok = counts_ok;
-                            for (i, v) in items.iter().enumerate() {
-                                let path = &path.index(i);
-                                match ::perago::__private::check::integer(
-                                    v,
-                                    path,
-                                    out,
-                                    &::perago::__private::check::Bounds {
-                                        minimum: None,
-                                        maximum: None,
-                                        exclusive_minimum: None,
-                                        exclusive_maximum: None,
-                                    },
-                                ) {
-                                    Some(x) => typed.push(x),
-                                    None => ok = false,
-                                }
-                            }
-                            ok.then_some(typed)
-                        }
-                        None => None,
-                    })
-                        .map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        let f_optional_enum = match map.get("optional_enum") {
-            Some(v) => {
-                let path = &path.key("optional_enum");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::string_enum(
-                            v,
-                            path,
-                            out,
-                            &AnyOfNullOptionalEnum::ALL.map(|x| x.as_str()),
-                        )
-                        .map(|i| AnyOfNullOptionalEnum::ALL[i]))
-                        .map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            required_ref: f_required_ref?,
-            optional_ref: f_optional_ref?,
-            required_inline: f_required_inline?,
-            optional_inline: f_optional_inline?,
-            optional_enum: f_optional_enum?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -226,7 +35,8 @@ impl ::perago::Contract for AnyOfNull {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<AnyOfNull> {
-                <AnyOfNull as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -369,130 +179,27 @@ impl ::perago::Contract for AnyOfNull {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.required_ref;
-            if !(x.as_ref().is_none_or(::perago::Contract::satisfies)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.optional_ref;
-            if !(x.as_ref().is_none_or(::perago::Contract::satisfies)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.required_inline;
-            if !(x
-                .as_ref()
-                .is_none_or(|x| {
-                    ::perago::__private::check::Lengths {
-                        min: None,
-                        max: Some(2u64),
-                    }
-                        .contains(x)
-                }))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.optional_inline;
-            if !(x.as_ref().is_none_or(|x| (1usize..=usize::MAX).contains(&x.len()))) {
-                return false;
-            }
-        }
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct Point {
-    #[serde(rename = "x")]
-    pub x: i64,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNull {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Point",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "x")]
-            pub x: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Point;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Point, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct Point {
+    #[serde(rename = "x")]
+    pub x: i64,
 }
 impl Point {}
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "any-of.schema.json#/$defs/Point";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "x") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_x = match map.get("x") {
-            Some(v) => {
-                let path = &path.key("x");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("x"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { x: f_x? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -505,7 +212,8 @@ impl ::perago::Contract for Point {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Point> {
-                <Point as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -551,21 +259,15 @@ impl ::perago::Contract for Point {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.x;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(
@@ -590,27 +292,15 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNullOptionalEnum
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = AnyOfNullOptionalEnum;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<AnyOfNullOptionalEnum, E> {
-                match s {
-                    "on" => Ok(AnyOfNullOptionalEnum::On),
-                    "off" => Ok(AnyOfNullOptionalEnum::Off),
-                    _ => Err(E::unknown_variant(s, &["on", "off"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(
+                    &AnyOfNullOptionalEnum::ALL.map(|x| x.as_str()),
+                ),
+                |i: usize| AnyOfNullOptionalEnum::ALL[i],
+            ),
+        )
     }
 }
 impl AnyOfNullOptionalEnum {

@@ -6,216 +6,25 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^x"));
 /// Nullable
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Nullable {
     #[serde(rename = "required_nullable")]
-    #[serde(deserialize_with = "::perago::__private::de::nullable")]
     pub required_nullable: Option<String>,
     #[serde(rename = "optional_nullable")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional_nullable: Option<i64>,
     #[serde(rename = "optional")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<String>,
     #[serde(rename = "required")]
     pub required: String,
     #[serde(rename = "nullable_object")]
-    #[serde(deserialize_with = "::perago::__private::de::nullable")]
     pub nullable_object: Option<NullableNullableObject>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Nullable {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Nullable",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "required_nullable")]
-            #[serde(deserialize_with = "::perago::__private::de::nullable")]
-            pub required_nullable: Option<String>,
-            #[serde(rename = "optional_nullable")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub optional_nullable: Option<i64>,
-            #[serde(rename = "optional")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub optional: Option<String>,
-            #[serde(rename = "required")]
-            pub required: String,
-            #[serde(rename = "nullable_object")]
-            #[serde(deserialize_with = "::perago::__private::de::nullable")]
-            pub nullable_object: Option<NullableNullableObject>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Nullable;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Nullable, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Nullable {}
 impl ::perago::Contract for Nullable {
     const LOCATION: &'static str = "nullable.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Nullable\",\"type\":\"object\",\"properties\":{\"required_nullable\":{\"type\":[\"string\",\"null\"],\"minLength\":1},\"optional_nullable\":{\"type\":[\"integer\",\"null\"],\"maximum\":3},\"optional\":{\"type\":\"string\",\"pattern\":\"^x\"},\"required\":{\"type\":\"string\"},\"nullable_object\":{\"type\":[\"object\",\"null\"],\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}},\"required\":[\"required_nullable\",\"required\",\"nullable_object\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "required_nullable" | "optional_nullable" | "optional" |
-                "required" | "nullable_object"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_required_nullable = match map.get("required_nullable") {
-            Some(v) => {
-                let path = &path.key("required_nullable");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: Some(1u64),
-                                max: None,
-                            },
-                            None,
-                        )
-                        .map(str::to_owned))
-                        .map(Some)
-                }
-            }
-            None => {
-                ::perago::__private::check::required(
-                    &path.key("required_nullable"),
-                    out,
-                );
-                None
-            }
-        };
-        let f_optional_nullable = match map.get("optional_nullable") {
-            Some(v) => {
-                let path = &path.key("optional_nullable");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::integer(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Bounds {
-                            minimum: None,
-                            maximum: Some(3f64),
-                            exclusive_minimum: None,
-                            exclusive_maximum: None,
-                        },
-                    ))
-                        .map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        let f_optional = match map.get("optional") {
-            Some(v) => {
-                let path = &path.key("optional");
-                (::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_required = match map.get("required") {
-            Some(v) => {
-                let path = &path.key("required");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("required"), out);
-                None
-            }
-        };
-        let f_nullable_object = match map.get("nullable_object") {
-            Some(v) => {
-                let path = &path.key("nullable_object");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (<NullableNullableObject as ::perago::Contract>::walk(v, path, out))
-                        .map(Some)
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("nullable_object"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            required_nullable: f_required_nullable?,
-            optional_nullable: f_optional_nullable?,
-            optional: f_optional?,
-            required: f_required?,
-            nullable_object: f_nullable_object?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -228,7 +37,8 @@ impl ::perago::Contract for Nullable {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Nullable> {
-                <Nullable as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -374,138 +184,27 @@ impl ::perago::Contract for Nullable {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.required_nullable;
-            if !(x
-                .as_ref()
-                .is_none_or(|x| {
-                    ::perago::__private::check::Lengths {
-                        min: Some(1u64),
-                        max: None,
-                    }
-                        .contains(x)
-                }))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.optional_nullable;
-            if !(x
-                .as_ref()
-                .is_none_or(|x| {
-                    ::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: Some(3f64),
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    }
-                        .contains(*x as f64)
-                }))
-            {
-                return false;
-            }
-        }
-        if !self.optional.as_ref().is_none_or(|x| PATTERN_0.is_match(x)) {
-            return false;
-        }
-        {
-            let x = &self.nullable_object;
-            if !(x.as_ref().is_none_or(::perago::Contract::satisfies)) {
-                return false;
-            }
-        }
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct NullableNullableObject {
-    #[serde(rename = "a")]
-    pub a: String,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for NullableNullableObject {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Nullable {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "NullableNullableObject",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "a")]
-            pub a: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = NullableNullableObject;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<NullableNullableObject, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct NullableNullableObject {
+    #[serde(rename = "a")]
+    pub a: String,
 }
 impl NullableNullableObject {}
 impl ::perago::Contract for NullableNullableObject {
     const LOCATION: &'static str = "nullable.schema.json#/properties/nullable_object";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "a") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_a = match map.get("a") {
-            Some(v) => {
-                let path = &path.key("a");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("a"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { a: f_a? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -518,11 +217,8 @@ impl ::perago::Contract for NullableNullableObject {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<NullableNullableObject> {
-                <NullableNullableObject as ::perago::Contract>::walk(
-                    &found,
-                    self.0,
-                    self.1,
-                )
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -569,7 +265,14 @@ impl ::perago::Contract for NullableNullableObject {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for NullableNullableObject {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -12,43 +12,6 @@ pub enum Shape {
 impl ::perago::Contract for Shape {
     const LOCATION: &'static str = "shape.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Shape\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Empty\"}],\"$defs\":{\"Empty\":{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        match map.get("kind") {
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-            Some(tag) => {
-                match tag.as_str() {
-                    Some("circle") => {
-                        <ShapeCircle as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Circle)
-                    }
-                    Some("square") => {
-                        <ShapeSquare as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Square)
-                    }
-                    Some("empty-shape") => {
-                        <Empty as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::EmptyShape)
-                    }
-                    _ => {
-                        ::perago::__private::check::unknown_discriminator(
-                            &path.key("kind"),
-                            out,
-                            &["circle", "square", "empty-shape"],
-                        );
-                        None
-                    }
-                }
-            }
-        }
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -61,7 +24,8 @@ impl ::perago::Contract for Shape {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Shape> {
-                <Shape as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -216,273 +180,29 @@ impl ::perago::Contract for Shape {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        match self {
-            Self::Circle(x) => ::perago::Contract::satisfies(x),
-            Self::Square(x) => ::perago::Contract::satisfies(x),
-            Self::EmptyShape(x) => ::perago::Contract::satisfies(x),
-        }
-    }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Shape {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Self",
-            deny_unknown_fields
-        )]
-        struct __Union {
-            #[serde(
-                rename = "kind",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            tag: Option<String>,
-            #[serde(
-                rename = "radius",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f0: Option<f64>,
-            #[serde(
-                rename = "side",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f1: Option<f64>,
-            #[serde(
-                rename = "label",
-                default,
-                deserialize_with = "::perago::__private::de::present"
-            )]
-            f2: Option<Option<String>>,
-        }
-        let u = {
-            struct __Object;
-            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-                type Value = __Union;
-                fn expecting(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> ::std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                    self,
-                    map: A,
-                ) -> Result<__Union, A::Error> {
-                    __Union::deserialize(
-                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                            map,
-                        ),
-                    )
-                }
-            }
-            d.deserialize_map(__Object)
-        }?;
-        match u.tag.as_deref() {
-            Some("circle") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "side",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "label",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Circle(ShapeCircle {
-                        kind: ShapeCircleKind,
-                        radius: u
-                            .f0
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "radius",
-                            ))?,
-                    }),
-                )
-            }
-            Some("square") => {
-                if u.f0.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "radius",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Square(ShapeSquare {
-                        kind: ShapeSquareKind,
-                        side: u
-                            .f1
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "side",
-                            ))?,
-                        label: u.f2.flatten(),
-                    }),
-                )
-            }
-            Some("empty-shape") => {
-                if u.f0.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "radius",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "side",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "label",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(Self::EmptyShape(Empty { kind: EmptyKind }))
-            }
-            None => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                        "kind",
-                    ),
-                )
-            }
-            Some(other) => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::unknown_variant(
-                        other,
-                        &[],
-                    ),
-                )
-            }
-        }
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct ShapeCircle {
     #[serde(rename = "kind")]
     pub kind: ShapeCircleKind,
     #[serde(rename = "radius")]
     pub radius: f64,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircle {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ShapeCircle",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "kind")]
-            pub kind: ShapeCircleKind,
-            #[serde(rename = "radius")]
-            pub radius: f64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ShapeCircle;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ShapeCircle, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl ShapeCircle {}
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "kind" | "radius") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "circle")
-                    .then_some(ShapeCircleKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_radius = match map.get("radius") {
-            Some(v) => {
-                let path = &path.key("radius");
-                ::perago::__private::check::number(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: Some(0f64),
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("radius"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            kind: f_kind?,
-            radius: f_radius?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -495,7 +215,8 @@ impl ::perago::Contract for ShapeCircle {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ShapeCircle> {
-                <ShapeCircle as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -563,158 +284,33 @@ impl ::perago::Contract for ShapeCircle {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.radius;
-            if !(::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: Some(0f64),
-                exclusive_maximum: None,
-            }
-                .contains(*x))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircle {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub ShapeCircleKind = "circle");
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct ShapeSquare {
     #[serde(rename = "kind")]
     pub kind: ShapeSquareKind,
     #[serde(rename = "side")]
     pub side: f64,
     #[serde(rename = "label")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquare {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ShapeSquare",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "kind")]
-            pub kind: ShapeSquareKind,
-            #[serde(rename = "side")]
-            pub side: f64,
-            #[serde(rename = "label")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub label: Option<String>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ShapeSquare;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ShapeSquare, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl ShapeSquare {}
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "kind" | "side" | "label") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "square")
-                    .then_some(ShapeSquareKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        let f_side = match map.get("side") {
-            Some(v) => {
-                let path = &path.key("side");
-                ::perago::__private::check::number(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: Some(0f64),
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("side"), out);
-                None
-            }
-        };
-        let f_label = match map.get("label") {
-            Some(v) => {
-                let path = &path.key("label");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::string(
-                            v,
-                            path,
-                            out,
-                            &::perago::__private::check::Lengths {
-                                min: None,
-                                max: None,
-                            },
-                            None,
-                        )
-                        .map(str::to_owned))
-                        .map(Some)
-                }
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            kind: f_kind?,
-            side: f_side?,
-            label: f_label?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -727,7 +323,8 @@ impl ::perago::Contract for ShapeSquare {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ShapeSquare> {
-                <ShapeSquare as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -820,102 +417,28 @@ impl ::perago::Contract for ShapeSquare {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.side;
-            if !(::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: Some(0f64),
-                exclusive_maximum: None,
-            }
-                .contains(*x))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquare {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub ShapeSquareKind = "square");
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Empty {
     #[serde(rename = "kind")]
     pub kind: EmptyKind,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Empty {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Empty",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "kind")]
-            pub kind: EmptyKind,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Empty;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Empty, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Empty {}
 impl ::perago::Contract for Empty {
     const LOCATION: &'static str = "shape.schema.json#/$defs/Empty";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "kind") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_kind = match map.get("kind") {
-            Some(v) => {
-                let path = &path.key("kind");
-                ::perago::__private::check::const_str(v, path, out, "empty-shape")
-                    .then_some(EmptyKind)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("kind"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { kind: f_kind? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -928,7 +451,8 @@ impl ::perago::Contract for Empty {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Empty> {
-                <Empty as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -972,8 +496,15 @@ impl ::perago::Contract for Empty {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Empty {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub EmptyKind = "empty-shape");

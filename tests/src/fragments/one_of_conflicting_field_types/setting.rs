@@ -11,170 +11,174 @@ pub enum Setting {
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Setting\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"text\"},\"value\":{\"type\":\"string\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"count\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}]}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        match map.get("type") {
-            None => {
-                ::perago::__private::check::required(&path.key("type"), out);
-                None
-            }
-            Some(tag) => {
-                match tag.as_str() {
-                    Some("text") => {
-                        <SettingText as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Text)
-                    }
-                    Some("count") => {
-                        <SettingCount as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Count)
-                    }
-                    _ => {
-                        ::perago::__private::check::unknown_discriminator(
-                            &path.key("type"),
-                            out,
-                            &["text", "count"],
-                        );
-                        None
-                    }
-                }
-            }
-        }
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        let value = ::perago::__private::json::value(d)?;
-        Ok(<Self as ::perago::Contract>::walk(&value, path, out))
-    }
-    fn satisfies(&self) -> bool {
-        match self {
-            Self::Text(x) => ::perago::Contract::satisfies(x),
-            Self::Count(x) => ::perago::Contract::satisfies(x),
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Setting;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Setting> {
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Setting>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 2usize] = ["type", "value"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0.flatten() {
+                    None => {
+                        members.discard(out);
+                        ::perago::__private::check::required(&path.key("type"), out);
+                        Ok(None)
+                    }
+                    Some(tag) => {
+                        match tag.as_str() {
+                            Some("text") => {
+                                let g1 = members
+                                    .recheck(
+                                        1usize,
+                                        f1,
+                                        &::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: None,
+                                        },
+                                        path,
+                                        out,
+                                    );
+                                if !members
+                                    .finish(&[(0usize, true), (1usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(g1),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Setting::Text(SettingText {
+                                            r#type: SettingTextType,
+                                            value: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some("count") => {
+                                let g1 = members
+                                    .recheck(
+                                        1usize,
+                                        f1,
+                                        &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: None,
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                        path,
+                                        out,
+                                    );
+                                if !members
+                                    .finish(&[(0usize, true), (1usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(g1),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Setting::Count(SettingCount {
+                                            r#type: SettingCountType,
+                                            value: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago::__private::check::unknown_discriminator(
+                                    &path.key("type"),
+                                    out,
+                                    &["text", "count"],
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
         }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Setting {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        let value = <::perago::__private::serde_json::Value as ::perago::__private::serde::Deserialize>::deserialize(
+        ::perago::__private::stream::deserialize(
             d,
-        )?;
-        <Self as ::perago::Contract>::from_value(&value)
-            .map_err(<D::Error as ::perago::__private::serde::de::Error>::custom)
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct SettingText {
     #[serde(rename = "type")]
     pub r#type: SettingTextType,
     #[serde(rename = "value")]
     pub value: String,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingText {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "SettingText",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "type")]
-            pub r#type: SettingTextType,
-            #[serde(rename = "value")]
-            pub value: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = SettingText;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<SettingText, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl SettingText {}
 impl ::perago::Contract for SettingText {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"text\"},\"value\":{\"type\":\"string\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "type" | "value") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_type = match map.get("type") {
-            Some(v) => {
-                let path = &path.key("type");
-                ::perago::__private::check::const_str(v, path, out, "text")
-                    .then_some(SettingTextType)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("type"), out);
-                None
-            }
-        };
-        let f_value = match map.get("value") {
-            Some(v) => {
-                let path = &path.key("value");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("value"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            r#type: f_type?,
-            value: f_value?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -187,7 +191,8 @@ impl ::perago::Contract for SettingText {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<SettingText> {
-                <SettingText as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -256,116 +261,30 @@ impl ::perago::Contract for SettingText {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingText {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub SettingTextType = "text");
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct SettingCount {
     #[serde(rename = "type")]
     pub r#type: SettingCountType,
     #[serde(rename = "value")]
     pub value: i64,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingCount {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "SettingCount",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "type")]
-            pub r#type: SettingCountType,
-            #[serde(rename = "value")]
-            pub value: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = SettingCount;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<SettingCount, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl SettingCount {}
 impl ::perago::Contract for SettingCount {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"count\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "type" | "value") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_type = match map.get("type") {
-            Some(v) => {
-                let path = &path.key("type");
-                ::perago::__private::check::const_str(v, path, out, "count")
-                    .then_some(SettingCountType)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("type"), out);
-                None
-            }
-        };
-        let f_value = match map.get("value") {
-            Some(v) => {
-                let path = &path.key("value");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("value"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            r#type: f_type?,
-            value: f_value?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -378,7 +297,8 @@ impl ::perago::Contract for SettingCount {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<SettingCount> {
-                <SettingCount as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -446,8 +366,15 @@ impl ::perago::Contract for SettingCount {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingCount {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub SettingCountType = "count");

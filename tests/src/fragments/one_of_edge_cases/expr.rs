@@ -12,47 +12,6 @@ pub enum Expr {
 impl ::perago::Contract for Expr {
     const LOCATION: &'static str = "expr.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}],\"$defs\":{\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        match map.get("op") {
-            None => {
-                ::perago::__private::check::required(&path.key("op"), out);
-                None
-            }
-            Some(tag) => {
-                match tag.as_str() {
-                    Some("self") => {
-                        <ExprSelf as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Self_)
-                    }
-                    Some("Self") => {
-                        <ExprSelf2 as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Self2)
-                    }
-                    Some("lit") => {
-                        <super::lit::Literal as ::perago::Contract>::walk(
-                                value,
-                                path,
-                                out,
-                            )
-                            .map(Self::Lit)
-                    }
-                    _ => {
-                        ::perago::__private::check::unknown_discriminator(
-                            &path.key("op"),
-                            out,
-                            &["self", "Self", "lit"],
-                        );
-                        None
-                    }
-                }
-            }
-        }
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -65,7 +24,8 @@ impl ::perago::Contract for Expr {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Expr> {
-                <Expr as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -254,350 +214,48 @@ impl ::perago::Contract for Expr {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        match self {
-            Self::Self_(x) => ::perago::Contract::satisfies(x),
-            Self::Self2(x) => ::perago::Contract::satisfies(x),
-            Self::Lit(x) => ::perago::Contract::satisfies(x),
-        }
-    }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Expr {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Self",
-            deny_unknown_fields
-        )]
-        struct __Union {
-            #[serde(
-                rename = "op",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            tag: Option<String>,
-            #[serde(
-                rename = "limit",
-                default,
-                deserialize_with = "::perago::__private::de::present"
-            )]
-            f0: Option<Option<i64>>,
-            #[serde(
-                rename = "inner",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f1: Option<::std::boxed::Box<Expr>>,
-            #[serde(
-                rename = "args",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f2: Option<Vec<Expr>>,
-            #[serde(
-                rename = "value",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f3: Option<f64>,
-        }
-        let u = {
-            struct __Object;
-            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-                type Value = __Union;
-                fn expecting(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> ::std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                    self,
-                    map: A,
-                ) -> Result<__Union, A::Error> {
-                    __Union::deserialize(
-                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                            map,
-                        ),
-                    )
-                }
-            }
-            d.deserialize_map(__Object)
-        }?;
-        match u.tag.as_deref() {
-            Some("self") => {
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "args",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f3.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "value",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Self_(ExprSelf {
-                        op: ExprSelfOp,
-                        limit: u.f0.unwrap_or_else(ExprSelf::default_limit),
-                        inner: u.f1,
-                    }),
-                )
-            }
-            Some("Self") => {
-                if u.f0.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "limit",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "inner",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f3.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "value",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Self2(ExprSelf2 {
-                        op: ExprSelfOp2,
-                        args: u
-                            .f2
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "args",
-                            ))?,
-                    }),
-                )
-            }
-            Some("lit") => {
-                if u.f0.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "limit",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "inner",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "args",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Lit(super::lit::Literal {
-                        op: super::lit::LiteralOp,
-                        value: u.f3.unwrap_or_else(super::lit::Literal::default_value),
-                    }),
-                )
-            }
-            None => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                        "op",
-                    ),
-                )
-            }
-            Some(other) => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::unknown_variant(
-                        other,
-                        &[],
-                    ),
-                )
-            }
-        }
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct ExprSelf {
     #[serde(rename = "op")]
     pub op: ExprSelfOp,
     #[serde(rename = "limit")]
-    #[serde(default = "ExprSelf::default_limit")]
     pub limit: Option<i64>,
     #[serde(rename = "inner")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub inner: Option<::std::boxed::Box<Expr>>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ExprSelf",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "op")]
-            pub op: ExprSelfOp,
-            #[serde(rename = "limit")]
-            #[serde(default = "ExprSelf::default_limit")]
-            pub limit: Option<i64>,
-            #[serde(rename = "inner")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub inner: Option<::std::boxed::Box<Expr>>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ExprSelf;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ExprSelf, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl ExprSelf {
     /// The schema's `default` of `limit`: `5`.
     pub fn default_limit() -> Option<i64> {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "5",
+                &::perago::__private::stream::Nullable(
+                    ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                        minimum: None,
+                        maximum: None,
+                        exclusive_minimum: None,
+                        exclusive_maximum: None,
+                    }),
+                ),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (if v.is_null() {
-            Some(None)
-        } else {
-            (::perago::__private::check::integer(
-                v,
-                path,
-                out,
-                &::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                },
-            ))
-                .map(Some)
-        })
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for ExprSelf {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "op" | "limit" | "inner") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_op = match map.get("op") {
-            Some(v) => {
-                let path = &path.key("op");
-                ::perago::__private::check::const_str(v, path, out, "self")
-                    .then_some(ExprSelfOp)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("op"), out);
-                None
-            }
-        };
-        let f_limit = match map.get("limit") {
-            Some(v) => {
-                let path = &path.key("limit");
-                if v.is_null() {
-                    Some(None)
-                } else {
-                    (::perago::__private::check::integer(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Bounds {
-                            minimum: None,
-                            maximum: None,
-                            exclusive_minimum: None,
-                            exclusive_maximum: None,
-                        },
-                    ))
-                        .map(Some)
-                }
-            }
-            None => Some(Self::default_limit()),
-        };
-        let f_inner = match map.get("inner") {
-            Some(v) => {
-                let path = &path.key("inner");
-                ((<Expr as ::perago::Contract>::walk(v, path, out))
-                    .map(::std::boxed::Box::new))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            op: f_op?,
-            limit: f_limit?,
-            inner: f_inner?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -610,7 +268,8 @@ impl ::perago::Contract for ExprSelf {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ExprSelf> {
-                <ExprSelf as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -702,120 +361,30 @@ impl ::perago::Contract for ExprSelf {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        if !self.inner.as_deref().is_none_or(<Expr as ::perago::Contract>::satisfies) {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub ExprSelfOp = "self");
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct ExprSelf2 {
     #[serde(rename = "op")]
     pub op: ExprSelfOp2,
     #[serde(rename = "args")]
     pub args: Vec<Expr>,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf2 {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ExprSelf2",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "op")]
-            pub op: ExprSelfOp2,
-            #[serde(rename = "args")]
-            pub args: Vec<Expr>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ExprSelf2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ExprSelf2, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl ExprSelf2 {}
 impl ::perago::Contract for ExprSelf2 {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "op" | "args") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_op = match map.get("op") {
-            Some(v) => {
-                let path = &path.key("op");
-                ::perago::__private::check::const_str(v, path, out, "Self")
-                    .then_some(ExprSelfOp2)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("op"), out);
-                None
-            }
-        };
-        let f_args = match map.get("args") {
-            Some(v) => {
-                let path = &path.key("args");
-                match ::perago::__private::check::array(v, path, out, None, None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match <Expr as ::perago::Contract>::walk(v, path, out) {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("args"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { op: f_op?, args: f_args? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -828,7 +397,8 @@ impl ::perago::Contract for ExprSelf2 {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ExprSelf2> {
-                <ExprSelf2 as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -890,14 +460,15 @@ impl ::perago::Contract for ExprSelf2 {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.args;
-            if !(x.iter().all(::perago::Contract::satisfies)) {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf2 {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub ExprSelfOp2 = "Self");

@@ -2,127 +2,31 @@
 
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_edge_cases/lit.schema.json` (`file:lit.schema.json`).
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Literal {
     #[serde(rename = "op")]
     pub op: LiteralOp,
     #[serde(rename = "value")]
-    #[serde(default = "Literal::default_value")]
     pub value: f64,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Literal {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Literal",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "op")]
-            pub op: LiteralOp,
-            #[serde(rename = "value")]
-            #[serde(default = "Literal::default_value")]
-            pub value: f64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Literal;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Literal, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Literal {
     /// The schema's `default` of `value`: `0`.
     pub fn default_value() -> f64 {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "0",
+                &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                    minimum: None,
+                    maximum: None,
+                    exclusive_minimum: None,
+                    exclusive_maximum: None,
+                }),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::number(
-            v,
-            path,
-            out,
-            &::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            },
-        ))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for Literal {
     const LOCATION: &'static str = "lit.schema.json#/$defs/Literal";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "op" | "value") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_op = match map.get("op") {
-            Some(v) => {
-                let path = &path.key("op");
-                ::perago::__private::check::const_str(v, path, out, "lit")
-                    .then_some(LiteralOp)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("op"), out);
-                None
-            }
-        };
-        let f_value = match map.get("value") {
-            Some(v) => {
-                let path = &path.key("value");
-                ::perago::__private::check::number(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => Some(Self::default_value()),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { op: f_op?, value: f_value? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -135,7 +39,8 @@ impl ::perago::Contract for Literal {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Literal> {
-                <Literal as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -198,8 +103,15 @@ impl ::perago::Contract for Literal {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Literal {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub LiteralOp = "lit");

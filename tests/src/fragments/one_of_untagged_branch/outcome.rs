@@ -11,272 +11,209 @@ pub enum Outcome {
 impl ::perago::Contract for Outcome {
     const LOCATION: &'static str = "outcome.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outcome\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"},\"output\":{\"type\":\"object\",\"additionalProperties\":true},\"retries\":{\"type\":\"integer\",\"default\":0}},\"required\":[\"output\"],\"additionalProperties\":false}]}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        match map.get("status") {
-            None => {
-                <OutcomeVariant1 as ::perago::Contract>::walk(value, path, out)
-                    .map(Self::OutcomeVariant1)
-            }
-            Some(tag) => {
-                match tag.as_str() {
-                    Some("FAILED") => {
-                        <OutcomeFailed as ::perago::Contract>::walk(value, path, out)
-                            .map(Self::Failed)
-                    }
-                    _ => {
-                        ::perago::__private::check::unknown_discriminator(
-                            &path.key("status"),
-                            out,
-                            &["FAILED"],
-                        );
-                        None
-                    }
-                }
-            }
-        }
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
-        let value = ::perago::__private::json::value(d)?;
-        Ok(<Self as ::perago::Contract>::walk(&value, path, out))
-    }
-    fn satisfies(&self) -> bool {
-        match self {
-            Self::Failed(x) => ::perago::Contract::satisfies(x),
-            Self::OutcomeVariant1(x) => ::perago::Contract::satisfies(x),
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = Outcome;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<Outcome> {
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<Outcome>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = ["status", "reason", "output", "retries"];
+                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago::__private::stream::AnyValue,
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago::__private::stream::Map(
+                                        ::perago::__private::stream::AnyValue,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(_) => {}
+                        ::perago::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0.flatten() {
+                    None => {
+                        let g1 = members
+                            .recheck(
+                                1usize,
+                                f1,
+                                &::perago::__private::stream::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            );
+                        if !members
+                            .finish(
+                                &[(1usize, false), (2usize, true), (3usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::stream::optional(g1),
+                            ::perago::__private::stream::required(f2),
+                            ::perago::__private::stream::or_else(
+                                f3,
+                                OutcomeVariant1::default_retries,
+                            ),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Outcome::OutcomeVariant1(OutcomeVariant1 {
+                                    reason: x0,
+                                    output: x1,
+                                    retries: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    Some(tag) => {
+                        match tag.as_str() {
+                            Some("FAILED") => {
+                                let g1 = members
+                                    .recheck(
+                                        1usize,
+                                        f1,
+                                        &::perago::__private::stream::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: Some(1u64),
+                                                max: None,
+                                            },
+                                            pattern: None,
+                                        },
+                                        path,
+                                        out,
+                                    );
+                                if !members
+                                    .finish(&[(0usize, true), (1usize, true)], path, out)
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0),) = (
+                                    ::perago::__private::stream::required(g1),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        Outcome::Failed(OutcomeFailed {
+                                            status: OutcomeFailedStatus,
+                                            reason: x0,
+                                        }),
+                                    ),
+                                )
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago::__private::check::unknown_discriminator(
+                                    &path.key("status"),
+                                    out,
+                                    &["FAILED"],
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
         }
+        ::perago::__private::stream::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Outcome {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Self",
-            deny_unknown_fields
-        )]
-        struct __Union {
-            #[serde(
-                rename = "status",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            tag: Option<String>,
-            #[serde(
-                rename = "reason",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f0: Option<String>,
-            #[serde(
-                rename = "output",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f1: Option<
-                ::perago::__private::indexmap::IndexMap<
-                    String,
-                    ::perago::__private::serde_json::Value,
-                >,
-            >,
-            #[serde(
-                rename = "retries",
-                default,
-                deserialize_with = "::perago::__private::de::non_null"
-            )]
-            f2: Option<i64>,
-        }
-        let u = {
-            struct __Object;
-            impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-                type Value = __Union;
-                fn expecting(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> ::std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                    self,
-                    map: A,
-                ) -> Result<__Union, A::Error> {
-                    __Union::deserialize(
-                        ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                            map,
-                        ),
-                    )
-                }
-            }
-            d.deserialize_map(__Object)
-        }?;
-        match u.tag.as_deref() {
-            Some("FAILED") => {
-                if u.f1.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "output",
-                            &[],
-                        ),
-                    );
-                }
-                if u.f2.is_some() {
-                    return Err(
-                        <D::Error as ::perago::__private::serde::de::Error>::unknown_field(
-                            "retries",
-                            &[],
-                        ),
-                    );
-                }
-                Ok(
-                    Self::Failed(OutcomeFailed {
-                        status: OutcomeFailedStatus,
-                        reason: u
-                            .f0
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "reason",
-                            ))?,
-                    }),
-                )
-            }
-            None => {
-                Ok(
-                    Self::OutcomeVariant1(OutcomeVariant1 {
-                        reason: u.f0,
-                        output: u
-                            .f1
-                            .ok_or_else(|| <D::Error as ::perago::__private::serde::de::Error>::missing_field(
-                                "output",
-                            ))?,
-                        retries: u.f2.unwrap_or_else(OutcomeVariant1::default_retries),
-                    }),
-                )
-            }
-            Some(other) => {
-                Err(
-                    <D::Error as ::perago::__private::serde::de::Error>::unknown_variant(
-                        other,
-                        &[],
-                    ),
-                )
-            }
-        }
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct OutcomeFailed {
     #[serde(rename = "status")]
     pub status: OutcomeFailedStatus,
     #[serde(rename = "reason")]
     pub reason: String,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeFailed {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "OutcomeFailed",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "status")]
-            pub status: OutcomeFailedStatus,
-            #[serde(rename = "reason")]
-            pub reason: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = OutcomeFailed;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<OutcomeFailed, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl OutcomeFailed {}
 impl ::perago::Contract for OutcomeFailed {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "status" | "reason") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_status = match map.get("status") {
-            Some(v) => {
-                let path = &path.key("status");
-                ::perago::__private::check::const_str(v, path, out, "FAILED")
-                    .then_some(OutcomeFailedStatus)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("status"), out);
-                None
-            }
-        };
-        let f_reason = match map.get("reason") {
-            Some(v) => {
-                let path = &path.key("reason");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("reason"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            status: f_status?,
-            reason: f_reason?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -289,7 +226,8 @@ impl ::perago::Contract for OutcomeFailed {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<OutcomeFailed> {
-                <OutcomeFailed as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -358,31 +296,23 @@ impl ::perago::Contract for OutcomeFailed {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.reason;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeFailed {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 ::perago::string_const!(pub OutcomeFailedStatus = "FAILED");
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct OutcomeVariant1 {
     #[serde(rename = "reason")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(rename = "output")]
     pub output: ::perago::__private::indexmap::IndexMap<
@@ -390,170 +320,26 @@ pub struct OutcomeVariant1 {
         ::perago::__private::serde_json::Value,
     >,
     #[serde(rename = "retries")]
-    #[serde(default = "OutcomeVariant1::default_retries")]
     pub retries: i64,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeVariant1 {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "OutcomeVariant1",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "reason")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub reason: Option<String>,
-            #[serde(rename = "output")]
-            pub output: ::perago::__private::indexmap::IndexMap<
-                String,
-                ::perago::__private::serde_json::Value,
-            >,
-            #[serde(rename = "retries")]
-            #[serde(default = "OutcomeVariant1::default_retries")]
-            pub retries: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = OutcomeVariant1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<OutcomeVariant1, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl OutcomeVariant1 {
     /// The schema's `default` of `retries`: `0`.
     pub fn default_retries() -> i64 {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "0",
+                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                    minimum: None,
+                    maximum: None,
+                    exclusive_minimum: None,
+                    exclusive_maximum: None,
+                }),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        (::perago::__private::check::integer(
-            v,
-            path,
-            out,
-            &::perago::__private::check::Bounds {
-                minimum: None,
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            },
-        ))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for OutcomeVariant1 {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"},\"output\":{\"type\":\"object\",\"additionalProperties\":true},\"retries\":{\"type\":\"integer\",\"default\":0}},\"required\":[\"output\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "reason" | "output" | "retries") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_reason = match map.get("reason") {
-            Some(v) => {
-                let path = &path.key("reason");
-                (::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_output = match map.get("output") {
-            Some(v) => {
-                let path = &path.key("output");
-                match ::perago::__private::check::object(v, path, out) {
-                    Some(map) => {
-                        let mut typed = ::perago::__private::indexmap::IndexMap::with_capacity(
-                            map.len(),
-                        );
-                        let mut ok = true;
-                        for (key, v) in map {
-                            match Some(v.clone()) {
-                                Some(x) => {
-                                    typed.insert(key.clone(), x);
-                                }
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("output"), out);
-                None
-            }
-        };
-        let f_retries = match map.get("retries") {
-            Some(v) => {
-                let path = &path.key("retries");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => Some(Self::default_retries()),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            reason: f_reason?,
-            output: f_output?,
-            retries: f_retries?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -566,7 +352,8 @@ impl ::perago::Contract for OutcomeVariant1 {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<OutcomeVariant1> {
-                <OutcomeVariant1 as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -661,7 +448,14 @@ impl ::perago::Contract for OutcomeVariant1 {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeVariant1 {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

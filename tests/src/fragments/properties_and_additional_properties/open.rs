@@ -8,140 +8,16 @@ pub struct Open {
     #[serde(rename = "name")]
     pub name: String,
     #[serde(rename = "size")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<i64>,
     /// Properties beyond the declared ones (`additionalProperties`).
     #[serde(flatten)]
     pub additional: ::perago::__private::indexmap::IndexMap<String, i64>,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Open {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(crate = "::perago::__private::serde", remote = "Open")]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "name")]
-            pub name: String,
-            #[serde(rename = "size")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub size: Option<i64>,
-            /// Properties beyond the declared ones (`additionalProperties`).
-            #[serde(flatten)]
-            pub additional: ::perago::__private::indexmap::IndexMap<String, i64>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Open;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Open, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Open {}
 impl ::perago::Contract for Open {
     const LOCATION: &'static str = "open.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Open\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"size\":{\"type\":\"integer\"}},\"required\":[\"name\"],\"additionalProperties\":{\"type\":\"integer\",\"maximum\":9}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        let mut additional = ::perago::__private::indexmap::IndexMap::new();
-        for (key, v) in map {
-            if matches!(key.as_str(), "name" | "size") {
-                continue;
-            }
-            let path = &path.key(key);
-            if let Some(x) = ::perago::__private::check::integer(
-                v,
-                path,
-                out,
-                &::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: Some(9f64),
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                },
-            ) {
-                additional.insert(key.clone(), x);
-            }
-        }
-        let f_name = match map.get("name") {
-            Some(v) => {
-                let path = &path.key("name");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("name"), out);
-                None
-            }
-        };
-        let f_size = match map.get("size") {
-            Some(v) => {
-                let path = &path.key("size");
-                (::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: None,
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                ))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            name: f_name?,
-            size: f_size?,
-            additional,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -154,7 +30,8 @@ impl ::perago::Contract for Open {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Open> {
-                <Open as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -242,33 +119,14 @@ impl ::perago::Contract for Open {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.name;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        if !self
-            .additional
-            .values()
-            .all(|x| {
-                ::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: Some(9f64),
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }
-                    .contains(*x as f64)
-            })
-        {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Open {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -3,161 +3,24 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/recursion_by_value/chain.schema.json` (`file:chain.schema.json`).
 /// Chain
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Chain {
     #[serde(rename = "value")]
     pub value: i64,
     #[serde(rename = "next")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<::std::boxed::Box<Chain>>,
     #[serde(rename = "pair")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pair: Option<::std::boxed::Box<Pair>>,
     #[serde(rename = "maybe")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub maybe: Option<::std::boxed::Box<ChainMaybe>>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Chain {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Chain",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "value")]
-            pub value: i64,
-            #[serde(rename = "next")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub next: Option<::std::boxed::Box<Chain>>,
-            #[serde(rename = "pair")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub pair: Option<::std::boxed::Box<Pair>>,
-            #[serde(rename = "maybe")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub maybe: Option<::std::boxed::Box<ChainMaybe>>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Chain;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Chain, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Chain {}
 impl ::perago::Contract for Chain {
     const LOCATION: &'static str = "chain.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false,\"$defs\":{\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#\"},\"right\":{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "value" | "next" | "pair" | "maybe") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_value = match map.get("value") {
-            Some(v) => {
-                let path = &path.key("value");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(0f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("value"), out);
-                None
-            }
-        };
-        let f_next = match map.get("next") {
-            Some(v) => {
-                let path = &path.key("next");
-                ((<Chain as ::perago::Contract>::walk(v, path, out))
-                    .map(::std::boxed::Box::new))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_pair = match map.get("pair") {
-            Some(v) => {
-                let path = &path.key("pair");
-                ((<Pair as ::perago::Contract>::walk(v, path, out))
-                    .map(::std::boxed::Box::new))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_maybe = match map.get("maybe") {
-            Some(v) => {
-                let path = &path.key("maybe");
-                (if v.is_null() {
-                    Some(None)
-                } else {
-                    (<ChainMaybe as ::perago::Contract>::walk(v, path, out)).map(Some)
-                })
-                    .map(|x: Option<_>| x.map(::std::boxed::Box::new))
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            value: f_value?,
-            next: f_next?,
-            pair: f_pair?,
-            maybe: f_maybe?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -170,7 +33,8 @@ impl ::perago::Contract for Chain {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Chain> {
-                <Chain as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -283,164 +147,43 @@ impl ::perago::Contract for Chain {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.value;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(0f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        if !self.next.as_deref().is_none_or(<Chain as ::perago::Contract>::satisfies) {
-            return false;
-        }
-        if !self.pair.as_deref().is_none_or(<Pair as ::perago::Contract>::satisfies) {
-            return false;
-        }
-        if !self
-            .maybe
-            .as_deref()
-            .is_none_or(<ChainMaybe as ::perago::Contract>::satisfies)
-        {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Chain {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Pair {
     #[serde(rename = "left")]
     pub left: ::std::boxed::Box<Chain>,
     #[serde(rename = "right")]
-    #[serde(deserialize_with = "::perago::__private::de::nullable")]
     pub right: Option<::std::boxed::Box<Chain>>,
     #[serde(rename = "fallback")]
-    #[serde(default = "Pair::default_fallback")]
     pub fallback: ::std::boxed::Box<Chain>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Pair {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Pair",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "left")]
-            pub left: ::std::boxed::Box<Chain>,
-            #[serde(rename = "right")]
-            #[serde(deserialize_with = "::perago::__private::de::nullable")]
-            pub right: Option<::std::boxed::Box<Chain>>,
-            #[serde(rename = "fallback")]
-            #[serde(default = "Pair::default_fallback")]
-            pub fallback: ::std::boxed::Box<Chain>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Pair;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Pair, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Pair {
     /// The schema's `default` of `fallback`: `{"value":0}`.
     pub fn default_fallback() -> ::std::boxed::Box<Chain> {
-        let v: &::perago::__private::serde_json::Value = &::perago::__private::serde_json::from_str(
+        ::perago::__private::stream::from_json(
                 "{\"value\":0}",
+                &::perago::__private::stream::Then(
+                    ::perago::__private::stream::Typed::<Chain>::new(),
+                    ::std::boxed::Box::new,
+                ),
             )
-            .expect("perago-codegen emits defaults as JSON");
-        let (path, out) = (&::perago::Path::Root, &mut Vec::new());
-        ((<Chain as ::perago::Contract>::walk(v, path, out)).map(::std::boxed::Box::new))
             .expect("perago-codegen checked the default against its schema")
     }
 }
 impl ::perago::Contract for Pair {
     const LOCATION: &'static str = "chain.schema.json#/$defs/Pair";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "left" | "right" | "fallback") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_left = match map.get("left") {
-            Some(v) => {
-                let path = &path.key("left");
-                (<Chain as ::perago::Contract>::walk(v, path, out))
-                    .map(::std::boxed::Box::new)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("left"), out);
-                None
-            }
-        };
-        let f_right = match map.get("right") {
-            Some(v) => {
-                let path = &path.key("right");
-                (if v.is_null() {
-                    Some(None)
-                } else {
-                    (<Chain as ::perago::Contract>::walk(v, path, out)).map(Some)
-                })
-                    .map(|x: Option<_>| x.map(::std::boxed::Box::new))
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("right"), out);
-                None
-            }
-        };
-        let f_fallback = match map.get("fallback") {
-            Some(v) => {
-                let path = &path.key("fallback");
-                (<Chain as ::perago::Contract>::walk(v, path, out))
-                    .map(::std::boxed::Box::new)
-            }
-            None => Some(Self::default_fallback()),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            left: f_left?,
-            right: f_right?,
-            fallback: f_fallback?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -453,7 +196,8 @@ impl ::perago::Contract for Pair {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Pair> {
-                <Pair as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -543,97 +287,27 @@ impl ::perago::Contract for Pair {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        if !<Chain as ::perago::Contract>::satisfies(&self.left) {
-            return false;
-        }
-        if !self.right.as_deref().is_none_or(<Chain as ::perago::Contract>::satisfies) {
-            return false;
-        }
-        if !<Chain as ::perago::Contract>::satisfies(&self.fallback) {
-            return false;
-        }
-        true
-    }
 }
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
-pub struct ChainMaybe {
-    #[serde(rename = "back")]
-    pub back: ::std::boxed::Box<Chain>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ChainMaybe {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Pair {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "ChainMaybe",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "back")]
-            pub back: ::std::boxed::Box<Chain>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = ChainMaybe;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ChainMaybe, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde")]
+pub struct ChainMaybe {
+    #[serde(rename = "back")]
+    pub back: ::std::boxed::Box<Chain>,
 }
 impl ChainMaybe {}
 impl ::perago::Contract for ChainMaybe {
     const LOCATION: &'static str = "chain.schema.json#/properties/maybe";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false},\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "back") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_back = match map.get("back") {
-            Some(v) => {
-                let path = &path.key("back");
-                (<Chain as ::perago::Contract>::walk(v, path, out))
-                    .map(::std::boxed::Box::new)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("back"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { back: f_back? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -646,7 +320,8 @@ impl ::perago::Contract for ChainMaybe {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<ChainMaybe> {
-                <ChainMaybe as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -690,10 +365,14 @@ impl ::perago::Contract for ChainMaybe {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        if !<Chain as ::perago::Contract>::satisfies(&self.back) {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ChainMaybe {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

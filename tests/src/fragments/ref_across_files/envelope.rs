@@ -3,169 +3,24 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/ref_across_files/envelope.schema.json` (`file:envelope.schema.json`).
 /// Envelope
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Envelope {
     #[serde(rename = "address")]
     pub address: super::common::Address,
     #[serde(rename = "priority")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<super::common::Priority>,
     #[serde(rename = "code")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<super::common::Code>,
     #[serde(rename = "whole")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub whole: Option<super::common::Common>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Envelope {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Envelope",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "address")]
-            pub address: super::common::Address,
-            #[serde(rename = "priority")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub priority: Option<super::common::Priority>,
-            #[serde(rename = "code")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub code: Option<super::common::Code>,
-            #[serde(rename = "whole")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub whole: Option<super::common::Common>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Envelope;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Envelope, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Envelope {}
 impl ::perago::Contract for Envelope {
     const LOCATION: &'static str = "envelope.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Envelope\",\"type\":\"object\",\"properties\":{\"address\":{\"$ref\":\"#/$defs/Address\"},\"priority\":{\"$ref\":\"#/$defs/Priority\"},\"code\":{\"$ref\":\"#/$defs/Code\"},\"whole\":{\"$ref\":\"#/$defs/Common\"}},\"required\":[\"address\"],\"additionalProperties\":false,\"$defs\":{\"Address\":{\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"line\"],\"additionalProperties\":false},\"Priority\":{\"enum\":[\"low\",\"high\"]},\"Code\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":999},\"Common\":{\"title\":\"Common\",\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}},\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "address" | "priority" | "code" | "whole") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_address = match map.get("address") {
-            Some(v) => {
-                let path = &path.key("address");
-                <super::common::Address as ::perago::Contract>::walk(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("address"), out);
-                None
-            }
-        };
-        let f_priority = match map.get("priority") {
-            Some(v) => {
-                let path = &path.key("priority");
-                (::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &super::common::Priority::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| super::common::Priority::ALL[i]))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_code = match map.get("code") {
-            Some(v) => {
-                let path = &path.key("code");
-                (::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(100f64),
-                        maximum: Some(999f64),
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                ))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_whole = match map.get("whole") {
-            Some(v) => {
-                let path = &path.key("whole");
-                (<super::common::Common as ::perago::Contract>::walk(v, path, out))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            address: f_address?,
-            priority: f_priority?,
-            code: f_code?,
-            whole: f_whole?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -178,7 +33,8 @@ impl ::perago::Contract for Envelope {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Envelope> {
-                <Envelope as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -289,31 +145,14 @@ impl ::perago::Contract for Envelope {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.address;
-            if !(::perago::Contract::satisfies(x)) {
-                return false;
-            }
-        }
-        if !self
-            .code
-            .as_ref()
-            .is_none_or(|x| {
-                ::perago::__private::check::Bounds {
-                    minimum: Some(100f64),
-                    maximum: Some(999f64),
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }
-                    .contains(*x as f64)
-            })
-        {
-            return false;
-        }
-        if !self.whole.as_ref().is_none_or(::perago::Contract::satisfies) {
-            return false;
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Envelope {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^o-[0-9]+$"));
 /// Order
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Order {
     #[serde(rename = "id")]
     pub id: Id,
@@ -14,161 +14,15 @@ pub struct Order {
     #[serde(rename = "customer")]
     pub customer: Customer,
     #[serde(rename = "status")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
     #[serde(rename = "lines")]
     pub lines: Vec<Line>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Order {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Order",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "id")]
-            pub id: Id,
-            /// Annotations beside a $ref.
-            #[serde(rename = "customer")]
-            pub customer: Customer,
-            #[serde(rename = "status")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub status: Option<Status>,
-            #[serde(rename = "lines")]
-            pub lines: Vec<Line>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Order;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Order, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Order {}
 impl ::perago::Contract for Order {
     const LOCATION: &'static str = "order.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Order\",\"type\":\"object\",\"properties\":{\"id\":{\"$ref\":\"#/$defs/Id\"},\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Annotations beside a $ref.\"},\"status\":{\"$ref\":\"#/$defs/Status\"},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Line\"},\"minItems\":1}},\"required\":[\"id\",\"customer\",\"lines\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"},\"Customer\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false},\"Status\":{\"enum\":[\"open\",\"closed\"]},\"Line\":{\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "id" | "customer" | "status" | "lines") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_id = match map.get("id") {
-            Some(v) => {
-                let path = &path.key("id");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("id"), out);
-                None
-            }
-        };
-        let f_customer = match map.get("customer") {
-            Some(v) => {
-                let path = &path.key("customer");
-                <Customer as ::perago::Contract>::walk(v, path, out)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("customer"), out);
-                None
-            }
-        };
-        let f_status = match map.get("status") {
-            Some(v) => {
-                let path = &path.key("status");
-                (::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &Status::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| Status::ALL[i]))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        let f_lines = match map.get("lines") {
-            Some(v) => {
-                let path = &path.key("lines");
-                match ::perago::__private::check::array(v, path, out, Some(1u64), None) {
-                    Some((items, counts_ok)) => {
-                        let mut typed = Vec::with_capacity(items.len());
-                        let mut ok = counts_ok;
-                        for (i, v) in items.iter().enumerate() {
-                            let path = &path.index(i);
-                            match <Line as ::perago::Contract>::walk(v, path, out) {
-                                Some(x) => typed.push(x),
-                                None => ok = false,
-                            }
-                        }
-                        ok.then_some(typed)
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("lines"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            id: f_id?,
-            customer: f_customer?,
-            status: f_status?,
-            lines: f_lines?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -181,7 +35,8 @@ impl ::perago::Contract for Order {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Order> {
-                <Order as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -293,118 +148,28 @@ impl ::perago::Contract for Order {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.id;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.customer;
-            if !(::perago::Contract::satisfies(x)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.lines;
-            if !((1usize..=usize::MAX).contains(&x.len())
-                && x.iter().all(::perago::Contract::satisfies))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Order {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 pub type Id = String;
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Customer {
     #[serde(rename = "name")]
     pub name: String,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Customer {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Customer",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "name")]
-            pub name: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Customer;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Customer, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Customer {}
 impl ::perago::Contract for Customer {
     const LOCATION: &'static str = "order.schema.json#/$defs/Customer";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "name") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_name = match map.get("name") {
-            Some(v) => {
-                let path = &path.key("name");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("name"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { name: f_name? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -417,7 +182,8 @@ impl ::perago::Contract for Customer {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Customer> {
-                <Customer as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -464,8 +230,15 @@ impl ::perago::Contract for Customer {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Customer {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 #[derive(
@@ -490,27 +263,13 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Status {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = Status;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<Status, E> {
-                match s {
-                    "open" => Ok(Status::Open),
-                    "closed" => Ok(Status::Closed),
-                    _ => Err(E::unknown_variant(s, &["open", "closed"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(&Status::ALL.map(|x| x.as_str())),
+                |i: usize| Status::ALL[i],
+            ),
+        )
     }
 }
 impl Status {
@@ -525,116 +284,17 @@ impl Status {
     }
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Line {
     #[serde(rename = "sku")]
     pub sku: Id,
     #[serde(rename = "qty")]
     pub qty: i64,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Line {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Line",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "sku")]
-            pub sku: Id,
-            #[serde(rename = "qty")]
-            pub qty: i64,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Line;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Line, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Line {}
 impl ::perago::Contract for Line {
     const LOCATION: &'static str = "order.schema.json#/$defs/Line";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}}}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "sku" | "qty") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_sku = match map.get("sku") {
-            Some(v) => {
-                let path = &path.key("sku");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("sku"), out);
-                None
-            }
-        };
-        let f_qty = match map.get("qty") {
-            Some(v) => {
-                let path = &path.key("qty");
-                ::perago::__private::check::integer(
-                    v,
-                    path,
-                    out,
-                    &::perago::__private::check::Bounds {
-                        minimum: Some(1f64),
-                        maximum: None,
-                        exclusive_minimum: None,
-                        exclusive_maximum: None,
-                    },
-                )
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("qty"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self { sku: f_sku?, qty: f_qty? })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -647,7 +307,8 @@ impl ::perago::Contract for Line {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Line> {
-                <Line as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -713,26 +374,14 @@ impl ::perago::Contract for Line {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.sku;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.qty;
-            if !(::perago::__private::check::Bounds {
-                minimum: Some(1f64),
-                maximum: None,
-                exclusive_minimum: None,
-                exclusive_maximum: None,
-            }
-                .contains(*x as f64))
-            {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Line {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

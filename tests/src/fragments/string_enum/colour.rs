@@ -3,121 +3,19 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/string_enum/colour.schema.json` (`file:colour.schema.json`).
 /// Palette
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Palette {
     /// A primary colour.
     #[serde(rename = "primary")]
     pub primary: PalettePrimary,
     #[serde(rename = "secondary")]
-    #[serde(
-        default,
-        deserialize_with = "::perago::__private::de::non_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub secondary: Option<PaletteSecondary>,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Palette {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Palette",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            /// A primary colour.
-            #[serde(rename = "primary")]
-            pub primary: PalettePrimary,
-            #[serde(rename = "secondary")]
-            #[serde(
-                default,
-                deserialize_with = "::perago::__private::de::non_null",
-                skip_serializing_if = "Option::is_none"
-            )]
-            pub secondary: Option<PaletteSecondary>,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Palette;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Palette, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
 }
 impl Palette {}
 impl ::perago::Contract for Palette {
     const LOCATION: &'static str = "colour.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Palette\",\"type\":\"object\",\"properties\":{\"primary\":{\"enum\":[\"red\",\"green\",\"dark-blue\"],\"description\":\"A primary colour.\"},\"secondary\":{\"type\":\"string\",\"enum\":[\"a-b\",\"a_b\",\"A B\",\"1st\"]}},\"required\":[\"primary\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(key.as_str(), "primary" | "secondary") {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_primary = match map.get("primary") {
-            Some(v) => {
-                let path = &path.key("primary");
-                ::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &PalettePrimary::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| PalettePrimary::ALL[i])
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("primary"), out);
-                None
-            }
-        };
-        let f_secondary = match map.get("secondary") {
-            Some(v) => {
-                let path = &path.key("secondary");
-                (::perago::__private::check::string_enum(
-                        v,
-                        path,
-                        out,
-                        &PaletteSecondary::ALL.map(|x| x.as_str()),
-                    )
-                    .map(|i| PaletteSecondary::ALL[i]))
-                    .map(Some)
-            }
-            None => Some(None),
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            primary: f_primary?,
-            secondary: f_secondary?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -130,7 +28,8 @@ impl ::perago::Contract for Palette {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Palette> {
-                <Palette as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -200,8 +99,15 @@ impl ::perago::Contract for Palette {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Palette {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }
 /// A primary colour.
@@ -229,28 +135,15 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for PalettePrimary {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = PalettePrimary;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<PalettePrimary, E> {
-                match s {
-                    "red" => Ok(PalettePrimary::Red),
-                    "green" => Ok(PalettePrimary::Green),
-                    "dark-blue" => Ok(PalettePrimary::DarkBlue),
-                    _ => Err(E::unknown_variant(s, &["red", "green", "dark-blue"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(
+                    &PalettePrimary::ALL.map(|x| x.as_str()),
+                ),
+                |i: usize| PalettePrimary::ALL[i],
+            ),
+        )
     }
 }
 impl PalettePrimary {
@@ -291,29 +184,15 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for PaletteSecondary {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = PaletteSecondary;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<PaletteSecondary, E> {
-                match s {
-                    "a-b" => Ok(PaletteSecondary::AB),
-                    "a_b" => Ok(PaletteSecondary::AB2),
-                    "A B" => Ok(PaletteSecondary::AB3),
-                    "1st" => Ok(PaletteSecondary::T1st),
-                    _ => Err(E::unknown_variant(s, &["a-b", "a_b", "A B", "1st"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(
+                    &PaletteSecondary::ALL.map(|x| x.as_str()),
+                ),
+                |i: usize| PaletteSecondary::ALL[i],
+            ),
+        )
     }
 }
 impl PaletteSecondary {
@@ -351,27 +230,13 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Shade {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = Shade;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<Shade, E> {
-                match s {
-                    "light" => Ok(Shade::Light),
-                    "dark" => Ok(Shade::Dark),
-                    _ => Err(E::unknown_variant(s, &["light", "dark"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(&Shade::ALL.map(|x| x.as_str())),
+                |i: usize| Shade::ALL[i],
+            ),
+        )
     }
 }
 impl Shade {

@@ -9,7 +9,7 @@ static PATTERN_1: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("\\d{3}\"'"));
 /// Strings
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::perago::__private::serde")]
 pub struct Strings {
     #[serde(rename = "plain")]
     pub plain: String,
@@ -27,231 +27,10 @@ pub struct Strings {
     #[serde(rename = "other_pattern")]
     pub other_pattern: String,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Strings {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        /// serde's derive, which also takes a JSON array for a struct: only ever
-        /// handed a map.
-        #[derive(::perago::__private::serde::Deserialize)]
-        #[serde(
-            crate = "::perago::__private::serde",
-            remote = "Strings",
-            deny_unknown_fields
-        )]
-        #[allow(dead_code)]
-        struct __Derived {
-            #[serde(rename = "plain")]
-            pub plain: String,
-            #[serde(rename = "min")]
-            pub min: String,
-            #[serde(rename = "max")]
-            pub max: String,
-            #[serde(rename = "both")]
-            pub both: String,
-            #[serde(rename = "pattern")]
-            pub pattern: String,
-            /// Reuses the compiled pattern.
-            #[serde(rename = "all")]
-            pub all: String,
-            #[serde(rename = "other_pattern")]
-            pub other_pattern: String,
-        }
-        struct __Object;
-        impl<'de> ::perago::__private::serde::de::Visitor<'de> for __Object {
-            type Value = Strings;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Strings, A::Error> {
-                __Derived::deserialize(
-                    ::perago::__private::serde::de::value::MapAccessDeserializer::new(
-                        map,
-                    ),
-                )
-            }
-        }
-        d.deserialize_map(__Object)
-    }
-}
 impl Strings {}
 impl ::perago::Contract for Strings {
     const LOCATION: &'static str = "strings.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Strings\",\"type\":\"object\",\"properties\":{\"plain\":{\"type\":\"string\"},\"min\":{\"type\":\"string\",\"minLength\":1},\"max\":{\"type\":\"string\",\"maxLength\":8},\"both\":{\"type\":\"string\",\"minLength\":2,\"maxLength\":4},\"pattern\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"},\"all\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"pattern\":\"^[a-z]+$\",\"description\":\"Reuses the compiled pattern.\"},\"other_pattern\":{\"type\":\"string\",\"pattern\":\"\\\\d{3}\\\"'\"}},\"required\":[\"plain\",\"min\",\"max\",\"both\",\"pattern\",\"all\",\"other_pattern\"],\"additionalProperties\":false}";
-    fn walk(
-        value: &::perago::__private::serde_json::Value,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Option<Self> {
-        let map = ::perago::__private::check::object(value, path, out)?;
-        let before = out.len();
-        for key in map.keys() {
-            if !matches!(
-                key.as_str(), "plain" | "min" | "max" | "both" | "pattern" | "all" |
-                "other_pattern"
-            ) {
-                ::perago::__private::check::unknown_field(&path.key(key), out);
-            }
-        }
-        let f_plain = match map.get("plain") {
-            Some(v) => {
-                let path = &path.key("plain");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("plain"), out);
-                None
-            }
-        };
-        let f_min = match map.get("min") {
-            Some(v) => {
-                let path = &path.key("min");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: None,
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("min"), out);
-                None
-            }
-        };
-        let f_max = match map.get("max") {
-            Some(v) => {
-                let path = &path.key("max");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: Some(8u64),
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("max"), out);
-                None
-            }
-        };
-        let f_both = match map.get("both") {
-            Some(v) => {
-                let path = &path.key("both");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(2u64),
-                            max: Some(4u64),
-                        },
-                        None,
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("both"), out);
-                None
-            }
-        };
-        let f_pattern = match map.get("pattern") {
-            Some(v) => {
-                let path = &path.key("pattern");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("pattern"), out);
-                None
-            }
-        };
-        let f_all = match map.get("all") {
-            Some(v) => {
-                let path = &path.key("all");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: Some(1u64),
-                            max: Some(64u64),
-                        },
-                        Some(&*PATTERN_0),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("all"), out);
-                None
-            }
-        };
-        let f_other_pattern = match map.get("other_pattern") {
-            Some(v) => {
-                let path = &path.key("other_pattern");
-                ::perago::__private::check::string(
-                        v,
-                        path,
-                        out,
-                        &::perago::__private::check::Lengths {
-                            min: None,
-                            max: None,
-                        },
-                        Some(&*PATTERN_1),
-                    )
-                    .map(str::to_owned)
-            }
-            None => {
-                ::perago::__private::check::required(&path.key("other_pattern"), out);
-                None
-            }
-        };
-        if out.len() != before {
-            return None;
-        }
-        Some(Self {
-            plain: f_plain?,
-            min: f_min?,
-            max: f_max?,
-            both: f_both?,
-            pattern: f_pattern?,
-            all: f_all?,
-            other_pattern: f_other_pattern?,
-        })
-    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -264,7 +43,8 @@ impl ::perago::Contract for Strings {
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Strings> {
-                <Strings as ::perago::Contract>::walk(&found, self.0, self.1)
+                ::perago::__private::check::object(&found, self.0, self.1);
+                None
             }
             fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
                 self,
@@ -461,63 +241,14 @@ impl ::perago::Contract for Strings {
         }
         ::perago::__private::stream::read_body(d, __Body(path, out))
     }
-    fn satisfies(&self) -> bool {
-        {
-            let x = &self.min;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: None,
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.max;
-            if !(::perago::__private::check::Lengths {
-                min: None,
-                max: Some(8u64),
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.both;
-            if !(::perago::__private::check::Lengths {
-                min: Some(2u64),
-                max: Some(4u64),
-            }
-                .contains(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.pattern;
-            if !(PATTERN_0.is_match(x)) {
-                return false;
-            }
-        }
-        {
-            let x = &self.all;
-            if !(::perago::__private::check::Lengths {
-                min: Some(1u64),
-                max: Some(64u64),
-            }
-                .contains(x) && PATTERN_0.is_match(x))
-            {
-                return false;
-            }
-        }
-        {
-            let x = &self.other_pattern;
-            if !(PATTERN_1.is_match(x)) {
-                return false;
-            }
-        }
-        true
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Strings {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Typed::<Self>::new(),
+        )
     }
 }

@@ -23,27 +23,13 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for T9lives {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        struct __Exact;
-        impl ::perago::__private::serde::de::Visitor<'_> for __Exact {
-            type Value = T9lives;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("one of the enum's strings")
-            }
-            fn visit_str<E: ::perago::__private::serde::de::Error>(
-                self,
-                s: &str,
-            ) -> Result<T9lives, E> {
-                match s {
-                    "one" => Ok(T9lives::One),
-                    "two" => Ok(T9lives::Two),
-                    _ => Err(E::unknown_variant(s, &["one", "two"])),
-                }
-            }
-        }
-        d.deserialize_str(__Exact)
+        ::perago::__private::stream::deserialize(
+            d,
+            &::perago::__private::stream::Then(
+                ::perago::__private::stream::StrEnum(&T9lives::ALL.map(|x| x.as_str())),
+                |i: usize| T9lives::ALL[i],
+            ),
+        )
     }
 }
 impl T9lives {
