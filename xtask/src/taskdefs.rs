@@ -68,51 +68,21 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
 /// Writes (or, in check mode, compares) the TaskDef files of `defs` in `dir`.
 pub fn sync(dir: &Path, defs: &[TaskDef], mode: Mode) -> Result<(), String> {
     let shown = |file: &str| format!("{TASKDEFS_DIR}/{file}");
-    let existing = files::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let plan = files::plan(&existing, defs).map_err(|errors| {
-        let mut msg = String::from("a schema changed without a new schema version:");
-        for e in errors {
-            let _ = write!(msg, "\n  {TASKDEFS_DIR}/{e}");
+    let changes = files::sync(dir, defs, mode == Mode::Check)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    if mode == Mode::Check && !changes.is_empty() {
+        let mut msg = String::from(
+            "TaskDef files are stale; run `cargo xtask taskdefs`, review the diff and commit:",
+        );
+        for c in &changes {
+            let _ = write!(msg, "\n  {} ({})", shown(&c.file), c.change.stale());
         }
-        msg
-    })?;
-    match mode {
-        Mode::Check if !plan.is_fresh() => {
-            let mut msg = String::from(
-                "TaskDef files are stale; run `cargo xtask taskdefs`, review the diff and commit:",
-            );
-            for (file, _) in &plan.write {
-                let state = if existing.contains_key(file) {
-                    "changed"
-                } else {
-                    "missing"
-                };
-                let _ = write!(msg, "\n  {} ({state})", shown(file));
-            }
-            for file in &plan.leftover {
-                let _ = write!(msg, "\n  {} (no such task)", shown(file));
-            }
-            Err(msg)
-        }
-        Mode::Check => Ok(()),
-        Mode::Write => {
-            files::write(dir, &plan).map_err(|e| format!("{}: {e}", dir.display()))?;
-            for file in &plan.leftover {
-                let path = dir.join(file);
-                std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                eprintln!("removed {}", shown(file));
-            }
-            for (file, _) in &plan.write {
-                let change = if existing.contains_key(file) {
-                    "updated"
-                } else {
-                    "created"
-                };
-                eprintln!("{change} {}", shown(file));
-            }
-            Ok(())
-        }
+        return Err(msg);
     }
+    for c in &changes {
+        eprintln!("{} {}", c.change.done(), shown(&c.file));
+    }
+    Ok(())
 }
 
 /// `cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]`.
@@ -150,8 +120,7 @@ pub const USAGE: &str = "usage: cargo xtask publish --conductor-url URL [--dry-r
 mod tests {
     use super::*;
 
-    /// `cargo test` fails when a checked-in TaskDef differs from what the tasks give, or a
-    /// schema changed without a new version.
+    /// `cargo test` fails when a checked-in TaskDef differs from what the tasks give.
     #[test]
     fn taskdefs_are_fresh() {
         if let Err(e) = run(&crate::workspace_root(), Mode::Check) {
@@ -168,46 +137,42 @@ mod tests {
         dir
     }
 
+    /// The version rule is publish's, against what the server has: regenerating takes a
+    /// changed schema at the same version (a task never published may change freely), and
+    /// publishing it over a published version 1 is refused before anything is sent.
     #[test]
-    fn a_schema_change_without_a_version_bump_fails_the_check() {
+    fn a_schema_change_without_a_version_bump_is_refused_at_publish() {
         let root = crate::workspace_root();
         let defs = assemble(&root).unwrap();
-        let dir = copy_of_taskdefs();
-        // The recorded version-1 schema of validate_song differs from what the task now gives:
-        // exactly what a schema edit without a `schema_version` bump looks like.
-        let path = dir.path().join("validate_song.json");
-        let mut recorded: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        recorded["inputSchema"]["data"]["properties"]["params"]["properties"]["song_id"]["minLength"] =
-            5.into();
-        std::fs::write(
-            &path,
-            serde_json::to_string_pretty(&recorded).unwrap() + "\n",
-        )
-        .unwrap();
-        for mode in [Mode::Check, Mode::Write] {
-            let e = sync(dir.path(), &defs, mode).unwrap_err();
-            assert_eq!(
-                e,
-                "a schema changed without a new schema version:\n  taskdefs/validate_song.json: \
-                 inputSchema `validate_song_input` changed but its version is still 1; raise \
-                 `schema_version` of task `validate_song` to 2 so the changed schema is published \
-                 under a new version"
-            );
-        }
-        // Refused before writing anything.
-        assert_eq!(
-            std::fs::read_to_string(&path).unwrap(),
-            serde_json::to_string_pretty(&recorded).unwrap() + "\n"
+        let server = perago_testserver::TestServer::start();
+        let client = Client::new(&server.base_url()).unwrap();
+        // What was published: validate_song's version 1, with another schema.
+        let mut published = defs[0].to_json();
+        published["inputSchema"]["data"]["properties"]["params"]["properties"]["song_id"]
+            ["minLength"] = 5.into();
+        client
+            .post_json("/api/metadata/taskdefs", &[], &[published])
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        sync(dir.path(), &defs, Mode::Write).unwrap();
+        sync(dir.path(), &defs, Mode::Check).unwrap();
+        let e = publish::publish(&client, &defs, publish::Options::default(), &mut Vec::new())
+            .unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "`validate_song`: inputSchema `validate_song_input` differs from the server's \
+                 TaskDef at the same version 1; raise"
+            ),
+            "{e}"
         );
-        // With the version bumped, regenerating is fine.
+        assert_eq!(server.requests().iter().filter(|r| r.method == "POST").count(), 1);
+        // With the version bumped, it publishes.
         let mut bumped = defs.clone();
         for d in &mut bumped {
             d.input_schema.version = 2;
             d.output_schema.version = 2;
         }
-        sync(dir.path(), &bumped, Mode::Write).unwrap();
-        sync(dir.path(), &bumped, Mode::Check).unwrap();
+        publish::publish(&client, &bumped, publish::Options::default(), &mut Vec::new()).unwrap();
     }
 
     #[test]
@@ -248,7 +213,12 @@ mod tests {
             let live = server.taskdef(&def.name).unwrap();
             assert!(!taskdef::diff::diff(&def.to_json(), Some(&live)).needs_publish());
         }
-        assert_eq!(server.schemas().len(), 4);
+        let defs = assemble(&root).unwrap();
+        assert_eq!(
+            server.schemas().len(),
+            2 * defs.len(),
+            "an input and an output SchemaDef per task"
+        );
         let e = publish(&root, &["--dry-run"]).unwrap_err();
         assert!(
             e.starts_with("publish: --conductor-url URL is required"),

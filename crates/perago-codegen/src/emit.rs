@@ -419,6 +419,7 @@ impl Emitter<'_> {
             }
             None => quote! {},
         };
+        let keys = properties.iter().map(|p| p.name.as_str());
         let de = quote! { #k::__private::serde };
         let serde_crate = self.serde_crate;
         let read = self.object_read(id, &name, properties, &idents, additional);
@@ -436,7 +437,11 @@ impl Emitter<'_> {
                 #extra_field
             }
 
-            impl #name { #(#defaults)* }
+            impl #name {
+                /// The properties the schema declares, in its order.
+                pub const PROPERTIES: &'static [&'static str] = &[#(#keys),*];
+                #(#defaults)*
+            }
 
             #contract
 

@@ -211,11 +211,20 @@ fn the_binary_writes_the_same_files_as_cargo_xtask_taskdefs() {
         .output()
         .unwrap();
     assert_eq!(again.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&again.stdout).starts_with("unchanged "));
+    assert!(
+        String::from_utf8_lossy(&again.stdout).ends_with(&format!(
+            ": {} TaskDefs, all up to date\n",
+            perago_example::registry().len()
+        )),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
 }
 
+/// `taskdefs --out DIR --check` writes nothing and names every stale file (exit 1); without
+/// `--check` the directory is brought to exactly the tasks' TaskDefs.
 #[test]
-fn the_binary_refuses_a_changed_schema_at_the_same_version() {
+fn the_binary_checks_and_syncs_a_taskdefs_directory() {
     let dir = tempfile::tempdir().unwrap();
     let mut recorded = taskdef(&validate_song::TASK).to_json();
     recorded["outputSchema"]["data"]["properties"]["result"]["required"] = json!(["valid"]);
@@ -224,19 +233,32 @@ fn the_binary_refuses_a_changed_schema_at_the_same_version() {
         serde_json::to_string_pretty(&recorded).unwrap() + "\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_perago-example"))
-        .args(["taskdefs", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains(
-            "validate_song.json: outputSchema `validate_song_output` changed but its version is \
-             still 1; raise `schema_version` of task `validate_song` to 2"
-        ),
-        "{stderr}"
+    std::fs::write(dir.path().join("old_task.json"), "{}\n").unwrap();
+    let taskdefs = |check: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_perago-example"));
+        cmd.args(["taskdefs", "--out"]).arg(dir.path());
+        if check {
+            cmd.arg("--check");
+        }
+        cmd.output().unwrap()
+    };
+    let out = taskdefs(true);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let shown = |file: &str| dir.path().join(file).display().to_string();
+    assert_eq!(
+        stdout,
+        format!(
+            "TaskDef files are stale; run `taskdefs --out {}`, review the diff and commit:\n  \
+             {} (changed)\n  {} (missing)\n  {} (no such task)\n",
+            dir.path().display(),
+            shown("validate_song.json"),
+            shown("build_features.json"),
+            shown("old_task.json")
+        )
     );
     assert!(!dir.path().join("build_features.json").exists());
+    assert_eq!(taskdefs(false).status.code(), Some(0));
+    assert_eq!(taskdefs(true).status.code(), Some(0));
+    assert!(!dir.path().join("old_task.json").exists());
 }

@@ -65,21 +65,7 @@ pub const WORKSPACE_OPTIONS: &[&str] = &["prefix", "access", "pre", "post", "pub
 /// Every option of `publish_budget(...)`.
 pub const PUBLISH_BUDGET_OPTIONS: &[&str] = &["max_files", "max_bytes"];
 
-const RETRY_LOGIC: &[(&str, &str)] = &[
-    ("FIXED", "Fixed"),
-    ("EXPONENTIAL_BACKOFF", "ExponentialBackoff"),
-    ("LINEAR_BACKOFF", "LinearBackoff"),
-];
-
-const TIMEOUT_POLICY: &[(&str, &str)] = &[
-    ("RETRY", "Retry"),
-    ("TIME_OUT_WF", "TimeOutWf"),
-    ("ALERT_ONLY", "AlertOnly"),
-];
-
-/// Java's `int` and `long` maxima: Conductor's TaskDef fields are one or the other.
-const JAVA_INT_MAX: u64 = i32::MAX as u64;
-const JAVA_LONG_MAX: u64 = i64::MAX as u64;
+use perago_taskdef_rules::{self as rules, JAVA_LONG_MAX, TimeoutRule};
 
 /// Expands `#[perago::task(attr)] item`. On errors, the function itself is kept (so its callers
 /// do not fail too) and every error is emitted beside it.
@@ -322,21 +308,9 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
         match *known {
             "name" => {
                 if let Some(lit) = lit_str(opt, "\"validate_song\"", &mut errors) {
-                    let value = lit.value();
-                    if value.is_empty()
-                        || !value
-                            .bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                    {
-                        errors.at(
-                            &lit,
-                            format!(
-                                "task name {value:?} must match [A-Za-z0-9_]+ (Conductor task \
-                                 names are letters, digits and `_`)"
-                            ),
-                        );
-                    } else {
-                        name = Some(lit);
+                    match rules::task_name(&lit.value()) {
+                        Ok(()) => name = Some(lit),
+                        Err(why) => errors.at(&lit, format!("task name {why}")),
                     }
                 }
             }
@@ -347,14 +321,12 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
             }
             "owner_email" => {
                 if let Some(lit) = lit_str(opt, "\"team@example.com\"", &mut errors) {
-                    let value = lit.value();
-                    if value.trim().is_empty() || value.matches('@').count() != 1 {
-                        errors.at(
-                            &lit,
-                            format!("`owner_email` must be an email address, got {value:?}"),
-                        );
-                    } else {
-                        fields.push(("owner_email", quote!(::core::option::Option::Some(#lit))));
+                    match rules::owner_email(&lit.value()) {
+                        Ok(()) => {
+                            fields
+                                .push(("owner_email", quote!(::core::option::Option::Some(#lit))))
+                        }
+                        Err(why) => errors.at(&lit, format!("`owner_email`: {why}")),
                     }
                 }
             }
@@ -367,7 +339,7 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
                 ),
             },
             "retry_logic" => {
-                if let Some(variant) = enum_value(opt, RETRY_LOGIC, &mut errors) {
+                if let Some(variant) = enum_value(opt, rules::RETRY_LOGIC, &mut errors) {
                     let v = format_ident!("{}", variant);
                     fields.push((
                         "retry_logic",
@@ -376,7 +348,7 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
                 }
             }
             "timeout_policy" => {
-                if let Some(variant) = enum_value(opt, TIMEOUT_POLICY, &mut errors) {
+                if let Some(variant) = enum_value(opt, rules::TIMEOUT_POLICY, &mut errors) {
                     let v = format_ident!("{}", variant);
                     fields.push((
                         "timeout_policy",
@@ -410,16 +382,14 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
                 }
             }
             int_key => {
-                // Every remaining option is a non-negative integer.
-                let (min, max, ty) = match int_key {
-                    "timeout_seconds" | "total_timeout_seconds" => (0, JAVA_LONG_MAX, "u64"),
-                    "response_timeout_seconds" => (1, JAVA_LONG_MAX, "u64"),
-                    "backoff_scale_factor" | "schema_version" => (1, JAVA_INT_MAX, "u32"),
-                    _ => (0, JAVA_INT_MAX, "u32"),
+                // Every remaining option is an integer of the TaskDef, within Conductor's bounds.
+                let Some(field) = rules::int_option(int_key) else {
+                    errors.at(&opt.key, format!("`{int_key}` is not an option of a task"));
+                    continue;
                 };
-                if let Some(n) = lit_int(opt, min, max, &mut errors) {
+                if let Some(n) = lit_int(opt, field.min, field.max, &mut errors) {
                     ints.push((int_key, n, opt.key.clone()));
-                    let lit = if ty == "u64" {
+                    let lit = if field.max == JAVA_LONG_MAX {
                         syn::LitInt::new(&format!("{n}u64"), Span::call_site())
                     } else {
                         syn::LitInt::new(&format!("{n}u32"), Span::call_site())
@@ -437,32 +407,31 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
 
     // Conductor's timeout rules, when the author gave both sides.
     let int = |k: &str| ints.iter().find(|(key, _, _)| *key == k);
-    if let (Some((_, response, key)), Some((_, timeout, _))) =
-        (int("response_timeout_seconds"), int("timeout_seconds"))
-        && *timeout > 0
-        && response > timeout
-    {
-        errors.at(
-            key,
-            format!(
-                "`response_timeout_seconds` ({response}) must not exceed `timeout_seconds` \
-                 ({timeout}); Conductor rejects such a TaskDef"
+    let value = |k: &str| int(k).map(|(_, n, _)| *n);
+    for broken in rules::timeouts(
+        value("timeout_seconds"),
+        value("response_timeout_seconds"),
+        value("total_timeout_seconds"),
+    ) {
+        let (at, message) = match broken {
+            TimeoutRule::ResponseOverTimeout { response, timeout } => (
+                "response_timeout_seconds",
+                format!(
+                    "`response_timeout_seconds` ({response}) must not exceed `timeout_seconds` \
+                     ({timeout}); Conductor rejects such a TaskDef"
+                ),
             ),
-        );
-    }
-    if let (Some((_, timeout, key)), Some((_, total, _))) =
-        (int("timeout_seconds"), int("total_timeout_seconds"))
-        && *timeout > 0
-        && *total > 0
-        && timeout > total
-    {
-        errors.at(
-            key,
-            format!(
-                "`timeout_seconds` ({timeout}) must not exceed `total_timeout_seconds` ({total}); \
-                 Conductor rejects such a TaskDef"
+            TimeoutRule::TimeoutOverTotal { timeout, total } => (
+                "timeout_seconds",
+                format!(
+                    "`timeout_seconds` ({timeout}) must not exceed `total_timeout_seconds` \
+                     ({total}); Conductor rejects such a TaskDef"
+                ),
             ),
-        );
+        };
+        if let Some((_, _, key)) = int(at) {
+            errors.at(key, message);
+        }
     }
 
     if name.is_none() && !seen.contains("name") {
@@ -622,6 +591,22 @@ fn signature(func: &ItemFn, errors: &mut Errors) -> Option<(Kind, Type, Returns)
             None
         }
     };
+    // The runtime hands the handler its own params value: a borrowed one has nothing to
+    // borrow from, and would fail with a lifetime error inside perago.
+    let kind_params = kind_params.and_then(|(kind, params)| match &params {
+        Type::Reference(r) => {
+            let owned = &r.elem;
+            errors.at(
+                &params,
+                format!(
+                    "take params by value, `params: {}`: the handler owns them",
+                    quote!(#owned).to_string().replace(' ', "")
+                ),
+            );
+            None
+        }
+        _ => Some((kind, params)),
+    });
     let returns = match &sig.output {
         syn::ReturnType::Default => {
             errors.at(
@@ -768,12 +753,9 @@ fn lit_int(opt: &RawOpt, min: u64, max: u64, errors: &mut Errors) -> Option<u64>
     }
 }
 
-/// An enum option written as its Conductor spelling (`FIXED`) or a string (`"FIXED"`).
-fn enum_value(
-    opt: &RawOpt,
-    allowed: &[(&str, &'static str)],
-    errors: &mut Errors,
-) -> Option<&'static str> {
+/// An enum option written as its Conductor spelling (`FIXED`) or a string (`"FIXED"`): the
+/// name of its Rust variant (`EXPONENTIAL_BACKOFF` → `ExponentialBackoff`).
+fn enum_value(opt: &RawOpt, allowed: &[&'static str], errors: &mut Errors) -> Option<String> {
     let written = match &opt.value {
         RawValue::Expr(Expr::Path(p)) => p.path.get_ident().map(|i| i.to_string()),
         RawValue::Expr(Expr::Lit(syn::ExprLit {
@@ -781,13 +763,16 @@ fn enum_value(
         })) => Some(s.value()),
         _ => None,
     };
-    let names: Vec<&str> = allowed.iter().map(|(name, _)| *name).collect();
-    match written.and_then(|w| allowed.iter().find(|(name, _)| *name == w)) {
-        Some((_, variant)) => Some(*variant),
+    match written.filter(|w| allowed.contains(&w.as_str())) {
+        Some(name) => Some(
+            name.split('_')
+                .map(|word| word[..1].to_owned() + &word[1..].to_ascii_lowercase())
+                .collect(),
+        ),
         None => {
             errors.at(
                 opt_value_tokens(opt),
-                format!("`{}` must be one of: {}", opt.key, names.join(", ")),
+                format!("`{}` must be one of: {}", opt.key, allowed.join(", ")),
             );
             None
         }
@@ -1285,6 +1270,33 @@ mod tests {
         .ok()
         .unwrap();
         assert_eq!(spec.description.as_deref(), Some("Given."));
+    }
+
+    #[test]
+    fn params_are_taken_by_value() {
+        let borrowed = "fn t(params: &ValidateSongParams) -> Result<R, TaskError> { todo!() }";
+        assert_eq!(
+            errors(r#"name = "t""#, borrowed),
+            ["take params by value, `params: ValidateSongParams`: the handler owns them"]
+        );
+        let workspace = "fn t(ws: &Workspace, params: &mut P) -> Result<R, TaskError> { todo!() }";
+        assert_eq!(
+            errors(r#"name = "t""#, workspace),
+            ["take params by value, `params: P`: the handler owns them"]
+        );
+    }
+
+    /// The TaskDef check refuses `"@x"`; so does the macro, by the same rule.
+    #[test]
+    fn the_owner_email_rule_is_the_taskdef_checks() {
+        assert_eq!(
+            errors(r#"name = "t", owner_email = "@x""#, FREE),
+            [
+                "`owner_email`: \"@x\" is not an email address (one `@` with text on each side, \
+                 no spaces)"
+            ]
+        );
+        assert!(errors(r#"name = "t", owner_email = "a@b""#, FREE).is_empty());
     }
 
     #[test]

@@ -67,6 +67,9 @@
 //! task's input/output contract or its TaskDef.
 
 use crate::Contract;
+use crate::contracts::workspace_free_task_input::WorkspaceFreeTaskInput;
+use crate::contracts::workspace_task_input::WorkspaceTaskInput;
+use crate::contracts::{workspace_free_task_result, workspace_task_result};
 use crate::workspace::Workspace;
 use serde_json::Value;
 use std::fmt;
@@ -116,19 +119,21 @@ pub enum TaskKind {
 }
 
 impl TaskKind {
-    /// The exact top-level keys of the Conductor `inputData` (the TaskDef's `inputKeys`).
+    /// The exact top-level keys of the Conductor `inputData` (the TaskDef's `inputKeys`), as
+    /// the envelope schema declares them.
     pub fn input_keys(&self) -> &'static [&'static str] {
         match self {
-            TaskKind::WorkspaceFree => &["params"],
-            TaskKind::Workspace(_) => &["workspace", "params"],
+            TaskKind::WorkspaceFree => WorkspaceFreeTaskInput::PROPERTIES,
+            TaskKind::Workspace(_) => WorkspaceTaskInput::PROPERTIES,
         }
     }
 
-    /// The exact top-level keys of a completed `output` (the TaskDef's `outputKeys`).
+    /// The exact top-level keys of a completed `output` (the TaskDef's `outputKeys`), as the
+    /// result envelope's schema declares them.
     pub fn output_keys(&self) -> &'static [&'static str] {
         match self {
-            TaskKind::WorkspaceFree => &["result"],
-            TaskKind::Workspace(_) => &["workspace", "result"],
+            TaskKind::WorkspaceFree => workspace_free_task_result::Output::PROPERTIES,
+            TaskKind::Workspace(_) => workspace_task_result::Output::PROPERTIES,
         }
     }
 

@@ -465,7 +465,16 @@ pub struct Completion {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt_ref: Option<String>,
 }
-impl Completion {}
+impl Completion {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "contract",
+        "summary",
+        "files_changed",
+        "verification",
+        "receipt_ref",
+    ];
+}
 impl ::perago_schema::Contract for Completion {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Completion";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
@@ -663,7 +672,10 @@ pub struct Verification {
     #[serde(rename = "exit_code")]
     pub exit_code: i64,
 }
-impl Verification {}
+impl Verification {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["command", "exit_code"];
+}
 impl ::perago_schema::Contract for Verification {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Verification";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false,\"$defs\":{\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
@@ -782,7 +794,15 @@ pub struct AwaitingOperator {
     #[serde(rename = "question")]
     pub question: NonBlankText,
 }
-impl AwaitingOperator {}
+impl AwaitingOperator {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "contract",
+        "kind",
+        "detail",
+        "question",
+    ];
+}
 impl ::perago_schema::Contract for AwaitingOperator {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/AwaitingOperator";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
@@ -951,7 +971,15 @@ pub struct ScopeExceeded {
     #[serde(rename = "proposed_split")]
     pub proposed_split: Vec<NonBlankText>,
 }
-impl ScopeExceeded {}
+impl ScopeExceeded {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "contract",
+        "kind",
+        "detail",
+        "proposed_split",
+    ];
+}
 impl ::perago_schema::Contract for ScopeExceeded {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/ScopeExceeded";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
@@ -1128,7 +1156,15 @@ pub struct Underspecified {
     #[serde(rename = "question")]
     pub question: NonBlankText,
 }
-impl Underspecified {}
+impl Underspecified {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "contract",
+        "kind",
+        "detail",
+        "question",
+    ];
+}
 impl ::perago_schema::Contract for Underspecified {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Underspecified";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
@@ -1296,7 +1332,15 @@ pub struct BlockedOnDependency {
     #[serde(rename = "blocking_dep")]
     pub blocking_dep: NonBlankText,
 }
-impl BlockedOnDependency {}
+impl BlockedOnDependency {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "contract",
+        "kind",
+        "detail",
+        "blocking_dep",
+    ];
+}
 impl ::perago_schema::Contract for BlockedOnDependency {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/BlockedOnDependency";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";

@@ -1,4 +1,4 @@
-//! `taskdefs [--out DIR] [--owner-email EMAIL]`.
+//! `taskdefs [--out DIR [--check]] [--owner-email EMAIL]`.
 
 use super::{CommandError, output_error};
 use crate::taskdef::{self, files};
@@ -10,10 +10,13 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct TaskdefsArgs {
     /// Write one pretty-printed `<task>.json` per task into this directory (created when
-    /// missing) instead of printing the JSON array. A file whose schema changed at the same
-    /// `schema_version` is refused.
+    /// missing; files of no task are removed) instead of printing the JSON array.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// With --out: write nothing, and exit 1 naming every stale file when the directory does
+    /// not hold exactly these TaskDefs (for CI).
+    #[arg(long, requires = "out")]
+    pub check: bool,
     /// The `ownerEmail` of tasks that set no `owner_email` (default: $PERAGO_OWNER_EMAIL).
     #[arg(long, value_name = "EMAIL")]
     pub owner_email: Option<String>,
@@ -34,19 +37,30 @@ pub fn run(
             writeln!(out, "{text}").map_err(output_error)?;
         }
         Some(dir) => {
-            let existing = files::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let plan = files::plan(&existing, &defs).map_err(|e| e.join("\n"))?;
-            files::write(dir, &plan).map_err(|e| format!("{}: {e}", dir.display()))?;
-            for (file, _) in &plan.write {
-                let change = if existing.contains_key(file) {
-                    "updated"
-                } else {
-                    "created"
-                };
-                writeln!(out, "{change} {}", dir.join(file).display()).map_err(output_error)?;
+            let changes = files::sync(dir, &defs, args.check)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            if args.check && !changes.is_empty() {
+                let mut message = format!(
+                    "TaskDef files are stale; run `taskdefs --out {}`, review the diff and commit:",
+                    dir.display()
+                );
+                for c in &changes {
+                    message.push_str(&format!(
+                        "\n  {} ({})",
+                        dir.join(&c.file).display(),
+                        c.change.stale()
+                    ));
+                }
+                writeln!(out, "{message}").map_err(output_error)?;
+                return Ok(super::EXIT_FAILED);
             }
-            for file in &plan.fresh {
-                writeln!(out, "unchanged {}", dir.join(file).display()).map_err(output_error)?;
+            for c in &changes {
+                writeln!(out, "{} {}", c.change.done(), dir.join(&c.file).display())
+                    .map_err(output_error)?;
+            }
+            if changes.is_empty() {
+                writeln!(out, "{}: {} TaskDefs, all up to date", dir.display(), defs.len())
+                    .map_err(output_error)?;
             }
         }
     }

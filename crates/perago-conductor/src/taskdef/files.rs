@@ -1,15 +1,12 @@
 //! A directory of TaskDef files (`taskdefs/<name>.json`), planned purely from what it holds now:
-//! which files to write, which are stale or left over, and whether a schema changed without its
-//! version changing.
+//! which files to write, and which are stale or left over.
 //!
-//! The checked-in files are the record of what each schema version contains: when a task's
-//! `inputSchema` / `outputSchema` `data` differs from the file's at the **same** `version`, or the
-//! version went down, the plan fails naming the task and the schema, so a release never
-//! publishes changed schema content under an old version. Raise the task's `schema_version`,
-//! then regenerate.
+//! The files are what will be published, reviewed in a diff; what *was* published is the
+//! server's. So the schema-version rule (changed schema content needs a new `schema_version`)
+//! is checked by [`super::publish`] against the live TaskDefs: a task never published can
+//! change its schema freely under its first version.
 
 use super::{TaskDef, render};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -37,25 +34,14 @@ impl Plan {
 }
 
 /// Plans `taskdefs` against `existing` (file name → contents of the directory's `*.json` files).
-/// Fails, naming each, when a schema changed without a version bump or its version went down.
-pub fn plan(
-    existing: &BTreeMap<String, String>,
-    taskdefs: &[TaskDef],
-) -> Result<Plan, Vec<String>> {
+pub fn plan(existing: &BTreeMap<String, String>, taskdefs: &[TaskDef]) -> Plan {
     let mut plan = Plan::default();
-    let mut errors = Vec::new();
     for def in taskdefs {
         let file = file_name(&def.name);
         let contents = render(def);
         match existing.get(&file) {
             Some(old) if *old == contents => plan.fresh.push(file),
-            Some(old) => {
-                if let Ok(old) = serde_json::from_str::<Value>(old) {
-                    errors.extend(version_errors(&file, def, &old));
-                }
-                plan.write.push((file, contents));
-            }
-            None => plan.write.push((file, contents)),
+            _ => plan.write.push((file, contents)),
         }
     }
     for file in existing.keys() {
@@ -63,46 +49,7 @@ pub fn plan(
             plan.leftover.push(file.clone());
         }
     }
-    if errors.is_empty() {
-        Ok(plan)
-    } else {
-        Err(errors)
-    }
-}
-
-/// The schema-version problems of `new` against the recorded TaskDef `old` (file `file`).
-pub fn version_errors(file: &str, new: &TaskDef, old: &Value) -> Vec<String> {
-    let mut errors = Vec::new();
-    for (field, schema) in [
-        ("inputSchema", &new.input_schema),
-        ("outputSchema", &new.output_schema),
-    ] {
-        let Some(old_version) = old
-            .pointer(&format!("/{field}/version"))
-            .and_then(Value::as_u64)
-        else {
-            continue;
-        };
-        let old_data = old.pointer(&format!("/{field}/data"));
-        let version = u64::from(schema.version);
-        if version < old_version {
-            errors.push(format!(
-                "{file}: {field} `{}` would go from version {old_version} down to {version}; \
-                 `schema_version` of task `{}` must be at least {old_version}",
-                schema.name, new.name
-            ));
-        } else if version == old_version && old_data != Some(&schema.data) {
-            errors.push(format!(
-                "{file}: {field} `{}` changed but its version is still {version}; raise \
-                 `schema_version` of task `{}` to {} so the changed schema is published under a \
-                 new version",
-                schema.name,
-                new.name,
-                version + 1
-            ));
-        }
-    }
-    errors
+    plan
 }
 
 /// The `*.json` files directly in `dir` (none when it does not exist): name → contents.
@@ -126,7 +73,7 @@ pub fn read_dir(dir: &Path) -> std::io::Result<BTreeMap<String, String>> {
     Ok(files)
 }
 
-/// Writes the planned files into `dir` (created when missing); leftovers are kept.
+/// Writes the planned files into `dir` (created when missing); leftovers are kept (see [`sync`]).
 pub fn write(dir: &Path, plan: &Plan) -> std::io::Result<()> {
     if !plan.write.is_empty() {
         std::fs::create_dir_all(dir)?;
@@ -135,4 +82,75 @@ pub fn write(dir: &Path, plan: &Plan) -> std::io::Result<()> {
         std::fs::write(dir.join(file), contents)?;
     }
     Ok(())
+}
+
+/// What syncing did (or, checking, would do) to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synced {
+    /// The file name.
+    pub file: String,
+    /// What happens to it.
+    pub change: FileChange,
+}
+
+/// See [`Synced`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileChange {
+    /// A task's file that did not exist.
+    Created,
+    /// A task's file whose contents differ.
+    Updated,
+    /// A file of no task (left over from a removed or renamed task).
+    Removed,
+}
+
+impl FileChange {
+    /// `created`, `updated`, `removed`: what writing did.
+    pub fn done(self) -> &'static str {
+        match self {
+            FileChange::Created => "created",
+            FileChange::Updated => "updated",
+            FileChange::Removed => "removed",
+        }
+    }
+
+    /// `missing`, `changed`, `no such task`: why a checked file is stale.
+    pub fn stale(self) -> &'static str {
+        match self {
+            FileChange::Created => "missing",
+            FileChange::Updated => "changed",
+            FileChange::Removed => "no such task",
+        }
+    }
+}
+
+/// Brings `dir` to exactly the files of `taskdefs` (writing what differs, removing leftovers),
+/// or, with `check`, writes nothing and returns what is stale (empty when fresh).
+pub fn sync(dir: &Path, taskdefs: &[TaskDef], check: bool) -> std::io::Result<Vec<Synced>> {
+    let existing = read_dir(dir)?;
+    let plan = plan(&existing, taskdefs);
+    let mut changes: Vec<Synced> = plan
+        .write
+        .iter()
+        .map(|(file, _)| Synced {
+            file: file.clone(),
+            change: if existing.contains_key(file) {
+                FileChange::Updated
+            } else {
+                FileChange::Created
+            },
+        })
+        .chain(plan.leftover.iter().map(|file| Synced {
+            file: file.clone(),
+            change: FileChange::Removed,
+        }))
+        .collect();
+    if !check {
+        write(dir, &plan)?;
+        for file in &plan.leftover {
+            std::fs::remove_file(dir.join(file))?;
+        }
+    }
+    changes.sort_by_key(|c| c.change == FileChange::Removed);
+    Ok(changes)
 }

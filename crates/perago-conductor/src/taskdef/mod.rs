@@ -42,6 +42,7 @@ use perago::contracts::{
     workspace_task_input::WorkspaceTaskInput, workspace_task_result,
 };
 use perago::task::{Task, TaskKind, TaskOptions, TimeoutPolicy};
+use perago_taskdef_rules::{self as rules, TimeoutRule};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -55,8 +56,6 @@ pub const OWNER_EMAIL_ENV: &str = "PERAGO_OWNER_EMAIL";
 /// Conductor's `responseTimeoutSeconds` default (one hour).
 pub const DEFAULT_RESPONSE_TIMEOUT_SECONDS: u64 = 3600;
 
-const JAVA_INT_MAX: u64 = i32::MAX as u64;
-const JAVA_LONG_MAX: u64 = i64::MAX as u64;
 
 /// Settings that hold for every task of a workspace (or binary).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -450,26 +449,20 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
     }
 
     match map.get("name") {
-        Some(Value::String(name))
-            if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+        Some(Value::String(name)) => {
+            if let Err(why) = rules::task_name(name) {
+                error("name", why);
+            }
         }
-        Some(Value::String(name)) => error(
-            "name",
-            format!("{name:?} must match [A-Za-z0-9_]+ (letters, digits and `_`)"),
-        ),
         Some(Value::Null) => {}
         _ => error("name", "missing; a TaskDef needs a name".to_owned()),
     }
 
     match map.get("ownerEmail") {
-        Some(Value::String(email))
-            if !email.trim().is_empty()
-                && email.matches('@').count() == 1
-                && !email.starts_with('@')
-                && !email.ends_with('@')
-                && !email.chars().any(char::is_whitespace) => {}
         Some(Value::String(email)) => {
-            error("ownerEmail", format!("{email:?} is not an email address"))
+            if let Err(why) = rules::owner_email(email) {
+                error("ownerEmail", why);
+            }
         }
         Some(Value::Null) => {}
         Some(other) => error("ownerEmail", format!("must be a string, got {other}")),
@@ -479,42 +472,21 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
         ),
     }
 
-    // Integer fields: (name, minimum, Java maximum).
-    let ints: &[(&str, u64, u64)] = &[
-        ("retryCount", 0, JAVA_INT_MAX),
-        ("timeoutSeconds", 0, JAVA_LONG_MAX),
-        ("retryDelaySeconds", 0, JAVA_INT_MAX),
-        ("responseTimeoutSeconds", 1, JAVA_LONG_MAX),
-        ("concurrentExecLimit", 0, JAVA_INT_MAX),
-        ("rateLimitPerFrequency", 0, JAVA_INT_MAX),
-        ("rateLimitFrequencyInSeconds", 0, JAVA_INT_MAX),
-        ("pollTimeoutSeconds", 0, JAVA_INT_MAX),
-        ("backoffScaleFactor", 1, JAVA_INT_MAX),
-        ("maxRetryDelaySeconds", 0, JAVA_INT_MAX),
-        ("backoffJitterMs", 0, JAVA_INT_MAX),
-        ("totalTimeoutSeconds", 0, JAVA_LONG_MAX),
-    ];
-    let mut number = |field: &str| -> Option<u64> {
-        let value = map.get(field)?;
-        let (min, max) = ints
-            .iter()
-            .find(|(f, _, _)| *f == field)
-            .map(|(_, min, max)| (*min, *max))
-            .unwrap_or((0, JAVA_LONG_MAX));
-        match value {
+    // The integer fields of a TaskDef (the SchemaDefs' `version` is checked with them below).
+    let mut number = |int: &rules::IntField| -> Option<u64> {
+        let field = int.field;
+        match map.get(field)? {
             Value::Null => None,
             Value::Number(n) => match n.as_u64() {
-                Some(v) if v >= min && v <= max => Some(v),
-                Some(v) if v < min => {
-                    error(field, format!("{v} must be ≥ {min}"));
-                    None
-                }
-                Some(v) => {
-                    error(field, format!("{v} is above Conductor's maximum {max}"));
-                    None
-                }
+                Some(v) => match int.check(v) {
+                    Ok(()) => Some(v),
+                    Err(why) => {
+                        error(field, why);
+                        None
+                    }
+                },
                 None => {
-                    error(field, format!("{n} must be a whole number ≥ {min}"));
+                    error(field, format!("{n} must be a whole number ≥ {}", int.min));
                     None
                 }
             },
@@ -525,9 +497,9 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
         }
     };
     let mut values = std::collections::HashMap::new();
-    for (field, _, _) in ints {
-        if let Some(v) = number(field) {
-            values.insert(*field, v);
+    for int in rules::INT_FIELDS.iter().filter(|f| f.field != "version") {
+        if let Some(v) = number(int) {
+            values.insert(int.field, v);
         }
     }
     if !map.contains_key("responseTimeoutSeconds") {
@@ -538,36 +510,33 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
                 .to_owned(),
         );
     }
-    let timeout = values.get("timeoutSeconds").copied().unwrap_or(0);
-    let total = values.get("totalTimeoutSeconds").copied().unwrap_or(0);
-    if let Some(&response) = values.get("responseTimeoutSeconds")
-        && timeout > 0
-        && response > timeout
-    {
-        error(
-            "responseTimeoutSeconds",
-            format!(
-                "{response} must be ≤ timeoutSeconds ({timeout}) when that is > 0 (Conductor \
-                 refuses it)"
+    let value = |field: &str| values.get(field).copied();
+    for broken in rules::timeouts(
+        value("timeoutSeconds"),
+        value("responseTimeoutSeconds"),
+        value("totalTimeoutSeconds"),
+    ) {
+        match broken {
+            TimeoutRule::ResponseOverTimeout { response, timeout } => error(
+                "responseTimeoutSeconds",
+                format!(
+                    "{response} must be ≤ timeoutSeconds ({timeout}) when that is > 0 \
+                     (Conductor refuses it)"
+                ),
             ),
-        );
-    }
-    if timeout > 0 && total > 0 && timeout > total {
-        error(
-            "timeoutSeconds",
-            format!(
-                "{timeout} must be ≤ totalTimeoutSeconds ({total}) when both are > 0 (Conductor \
-                 refuses it)"
+            TimeoutRule::TimeoutOverTotal { timeout, total } => error(
+                "timeoutSeconds",
+                format!(
+                    "{timeout} must be ≤ totalTimeoutSeconds ({total}) when both are > 0 \
+                     (Conductor refuses it)"
+                ),
             ),
-        );
+        }
     }
 
     for (field, allowed) in [
-        ("timeoutPolicy", &["RETRY", "TIME_OUT_WF", "ALERT_ONLY"][..]),
-        (
-            "retryLogic",
-            &["FIXED", "EXPONENTIAL_BACKOFF", "LINEAR_BACKOFF"][..],
-        ),
+        ("timeoutPolicy", rules::TIMEOUT_POLICY),
+        ("retryLogic", rules::RETRY_LOGIC),
     ] {
         match map.get(field) {
             None | Some(Value::Null) => {}
@@ -619,8 +588,9 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
                     Some(Value::Null) => {}
                     _ => error(&format!("{field}.name"), "missing or empty".to_owned()),
                 }
+                let version = rules::int_field("version");
                 match schema.get("version").and_then(Value::as_u64) {
-                    Some(v) if (1..=JAVA_INT_MAX).contains(&v) => {}
+                    Some(v) if version.is_some_and(|f| f.admits(v)) => {}
                     _ if schema.get("version").is_some_and(Value::is_null) => {}
                     _ => error(
                         &format!("{field}.version"),

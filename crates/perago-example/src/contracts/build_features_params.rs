@@ -21,7 +21,14 @@ pub struct BuildFeaturesParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub columns: Option<BuildFeaturesParamsColumns>,
 }
-impl BuildFeaturesParams {}
+impl BuildFeaturesParams {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "feature_set",
+        "min_rows",
+        "columns",
+    ];
+}
 impl ::perago::Contract for BuildFeaturesParams {
     const LOCATION: &'static str = "build-features-params.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"BuildFeaturesParams\",\"description\":\"The params of build_features: which feature set of the workspace, and how many rows it must have.\",\"type\":\"object\",\"properties\":{\"feature_set\":{\"description\":\"A directory of CSV files under the workspace prefix.\",\"type\":\"string\",\"pattern\":\"^[a-z0-9_]+$\"},\"min_rows\":{\"description\":\"The fewest data rows the feature set may have.\",\"type\":\"integer\",\"minimum\":0},\"columns\":{\"description\":\"Which columns count as features.\",\"type\":\"object\",\"properties\":{\"exclude\":{\"description\":\"Feature columns to leave out of the count.\",\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"default\":[]}},\"additionalProperties\":false}},\"required\":[\"feature_set\",\"min_rows\"],\"examples\":[{\"feature_set\":\"default\",\"min_rows\":100},{\"feature_set\":\"default\",\"min_rows\":100,\"columns\":{\"exclude\":[\"f01\"]}}],\"additionalProperties\":false}";
@@ -150,6 +157,8 @@ pub struct BuildFeaturesParamsColumns {
     pub exclude: Vec<String>,
 }
 impl BuildFeaturesParamsColumns {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["exclude"];
     /// The schema's `default` of `exclude`: `[]`.
     pub fn default_exclude() -> Vec<String> {
         ::perago::__private::stream::from_json(

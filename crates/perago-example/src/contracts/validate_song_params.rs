@@ -15,6 +15,8 @@ pub struct ValidateSongParams {
     pub min_duration_seconds: i64,
 }
 impl ValidateSongParams {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["song_id", "min_duration_seconds"];
     /// The schema's `default` of `min_duration_seconds`: `30`.
     pub fn default_min_duration_seconds() -> i64 {
         ::perago::__private::stream::from_json(

@@ -192,7 +192,10 @@ pub struct Completed {
     #[serde(rename = "output")]
     pub output: Output,
 }
-impl Completed {}
+impl Completed {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["status", "output"];
+}
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Completed";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false,\"$defs\":{\"Output\":{\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false}}}";
@@ -295,7 +298,10 @@ pub struct Output {
         ::perago::__private::serde_json::Value,
     >,
 }
-impl Output {}
+impl Output {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["result"];
+}
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Output";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false}";

@@ -20,7 +20,15 @@ pub struct WorkspaceInput {
     #[serde(rename = "ref")]
     pub r#ref: String,
 }
-impl WorkspaceInput {}
+impl WorkspaceInput {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "repository",
+        "branch",
+        "ref_type",
+        "ref",
+    ];
+}
 impl ::perago::Contract for WorkspaceInput {
     const LOCATION: &'static str = "workspace-input.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceInput\",\"description\":\"The workspace a workspace task reads: a LakeFS repository, the target branch and the immutable input commit of this attempt. Connection details, prefix and guardrails are never part of it.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The branch a writable workspace task advances when it publishes.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"description\":\"Only immutable commits are accepted.\",\"const\":\"commit\"},\"ref\":{\"description\":\"The immutable input commit this attempt downloads.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false,\"examples\":[{\"repository\":\"song-000123\",\"branch\":\"main\",\"ref_type\":\"commit\",\"ref\":\"589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3\"}]}";

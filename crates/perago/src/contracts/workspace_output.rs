@@ -19,7 +19,15 @@ pub struct WorkspaceOutput {
     #[serde(rename = "ref")]
     pub r#ref: String,
 }
-impl WorkspaceOutput {}
+impl WorkspaceOutput {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "repository",
+        "branch",
+        "ref_type",
+        "ref",
+    ];
+}
 impl ::perago::Contract for WorkspaceOutput {
     const LOCATION: &'static str = "workspace-output.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}";

@@ -192,7 +192,10 @@ pub struct Completed {
     #[serde(rename = "output")]
     pub output: Output,
 }
-impl Completed {}
+impl Completed {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["status", "output"];
+}
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-task-result.schema.json#/$defs/Completed";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false,\"$defs\":{\"Output\":{\"description\":\"Exactly `workspace` and `result`.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"$ref\":\"#/$defs/WorkspaceOutput\"},\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"workspace\",\"result\"],\"additionalProperties\":false},\"WorkspaceOutput\":{\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}}}";
@@ -297,7 +300,10 @@ pub struct Output {
         ::perago::__private::serde_json::Value,
     >,
 }
-impl Output {}
+impl Output {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["workspace", "result"];
+}
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-task-result.schema.json#/$defs/Output";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Exactly `workspace` and `result`.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"$ref\":\"#/$defs/WorkspaceOutput\"},\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"workspace\",\"result\"],\"additionalProperties\":false,\"$defs\":{\"WorkspaceOutput\":{\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}}}";

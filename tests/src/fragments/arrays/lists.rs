@@ -21,7 +21,17 @@ pub struct Lists {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<Vec<ListsPointsItem>>,
 }
-impl Lists {}
+impl Lists {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "anything",
+        "tags",
+        "at_least",
+        "at_most",
+        "matrix",
+        "points",
+    ];
+}
 impl ::perago::Contract for Lists {
     const LOCATION: &'static str = "lists.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Lists\",\"type\":\"object\",\"properties\":{\"anything\":{\"type\":\"array\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"minItems\":1,\"maxItems\":3},\"at_least\":{\"type\":\"array\",\"items\":{\"type\":\"boolean\"},\"minItems\":2},\"at_most\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"maxItems\":2},\"matrix\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0},\"minItems\":1},\"maxItems\":4},\"points\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"additionalProperties\":false}}},\"required\":[\"anything\",\"tags\",\"matrix\"],\"additionalProperties\":false}";
@@ -233,7 +243,10 @@ pub struct ListsPointsItem {
     #[serde(rename = "x")]
     pub x: f64,
 }
-impl ListsPointsItem {}
+impl ListsPointsItem {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["x"];
+}
 impl ::perago::Contract for ListsPointsItem {
     const LOCATION: &'static str = "lists.schema.json#/properties/points/items";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"additionalProperties\":false}";

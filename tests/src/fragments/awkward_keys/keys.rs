@@ -26,6 +26,18 @@ pub struct Keys {
     pub kebab_case: Option<KeysKebabCase>,
 }
 impl Keys {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "type",
+        "ref",
+        "self",
+        "crate",
+        "odd key",
+        "camelCase",
+        "1st",
+        "async",
+        "kebab-case",
+    ];
     /// The schema's `default` of `async`: `"x"`.
     pub fn default_async() -> String {
         ::perago::__private::stream::from_json(

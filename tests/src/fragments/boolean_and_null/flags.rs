@@ -13,7 +13,10 @@ pub struct Flags {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maybe_flag: Option<bool>,
 }
-impl Flags {}
+impl Flags {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["flag", "nothing", "maybe_flag"];
+}
 impl ::perago::Contract for Flags {
     const LOCATION: &'static str = "flags.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Flags\",\"type\":\"object\",\"properties\":{\"flag\":{\"type\":\"boolean\"},\"nothing\":{\"type\":\"null\"},\"maybe_flag\":{\"type\":\"boolean\"}},\"required\":[\"flag\",\"nothing\"],\"additionalProperties\":false}";

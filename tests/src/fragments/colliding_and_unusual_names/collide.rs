@@ -31,6 +31,17 @@ pub struct Collide {
     pub additional: ::perago::__private::indexmap::IndexMap<String, String>,
 }
 impl Collide {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "a",
+        "A",
+        "odd-key",
+        "odd_key",
+        "_",
+        "gen",
+        "additional",
+        "which",
+    ];
     /// The schema's `default` of `odd_key`: `1`.
     pub fn default_odd_key_2() -> i64 {
         ::perago::__private::stream::from_json(

@@ -35,7 +35,17 @@ pub struct Constants {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub same_answer: Option<::perago::__private::serde_json::Value>,
 }
-impl Constants {}
+impl Constants {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "answer",
+        "yes",
+        "nothing",
+        "list",
+        "object",
+        "same_answer",
+    ];
+}
 impl ::perago::Contract for Constants {
     const LOCATION: &'static str = "constants.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Constants\",\"type\":\"object\",\"properties\":{\"answer\":{\"const\":42},\"yes\":{\"const\":true},\"nothing\":{\"const\":null},\"list\":{\"const\":[1,\"two\"]},\"object\":{\"const\":{\"a\":1}},\"same_answer\":{\"const\":42}},\"required\":[\"answer\",\"yes\",\"nothing\",\"list\",\"object\"],\"additionalProperties\":false}";

@@ -11,7 +11,10 @@ pub struct Tagged {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quoted: Option<TaggedQuoted>,
 }
-impl Tagged {}
+impl Tagged {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["kind", "quoted"];
+}
 impl ::perago::Contract for Tagged {
     const LOCATION: &'static str = "tagged.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tagged\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"tagged\"},\"quoted\":{\"const\":\"say \\\"hi\\\"\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";

@@ -19,6 +19,15 @@ pub struct Defaults {
     pub r#type: String,
 }
 impl Defaults {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "retries",
+        "mode",
+        "name",
+        "tags",
+        "limit",
+        "type",
+    ];
     /// The schema's `default` of `retries`: `3`.
     pub fn default_retries() -> i64 {
         ::perago::__private::stream::from_json(

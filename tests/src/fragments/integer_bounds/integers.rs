@@ -18,7 +18,17 @@ pub struct Integers {
     #[serde(rename = "every_bound")]
     pub every_bound: i64,
 }
-impl Integers {}
+impl Integers {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "unbounded",
+        "minimum",
+        "maximum",
+        "exclusive_minimum",
+        "exclusive_maximum",
+        "every_bound",
+    ];
+}
 impl ::perago::Contract for Integers {
     const LOCATION: &'static str = "integers.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Integers\",\"type\":\"object\",\"properties\":{\"unbounded\":{\"type\":\"integer\"},\"minimum\":{\"type\":\"integer\",\"minimum\":0},\"maximum\":{\"type\":\"integer\",\"maximum\":10},\"exclusive_minimum\":{\"type\":\"integer\",\"exclusiveMinimum\":0},\"exclusive_maximum\":{\"type\":\"integer\",\"exclusiveMaximum\":10},\"every_bound\":{\"type\":\"integer\",\"minimum\":-5,\"maximum\":5,\"exclusiveMinimum\":-6,\"exclusiveMaximum\":6}},\"required\":[\"unbounded\",\"minimum\",\"maximum\",\"exclusive_minimum\",\"exclusive_maximum\",\"every_bound\"],\"additionalProperties\":false}";

@@ -7,7 +7,10 @@ pub struct Generation {
     #[serde(rename = "n")]
     pub n: i64,
 }
-impl Generation {}
+impl Generation {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["n"];
+}
 impl ::perago::Contract for Generation {
     const LOCATION: &'static str = "gen.schema.json#/$defs/Generation";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}";

@@ -8,7 +8,10 @@ pub struct Kind {
     #[serde(rename = "of")]
     pub of: super::gen_::Generation,
 }
-impl Kind {}
+impl Kind {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["of"];
+}
 impl ::perago::Contract for Kind {
     const LOCATION: &'static str = "type.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Kind\",\"type\":\"object\",\"properties\":{\"of\":{\"$ref\":\"#/$defs/Generation\"}},\"required\":[\"of\"],\"additionalProperties\":false,\"$defs\":{\"Generation\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}}}";

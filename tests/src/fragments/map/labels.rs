@@ -24,7 +24,15 @@ pub struct Labelled {
         >,
     >,
 }
-impl Labelled {}
+impl Labelled {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "labels",
+        "counts",
+        "nested",
+        "any_values",
+    ];
+}
 impl ::perago::Contract for Labelled {
     const LOCATION: &'static str = "labels.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Labelled\",\"type\":\"object\",\"properties\":{\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":63}},\"counts\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":0}},\"nested\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":false}},\"any_values\":{\"type\":\"object\",\"additionalProperties\":true}},\"required\":[\"labels\"],\"additionalProperties\":false}";
@@ -179,7 +187,10 @@ pub struct LabelledNestedValue {
     #[serde(rename = "on")]
     pub on: bool,
 }
-impl LabelledNestedValue {}
+impl LabelledNestedValue {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["on"];
+}
 impl ::perago::Contract for LabelledNestedValue {
     const LOCATION: &'static str = "labels.schema.json#/properties/nested/additionalProperties";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":false}";

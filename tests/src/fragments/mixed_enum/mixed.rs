@@ -21,7 +21,10 @@ pub struct Mixed {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub numbers: Option<::perago::__private::serde_json::Value>,
 }
-impl Mixed {}
+impl Mixed {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["value", "numbers"];
+}
 impl ::perago::Contract for Mixed {
     const LOCATION: &'static str = "mixed.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Mixed\",\"type\":\"object\",\"properties\":{\"value\":{\"enum\":[\"auto\",1,2.5,true,null]},\"numbers\":{\"enum\":[1,2,3]}},\"required\":[\"value\"],\"additionalProperties\":false}";

@@ -10,7 +10,10 @@ pub struct Shadow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub o: Option<OptionType>,
 }
-impl Shadow {}
+impl Shadow {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["s", "o"];
+}
 impl ::perago::Contract for Shadow {
     const LOCATION: &'static str = "shadow.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"s\":{\"$ref\":\"#/$defs/StringType\"},\"o\":{\"$ref\":\"#/$defs/OptionType\"}},\"required\":[\"s\"],\"additionalProperties\":false,\"$defs\":{\"StringType\":{\"type\":\"string\",\"minLength\":1},\"OptionType\":{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}},\"additionalProperties\":false}}}";
@@ -107,7 +110,10 @@ pub struct OptionType {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub v: Option<String>,
 }
-impl OptionType {}
+impl OptionType {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["v"];
+}
 impl ::perago::Contract for OptionType {
     const LOCATION: &'static str = "shadow.schema.json#/$defs/Option";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}},\"additionalProperties\":false}";

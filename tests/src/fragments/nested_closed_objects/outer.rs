@@ -12,7 +12,10 @@ pub struct Outer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub empty: Option<OuterEmpty>,
 }
-impl Outer {}
+impl Outer {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["inner", "empty"];
+}
 impl ::perago::Contract for Outer {
     const LOCATION: &'static str = "outer.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outer\",\"type\":\"object\",\"properties\":{\"inner\":{\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false},\"empty\":{\"type\":\"object\",\"additionalProperties\":false}},\"required\":[\"inner\"],\"additionalProperties\":false}";
@@ -102,7 +105,10 @@ pub struct OuterInner {
     #[serde(rename = "innermost")]
     pub innermost: OuterInnerInnermost,
 }
-impl OuterInner {}
+impl OuterInner {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["innermost"];
+}
 impl ::perago::Contract for OuterInner {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false}";
@@ -179,7 +185,10 @@ pub struct OuterInnerInnermost {
     #[serde(rename = "leaf")]
     pub leaf: String,
 }
-impl OuterInnerInnermost {}
+impl OuterInnerInnermost {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["leaf"];
+}
 impl ::perago::Contract for OuterInnerInnermost {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner/properties/innermost";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}";
@@ -257,7 +266,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInnerInnermost {
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
 pub struct OuterEmpty {}
-impl OuterEmpty {}
+impl OuterEmpty {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[];
+}
 impl ::perago::Contract for OuterEmpty {
     const LOCATION: &'static str = "outer.schema.json#/properties/empty";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"additionalProperties\":false}";

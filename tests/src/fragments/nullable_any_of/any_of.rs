@@ -19,7 +19,16 @@ pub struct AnyOfNull {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional_enum: Option<AnyOfNullOptionalEnum>,
 }
-impl AnyOfNull {}
+impl AnyOfNull {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "required_ref",
+        "optional_ref",
+        "required_inline",
+        "optional_inline",
+        "optional_enum",
+    ];
+}
 impl ::perago::Contract for AnyOfNull {
     const LOCATION: &'static str = "any-of.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AnyOfNull\",\"type\":\"object\",\"properties\":{\"required_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"optional_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"required_inline\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":2},{\"type\":\"null\"}]},\"optional_inline\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":1}]},\"optional_enum\":{\"anyOf\":[{\"enum\":[\"on\",\"off\"]},{\"type\":\"null\"}]}},\"required\":[\"required_ref\",\"required_inline\"],\"additionalProperties\":false,\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}}}";
@@ -196,7 +205,10 @@ pub struct Point {
     #[serde(rename = "x")]
     pub x: i64,
 }
-impl Point {}
+impl Point {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["x"];
+}
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "any-of.schema.json#/$defs/Point";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}";

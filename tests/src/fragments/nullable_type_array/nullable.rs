@@ -21,7 +21,16 @@ pub struct Nullable {
     #[serde(rename = "nullable_object")]
     pub nullable_object: Option<NullableNullableObject>,
 }
-impl Nullable {}
+impl Nullable {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "required_nullable",
+        "optional_nullable",
+        "optional",
+        "required",
+        "nullable_object",
+    ];
+}
 impl ::perago::Contract for Nullable {
     const LOCATION: &'static str = "nullable.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Nullable\",\"type\":\"object\",\"properties\":{\"required_nullable\":{\"type\":[\"string\",\"null\"],\"minLength\":1},\"optional_nullable\":{\"type\":[\"integer\",\"null\"],\"maximum\":3},\"optional\":{\"type\":\"string\",\"pattern\":\"^x\"},\"required\":{\"type\":\"string\"},\"nullable_object\":{\"type\":[\"object\",\"null\"],\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}},\"required\":[\"required_nullable\",\"required\",\"nullable_object\"],\"additionalProperties\":false}";
@@ -201,7 +210,10 @@ pub struct NullableNullableObject {
     #[serde(rename = "a")]
     pub a: String,
 }
-impl NullableNullableObject {}
+impl NullableNullableObject {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["a"];
+}
 impl ::perago::Contract for NullableNullableObject {
     const LOCATION: &'static str = "nullable.schema.json#/properties/nullable_object";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}";

@@ -18,7 +18,17 @@ pub struct Numbers {
     #[serde(rename = "every_bound")]
     pub every_bound: f64,
 }
-impl Numbers {}
+impl Numbers {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "unbounded",
+        "minimum",
+        "maximum",
+        "exclusive_minimum",
+        "exclusive_maximum",
+        "every_bound",
+    ];
+}
 impl ::perago::Contract for Numbers {
     const LOCATION: &'static str = "numbers.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Numbers\",\"type\":\"object\",\"properties\":{\"unbounded\":{\"type\":\"number\"},\"minimum\":{\"type\":\"number\",\"minimum\":0.5},\"maximum\":{\"type\":\"number\",\"maximum\":1},\"exclusive_minimum\":{\"type\":\"number\",\"exclusiveMinimum\":-1.25},\"exclusive_maximum\":{\"type\":\"number\",\"exclusiveMaximum\":100},\"every_bound\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"exclusiveMinimum\":-0.5,\"exclusiveMaximum\":1.5}},\"required\":[\"unbounded\",\"minimum\",\"maximum\",\"exclusive_minimum\",\"exclusive_maximum\",\"every_bound\"],\"additionalProperties\":false}";

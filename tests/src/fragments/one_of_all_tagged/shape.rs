@@ -199,7 +199,10 @@ pub struct ShapeCircle {
     #[serde(rename = "radius")]
     pub radius: f64,
 }
-impl ShapeCircle {}
+impl ShapeCircle {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["kind", "radius"];
+}
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false}";
@@ -307,7 +310,10 @@ pub struct ShapeSquare {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
 }
-impl ShapeSquare {}
+impl ShapeSquare {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["kind", "side", "label"];
+}
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false}";
@@ -435,7 +441,10 @@ pub struct Empty {
     #[serde(rename = "kind")]
     pub kind: EmptyKind,
 }
-impl Empty {}
+impl Empty {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["kind"];
+}
 impl ::perago::Contract for Empty {
     const LOCATION: &'static str = "shape.schema.json#/$defs/Empty";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";

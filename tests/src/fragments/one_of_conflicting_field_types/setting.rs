@@ -175,7 +175,10 @@ pub struct SettingText {
     #[serde(rename = "value")]
     pub value: String,
 }
-impl SettingText {}
+impl SettingText {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["type", "value"];
+}
 impl ::perago::Contract for SettingText {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"text\"},\"value\":{\"type\":\"string\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}";
@@ -281,7 +284,10 @@ pub struct SettingCount {
     #[serde(rename = "value")]
     pub value: i64,
 }
-impl SettingCount {}
+impl SettingCount {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["type", "value"];
+}
 impl ::perago::Contract for SettingCount {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"count\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"type\",\"value\"],\"additionalProperties\":false}";

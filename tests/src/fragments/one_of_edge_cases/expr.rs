@@ -237,6 +237,8 @@ pub struct ExprSelf {
     pub inner: Option<::std::boxed::Box<Expr>>,
 }
 impl ExprSelf {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["op", "limit", "inner"];
     /// The schema's `default` of `limit`: `5`.
     pub fn default_limit() -> Option<i64> {
         ::perago::__private::stream::from_json(
@@ -381,7 +383,10 @@ pub struct ExprSelf2 {
     #[serde(rename = "args")]
     pub args: Vec<Expr>,
 }
-impl ExprSelf2 {}
+impl ExprSelf2 {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["op", "args"];
+}
 impl ::perago::Contract for ExprSelf2 {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/1";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";

@@ -10,6 +10,8 @@ pub struct Literal {
     pub value: f64,
 }
 impl Literal {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["op", "value"];
     /// The schema's `default` of `value`: `0`.
     pub fn default_value() -> f64 {
         ::perago::__private::stream::from_json(

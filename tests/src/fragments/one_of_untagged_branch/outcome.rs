@@ -210,7 +210,10 @@ pub struct OutcomeFailed {
     #[serde(rename = "reason")]
     pub reason: String,
 }
-impl OutcomeFailed {}
+impl OutcomeFailed {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["status", "reason"];
+}
 impl ::perago::Contract for OutcomeFailed {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/0";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false}";
@@ -323,6 +326,8 @@ pub struct OutcomeVariant1 {
     pub retries: i64,
 }
 impl OutcomeVariant1 {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["reason", "output", "retries"];
     /// The schema's `default` of `retries`: `0`.
     pub fn default_retries() -> i64 {
         ::perago::__private::stream::from_json(

@@ -14,7 +14,10 @@ pub struct Open {
     #[serde(flatten)]
     pub additional: ::perago::__private::indexmap::IndexMap<String, i64>,
 }
-impl Open {}
+impl Open {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["name", "size"];
+}
 impl ::perago::Contract for Open {
     const LOCATION: &'static str = "open.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Open\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"size\":{\"type\":\"integer\"}},\"required\":[\"name\"],\"additionalProperties\":{\"type\":\"integer\",\"maximum\":9}}";

@@ -17,7 +17,10 @@ pub struct Chain {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maybe: Option<::std::boxed::Box<ChainMaybe>>,
 }
-impl Chain {}
+impl Chain {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["value", "next", "pair", "maybe"];
+}
 impl ::perago::Contract for Chain {
     const LOCATION: &'static str = "chain.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false,\"$defs\":{\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#\"},\"right\":{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
@@ -169,6 +172,8 @@ pub struct Pair {
     pub fallback: ::std::boxed::Box<Chain>,
 }
 impl Pair {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["left", "right", "fallback"];
     /// The schema's `default` of `fallback`: `{"value":0}`.
     pub fn default_fallback() -> ::std::boxed::Box<Chain> {
         ::perago::__private::stream::from_json(
@@ -304,7 +309,10 @@ pub struct ChainMaybe {
     #[serde(rename = "back")]
     pub back: ::std::boxed::Box<Chain>,
 }
-impl ChainMaybe {}
+impl ChainMaybe {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["back"];
+}
 impl ::perago::Contract for ChainMaybe {
     const LOCATION: &'static str = "chain.schema.json#/properties/maybe";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false},\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";

@@ -8,7 +8,10 @@ pub struct Tree {
     #[serde(rename = "root")]
     pub root: Node,
 }
-impl Tree {}
+impl Tree {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["root"];
+}
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "tree.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tree\",\"type\":\"object\",\"properties\":{\"root\":{\"$ref\":\"#/$defs/Node\"}},\"required\":[\"root\"],\"additionalProperties\":false,\"$defs\":{\"Node\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Node\"}},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]}},\"required\":[\"name\",\"children\"],\"additionalProperties\":false}}}";
@@ -88,7 +91,10 @@ pub struct Node {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<::std::boxed::Box<Node>>,
 }
-impl Node {}
+impl Node {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["name", "children", "parent"];
+}
 impl ::perago::Contract for Node {
     const LOCATION: &'static str = "tree.schema.json#/$defs/Node";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}},\"parent\":{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]}},\"required\":[\"name\",\"children\"],\"additionalProperties\":false}";

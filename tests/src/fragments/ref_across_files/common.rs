@@ -9,7 +9,10 @@ pub struct Common {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
-impl Common {}
+impl Common {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["note"];
+}
 impl ::perago::Contract for Common {
     const LOCATION: &'static str = "common.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Common\",\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}},\"additionalProperties\":false}";
@@ -90,7 +93,10 @@ pub struct Address {
     #[serde(rename = "line")]
     pub line: String,
 }
-impl Address {}
+impl Address {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["line"];
+}
 impl ::perago::Contract for Address {
     const LOCATION: &'static str = "common.schema.json#/$defs/Address";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"line\"],\"additionalProperties\":false}";

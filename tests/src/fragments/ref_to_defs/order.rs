@@ -19,7 +19,15 @@ pub struct Order {
     #[serde(rename = "lines")]
     pub lines: Vec<Line>,
 }
-impl Order {}
+impl Order {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "id",
+        "customer",
+        "status",
+        "lines",
+    ];
+}
 impl ::perago::Contract for Order {
     const LOCATION: &'static str = "order.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Order\",\"type\":\"object\",\"properties\":{\"id\":{\"$ref\":\"#/$defs/Id\"},\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Annotations beside a $ref.\"},\"status\":{\"$ref\":\"#/$defs/Status\"},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Line\"},\"minItems\":1}},\"required\":[\"id\",\"customer\",\"lines\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"},\"Customer\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false},\"Status\":{\"enum\":[\"open\",\"closed\"]},\"Line\":{\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false}}}";
@@ -166,7 +174,10 @@ pub struct Customer {
     #[serde(rename = "name")]
     pub name: String,
 }
-impl Customer {}
+impl Customer {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["name"];
+}
 impl ::perago::Contract for Customer {
     const LOCATION: &'static str = "order.schema.json#/$defs/Customer";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}";
@@ -291,7 +302,10 @@ pub struct Line {
     #[serde(rename = "qty")]
     pub qty: i64,
 }
-impl Line {}
+impl Line {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["sku", "qty"];
+}
 impl ::perago::Contract for Line {
     const LOCATION: &'static str = "order.schema.json#/$defs/Line";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}}}";

@@ -12,7 +12,10 @@ pub struct Palette {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secondary: Option<PaletteSecondary>,
 }
-impl Palette {}
+impl Palette {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["primary", "secondary"];
+}
 impl ::perago::Contract for Palette {
     const LOCATION: &'static str = "colour.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Palette\",\"type\":\"object\",\"properties\":{\"primary\":{\"enum\":[\"red\",\"green\",\"dark-blue\"],\"description\":\"A primary colour.\"},\"secondary\":{\"type\":\"string\",\"enum\":[\"a-b\",\"a_b\",\"A B\",\"1st\"]}},\"required\":[\"primary\"],\"additionalProperties\":false}";

@@ -7,7 +7,10 @@ pub struct WorkerResultV2 {
     #[serde(rename = "ok")]
     pub ok: bool,
 }
-impl WorkerResultV2 {}
+impl WorkerResultV2 {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &["ok"];
+}
 impl ::perago::Contract for WorkerResultV2 {
     const LOCATION: &'static str = "worker-result.v2.schema.json#";
     const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"additionalProperties\":false}";
