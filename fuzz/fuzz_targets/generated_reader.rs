@@ -40,7 +40,10 @@ struct Generated {
 fn typed<T: Contract>(result: Result<T, perago::Violations>) -> Verdict {
     match result {
         Ok(t) => {
-            assert!(t.satisfies(), "an accepted typed value does not satisfy its rules");
+            assert!(
+                t.satisfies(),
+                "an accepted typed value does not satisfy its rules"
+            );
             Ok(serde_json::to_value(&t).expect("typed values serialise"))
         }
         Err(v) => {
@@ -111,9 +114,12 @@ static TARGETS: LazyLock<Vec<Target>> = LazyLock::new(|| {
     all.into_iter()
         .map(|generated| {
             let file_node = node_at(&CONTRACTS, generated.location);
-            let standalone = SchemaSet::load_sources([("standalone.schema.json", generated.schema)])
-                .unwrap_or_else(|e| panic!("{}: SCHEMA does not load: {e}", generated.name));
-            let standalone_root = standalone.files[0].root.expect("a standalone schema has a root");
+            let standalone =
+                SchemaSet::load_sources([("standalone.schema.json", generated.schema)])
+                    .unwrap_or_else(|e| panic!("{}: SCHEMA does not load: {e}", generated.name));
+            let standalone_root = standalone.files[0]
+                .root
+                .expect("a standalone schema has a root");
             Target {
                 generated,
                 file_node,
@@ -135,7 +141,11 @@ fuzz_target!(|data: &[u8]| {
     let parsed = parse_value(data).ok();
     let strict = parse_strict_slice(data).ok();
     if let Some(strict) = &strict {
-        assert_eq!(Some(strict), parsed.as_ref(), "strict and lenient parses differ");
+        assert_eq!(
+            Some(strict),
+            parsed.as_ref(),
+            "strict and lenient parses differ"
+        );
     }
     for t in TARGETS.iter() {
         let g = &t.generated;
@@ -163,7 +173,11 @@ fuzz_target!(|data: &[u8]| {
         );
         if let Ok(typed) = &from_value {
             let again = CONTRACTS.ir.validate(t.file_node, typed);
-            assert!(again.is_empty(), "{}: the typed value serialised is invalid: {again:?}", g.name);
+            assert!(
+                again.is_empty(),
+                "{}: the typed value serialised is invalid: {again:?}",
+                g.name
+            );
             assert_eq!(
                 (g.value)(typed).as_ref(),
                 Ok(typed),

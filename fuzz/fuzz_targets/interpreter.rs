@@ -37,7 +37,10 @@ fuzz_target!(|data: &[u8]| {
         let from_bytes = set.ir.validate_slice(*id, data);
         if let Some(value) = &value {
             let from_value = set.ir.validate(*id, value);
-            assert_eq!(from_bytes, from_value, "{label}: validate_slice and validate differ");
+            assert_eq!(
+                from_bytes, from_value,
+                "{label}: validate_slice and validate differ"
+            );
         }
         check_violations(value.as_ref(), &from_bytes);
     }

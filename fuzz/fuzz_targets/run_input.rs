@@ -60,7 +60,10 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
     let code = match run(&REGISTRY, &args, &mut out, &mut err) {
         Ok(code) => code,
         Err(message) => {
-            assert!(strict.is_none(), "{task}: a strict JSON input refused: {message}");
+            assert!(
+                strict.is_none(),
+                "{task}: a strict JSON input refused: {message}"
+            );
             assert!(
                 message.contains("not a JSON document") || message.contains("valid UTF-8"),
                 "{task}: unexpected input-file error: {message}"
@@ -75,14 +78,22 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
     match code {
         0 => {
             assert_eq!(status, "COMPLETED");
-            assert!(payload.get("output").is_some() && payload.get("reasonForIncompletion").is_none());
+            assert!(
+                payload.get("output").is_some() && payload.get("reasonForIncompletion").is_none()
+            );
         }
         1 => {
-            assert!(matches!(status, "FAILED" | "FAILED_WITH_TERMINAL_ERROR"), "{status}");
+            assert!(
+                matches!(status, "FAILED" | "FAILED_WITH_TERMINAL_ERROR"),
+                "{status}"
+            );
             assert!(payload.get("output").is_none());
             let reason = payload["reasonForIncompletion"].as_str().expect("a reason");
             assert!(!reason.is_empty(), "{task}: an empty reason");
-            assert!(reason.encode_utf16().count() <= 500, "{task}: reason longer than 500");
+            assert!(
+                reason.encode_utf16().count() <= 500,
+                "{task}: reason longer than 500"
+            );
         }
         other => panic!("{task}: exit status {other}"),
     }
@@ -90,7 +101,10 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
         None => WorkspaceFreeTaskResult::violations(&payload),
         Some(_) => WorkspaceTaskResult::violations(&payload),
     };
-    assert!(violations.is_empty(), "{task}: the payload breaks its contract: {violations}\n{payload}");
+    assert!(
+        violations.is_empty(),
+        "{task}: the payload breaks its contract: {violations}\n{payload}"
+    );
 
     let context = ExecutionContext {
         workspace_root: workspace_dir,
@@ -110,6 +124,9 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
     assert_eq!(record["status"], payload["status"]);
     assert_eq!(
         record["reason"],
-        payload.get("reasonForIncompletion").cloned().unwrap_or(Value::Null)
+        payload
+            .get("reasonForIncompletion")
+            .cloned()
+            .unwrap_or(Value::Null)
     );
 }

@@ -74,7 +74,10 @@ fuzz_target!(|data: &[u8]| {
                     assert!(!error.message.is_empty(), "a lint error without a message");
                 }
             }
-            assert!(!e.to_string().trim().is_empty(), "an error without a message");
+            assert!(
+                !e.to_string().trim().is_empty(),
+                "an error without a message"
+            );
             return;
         }
     };
@@ -88,7 +91,9 @@ fuzz_target!(|data: &[u8]| {
     for (label, id) in entry_points(&set) {
         let standalone = bundle::standalone(&set, id).to_string();
         let alone = SchemaSet::load_sources([("standalone.schema.json", standalone.as_str())])
-            .unwrap_or_else(|e| panic!("{label}: the standalone schema does not load: {e}\n{standalone}"));
+            .unwrap_or_else(|e| {
+                panic!("{label}: the standalone schema does not load: {e}\n{standalone}")
+            });
         // A schema of annotations alone admits any value; as a file of its own it is read as
         // holding only `$defs` (no root), by design. No generated type has such a schema.
         let Some(alone_root) = alone.files[0].root else {
