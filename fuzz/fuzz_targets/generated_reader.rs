@@ -1,0 +1,189 @@
+//! The generated readers (`Contract::from_slice`, the single pass, and `Contract::from_value`,
+//! the walk) of every schema-backed type of `perago::contracts` and of the example crate, on
+//! arbitrary bytes, against the interpreter over the same schema: the IR of the schema files
+//! (the node at the type's `LOCATION`) and the IR of the type's own standalone
+//! `Contract::SCHEMA`.
+//!
+//! What `tests/tests/differential.rs` promises, for any bytes:
+//!
+//! - `from_slice(bytes)` reports exactly the interpreter's violations (`validate_slice`), for
+//!   both IRs: same verdict, same list, same order;
+//! - when the bytes parse, `from_value` of the parsed document reports the same list too (and
+//!   so does it for the strictly parsed document when the strict parser accepts, which then
+//!   parses to the same value);
+//! - when accepted, `from_slice` and `from_value` build the same typed value, which satisfies
+//!   its rules (`Contract::satisfies`), serialises to a document the interpreter accepts and
+//!   `from_value` reads back to itself.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use perago::Contract;
+use perago_codegen::SchemaSet;
+use perago_fuzz::{CONTRACTS, check_violations, node_at};
+use perago_ir::json::{parse_strict_slice, parse_value};
+use perago_ir::{NodeId, Violation};
+use serde_json::Value;
+use std::sync::LazyLock;
+
+/// A typed value serialised, or the violations.
+type Verdict = Result<Value, Vec<Violation>>;
+
+struct Generated {
+    name: &'static str,
+    location: &'static str,
+    schema: &'static str,
+    slice: fn(&[u8]) -> Verdict,
+    value: fn(&Value) -> Verdict,
+}
+
+fn typed<T: Contract>(result: Result<T, perago::Violations>) -> Verdict {
+    match result {
+        Ok(t) => {
+            assert!(
+                t.satisfies(),
+                "an accepted typed value does not satisfy its rules"
+            );
+            Ok(serde_json::to_value(&t).expect("typed values serialise"))
+        }
+        Err(v) => {
+            assert!(!v.is_empty(), "rejected without a violation");
+            Err(v.into_vec())
+        }
+    }
+}
+
+fn slice<T: Contract>(bytes: &[u8]) -> Verdict {
+    typed(T::from_slice(bytes))
+}
+
+fn value<T: Contract>(v: &Value) -> Verdict {
+    typed(T::from_value(v))
+}
+
+macro_rules! generated {
+    ($($ty:ty,)*) => {
+        vec![$(Generated {
+            name: stringify!($ty),
+            location: <$ty as Contract>::LOCATION,
+            schema: <$ty as Contract>::SCHEMA,
+            slice: slice::<$ty>,
+            value: value::<$ty>,
+        },)*]
+    };
+}
+
+struct Target {
+    generated: Generated,
+    /// The node at `LOCATION` in the schema files' IR.
+    file_node: NodeId,
+    /// `SCHEMA` loaded on its own, and its root.
+    standalone: SchemaSet,
+    standalone_root: NodeId,
+}
+
+static TARGETS: LazyLock<Vec<Target>> = LazyLock::new(|| {
+    use perago::contracts::*;
+    use perago_example::contracts::*;
+    let all = generated![
+        worker_completion_v1::WorkerCompletionV1,
+        worker_completion_v1::Completion,
+        worker_completion_v1::Verification,
+        worker_completion_v1::AwaitingOperator,
+        worker_completion_v1::ScopeExceeded,
+        worker_completion_v1::Underspecified,
+        worker_completion_v1::BlockedOnDependency,
+        task_failure::Failed,
+        task_failure::FailedWithTerminalError,
+        workspace_input::WorkspaceInput,
+        workspace_output::WorkspaceOutput,
+        workspace_task_input::WorkspaceTaskInput,
+        workspace_free_task_input::WorkspaceFreeTaskInput,
+        workspace_task_result::WorkspaceTaskResult,
+        workspace_task_result::Completed,
+        workspace_task_result::Output,
+        workspace_free_task_result::WorkspaceFreeTaskResult,
+        workspace_free_task_result::Completed,
+        workspace_free_task_result::Output,
+        validate_song_params::ValidateSongParams,
+        validate_song_result::ValidateSongResult,
+        build_features_params::BuildFeaturesParams,
+        build_features_params::BuildFeaturesParamsColumns,
+        build_features_result::BuildFeaturesResult,
+    ];
+    all.into_iter()
+        .map(|generated| {
+            let file_node = node_at(&CONTRACTS, generated.location);
+            let standalone =
+                SchemaSet::load_sources([("standalone.schema.json", generated.schema)])
+                    .unwrap_or_else(|e| panic!("{}: SCHEMA does not load: {e}", generated.name));
+            let standalone_root = standalone.files[0]
+                .root
+                .expect("a standalone schema has a root");
+            Target {
+                generated,
+                file_node,
+                standalone,
+                standalone_root,
+            }
+        })
+        .collect()
+});
+
+fn violations(verdict: &Verdict) -> &[Violation] {
+    match verdict {
+        Ok(_) => &[],
+        Err(v) => v,
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let parsed = parse_value(data).ok();
+    let strict = parse_strict_slice(data).ok();
+    if let Some(strict) = &strict {
+        assert_eq!(
+            Some(strict),
+            parsed.as_ref(),
+            "strict and lenient parses differ"
+        );
+    }
+    for t in TARGETS.iter() {
+        let g = &t.generated;
+        let from_slice = (g.slice)(data);
+        let interpreted = CONTRACTS.ir.validate_slice(t.file_node, data);
+        assert_eq!(
+            violations(&from_slice),
+            interpreted,
+            "{}: from_slice and the interpreter (schema files) differ",
+            g.name
+        );
+        check_violations(parsed.as_ref(), &interpreted);
+        let standalone = t.standalone.ir.validate_slice(t.standalone_root, data);
+        assert_eq!(
+            interpreted, standalone,
+            "{}: the interpreter over the schema files and over SCHEMA differ",
+            g.name
+        );
+        let Some(doc) = &parsed else { continue };
+        let from_value = (g.value)(doc);
+        assert_eq!(
+            from_slice, from_value,
+            "{}: from_slice and from_value differ",
+            g.name
+        );
+        if let Ok(typed) = &from_value {
+            let again = CONTRACTS.ir.validate(t.file_node, typed);
+            assert!(
+                again.is_empty(),
+                "{}: the typed value serialised is invalid: {again:?}",
+                g.name
+            );
+            assert_eq!(
+                (g.value)(typed).as_ref(),
+                Ok(typed),
+                "{}: the typed value serialised does not read back to itself",
+                g.name
+            );
+        }
+    }
+});

@@ -1,0 +1,115 @@
+//! What the fuzz targets share: the schema sets they validate against, loaded once, and the
+//! properties every violation list must have.
+
+use perago_codegen::SchemaSet;
+use perago_ir::{Code, NodeId, Violation};
+use serde_json::Value;
+use std::sync::LazyLock;
+
+/// The example crate's schema files, as `(file name, text)`.
+pub const EXAMPLE_SCHEMAS: &[(&str, &str)] = &[
+    (
+        "build-features-params.schema.json",
+        include_str!("../../crates/perago-example/schemas/build-features-params.schema.json"),
+    ),
+    (
+        "build-features-result.schema.json",
+        include_str!("../../crates/perago-example/schemas/build-features-result.schema.json"),
+    ),
+    (
+        "validate-song-params.schema.json",
+        include_str!("../../crates/perago-example/schemas/validate-song-params.schema.json"),
+    ),
+    (
+        "validate-song-result.schema.json",
+        include_str!("../../crates/perago-example/schemas/validate-song-result.schema.json"),
+    ),
+];
+
+/// A copy of the synthetic schema of `tests/tests/differential.rs` (`KITCHEN_SINK`): every
+/// keyword of the supported subset the contract schemas leave out.
+pub const KITCHEN_SINK: &str = include_str!("../schemas/kitchen-sink.schema.json");
+
+/// perago's built-in contract schemas and the example crate's, in one set: the IR the
+/// generated types of both crates were emitted from.
+pub static CONTRACTS: LazyLock<SchemaSet> = LazyLock::new(|| {
+    let builtin = perago::schemas::BUILTIN.iter().map(|s| (s.file, s.source));
+    SchemaSet::load_sources(builtin.chain(EXAMPLE_SCHEMAS.iter().copied()))
+        .unwrap_or_else(|e| panic!("the contract schemas load: {e}"))
+});
+
+/// The kitchen-sink schema alone.
+pub static KITCHEN: LazyLock<SchemaSet> = LazyLock::new(|| {
+    SchemaSet::load_sources([("kitchen-sink.schema.json", KITCHEN_SINK)])
+        .unwrap_or_else(|e| panic!("the kitchen-sink schema loads: {e}"))
+});
+
+/// Every root and `$defs` entry of a set, with a label.
+pub fn entry_points(set: &SchemaSet) -> Vec<(String, NodeId)> {
+    let mut out = Vec::new();
+    for file in &set.files {
+        if let Some(root) = file.root {
+            out.push((format!("{}#", file.file), root));
+        }
+        for (name, id) in &file.defs {
+            out.push((format!("{}#/$defs/{name}", file.file), *id));
+        }
+    }
+    out
+}
+
+/// The node written at `location` (`file#pointer`, as [`perago::Contract::LOCATION`] has it).
+pub fn node_at(set: &SchemaSet, location: &str) -> NodeId {
+    set.ir
+        .nodes()
+        .find(|(_, node)| node.location == location)
+        .map(|(id, _)| id)
+        .unwrap_or_else(|| panic!("no IR node at {location}"))
+}
+
+/// What every violation list must satisfy for a document (`None` when the bytes are not
+/// JSON):
+///
+/// - not JSON: exactly one `malformed_json` at `$`;
+/// - JSON: no `malformed_json` or `duplicate_field` (the lenient parse keeps the last key), and
+///   every path is a JSONPath that names a place in the document: the value itself or, for
+///   `required`, a missing member of an object that is there;
+/// - every message is non-empty.
+pub fn check_violations(doc: Option<&Value>, violations: &[Violation]) {
+    for v in violations {
+        assert!(!v.message.is_empty(), "empty message: {v:?}");
+    }
+    let Some(doc) = doc else {
+        assert!(
+            matches!(violations, [v] if v.code == Code::MalformedJson && v.path == "$"),
+            "not JSON, but not exactly one malformed_json at $: {violations:?}"
+        );
+        return;
+    };
+    for v in violations {
+        assert!(
+            !matches!(v.code, Code::MalformedJson | Code::DuplicateField),
+            "a parsed document reported as unparsable: {v:?}"
+        );
+        let pointer = perago_tests::mutate::jsonpath_to_pointer(&v.path)
+            .unwrap_or_else(|| panic!("unparsable violation path {:?}", v.path));
+        if v.code == Code::Required {
+            let (parent, _) = pointer
+                .rsplit_once('/')
+                .unwrap_or_else(|| panic!("required at the root: {v:?}"));
+            assert!(
+                doc.pointer(parent).is_some_and(Value::is_object)
+                    && doc.pointer(&pointer).is_none(),
+                "required {:?}: not a missing member of an object in the document",
+                v.path
+            );
+        } else {
+            assert!(
+                doc.pointer(&pointer).is_some(),
+                "violation at {:?} ({}) names no place in the document",
+                v.path,
+                v.code
+            );
+        }
+    }
+}
