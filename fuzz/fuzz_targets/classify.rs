@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perago::completion::{Outcome, classify_payload, classify_text, validate_slice};
+use perago_completion::{Outcome, classify_payload, classify_text, validate_slice};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

@@ -1,7 +1,7 @@
 //! `run`'s input path on arbitrary bytes: the bytes are the `--input` file of
 //! `perago-example run validate_song` (workspace-free) and of `run build_features
 //! --workspace-dir crates/perago-example/workspace` (the example workspace, read-only), run
-//! through `perago::cli::run::run` itself: read the file, parse it strictly, execute the task,
+//! through `perago_conductor::cli::run::run` itself: read the file, parse it strictly, execute the task,
 //! print the payload and the log record. It must never panic, and:
 //!
 //! - bytes that are not UTF-8 or not strict JSON are an input-file error (`Err`, exit 2)
@@ -18,7 +18,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use perago::Contract;
-use perago::cli::run::{RunArgs, run};
+use perago_conductor::cli::CommandError;
+use perago_conductor::cli::run::{RunArgs, run};
 use perago::contracts::workspace_free_task_result::WorkspaceFreeTaskResult;
 use perago::contracts::workspace_task_result::WorkspaceTaskResult;
 use perago::runtime::{ExecutionContext, execute_with};
@@ -44,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(&*INPUT, data).expect("the input file is written");
     let strict = std::str::from_utf8(data)
         .ok()
-        .and_then(|text| perago_ir::json::parse_strict(text).ok());
+        .and_then(|text| perago_schema::json::parse_strict(text).ok());
     check("validate_song", None, strict.as_ref());
     check("build_features", Some(WORKSPACE.clone()), strict.as_ref());
 });
@@ -55,11 +56,13 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
         input: INPUT.display().to_string(),
         workspace_dir: workspace_dir.clone(),
         log: None,
+        max_document_bytes: None,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = match run(&REGISTRY, &args, &mut out, &mut err) {
         Ok(code) => code,
-        Err(message) => {
+        Err(CommandError::Closed) => panic!("{task}: output closed"),
+        Err(CommandError::Usage(message)) => {
             assert!(
                 strict.is_none(),
                 "{task}: a strict JSON input refused: {message}"

@@ -15,9 +15,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perago_codegen::{Error, SchemaSet, bundle, emit};
+use perago_codegen::emit;
 use perago_fuzz::{check_violations, entry_points};
-use perago_ir::ir::Shape;
+use perago_schema::ir::Shape;
+use perago_schema::{Error, SchemaSet, bundle};
 use serde_json::Value;
 
 const SIBLING: &str = r##"{
@@ -81,12 +82,19 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    emit::emit(&set);
+    emit::emit(
+        &set,
+        &emit::Target {
+            schemas: "fuzz",
+            runtime: "perago",
+            command: "fuzz",
+        },
+    );
     let documents: Vec<(&[u8], Option<Value>)> = DOCUMENTS
         .iter()
         .map(|d| d.as_bytes())
         .chain([data])
-        .map(|d| (d, perago_ir::json::parse_value(d).ok()))
+        .map(|d| (d, perago_schema::json::parse_strict_slice(d).ok()))
         .collect();
     for (label, id) in entry_points(&set) {
         let standalone = bundle::standalone(&set, id).to_string();

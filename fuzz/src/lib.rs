@@ -1,8 +1,7 @@
 //! What the fuzz targets share: the schema sets they validate against, loaded once, and the
 //! properties every violation list must have.
 
-use perago_codegen::SchemaSet;
-use perago_ir::{Code, NodeId, Violation};
+use perago_schema::{Code, NodeId, SchemaSet, Violation};
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -30,11 +29,12 @@ pub const EXAMPLE_SCHEMAS: &[(&str, &str)] = &[
 /// keyword of the supported subset the contract schemas leave out.
 pub const KITCHEN_SINK: &str = include_str!("../schemas/kitchen-sink.schema.json");
 
-/// perago's built-in contract schemas and the example crate's, in one set: the IR the
-/// generated types of both crates were emitted from.
+/// perago's contract schemas (the runtime's envelopes, worker-completion/v1) and the example
+/// crate's, in one set: the IR the generated types of these crates were emitted from.
 pub static CONTRACTS: LazyLock<SchemaSet> = LazyLock::new(|| {
     let builtin = perago::schemas::BUILTIN.iter().map(|s| (s.file, s.source));
-    SchemaSet::load_sources(builtin.chain(EXAMPLE_SCHEMAS.iter().copied()))
+    let completion = [(perago_completion::SCHEMA_FILE, perago_completion::SCHEMA)];
+    SchemaSet::load_sources(builtin.chain(completion).chain(EXAMPLE_SCHEMAS.iter().copied()))
         .unwrap_or_else(|e| panic!("the contract schemas load: {e}"))
 });
 
@@ -67,13 +67,14 @@ pub fn node_at(set: &SchemaSet, location: &str) -> NodeId {
         .unwrap_or_else(|| panic!("no IR node at {location}"))
 }
 
-/// What every violation list must satisfy for a document (`None` when the bytes are not
-/// JSON):
+/// What every violation list must satisfy for a document, `doc` being its strict parse
+/// (`None` when the bytes are not strict JSON):
 ///
-/// - not JSON: exactly one `malformed_json` at `$`;
-/// - JSON: no `malformed_json` or `duplicate_field` (the lenient parse keeps the last key), and
-///   every path is a JSONPath that names a place in the document: the value itself or, for
-///   `required`, a missing member of an object that is there;
+/// - not strict JSON: exactly one violation, `malformed_json` at `$` or `duplicate_field` at
+///   the repeated key;
+/// - strict JSON: no `malformed_json` or `duplicate_field`, and every path is a JSONPath that
+///   names a place in the document: the value itself or, for `required`, a missing member of
+///   an object that is there;
 /// - every message is non-empty.
 pub fn check_violations(doc: Option<&Value>, violations: &[Violation]) {
     for v in violations {
@@ -81,8 +82,10 @@ pub fn check_violations(doc: Option<&Value>, violations: &[Violation]) {
     }
     let Some(doc) = doc else {
         assert!(
-            matches!(violations, [v] if v.code == Code::MalformedJson && v.path == "$"),
-            "not JSON, but not exactly one malformed_json at $: {violations:?}"
+            matches!(violations, [v] if (v.code == Code::MalformedJson && v.path == "$")
+                || v.code == Code::DuplicateField),
+            "not strict JSON, but not exactly one malformed_json or duplicate_field: \
+             {violations:?}"
         );
         return;
     };

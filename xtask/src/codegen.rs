@@ -1,6 +1,6 @@
 //! `cargo xtask codegen`: every target — each crate's `<crate>/schemas/` →
-//! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and the task crates, see
-//! [`TASK_CRATES`]), and
+//! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and every other workspace
+//! member with a `schemas/` directory, a task crate: see [`task_crates`]), and
 //! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
 //! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`).
 
@@ -31,9 +31,30 @@ const CONTRACT_CRATES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Task crates whose params and result schemas (`<crate>/schemas/`) are generated into
-/// `<crate>/src/contracts/`, by the same code path as perago's own contracts.
-const TASK_CRATES: &[&str] = &["crates/perago-example"];
+/// The task crates: the workspace members, other than [`CONTRACT_CRATES`], with a `schemas/`
+/// directory (their params and result schemas, generated into `<crate>/src/contracts/` by the
+/// same code path as perago's own contracts). Paths relative to the root, sorted.
+pub fn task_crates(root: &Path) -> Result<Vec<String>, String> {
+    let path = root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let members = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(toml::Value::as_array)
+        .ok_or_else(|| format!("{}: no [workspace] members", path.display()))?;
+    let mut crates: Vec<String> = members
+        .iter()
+        .filter_map(toml::Value::as_str)
+        .filter(|m| !CONTRACT_CRATES.iter().any(|(c, _, _)| c == m))
+        .filter(|m| root.join(m).join("schemas").is_dir())
+        .map(str::to_owned)
+        .collect();
+    crates.sort();
+    Ok(crates)
+}
 
 /// Every target, the contracts first, then the task crates, then the fragments by name.
 fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
@@ -48,9 +69,9 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
         .iter()
         .map(|(krate, runtime, doc)| crate_target(krate, runtime, doc))
         .collect();
-    for krate in TASK_CRATES {
+    for krate in task_crates(root)? {
         targets.push(crate_target(
-            krate,
+            &krate,
             "perago",
             "The generated types and validators of this crate's task params and results.",
         ));

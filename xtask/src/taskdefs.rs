@@ -20,10 +20,11 @@ use std::path::Path;
 /// Where the TaskDef files live, relative to the workspace root.
 pub const TASKDEFS_DIR: &str = "taskdefs";
 
-/// The registries of the workspace's task crates: crate name and registry. A new task crate
-/// joins here (and as an optional dependency of xtask).
+/// The registries of the workspace's task crates: crate directory and registry. A new task
+/// crate joins here, and as an optional dependency of xtask under the `tasks` feature; a test
+/// fails, saying so, for a task crate (a member with `schemas/`) that has not.
 pub fn registries() -> Vec<(&'static str, Registry)> {
-    vec![("perago-example", perago_example::registry())]
+    vec![("crates/perago-example", perago_example::registry())]
 }
 
 /// `[workspace.metadata.perago]` of the workspace's `Cargo.toml`.
@@ -120,6 +121,26 @@ pub const USAGE: &str = "usage: cargo xtask publish --conductor-url URL [--dry-r
 mod tests {
     use super::*;
 
+    /// Every task crate codegen finds (a workspace member with `schemas/`) has its registry
+    /// here, so none is left without TaskDefs.
+    #[test]
+    fn every_task_crate_is_registered() {
+        let found = crate::codegen::task_crates(&crate::workspace_root()).unwrap();
+        let registered: Vec<&str> = registries().iter().map(|(dir, _)| *dir).collect();
+        for dir in &found {
+            assert!(
+                registered.contains(&dir.as_str()),
+                "{dir} has schemas/ but no registry: add `(\"{dir}\", <crate>::registry())` to \
+                 registries() in xtask/src/taskdefs.rs, and the crate to xtask's Cargo.toml (an \
+                 optional dependency in the `tasks` feature)"
+            );
+        }
+        assert_eq!(
+            registered, found,
+            "registries() names a crate without schemas/"
+        );
+    }
+
     /// `cargo test` fails when a checked-in TaskDef differs from what the tasks give.
     #[test]
     fn taskdefs_are_fresh() {
@@ -148,8 +169,8 @@ mod tests {
         let client = Client::new(&server.base_url()).unwrap();
         // What was published: validate_song's version 1, with another schema.
         let mut published = defs[0].to_json();
-        published["inputSchema"]["data"]["properties"]["params"]["properties"]["song_id"]
-            ["minLength"] = 5.into();
+        published["inputSchema"]["data"]["properties"]["params"]["properties"]["song_id"]["minLength"] =
+            5.into();
         client
             .post_json("/api/metadata/taskdefs", &[], &[published])
             .unwrap();
@@ -165,14 +186,27 @@ mod tests {
             ),
             "{e}"
         );
-        assert_eq!(server.requests().iter().filter(|r| r.method == "POST").count(), 1);
+        assert_eq!(
+            server
+                .requests()
+                .iter()
+                .filter(|r| r.method == "POST")
+                .count(),
+            1
+        );
         // With the version bumped, it publishes.
         let mut bumped = defs.clone();
         for d in &mut bumped {
             d.input_schema.version = 2;
             d.output_schema.version = 2;
         }
-        publish::publish(&client, &bumped, publish::Options::default(), &mut Vec::new()).unwrap();
+        publish::publish(
+            &client,
+            &bumped,
+            publish::Options::default(),
+            &mut Vec::new(),
+        )
+        .unwrap();
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The commands: `perago schemas`, `perago validate` and `perago completion`.
 
 use crate::completion::{self, CompletionCommand};
+use crate::documents::{Failure, open};
 use crate::output::{Checked, Format, Report};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
@@ -44,6 +45,29 @@ enum Command {
         #[command(subcommand)]
         command: CompletionCommand,
     },
+    /// Generate Rust types and validators from a directory of schemas, one module per schema
+    /// file and a mod.rs, or check that the generated files are fresh.
+    ///
+    /// Exit status: 0 when the files were written (or, with --check, are fresh), 1 when --check
+    /// finds stale files, 2 on a schema or I/O error.
+    Codegen(CodegenArgs),
+}
+
+#[derive(Debug, Args)]
+struct CodegenArgs {
+    /// The directory of `*.json` schemas.
+    #[arg(long, value_name = "DIR")]
+    schemas: PathBuf,
+    /// The directory of generated modules, declared in the crate as
+    /// `#[rustfmt::skip] pub mod contracts;` (it holds generated files only).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Write nothing; fail naming every file that differs from what the schemas give.
+    #[arg(long)]
+    check: bool,
+    /// The crate generated code reaches its runtime through.
+    #[arg(long, value_name = "CRATE", default_value = "perago")]
+    runtime: String,
 }
 
 #[derive(Debug, Args)]
@@ -64,10 +88,6 @@ struct ValidateArgs {
     files: Vec<PathBuf>,
 }
 
-/// Why a command stopped early: a usage, I/O or schema error (exit status 2), or standard
-/// output closed by its reader.
-pub(crate) type Failure = CommandError;
-
 /// Runs the command line; returns the exit status.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
@@ -79,6 +99,7 @@ pub fn run() -> ExitCode {
         Command::Schemas { format } => schemas(format),
         Command::Validate(args) => validate(&args, limit),
         Command::Completion { command } => completion::run(&command, limit),
+        Command::Codegen(args) => codegen(&args),
     });
     match result {
         Ok(code) => code,
@@ -90,6 +111,32 @@ pub fn run() -> ExitCode {
             }
             ExitCode::from(2)
         }
+    }
+}
+
+fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
+    let mode = if args.check {
+        perago_codegen::Mode::Check
+    } else {
+        perago_codegen::Mode::Write
+    };
+    let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out).runtime(&args.runtime);
+    match codegen.run(mode) {
+        Ok(changes) => {
+            let mut stderr = io::stderr();
+            for change in &changes {
+                let _ = writeln!(stderr, "{change}");
+            }
+            if changes.is_empty() {
+                let _ = writeln!(stderr, "{}: up to date", args.out.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(stale @ perago_codegen::Error::Stale { .. }) => {
+            let _ = writeln!(io::stderr(), "perago: {stale}");
+            Ok(ExitCode::from(1))
+        }
+        Err(e) => Err(e.to_string().into()),
     }
 }
 
@@ -310,27 +357,5 @@ impl<W: Write> Validation<'_, W> {
                 Line::TooLarge(e) => self.skip(&format!("{name}:{number}: {e}")),
             }
         }
-    }
-}
-
-/// Opens a document file, or standard input for `-`; returns its display name and reader.
-fn open(path: &Path) -> Result<(String, Box<dyn Read>), String> {
-    if path.as_os_str() == "-" {
-        return Ok(("<stdin>".to_owned(), Box::new(io::stdin().lock())));
-    }
-    let name = path.display().to_string();
-    match std::fs::File::open(path) {
-        Ok(file) => Ok((name, Box::new(file))),
-        Err(e) => Err(format!("{name}: {e}")),
-    }
-}
-
-/// Reads a whole document file, or standard input for `-`, of at most `limit` bytes; returns
-/// its display name and bytes.
-pub(crate) fn read(path: &Path, limit: u64) -> Result<(String, Vec<u8>), Failure> {
-    let (name, reader) = open(path)?;
-    match read_document(reader, limit) {
-        Ok(bytes) => Ok((name, bytes)),
-        Err(e) => Err(format!("{name}: {e}").into()),
     }
 }

@@ -1,7 +1,7 @@
 //! `perago completion check` and `perago completion followups`: the worker-completion/v1
 //! contract on the command line, as a completion API would apply it.
 
-use crate::cli::{Failure, read};
+use crate::documents::{Failure, read};
 use crate::output::Format;
 use clap::{Args, Subcommand};
 use perago_completion::{

@@ -1,8 +1,10 @@
 //! `perago`: validate documents against perago's contract schemas, or any schema in the
-//! supported subset; classify worker-completion/v1 submissions and derive their follow-ups.
+//! supported subset; classify worker-completion/v1 submissions and derive their follow-ups;
+//! generate Rust from schemas.
 
 mod cli;
 mod completion;
+mod documents;
 mod locate;
 mod output;
 

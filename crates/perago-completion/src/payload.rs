@@ -4,8 +4,7 @@
 
 use super::CONTRACT_VERSION;
 use crate::contracts::worker_completion_v1 as generated;
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// A valid `worker-completion/v1` payload: one of the two terminal shapes.
@@ -248,14 +247,5 @@ impl Serialize for Refusal {
 impl Serialize for Payload {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.to_canonical().serialize(s)
-    }
-}
-
-/// Deserialises through the full contract, so a stored payload is re-validated on the way
-/// back in; the error lists every violation.
-impl<'de> Deserialize<'de> for Payload {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        super::validate(&value).map_err(D::Error::custom)
     }
 }

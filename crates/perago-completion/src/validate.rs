@@ -9,6 +9,8 @@ use super::payload::{Payload, RefusalKind};
 use crate::contracts::worker_completion_v1::{Contract as Tag, WorkerCompletionV1};
 use perago_schema::json::{ParseError, parse_strict, parse_strict_slice};
 use perago_schema::{Code, Contract, Path, Violation, Violations, check};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -229,6 +231,15 @@ fn top_key(path: &str) -> Option<(&str, &str)> {
     let tail = path.strip_prefix("$.")?;
     let end = tail.find(['.', '[']).unwrap_or(tail.len());
     Some(tail.split_at(end))
+}
+
+/// Deserialises through the full contract, so a stored payload is re-validated on the way
+/// back in; the error lists every violation.
+impl<'de> Deserialize<'de> for Payload {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        validate(&value).map_err(D::Error::custom)
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 //! (run through the runtime, build and serialise the TaskResult and the log record), without
 //! HTTP or threads. `PERAGO_BENCH_TASKS` and `PERAGO_BENCH_ROUNDS` change the sizes.
 
+use perago::log::TaskRecord;
 use perago::task::TaskError;
 use perago_conductor::tasks::{self as tasks, PollRequest, TaskResult, TaskResultStatus};
 use perago_conductor::worker::{Worker, WorkerConfig};
@@ -208,7 +209,7 @@ fn in_process(n: usize) -> Duration {
     for _ in 0..n {
         let result =
             perago::runtime::execute_json(&bench_noop::TASK, task.input_data.get(), &context);
-        let _ = log.write(&result.log_record("bench_noop", Some("t"), Some("w")));
+        let _ = log.write(&TaskRecord::of(&result, "bench_noop", Some("t"), Some("w")));
         let report = TaskResult {
             output_data: result.output().and_then(Value::as_object).cloned().unwrap(),
             ..TaskResult::new(&task, result.status().into()).with_worker_id("bench")

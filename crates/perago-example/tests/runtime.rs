@@ -6,7 +6,7 @@
 use perago::Contract;
 use perago::contracts::workspace_free_task_result::WorkspaceFreeTaskResult;
 use perago::contracts::workspace_task_result::WorkspaceTaskResult;
-use perago::log::JsonLines;
+use perago::log::{JsonLines, TaskRecord};
 use perago::runtime::{
     ExecutionContext, Failure, RuntimeConfig, RuntimeTaskResult, TaskStatus, execute, execute_with,
 };
@@ -701,13 +701,18 @@ fn the_json_lines_log_record() {
     let input = json!({"params": {"song_id": "", "min_duration_seconds": -1}});
     let r = execute(&validate_song::TASK, &input);
     let log = JsonLines::new(Vec::new());
-    log.write(&r.log_record("validate_song", Some("task-1"), Some("wf-1")))
-        .unwrap();
+    log.write(&TaskRecord::of(
+        &r,
+        "validate_song",
+        Some("task-1"),
+        Some("wf-1"),
+    ))
+    .unwrap();
     let ok = execute(
         &validate_song::TASK,
         &json!({"params": {"song_id": "song-000123"}}),
     );
-    log.write(&ok.log_record("validate_song", None, None))
+    log.write(&TaskRecord::of(&ok, "validate_song", None, None))
         .unwrap();
     let text = String::from_utf8(log.into_inner()).unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -323,8 +323,7 @@ fn parse_task(attr: TokenStream, func: &ItemFn) -> syn::Result<TaskSpec> {
                 if let Some(lit) = lit_str(opt, "\"team@example.com\"", &mut errors) {
                     match rules::owner_email(&lit.value()) {
                         Ok(()) => {
-                            fields
-                                .push(("owner_email", quote!(::core::option::Option::Some(#lit))))
+                            fields.push(("owner_email", quote!(::core::option::Option::Some(#lit))))
                         }
                         Err(why) => errors.at(&lit, format!("`owner_email`: {why}")),
                     }

@@ -2,6 +2,7 @@
 //! report the same violation, with the same message, for the same value.
 
 use crate::ecma;
+pub use crate::ecma::PatternError;
 use crate::path::Path;
 use crate::violation::{Code, Violation};
 use serde_json::{Map, Value};
@@ -150,32 +151,6 @@ pub struct Pattern {
     /// ranges (`[^ \t…]`, the non-blank rule): a search is then a plain scan, tens of times
     /// faster than the regex engine on the short strings contracts hold.
     class: Option<CharClass>,
-}
-
-/// Why a `pattern` is refused; the `Display` completes "`pattern`: …" in a lint message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PatternError {
-    /// Not ECMA-262 syntax in Unicode mode.
-    #[error("not a valid ECMA-262 regular expression (Unicode mode): {0}")]
-    Invalid(String),
-    /// Valid, but only a backtracking engine, which some input can stall, can run it.
-    #[error(
-        "{0} needs a backtracking engine, which a hostile string can stall; perago matches \
-         patterns in linear time and refuses backreferences and lookaround: rewrite the pattern \
-         without them"
-    )]
-    Backtracking(String),
-    /// Valid, but beyond what perago's engine expresses; the message says what.
-    #[error("{0}")]
-    Unsupported(String),
-    /// Compiles to more than perago's size limit.
-    #[error(
-        "compiles to more than {} MiB, perago's limit for one pattern, so that no schema can \
-         exhaust a worker's memory: lower its repetition counts, or bound lengths with \
-         `minLength`/`maxLength`",
-        ecma::SIZE_LIMIT >> 20
-    )]
-    TooLarge,
 }
 
 /// One bracketed character class: `[a-z_]` or `[^…]`, ranges of code points.

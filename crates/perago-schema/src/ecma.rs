@@ -16,10 +16,35 @@
 //! The translator is one left-to-right pass with an explicit stack of open groups: no
 //! recursion, so no pattern can overflow the stack.
 
-use crate::check::PatternError;
 use regex::{Regex, RegexBuilder};
 use std::fmt::Write;
 use std::sync::LazyLock;
+
+/// Why a `pattern` is refused; the `Display` completes "`pattern`: …" in a lint message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Not ECMA-262 syntax in Unicode mode.
+    #[error("not a valid ECMA-262 regular expression (Unicode mode): {0}")]
+    Invalid(String),
+    /// Valid, but only a backtracking engine, which some input can stall, can run it.
+    #[error(
+        "{0} needs a backtracking engine, which a hostile string can stall; perago matches \
+         patterns in linear time and refuses backreferences and lookaround: rewrite the pattern \
+         without them"
+    )]
+    Backtracking(String),
+    /// Valid, but beyond what perago's engine expresses; the message says what.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Compiles to more than perago's size limit.
+    #[error(
+        "compiles to more than {} MiB, perago's limit for one pattern, so that no schema can \
+         exhaust a worker's memory: lower its repetition counts, or bound lengths with \
+         `minLength`/`maxLength`",
+        SIZE_LIMIT >> 20
+    )]
+    TooLarge,
+}
 
 /// The compiled-program limit of one pattern. `regex`'s own default: room for `.{1,1000}` or
 /// `\p{L}{1,50}`, while `a{10000000}` is refused instead of taking gigabytes.

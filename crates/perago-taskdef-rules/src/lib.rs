@@ -77,21 +77,56 @@ impl IntField {
 pub const INT_FIELDS: &[IntField] = &[
     int(Some("retry_count"), "retryCount", 0, JAVA_INT_MAX),
     int(Some("timeout_seconds"), "timeoutSeconds", 0, JAVA_LONG_MAX),
-    int(Some("retry_delay_seconds"), "retryDelaySeconds", 0, JAVA_INT_MAX),
-    int(Some("response_timeout_seconds"), "responseTimeoutSeconds", 1, JAVA_LONG_MAX),
-    int(Some("concurrent_exec_limit"), "concurrentExecLimit", 0, JAVA_INT_MAX),
-    int(Some("rate_limit_per_frequency"), "rateLimitPerFrequency", 0, JAVA_INT_MAX),
+    int(
+        Some("retry_delay_seconds"),
+        "retryDelaySeconds",
+        0,
+        JAVA_INT_MAX,
+    ),
+    int(
+        Some("response_timeout_seconds"),
+        "responseTimeoutSeconds",
+        1,
+        JAVA_LONG_MAX,
+    ),
+    int(
+        Some("concurrent_exec_limit"),
+        "concurrentExecLimit",
+        0,
+        JAVA_INT_MAX,
+    ),
+    int(
+        Some("rate_limit_per_frequency"),
+        "rateLimitPerFrequency",
+        0,
+        JAVA_INT_MAX,
+    ),
     int(
         Some("rate_limit_frequency_in_seconds"),
         "rateLimitFrequencyInSeconds",
         0,
         JAVA_INT_MAX,
     ),
-    int(Some("poll_timeout_seconds"), "pollTimeoutSeconds", 0, JAVA_INT_MAX),
-    int(Some("backoff_scale_factor"), "backoffScaleFactor", 1, JAVA_INT_MAX),
+    int(
+        Some("poll_timeout_seconds"),
+        "pollTimeoutSeconds",
+        0,
+        JAVA_INT_MAX,
+    ),
+    int(
+        Some("backoff_scale_factor"),
+        "backoffScaleFactor",
+        1,
+        JAVA_INT_MAX,
+    ),
     int(None, "maxRetryDelaySeconds", 0, JAVA_INT_MAX),
     int(None, "backoffJitterMs", 0, JAVA_INT_MAX),
-    int(Some("total_timeout_seconds"), "totalTimeoutSeconds", 0, JAVA_LONG_MAX),
+    int(
+        Some("total_timeout_seconds"),
+        "totalTimeoutSeconds",
+        0,
+        JAVA_LONG_MAX,
+    ),
     int(Some("schema_version"), "version", 1, JAVA_INT_MAX),
 ];
 
@@ -140,7 +175,11 @@ pub enum TimeoutRule {
 
 /// The timeout relations that `timeout`, `response` and `total` break (an absent value is
 /// `None`; 0 means no limit).
-pub fn timeouts(timeout: Option<u64>, response: Option<u64>, total: Option<u64>) -> Vec<TimeoutRule> {
+pub fn timeouts(
+    timeout: Option<u64>,
+    response: Option<u64>,
+    total: Option<u64>,
+) -> Vec<TimeoutRule> {
     let mut broken = Vec::new();
     if let (Some(response), Some(timeout)) = (response, timeout)
         && timeout > 0
@@ -190,12 +229,24 @@ mod tests {
         let retry = int_option("retry_count").unwrap();
         assert_eq!(retry.field, "retryCount");
         assert!(retry.admits(0) && !retry.admits(JAVA_INT_MAX + 1));
-        assert_eq!(int_field("responseTimeoutSeconds").unwrap().check(0).unwrap_err(), "0 must be ≥ 1");
+        assert_eq!(
+            int_field("responseTimeoutSeconds")
+                .unwrap()
+                .check(0)
+                .unwrap_err(),
+            "0 must be ≥ 1"
+        );
         assert_eq!(
             timeouts(Some(60), Some(120), Some(30)),
             [
-                TimeoutRule::ResponseOverTimeout { response: 120, timeout: 60 },
-                TimeoutRule::TimeoutOverTotal { timeout: 60, total: 30 }
+                TimeoutRule::ResponseOverTimeout {
+                    response: 120,
+                    timeout: 60
+                },
+                TimeoutRule::TimeoutOverTotal {
+                    timeout: 60,
+                    total: 30
+                }
             ]
         );
         assert!(timeouts(Some(0), Some(3600), None).is_empty());

@@ -56,6 +56,7 @@
 //!   workflow endpoints are not served (404).
 
 mod faults;
+mod ids;
 mod jackson;
 mod metadata;
 pub mod process;

@@ -6,9 +6,9 @@
 //! Conductor's `domain:taskType` queue names are. Time-driven transitions use
 //! the monotonic clock and are applied lazily by [`Tasks::advance`].
 
+use crate::ids::{new_id, now_ms, random_u64};
 use crate::jackson;
 use crate::reply::{Reply, ValidationError};
-use crate::state::{new_id, now_ms, random_u64};
 use crate::{RetryDelays, TaskSpec, TaskState, TaskStatus};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};

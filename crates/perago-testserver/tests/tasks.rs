@@ -322,12 +322,13 @@ fn response_timeout_times_out_an_unreported_task() {
     let mut spec = TaskSpec::new("t", json!({}));
     spec.response_timeout_seconds = Some(1);
     let id = server.enqueue_with(spec);
+    // Before the poll, so that the lease (which starts at the poll) cannot begin earlier.
+    let before_poll = Instant::now();
     let task = batch(&client, "t", "")[0].clone();
     assert_eq!(task["responseTimeoutSeconds"], 1);
-    let polled = Instant::now();
     assert!(server.wait_until(WAIT, |s| s.task(&id).unwrap().status
         == TaskStatus::TimedOut));
-    assert!(polled.elapsed() >= Duration::from_secs(1));
+    assert!(before_poll.elapsed() >= Duration::from_secs(1));
     let state = server.task(&id).unwrap();
     assert!(
         state

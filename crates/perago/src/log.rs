@@ -2,7 +2,7 @@
 //! task outcome is [`TaskRecord`]; the worker writes its own events through the same
 //! [`JsonLines`] writer.
 
-use crate::runtime::{Failure, TaskStatus};
+use crate::runtime::{Failure, RuntimeTaskResult, TaskStatus};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
@@ -32,6 +32,24 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
+    /// The record of one execution (`task_id` and `workflow_id` are `None` for local runs),
+    /// stamped with the current time.
+    pub fn of(
+        result: &RuntimeTaskResult,
+        task_type: &str,
+        task_id: Option<&str>,
+        workflow_id: Option<&str>,
+    ) -> TaskRecord {
+        TaskRecord::new(
+            task_type,
+            task_id,
+            workflow_id,
+            result.status(),
+            result.reason().map(str::to_owned),
+            result.failure().cloned(),
+        )
+    }
+
     /// A record stamped with the current time.
     pub fn new(
         task_type: &str,

@@ -23,7 +23,6 @@
 
 use crate::Contract;
 use crate::contracts::workspace_input::WorkspaceInput;
-use crate::log::TaskRecord;
 use crate::task::{Guardrail, Handler, Output, Task, TaskError, TaskKind};
 use crate::workspace::{GuardrailViolation, Workspace, check_guardrail};
 use crate::{Path, Violation, Violations};
@@ -377,24 +376,6 @@ impl RuntimeTaskResult {
                 "reasonForIncompletion": reason.as_deref().unwrap_or("task failed"),
             }),
         }
-    }
-
-    /// The JSON Lines record of this execution (`task_id` and `workflow_id` are `None` for
-    /// local runs), stamped with the current time.
-    pub fn log_record(
-        &self,
-        task_type: &str,
-        task_id: Option<&str>,
-        workflow_id: Option<&str>,
-    ) -> TaskRecord {
-        TaskRecord::new(
-            task_type,
-            task_id,
-            workflow_id,
-            self.status,
-            self.reason.clone(),
-            self.failure.clone(),
-        )
     }
 }
 

@@ -1,7 +1,7 @@
 //! `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE] [--max-document-bytes SIZE]`.
 
 use super::{CommandError, EXIT_FAILED, EXIT_OK, output_error};
-use perago::log::JsonLines;
+use perago::log::{JsonLines, TaskRecord};
 use perago::runtime::{ExecutionContext, RuntimeConfig, execute_with};
 use perago::task::Registry;
 use perago_schema::input::{ReadError, read_document};
@@ -87,7 +87,7 @@ pub fn run(
         .map_err(|e| format!("cannot print the payload: {e}"))?;
     writeln!(out, "{payload}").map_err(output_error)?;
 
-    let record = result.log_record(task.name, None, None);
+    let record = TaskRecord::of(&result, task.name, None, None);
     let logged = match &args.log {
         Some(path) => std::fs::OpenOptions::new()
             .create(true)

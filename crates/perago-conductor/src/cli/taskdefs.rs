@@ -59,8 +59,13 @@ pub fn run(
                     .map_err(output_error)?;
             }
             if changes.is_empty() {
-                writeln!(out, "{}: {} TaskDefs, all up to date", dir.display(), defs.len())
-                    .map_err(output_error)?;
+                writeln!(
+                    out,
+                    "{}: {} TaskDefs, all up to date",
+                    dir.display(),
+                    defs.len()
+                )
+                .map_err(output_error)?;
             }
         }
     }

@@ -56,7 +56,6 @@ pub const OWNER_EMAIL_ENV: &str = "PERAGO_OWNER_EMAIL";
 /// Conductor's `responseTimeoutSeconds` default (one hour).
 pub const DEFAULT_RESPONSE_TIMEOUT_SECONDS: u64 = 3600;
 
-
 /// Settings that hold for every task of a workspace (or binary).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {

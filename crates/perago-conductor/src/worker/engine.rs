@@ -468,7 +468,8 @@ fn run_job(shared: &Shared, client: &Client, job: Job) {
     };
     let spec = shared.types[type_idx].task;
     let result = execute_json(spec, task.input_data.get(), &shared.context);
-    let record = result.log_record(
+    let record = TaskRecord::of(
+        &result,
         spec.name,
         Some(&task.task_id),
         Some(&task.workflow_instance_id),

@@ -43,4 +43,9 @@ fn generic<T>(_params: P) -> Result<R, TaskError> {
     unimplemented!()
 }
 
+#[perago::task(name = "borrowed")]
+fn borrowed(_params: &P) -> Result<R, TaskError> {
+    unimplemented!()
+}
+
 fn main() {}
