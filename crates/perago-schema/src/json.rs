@@ -115,6 +115,18 @@ pub fn value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> 
     .deserialize(d)
 }
 
+/// [`value`] as a serde seed, for a map's or a sequence's next value.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StrictValue;
+
+impl<'de> DeserializeSeed<'de> for StrictValue {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        value(d)
+    }
+}
+
 /// Builds a [`Value`] at `path`, rejecting duplicate keys. serde's error type cannot carry the
 /// path, so it is left in `duplicate` beside the error.
 struct Strict<'a> {

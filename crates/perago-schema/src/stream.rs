@@ -616,8 +616,9 @@ impl<'k, const N: usize> Members<'k, N> {
         if self.unknown.contains(&key) {
             return Err(repeated_key(&key));
         }
-        // Read as a `Value`, not skipped: the parser checks skipped strings less (UTF-8).
-        map.next_value::<Value>()?;
+        // Read as a `Value`, not skipped: the parser checks skipped strings less (UTF-8), and a
+        // repeated key inside stops the pass here as the strict parser stops at it.
+        map.next_value_seed(crate::json::StrictValue)?;
         let start = out.len();
         check::unknown_field(&path.key(&key), out);
         let at = self.next();

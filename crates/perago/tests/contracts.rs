@@ -190,6 +190,20 @@ fn repeated_keys_are_rejected_at_their_path() {
             "{doc}"
         );
     }
+    // Inside a member the contract does not declare (found by fuzzing: the single pass read
+    // it leniently, and reported the unknown field instead).
+    assert_eq!(
+        rejected::<WorkspaceTaskInput>(&format!(
+            r#"{{"workspace": {{{ws}, "ref": "c"}}, "params": {{}}, "extra": {{"a": 1, "a": 2}}}}"#
+        )),
+        duplicate("$.extra.a")
+    );
+    assert_eq!(
+        rejected::<WorkerCompletionV1>(
+            r#"{"workspace": {"branch": "", "x": 1, "branch": ""}, "min_rows": 100}"#
+        ),
+        duplicate("$.workspace.branch")
+    );
     // An unknown key, a map entry.
     assert_eq!(
         rejected::<WorkspaceTaskInput>(&format!(
