@@ -841,7 +841,7 @@ impl Emitter<'_> {
         }
     }
 
-    /// A [`perago_schema::stream::Check`] of node `id`: the rules of its schema, read from a
+    /// A `Check` (`perago_schema`'s `stream`) of node `id`: the rules of its schema, read from a
     /// deserialiser.
     fn check_expr(&mut self, id: NodeId) -> TokenStream {
         let k = self.krate;

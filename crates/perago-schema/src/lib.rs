@@ -9,7 +9,8 @@
 //!   schemas loaded at run time;
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
 //!   both report the same violations with the same messages;
-//! - [`stream`]: what generated readers read documents with, in one pass;
+//! - `stream`: what generated readers read documents with, in one pass (generated code
+//!   reaches it through `__private`);
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
 //!   [`input`]: documents read under a size limit;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
@@ -52,11 +53,12 @@ pub mod ir;
 pub mod json;
 mod lint;
 mod load;
-pub mod normalise;
-pub mod path;
+mod normalise;
+mod path;
 mod set;
+#[doc(hidden)] // generated code's, through `__private`
 pub mod stream;
-pub mod violation;
+mod violation;
 
 pub use build::{SchemaFile, pascal};
 pub use contract::Contract;
@@ -68,7 +70,7 @@ pub use set::SchemaSet;
 pub use violation::{Code, Violation, Violations};
 
 /// What generated code refers to, through the crate it names as its runtime (`perago`, which
-/// re-exports this module, or this crate itself).
+/// re-exports this module, or this crate itself). Not an API: it changes with the generator.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::check;
