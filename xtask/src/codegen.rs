@@ -35,11 +35,7 @@ const CONTRACT_CRATES: &[(&str, &str, &str)] = &[
 /// directory (their params and result schemas, generated into `<crate>/src/contracts/` by the
 /// same code path as perago's own contracts). Paths relative to the root, sorted.
 pub fn task_crates(root: &Path) -> Result<Vec<String>, String> {
-    let path = root.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let manifest: toml::Table = text
-        .parse()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let (path, manifest) = crate::workspace_manifest(root)?;
     let members = manifest
         .get("workspace")
         .and_then(|w| w.get("members"))
@@ -109,11 +105,7 @@ fn fragment_names(root: &Path) -> Result<Vec<String>, String> {
 pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     let mut changes = Vec::new();
     for target in targets(root)? {
-        match target.run(mode) {
-            Ok(done) => changes.extend(done),
-            Err(perago_codegen::Error::Stale { changes: stale, .. }) => changes.extend(stale),
-            Err(e) => return Err(e.to_string()),
-        }
+        changes.extend(target.sync(mode).map_err(|e| e.to_string())?);
     }
     // `tests/src/fragments/mod.rs`: one module per fragment directory.
     let fragments: Vec<emit::Module> = fragment_names(root)?

@@ -54,6 +54,16 @@ fn main() -> ExitCode {
 pub use perago_codegen::Mode;
 
 /// The workspace root (this crate's parent directory).
+/// The workspace's `Cargo.toml`, parsed; errors name its path.
+pub fn workspace_manifest(root: &Path) -> Result<(PathBuf, toml::Table), String> {
+    let path = root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((path, manifest))
+}
+
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

@@ -14,7 +14,6 @@ use crate::Mode;
 use perago::task::Registry;
 use perago_conductor::Client;
 use perago_conductor::taskdef::{self, Settings, TaskDef, files, publish};
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// Where the TaskDef files live, relative to the workspace root.
@@ -29,11 +28,7 @@ pub fn registries() -> Vec<(&'static str, Registry)> {
 
 /// `[workspace.metadata.perago]` of the workspace's `Cargo.toml`.
 pub fn settings(root: &Path) -> Result<Settings, String> {
-    let path = root.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let manifest: toml::Table = text
-        .parse()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let (path, manifest) = crate::workspace_manifest(root)?;
     let perago = manifest
         .get("workspace")
         .and_then(|w| w.get("metadata"))
@@ -72,13 +67,11 @@ pub fn sync(dir: &Path, defs: &[TaskDef], mode: Mode) -> Result<(), String> {
     let changes = files::sync(dir, defs, mode == Mode::Check)
         .map_err(|e| format!("{}: {e}", dir.display()))?;
     if mode == Mode::Check && !changes.is_empty() {
-        let mut msg = String::from(
-            "TaskDef files are stale; run `cargo xtask taskdefs`, review the diff and commit:",
-        );
-        for c in &changes {
-            let _ = write!(msg, "\n  {} ({})", shown(&c.file), c.change.stale());
-        }
-        return Err(msg);
+        return Err(files::stale_message(
+            "cargo xtask taskdefs",
+            &changes,
+            shown,
+        ));
     }
     for c in &changes {
         eprintln!("{} {}", c.change.done(), shown(&c.file));

@@ -115,13 +115,8 @@ pub fn run() -> ExitCode {
 }
 
 fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
-    let mode = if args.check {
-        perago_codegen::Mode::Check
-    } else {
-        perago_codegen::Mode::Write
-    };
     let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out).runtime(&args.runtime);
-    match codegen.run(mode) {
+    match codegen.run(perago_codegen::Mode::checking(args.check)) {
         Ok(changes) => {
             let mut stderr = io::stderr();
             for change in &changes {

@@ -27,6 +27,13 @@ pub enum Mode {
     Check,
 }
 
+impl Mode {
+    /// [`Mode::Check`] when `check`, else [`Mode::Write`]: a `--check` flag.
+    pub fn checking(check: bool) -> Mode {
+        if check { Mode::Check } else { Mode::Write }
+    }
+}
+
 /// What writing does (or, in check mode, would do) to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
@@ -190,6 +197,12 @@ impl Codegen {
     /// Writes (or, in check mode, compares) the generated files; returns what changed. In check
     /// mode any change is [`Error::Stale`].
     pub fn run(&self, mode: Mode) -> Result<Vec<Change>, Error> {
+        stale(mode, &self.regenerate(), self.sync(mode)?)
+    }
+
+    /// [`run`](Self::run) without the stale check: what writing did, or in check mode would
+    /// do, for a caller that gathers the changes of several targets.
+    pub fn sync(&self, mode: Mode) -> Result<Vec<Change>, Error> {
         let files = self.files()?;
         let mut changes = Vec::new();
         for (path, contents) in &files {
@@ -212,7 +225,7 @@ impl Codegen {
                 });
             }
         }
-        stale(mode, &self.regenerate(), changes)
+        Ok(changes)
     }
 }
 
@@ -230,8 +243,7 @@ pub fn stale(mode: Mode, command: &str, changes: Vec<Change>) -> Result<Vec<Chan
 /// `perago codegen --schemas DIR --out DIR [--check]`: [`Codegen::new`]`(schemas, out)` run in
 /// [`Mode::Write`], or [`Mode::Check`] when `check`.
 pub fn generate(schemas: &Path, out: &Path, check: bool) -> Result<Vec<Change>, Error> {
-    let mode = if check { Mode::Check } else { Mode::Write };
-    Codegen::new(schemas, out).run(mode)
+    Codegen::new(schemas, out).run(Mode::checking(check))
 }
 
 /// Writes `contents` to `path` unless it holds them already (in check mode, writes nothing);

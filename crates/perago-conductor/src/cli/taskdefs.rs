@@ -39,24 +39,15 @@ pub fn run(
         Some(dir) => {
             let changes = files::sync(dir, &defs, args.check)
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
+            let shown = |file: &str| dir.join(file).display().to_string();
             if args.check && !changes.is_empty() {
-                let mut message = format!(
-                    "TaskDef files are stale; run `taskdefs --out {}`, review the diff and commit:",
-                    dir.display()
-                );
-                for c in &changes {
-                    message.push_str(&format!(
-                        "\n  {} ({})",
-                        dir.join(&c.file).display(),
-                        c.change.stale()
-                    ));
-                }
+                let command = format!("taskdefs --out {}", dir.display());
+                let message = files::stale_message(&command, &changes, shown);
                 writeln!(out, "{message}").map_err(output_error)?;
                 return Ok(super::EXIT_FAILED);
             }
             for c in &changes {
-                writeln!(out, "{} {}", c.change.done(), dir.join(&c.file).display())
-                    .map_err(output_error)?;
+                writeln!(out, "{} {}", c.change.done(), shown(&c.file)).map_err(output_error)?;
             }
             if changes.is_empty() {
                 writeln!(

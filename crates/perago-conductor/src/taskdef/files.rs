@@ -129,7 +129,8 @@ impl FileChange {
 pub fn sync(dir: &Path, taskdefs: &[TaskDef], check: bool) -> std::io::Result<Vec<Synced>> {
     let existing = read_dir(dir)?;
     let plan = plan(&existing, taskdefs);
-    let mut changes: Vec<Synced> = plan
+    // Written files first, then removed ones.
+    let changes: Vec<Synced> = plan
         .write
         .iter()
         .map(|(file, _)| Synced {
@@ -151,6 +152,16 @@ pub fn sync(dir: &Path, taskdefs: &[TaskDef], check: bool) -> std::io::Result<Ve
             std::fs::remove_file(dir.join(file))?;
         }
     }
-    changes.sort_by_key(|c| c.change == FileChange::Removed);
     Ok(changes)
+}
+
+/// What a failed check says: the stale files (each as `shown` names it, with why) and the
+/// `command` that brings them up to date.
+pub fn stale_message(command: &str, changes: &[Synced], shown: impl Fn(&str) -> String) -> String {
+    let mut message =
+        format!("TaskDef files are stale; run `{command}`, review the diff and commit:");
+    for c in changes {
+        message.push_str(&format!("\n  {} ({})", shown(&c.file), c.change.stale()));
+    }
+    message
 }
