@@ -46,9 +46,10 @@ pub fn validate(value: &Value) -> Result<Payload, Violations> {
     let Value::Object(map) = value else {
         return Err(only(Violation::new("$", Code::Type, NOT_AN_OBJECT)));
     };
-    let mut found = Vec::new();
-    // A `Value` has no repeated key and is well formed: the reader never errs on one.
-    let typed = WorkerCompletionV1::read(value, &Path::Root, &mut found).unwrap_or(None);
+    let (typed, mut found) = match WorkerCompletionV1::from_value(value) {
+        Ok(typed) => (Some(typed), Vec::new()),
+        Err(violations) => (None, violations.into_vec()),
+    };
     beyond_the_schema(map, &mut found);
     let found = in_check_order(found.into_iter().map(|v| restate(v, map)).collect());
     match typed {

@@ -89,12 +89,6 @@ pub struct Lengths {
 }
 
 impl Lengths {
-    /// No length rules.
-    pub const NONE: Lengths = Lengths {
-        min: None,
-        max: None,
-    };
-
     /// True when the code-point length of `s` is within bounds, counting only when needed.
     #[inline]
     pub fn contains(&self, s: &str) -> bool {
@@ -548,11 +542,6 @@ pub fn required(path: &Path<'_>, out: &mut Out) {
 /// A property a closed object does not declare.
 pub fn unknown_field(path: &Path<'_>, out: &mut Out) {
     push(out, path, Code::UnknownField, "unknown field");
-}
-
-/// A document that is not JSON, as a violation at `$`.
-pub fn malformed(error: &serde_json::Error) -> Violation {
-    Violation::new("$", Code::MalformedJson, format!("malformed JSON: {error}"))
 }
 
 /// JSON Schema equality: numbers compare by value, objects ignore key order.

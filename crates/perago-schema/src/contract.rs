@@ -41,13 +41,19 @@ pub trait Contract: Sized + Serialize {
 
     /// Validates a parsed document with [`read`](Contract::read).
     fn from_value(value: &Value) -> Result<Self, Violations> {
+        Self::from_value_at(value, &Path::Root)
+    }
+
+    /// [`from_value`](Contract::from_value) of a value found at `path` of a larger document
+    /// (a task input's `params`): violations are reported under `path`.
+    fn from_value_at(value: &Value, path: &Path<'_>) -> Result<Self, Violations> {
         let mut out = Vec::new();
-        match Self::read(value, &Path::Root, &mut out) {
+        match Self::read(value, path, &mut out) {
             Ok(Some(typed)) if out.is_empty() => Ok(typed),
             Ok(_) => Err(Violations::new(out)),
             // A `Value` has no repeated key and is well formed: no reader errs on one.
             Err(e) => Err(Violations::new(vec![Violation::new(
-                "$",
+                path.render(),
                 Code::Type,
                 format!("cannot be read: {e}"),
             )])),

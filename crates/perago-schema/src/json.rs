@@ -48,8 +48,7 @@ impl ParseError {
     /// at `$`.
     pub fn to_violation(&self) -> Violation {
         match self {
-            ParseError::Malformed(e) => crate::check::malformed(e),
-            ParseError::ByteOrderMark => {
+            ParseError::Malformed(_) | ParseError::ByteOrderMark => {
                 Violation::new("$", Code::MalformedJson, format!("malformed JSON: {self}"))
             }
             ParseError::DuplicateKey { path, .. } => {
@@ -70,16 +69,17 @@ pub fn parse_value(bytes: &[u8]) -> serde_json::Result<Value> {
 
 /// Parses `text` like `serde_json::from_str::<Value>`, but a repeated key is an error.
 pub fn parse_strict(text: &str) -> Result<Value, ParseError> {
-    parse_strict_slice(text.as_bytes())
+    if text.starts_with('\u{feff}') {
+        return Err(ParseError::ByteOrderMark);
+    }
+    parse(serde_json::Deserializer::from_str(text))
 }
 
 /// [`parse_strict`] for bytes; text that is not UTF-8 is malformed.
 pub fn parse_strict_slice(bytes: &[u8]) -> Result<Value, ParseError> {
-    if bytes.starts_with("\u{feff}".as_bytes()) {
-        return Err(ParseError::ByteOrderMark);
-    }
     match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => parse(serde_json::Deserializer::from_str(text)),
+        Ok(text) => parse_strict(text),
+        Err(_) if bytes.starts_with("\u{feff}".as_bytes()) => Err(ParseError::ByteOrderMark),
         Err(_) => parse(serde_json::Deserializer::from_slice(bytes)),
     }
 }

@@ -55,12 +55,7 @@ pub fn deserialize<'de, D: Deserializer<'de>, C: Check>(
 /// The value `check` reads from `json`: a schema's `default`, which the generator checked.
 pub fn from_json<C: Check>(json: &str, check: &C) -> Option<C::Value> {
     let value: Value = serde_json::from_str(json).ok()?;
-    let mut out = Vec::new();
-    check
-        .read(&value, &Path::Root, &mut out)
-        .ok()
-        .flatten()
-        .filter(|_| out.is_empty())
+    deserialize(&value, check).ok()
 }
 
 /// A [`Check`] at a path, as a serde seed.

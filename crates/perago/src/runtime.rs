@@ -547,21 +547,9 @@ fn check_all(guardrails: &[Guardrail], root: &std::path::Path) -> Result<(), Gua
     guardrails.iter().try_for_each(|g| check_guardrail(g, root))
 }
 
-/// Validates `value` as `T` with its one reader, reporting violations under `$.<key>`.
+/// Validates `value` as `T`, reporting violations under `$.<key>`.
 fn decode_at<T: Contract>(value: &Value, key: &str) -> Result<T, Vec<Violation>> {
-    let root = Path::Root;
-    let path = root.key(key);
-    let mut out = Vec::new();
-    match T::read(value, &path, &mut out) {
-        Ok(Some(typed)) if out.is_empty() => Ok(typed),
-        Ok(_) => Err(out),
-        // A `Value` has no repeated key and is well formed: no reader errs on one.
-        Err(e) => Err(vec![Violation::new(
-            path.render(),
-            crate::Code::Type,
-            format!("cannot be read: {e}"),
-        )]),
-    }
+    T::from_value_at(value, &Path::Root.key(key)).map_err(Violations::into_vec)
 }
 
 /// Steps 3 to 7, typed.
