@@ -1,12 +1,12 @@
 //! The commands: `perago schemas`, `perago validate` and `perago completion`.
 
 use crate::completion::{self, CompletionCommand};
-use crate::documents::{Failure, open};
+use crate::documents::{Failure, count, open, read};
 use crate::output::{Checked, Format, Report};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
 use perago_conductor::cli::{CommandError, output_error};
-use perago_schema::input::{self, Line, read_document};
+use perago_schema::input::{self, Line};
 use perago_schema::{NodeId, SchemaSet};
 use serde::Serialize;
 use serde_json::Value;
@@ -233,10 +233,14 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
         unchecked: 0,
     };
     for path in files {
-        let checked = match open(path) {
-            Ok((name, reader)) if args.lines => run.lines(&name, reader, limit),
-            Ok((name, reader)) => run.whole(&name, reader, limit),
-            Err(reason) => Err(Problem::Skip(reason)),
+        let checked = if args.lines {
+            open(path)
+                .map_err(Problem::Skip)
+                .and_then(|(name, reader)| run.lines(&name, reader, limit))
+        } else {
+            read(path, limit)
+                .map_err(Problem::Skip)
+                .and_then(|(name, text)| run.check(&name, None, &text))
         };
         match checked {
             Ok(()) => {}
@@ -248,13 +252,13 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
     report.flush().map_err(output_error)?;
     if args.format == Format::Text {
         let (documents, invalid) = (report.documents, report.invalid);
-        let mut summary = match (documents, invalid) {
-            (1, 0) => "1 document valid".to_owned(),
-            (n, 0) => format!("{n} documents valid"),
-            (1, k) => format!("1 document, {k} invalid"),
-            (n, k) => format!("{n} documents, {k} invalid"),
+        let checked = count(documents, "document");
+        let mut summary = if invalid == 0 {
+            format!("{checked} valid")
+        } else {
+            format!("{checked}, {invalid} invalid")
         };
-        let unchecked = plural(run.unchecked, "input");
+        let unchecked = count(run.unchecked, "input");
         if run.unchecked > 0 && documents == 0 {
             summary = format!("no document checked; {unchecked} skipped (see above)");
         } else if run.unchecked > 0 {
@@ -267,15 +271,6 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
         (0, _) => ExitCode::from(1),
         _ => ExitCode::from(2),
     })
-}
-
-/// `1 input`, `2 inputs`.
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }
 
 /// What stops the check of an input.
@@ -319,13 +314,6 @@ impl<W: Write> Validation<'_, W> {
         self.report
             .document(&checked)
             .map_err(|e| Problem::Stop(output_error(e)))
-    }
-
-    /// The whole input is one document.
-    fn whole(&mut self, name: &str, reader: impl Read, limit: u64) -> Result<(), Problem> {
-        let text =
-            read_document(reader, limit).map_err(|e| Problem::Skip(format!("{name}: {e}")))?;
-        self.check(name, None, &text)
     }
 
     /// Every non-blank line is a document, checked and reported as it arrives: what is

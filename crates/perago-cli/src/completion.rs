@@ -1,7 +1,7 @@
 //! `perago completion check` and `perago completion followups`: the worker-completion/v1
 //! contract on the command line, as a completion API would apply it.
 
-use crate::documents::{Failure, read};
+use crate::documents::{Failure, count, read};
 use crate::output::Format;
 use clap::{Args, Subcommand};
 use perago_completion::{
@@ -131,7 +131,8 @@ fn payload_outcome(bytes: &[u8]) -> Outcome {
     validate_slice(bytes).into()
 }
 
-fn read_input(file: Option<&Path>, limit: u64) -> Result<(String, Vec<u8>), Failure> {
+/// The payload file, or standard input.
+fn read_input(file: Option<&Path>, limit: u64) -> Result<(String, Vec<u8>), String> {
     read(file.unwrap_or(Path::new("-")), limit)
 }
 
@@ -155,15 +156,6 @@ fn text(outcome: &Outcome) -> String {
         let _ = writeln!(out, "{v}");
     }
     out
-}
-
-/// `1 violation`, `2 violations`.
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }
 
 /// One JSON object on one line, like `perago validate --format json`.

@@ -62,6 +62,15 @@ pub fn read_document(reader: impl Read, limit: u64) -> Result<Vec<u8>, ReadError
     Ok(bytes)
 }
 
+/// Reads the document file at `path`, or standard input for `-`, of at most `limit` bytes.
+pub fn read_path(path: &std::path::Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    if path.as_os_str() == "-" {
+        read_document(io::stdin().lock(), limit)
+    } else {
+        read_document(std::fs::File::open(path)?, limit)
+    }
+}
+
 /// One line of a JSON Lines input, without its `\n` (and `\r\n`).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {
@@ -145,7 +154,7 @@ fn size_error(text: &str) -> String {
 
 /// A byte count as people read it: `64 MiB`, `1500 bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Size(pub u64);
+struct Size(u64);
 
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

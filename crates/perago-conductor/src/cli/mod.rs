@@ -82,6 +82,15 @@ pub fn server_url(
         })
 }
 
+/// Opens a JSON Lines log file for appending (created when missing); the error names it.
+pub fn open_log(path: &std::path::Path) -> Result<std::fs::File, String> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// A failed write to standard output: [`CommandError::Closed`] for a closed pipe.
 pub fn output_error(e: io::Error) -> CommandError {
     if e.kind() == io::ErrorKind::BrokenPipe {

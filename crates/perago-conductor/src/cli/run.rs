@@ -1,10 +1,10 @@
 //! `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE] [--max-document-bytes SIZE]`.
 
-use super::{CommandError, EXIT_FAILED, EXIT_OK, output_error};
+use super::{CommandError, EXIT_FAILED, EXIT_OK, open_log, output_error};
 use perago::log::{JsonLines, TaskRecord};
 use perago::runtime::{ExecutionContext, RuntimeConfig, execute_with};
 use perago::task::Registry;
-use perago_schema::input::{ReadError, read_document};
+use perago_schema::input::read_path;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -67,14 +67,10 @@ pub fn run(
     let limit = perago_schema::input::document_limit(args.max_document_bytes.as_deref(), |var| {
         std::env::var(var).ok()
     })?;
-    let bytes = if args.input == "-" {
-        read_document(std::io::stdin().lock(), limit).map_err(|e| format!("standard input: {e}"))?
-    } else {
-        std::fs::File::open(&args.input)
-            .map_err(ReadError::from)
-            .and_then(|file| read_document(file, limit))
-            .map_err(|e| format!("{}: {e}", args.input))?
-    };
+    let bytes = read_path(args.input.as_ref(), limit).map_err(|e| match args.input.as_str() {
+        "-" => format!("standard input: {e}"),
+        file => format!("{file}: {e}"),
+    })?;
     let input = perago_schema::json::parse_strict_slice(&bytes)
         .map_err(|e| format!("{}: not a JSON document: {e}", args.input))?;
     drop(bytes);
@@ -89,12 +85,11 @@ pub fn run(
 
     let record = TaskRecord::of(&result, task.name, None, None);
     let logged = match &args.log {
-        Some(path) => std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .and_then(|file| JsonLines::new(file).write(&record))
-            .map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => open_log(path).and_then(|file| {
+            JsonLines::new(file)
+                .write(&record)
+                .map_err(|e| format!("{}: {e}", path.display()))
+        }),
         None => JsonLines::new(&mut *err)
             .write(&record)
             .map_err(|e| e.to_string()),

@@ -11,15 +11,12 @@
 //! nor logged: it was written to standard error and the worker stopped polling); 2 on a
 //! configuration error; 128 + the signal's number after a second SIGINT or SIGTERM.
 
-use super::{CommandError, EXIT_FAILED, EXIT_OK};
+use super::{CommandError, EXIT_FAILED, EXIT_OK, open_log};
 use crate::worker::{AuthToken, Worker, WorkerConfig};
 use perago::runtime::RuntimeConfig;
 use perago::task::Registry;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// The auth token variable, sent as `X-Authorization`.
-pub const AUTH_TOKEN_ENV: &str = crate::AUTH_TOKEN_ENV;
 
 /// The arguments of `worker`.
 #[derive(Debug, Default, clap::Args)]
@@ -91,19 +88,13 @@ impl WorkerArgs {
         let server = super::server_url(self.conductor_url.as_deref(), &lookup)?;
         let mut config = WorkerConfig::new(server);
         config.runtime = RuntimeConfig::from_lookup(&lookup).map_err(|e| e.to_string())?;
-        config.auth_token = env(AUTH_TOKEN_ENV).map(|t| AuthToken::new(t.trim()));
+        config.auth_token = env(crate::AUTH_TOKEN_ENV).map(|t| AuthToken::new(t.trim()));
         if let Some((_, id)) = setting(&self.worker_id, "PERAGO_WORKER_ID") {
             config.worker_id = id.trim().to_owned();
         }
         config.domain = setting(&self.domain, "PERAGO_WORKER_DOMAIN").map(|(_, d)| d);
-        let concurrency = self
-            .concurrency
-            .map(|n| ("--concurrency".to_owned(), n.to_string()))
-            .or_else(|| {
-                env("PERAGO_WORKER_CONCURRENCY")
-                    .map(|v| ("PERAGO_WORKER_CONCURRENCY".to_owned(), v))
-            });
-        if let Some((name, value)) = concurrency {
+        let concurrency = self.concurrency.map(|n| n.to_string());
+        if let Some((name, value)) = setting(&concurrency, "PERAGO_WORKER_CONCURRENCY") {
             config.concurrency = positive(&name, &value)?;
         }
         let (name, overrides) = list(&self.task_concurrency, "--task-concurrency", || {
@@ -164,15 +155,11 @@ impl WorkerArgs {
     }
 }
 
-/// `PERAGO_WORKER_POLL_TIMEOUT` → `poll-timeout`, `CONDUCTOR_SERVER_URL` → `conductor-url`.
+/// `PERAGO_WORKER_POLL_TIMEOUT` → `poll-timeout`.
 fn flag_name(var: &str) -> String {
-    match var {
-        "PERAGO_WORKSPACE_DIR" => "workspace-dir".to_owned(),
-        _ => var
-            .trim_start_matches("PERAGO_WORKER_")
-            .to_ascii_lowercase()
-            .replace('_', "-"),
-    }
+    var.trim_start_matches("PERAGO_WORKER_")
+        .to_ascii_lowercase()
+        .replace('_', "-")
 }
 
 /// The flag's values, else the variable's comma-separated items; with the name to blame.
@@ -216,23 +203,11 @@ fn duration(name: &str, value: &str) -> Result<Duration, String> {
 pub fn run(registry: &Registry, args: &WorkerArgs) -> Result<u8, CommandError> {
     let config = args.config(|var| std::env::var(var).ok())?;
     let log = match &args.log {
-        Some(path) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            Worker::log_to(file)
-        }
+        Some(path) => Worker::log_to(open_log(path)?),
         None => match std::env::var("PERAGO_WORKER_LOG") {
-            Ok(path) if !path.trim().is_empty() => {
-                let file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path.trim())
-                    .map_err(|e| format!("PERAGO_WORKER_LOG {}: {e}", path.trim()))?;
-                Worker::log_to(file)
-            }
+            Ok(path) if !path.trim().is_empty() => Worker::log_to(
+                open_log(path.trim().as_ref()).map_err(|e| format!("PERAGO_WORKER_LOG {e}"))?,
+            ),
             _ => Worker::stderr_log(),
         },
     };
