@@ -365,10 +365,7 @@ impl Client {
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<ureq::Error>())
         {
-            Some(ureq::Error::BodyExceedsLimit(limit)) => {
-                format!("the answer is larger than the limit of {limit} bytes")
-            }
-            Some(other) => describe_transport_error(other),
+            Some(inner) => describe_transport_error(inner),
             None => e.to_string(),
         };
         format!("reading the response body (HTTP {status}): {cause}")
@@ -435,30 +432,31 @@ impl Client {
         query: &[(&str, &str)],
         body: Option<&[u8]>,
     ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-        let with_headers_nobody = |mut req: ureq::RequestBuilder<ureq::typestate::WithoutBody>| {
-            req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
-            if let Some(AuthToken(token)) = &self.token {
-                req = req.header(AUTH_HEADER, token.as_str());
-            }
-            req.query_pairs(query.iter().copied())
-        };
-        let with_headers_body = |mut req: ureq::RequestBuilder<ureq::typestate::WithBody>| {
-            req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
-            if let Some(AuthToken(token)) = &self.token {
-                req = req.header(AUTH_HEADER, token.as_str());
-            }
-            req.query_pairs(query.iter().copied())
-        };
         match (method, body) {
-            (Method::Get, _) => with_headers_nobody(self.agent.get(url)).call(),
-            (Method::Delete, _) => with_headers_nobody(self.agent.delete(url)).call(),
-            (Method::Post, body) => with_headers_body(self.agent.post(url))
+            (Method::Get, _) => self.prepare(self.agent.get(url), query).call(),
+            (Method::Delete, _) => self.prepare(self.agent.delete(url), query).call(),
+            (Method::Post, body) => self
+                .prepare(self.agent.post(url), query)
                 .content_type("application/json")
                 .send(body.unwrap_or_default()),
-            (Method::Put, body) => with_headers_body(self.agent.put(url))
+            (Method::Put, body) => self
+                .prepare(self.agent.put(url), query)
                 .content_type("application/json")
                 .send(body.unwrap_or_default()),
         }
+    }
+
+    /// The headers every request carries (user agent, token) and the query.
+    fn prepare<B>(
+        &self,
+        mut req: ureq::RequestBuilder<B>,
+        query: &[(&str, &str)],
+    ) -> ureq::RequestBuilder<B> {
+        req = req.header("user-agent", concat!("perago/", env!("CARGO_PKG_VERSION")));
+        if let Some(AuthToken(token)) = &self.token {
+            req = req.header(AUTH_HEADER, token.as_str());
+        }
+        req.query_pairs(query.iter().copied())
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! - [`poll_batch`]: `GET /api/tasks/poll/batch/{taskType}?workerid=&domain=&count=&timeout=`;
 //!   200 `[]` and 204 both mean "nothing queued". Each polled Task is read leniently
-//!   ([`PolledTask::from_value`]): unknown fields are ignored, and one malformed element does
+//!   ([`PolledTask::from_json`]): unknown fields are ignored, and one malformed element does
 //!   not fail the batch.
 //! - [`update`]: `POST /api/tasks` with a [`TaskResult`]; the server answers 200 with the task
 //!   id as text. An update of a task that is already terminal is answered 200 and ignored.
@@ -453,6 +453,14 @@ fn read_answer(
         message,
         body: String::new(),
     };
+    // The body broke off: the request reached the server.
+    let transport = |message: String| Error::Transport {
+        method: Method::Get,
+        url: url.to_owned(),
+        message,
+        attempts: 1,
+        request_sent: true,
+    };
     // An empty body is told apart from a malformed one.
     loop {
         match reader.fill_buf() {
@@ -474,13 +482,7 @@ fn read_answer(
             },
             Err(e) => {
                 let message = client.describe_body_error(status, &e);
-                return Err(Box::new(PollError::new(Error::Transport {
-                    method: Method::Get,
-                    url: url.to_owned(),
-                    message,
-                    attempts: 1,
-                    request_sent: true,
-                })));
+                return Err(Box::new(PollError::new(transport(message))));
             }
         }
     }
@@ -505,13 +507,7 @@ fn read_answer(
     };
     let counting = reader.get_ref();
     let error = match counting.error.clone() {
-        Some(message) => Error::Transport {
-            method: Method::Get,
-            url: url.to_owned(),
-            message,
-            attempts: 1,
-            request_sent: true,
-        },
+        Some(message) => transport(message),
         None => decode(e.to_string()),
     };
     Err(Box::new(PollError {

@@ -112,11 +112,6 @@ impl<W: Write> JsonLines<W> {
         self
     }
 
-    /// The longest line written by [`write`](Self::write).
-    pub fn max_line(&self) -> usize {
-        self.max_line
-    }
-
     /// Appends `record` as one line, shortened to the line limit.
     pub fn write<T: Serialize + ?Sized>(&self, record: &T) -> io::Result<()> {
         let line = serde_json::to_vec(record).map_err(io::Error::other)?;

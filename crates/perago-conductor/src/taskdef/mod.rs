@@ -3,9 +3,9 @@
 //! Pure: [`assemble`] turns a [`Task`] and the workspace-level [`Settings`] into a [`TaskDef`]
 //! (its JSON is [`TaskDef::to_json`], in a fixed field order); [`check`] applies Conductor's own
 //! validation rules to TaskDef JSON, and `assemble` runs it before returning, so nothing that
-//! Conductor would refuse is ever written or sent. [`files`] plans the checked-in `taskdefs/`
-//! directory (and guards schema versions), [`diff`] compares with live TaskDefs, and [`publish`]
-//! registers them through [`crate::Client`].
+//! Conductor would refuse is ever written or sent. [`files`] keeps the checked-in `taskdefs/`
+//! directory in step, [`diff`] compares with live TaskDefs, and [`publish`] registers them
+//! through [`crate::Client`] (refusing a changed schema under a published version).
 //!
 //! What a TaskDef holds:
 //! - `inputKeys` / `outputKeys`: `["workspace", "params"]` / `["workspace", "result"]` for a
@@ -589,7 +589,7 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
                 }
                 let version = rules::int_field("version");
                 match schema.get("version").and_then(Value::as_u64) {
-                    Some(v) if version.is_some_and(|f| f.admits(v)) => {}
+                    Some(v) if version.is_some_and(|f| f.check(v).is_ok()) => {}
                     _ if schema.get("version").is_some_and(Value::is_null) => {}
                     _ => error(
                         &format!("{field}.version"),

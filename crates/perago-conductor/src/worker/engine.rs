@@ -197,17 +197,14 @@ impl Shared {
         self.wake_all();
     }
 
-    /// Waits up to `wait` (on the type's condition); true when shutdown was requested.
-    fn pause(&self, type_idx: usize, wait: Duration) -> bool {
+    /// Waits up to `wait` (on the type's condition), or until shutdown is requested.
+    fn pause(&self, type_idx: usize, wait: Duration) {
         let deadline = after(Instant::now(), wait);
         let mut st = self.lock();
         loop {
-            if st.shutdown.is_some() {
-                return true;
-            }
             let now = Instant::now();
-            if now >= deadline {
-                return false;
+            if st.shutdown.is_some() || now >= deadline {
+                return;
             }
             st = self.type_cvs[type_idx]
                 .wait_timeout(st, deadline - now)
