@@ -23,10 +23,7 @@ fn perago(args: &[&str], dir: &Path) -> Output {
 
 /// The JSON objects of `--format json` output, one per line.
 fn json_lines(output: &Output) -> Vec<Value> {
-    stdout(output)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
-        .collect()
+    perago_testserver::process::json_lines(&stdout(output))
 }
 
 fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) {

@@ -1,6 +1,7 @@
 //! The example binary end to end: `run` (exit 0 on COMPLETED, 1 on FAILED*, 2 on usage
 //! errors), the log record, and `tasks`.
 
+use perago_testserver::process::json_lines;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -193,10 +194,7 @@ fn the_log_goes_to_the_log_file_one_line_per_run() {
         assert!(out.stderr.is_empty(), "{}", stderr(&out));
     }
     let text = std::fs::read_to_string(&log).unwrap();
-    let records: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = json_lines(&text);
     assert_eq!(records.len(), 2);
     assert_eq!(records[0]["status"], "COMPLETED");
     assert_eq!(records[1]["status"], "FAILED");

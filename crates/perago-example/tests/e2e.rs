@@ -3,7 +3,7 @@
 //! signalled. Time is bounded by generous waits (never sleeps), memory by an address-space
 //! limit and the child's peak resident size.
 
-use perago_testserver::process::{Child, Finished};
+use perago_testserver::process::{Child, Finished, events, json_lines};
 use perago_testserver::{Options, RawReply, RetryDelays, Route, TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
@@ -40,25 +40,6 @@ fn worker(server: &TestServer, extra: &[&str]) -> Child {
     Child::start(cmd, Some(ADDRESS_SPACE))
 }
 
-fn stop(child: Child) -> Finished {
-    child.signal("TERM");
-    child.wait(PATIENCE)
-}
-
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| {
-                panic!("not a JSON line ({e}): {line:.300}\nall:\n{text:.3000}")
-            })
-        })
-        .collect()
-}
-
-fn events<'a>(lines: &'a [Value], event: &str) -> Vec<&'a Value> {
-    lines.iter().filter(|l| l["event"] == event).collect()
-}
-
 fn song(id: &str) -> Value {
     json!({"params": {"song_id": id}})
 }
@@ -79,7 +60,7 @@ fn the_worker_with_default_flags_completes_tasks_and_stops_on_sigterm() {
     for id in &ids {
         assert_eq!(server.task(id).unwrap().status, TaskStatus::Completed);
     }
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(done.code(), Some(0), "{}", done.stderr);
     let lines = json_lines(&done.stderr);
     for event in ["worker_started", "shutdown_requested", "worker_stopped"] {
@@ -136,7 +117,7 @@ fn a_slow_poll_answer_is_read_whole() {
     );
     assert!(server.wait_terminal(1, PATIENCE), "{}", child.stderr());
     assert_eq!(server.task(&id).unwrap().status, TaskStatus::Completed);
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(done.code(), Some(0), "{}", done.stderr);
     assert!(events(&json_lines(&done.stderr), "poll_error").is_empty());
 }
@@ -159,7 +140,7 @@ fn a_poll_answer_that_stalls_is_logged_with_what_it_left() {
         "{}",
         child.stderr()
     );
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(done.code(), Some(0), "{}", done.stderr);
     let lines = json_lines(&done.stderr);
     let error = events(&lines, "poll_error")[0];
@@ -201,7 +182,7 @@ fn eight_large_tasks_in_one_poll_answer_all_run() {
         assert_eq!(task.status, TaskStatus::FailedWithTerminalError);
         assert!(task.reason_for_incompletion.unwrap().chars().count() <= 500);
     }
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(done.code(), Some(0), "{:.2000}", done.stderr);
     let peak = peak.expect("the worker's peak memory");
     assert!(peak < 1_500_000, "peak resident memory {peak} KiB");
@@ -233,7 +214,7 @@ fn hostile_task_inputs_fail_their_task_with_bounded_records() {
         Some("$.params.k0: unknown field")
     );
     assert_eq!(server.task(&deep).unwrap().status, TaskStatus::Failed);
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(done.code(), Some(0));
     let longest = done.stderr.lines().map(str::len).max().unwrap();
     assert!(longest <= 1 << 20, "a log line of {longest} bytes");
@@ -271,7 +252,7 @@ fn a_repeated_key_in_the_input_fails_the_task_at_its_path() {
         "{}",
         child.stderr()
     );
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     let lines = json_lines(&done.stderr);
     let record = events(&lines, "task_result")[0];
     assert_eq!(record["status"], "FAILED");
@@ -305,7 +286,7 @@ fn odd_poll_answers_are_logged_and_polling_goes_on() {
     let id = server.enqueue("validate_song", song("song-000125"));
     assert!(server.wait_terminal(1, PATIENCE), "{}", child.stderr());
     assert_eq!(server.task(&id).unwrap().status, TaskStatus::Completed);
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     let lines = json_lines(&done.stderr);
     let errors: Vec<&str> = events(&lines, "poll_error")
         .iter()
@@ -341,7 +322,7 @@ fn each_retry_of_a_failed_task_runs() {
     assert_eq!(attempts.len(), 4);
     assert!(attempts.iter().all(|t| t.status == TaskStatus::Failed));
     assert_eq!(attempts[3].retry_count, 3);
-    let done = stop(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(events(&json_lines(&done.stderr), "task_result").len(), 4);
 }
 

@@ -11,7 +11,7 @@
 use perago::task::TaskError;
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
-use perago_testserver::process::{Child, Finished};
+use perago_testserver::process::{Child, events, json_lines};
 use perago_testserver::{TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::process::{Command, ExitCode};
@@ -83,20 +83,6 @@ fn task_binary(args: &[&str]) -> Command {
     cmd
 }
 
-/// Every line of `text` as JSON; panics naming a line that is not.
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|line| {
-            serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}\nall:\n{text}"))
-        })
-        .collect()
-}
-
-fn events<'a>(lines: &'a [Value], event: &str) -> Vec<&'a Value> {
-    lines.iter().filter(|l| l["event"] == event).collect()
-}
-
 fn a_panicking_handler_fails_its_run_and_stderr_holds_only_its_record() {
     let mut child = Child::start(task_binary(&["run", "panics", "--input", "-"]), None);
     assert!(child.write_stdin(br#"{"params": {"song_id": "song-000123"}}"#));
@@ -128,11 +114,6 @@ fn worker(server: &TestServer) -> Child {
     )
 }
 
-fn stopped(child: Child) -> Finished {
-    child.signal("TERM");
-    child.wait(PATIENCE)
-}
-
 fn the_worker_logs_a_panicking_handler_in_json_lines_only() {
     let server = TestServer::start();
     let id = server.enqueue("panics", json!({"params": {"song_id": "song-000123"}}));
@@ -144,7 +125,7 @@ fn the_worker_logs_a_panicking_handler_in_json_lines_only() {
         task.reason_for_incompletion.as_deref(),
         Some("task handler panicked: the catalog is on fire")
     );
-    let done = stopped(child);
+    let done = child.stop(PATIENCE);
     assert_eq!(done.code(), Some(0), "{}", done.stderr);
     let lines = json_lines(&done.stderr);
     let records = events(&lines, "task_result");

@@ -11,6 +11,7 @@ use perago_conductor::worker::{Backoff, Summary, Worker, WorkerConfig};
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
 use perago_example::validate_song;
+use perago_testserver::process::json_lines;
 use perago_testserver::{Route, TaskSpec, TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -152,10 +153,7 @@ impl Write for Log {
 
 impl Log {
     fn parse(bytes: &[u8]) -> Vec<Value> {
-        String::from_utf8_lossy(bytes)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-            .collect()
+        json_lines(&String::from_utf8_lossy(bytes))
     }
 
     fn lines(&self) -> Vec<Value> {

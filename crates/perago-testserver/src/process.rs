@@ -18,6 +18,7 @@
 //! ahead of what is resident (each thread reserves its stack, the allocator its arenas), so
 //! limits are generous; [`Child::peak_rss_kib`] reads what was really used.
 
+use serde_json::Value;
 use std::io::{Read, Write};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -208,6 +209,12 @@ impl Child {
         assert!(status.success(), "kill -s {name} {} failed", self.pid);
     }
 
+    /// Sends `TERM` and [`wait`](Self::wait)s: the graceful stop a service manager asks for.
+    pub fn stop(self, timeout: Duration) -> Finished {
+        self.signal("TERM");
+        self.wait(timeout)
+    }
+
     /// The most resident memory the process has used so far (`VmHWM`), in KiB; `None` once it
     /// has exited, or off Linux.
     pub fn peak_rss_kib(&self) -> Option<u64> {
@@ -246,6 +253,22 @@ impl Child {
             }
         }
     }
+}
+
+/// Every line of `text` (a JSON Lines log) as JSON; panics naming a line that is not.
+pub fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("not a JSON line ({e}): {line:.300}\nall:\n{text:.3000}")
+            })
+        })
+        .collect()
+}
+
+/// The records of `lines` whose `event` is `event`, in order.
+pub fn events<'a>(lines: &'a [Value], event: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l["event"] == event).collect()
 }
 
 impl Drop for Child {
