@@ -20,10 +20,7 @@ fn perago(args: &[&str]) -> Command {
 
 /// Runs `perago args` with `stdin`.
 fn run(args: &[&str], stdin: &[u8]) -> Finished {
-    let mut child = Child::start(perago(args), Some(ADDRESS_SPACE));
-    // perago may stop reading early (a document over the limit).
-    child.write_stdin(stdin);
-    child.wait(PATIENCE)
+    Child::run(perago(args), Some(ADDRESS_SPACE), stdin, PATIENCE)
 }
 
 /// Hostile documents: (name, bytes, what perago reports at `$` or at the key).

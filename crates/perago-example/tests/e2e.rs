@@ -332,10 +332,7 @@ fn each_retry_of_a_failed_task_runs() {
 fn run(input: &[u8]) -> Finished {
     let mut cmd = bin();
     cmd.args(["run", "validate_song", "--input", "-"]);
-    let mut child = Child::start(cmd, Some(ADDRESS_SPACE));
-    // The binary may stop reading early (a document over the limit).
-    child.write_stdin(input);
-    child.wait(PATIENCE)
+    Child::run(cmd, Some(ADDRESS_SPACE), input, PATIENCE)
 }
 
 #[test]
@@ -388,9 +385,12 @@ fn run_reads_at_most_the_document_limit() {
     let mut cmd = bin();
     cmd.args(["run", "validate_song", "--input", "-"])
         .env("PERAGO_MAX_DOCUMENT_BYTES", "10");
-    let mut child = Child::start(cmd, Some(ADDRESS_SPACE));
-    child.write_stdin(br#"{"params": {"song_id": "song-000123"}}"#);
-    let done = child.wait(PATIENCE);
+    let done = Child::run(
+        cmd,
+        Some(ADDRESS_SPACE),
+        br#"{"params": {"song_id": "song-000123"}}"#,
+        PATIENCE,
+    );
     assert_eq!(done.code(), Some(2));
     assert!(done.stderr.contains("limit of 10 bytes"), "{}", done.stderr);
 }

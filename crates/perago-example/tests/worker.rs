@@ -11,7 +11,7 @@ use perago_conductor::worker::{Backoff, Summary, Worker, WorkerConfig};
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
 use perago_example::validate_song;
-use perago_testserver::process::json_lines;
+use perago_testserver::process::{Child, events, json_lines};
 use perago_testserver::{Route, TaskSpec, TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -838,37 +838,25 @@ fn the_worker_subcommand_serves_until_sigterm_and_exits_0() {
     let features = server.enqueue("build_features", input("build_features.json"));
     let dir = tempfile::tempdir().unwrap();
     let log_path = dir.path().join("worker.jsonl");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_perago-example"))
-        .args([
-            "worker",
-            "--concurrency",
-            "2",
-            "--poll-timeout",
-            "200ms",
-            "--log",
-        ])
-        .arg(&log_path)
-        .arg("--workspace-dir")
-        .arg(workspace_dir())
-        .env("CONDUCTOR_SERVER_URL", format!("{}/api", server.base_url()))
-        .env("PERAGO_WORKER_ID", "cli-worker")
-        .env("CONDUCTOR_AUTH_TOKEN", "cli-s3cr3t")
-        .stdin(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_perago-example"));
+    cmd.args([
+        "worker",
+        "--concurrency",
+        "2",
+        "--poll-timeout",
+        "200ms",
+        "--log",
+    ])
+    .arg(&log_path)
+    .arg("--workspace-dir")
+    .arg(workspace_dir())
+    .env("CONDUCTOR_SERVER_URL", format!("{}/api", server.base_url()))
+    .env("PERAGO_WORKER_ID", "cli-worker")
+    .env("CONDUCTOR_AUTH_TOKEN", "cli-s3cr3t");
+    let child = Child::start(cmd, None);
     wait_terminal(&server, 4);
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || sender.send(child.wait()));
-    let status = receiver
-        .recv_timeout(PATIENCE)
-        .expect("the worker did not stop")
-        .unwrap();
-    assert_eq!(status.code(), Some(0));
+    let done = child.stop(PATIENCE);
+    assert_eq!(done.code(), Some(0), "{done}");
     for id in ids.iter().chain([&features]) {
         let task = server.task(id).unwrap();
         assert_eq!(task.status, TaskStatus::Completed, "{id}");
@@ -876,17 +864,10 @@ fn the_worker_subcommand_serves_until_sigterm_and_exits_0() {
     }
     let text = std::fs::read_to_string(&log_path).unwrap();
     assert!(!text.contains("cli-s3cr3t"));
-    let events: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let named = |name: &str| events.iter().filter(|e| e["event"] == name).count();
-    assert_eq!(named("worker_started"), 1);
-    assert_eq!(named("task_result"), 4);
-    let requested = events
-        .iter()
-        .find(|e| e["event"] == "shutdown_requested")
-        .unwrap();
+    let lines = json_lines(&text);
+    assert_eq!(events(&lines, "worker_started").len(), 1);
+    assert_eq!(events(&lines, "task_result").len(), 4);
+    let requested = events(&lines, "shutdown_requested")[0];
     assert_eq!(requested["reason"], "SIGTERM");
-    assert_eq!(events.last().unwrap()["event"], "worker_stopped");
+    assert_eq!(lines.last().unwrap()["event"], "worker_stopped");
 }

@@ -20,7 +20,7 @@
 
 use serde_json::Value;
 use std::io::{Read, Write};
-use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -109,6 +109,28 @@ impl Finished {
     }
 }
 
+/// An output collected some other way ([`Command::output`]), lossily decoded.
+impl From<Output> for Finished {
+    fn from(output: Output) -> Finished {
+        Finished {
+            status: output.status,
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+/// The status and both streams, for a failed assertion's message.
+impl std::fmt::Display for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "status {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+}
+
 impl Child {
     /// Starts `cmd` with piped standard streams, under an address-space limit of
     /// `memory_limit` bytes when given.
@@ -159,6 +181,20 @@ impl Child {
             exited,
             reaped: false,
         }
+    }
+
+    /// Starts `cmd` as [`start`](Self::start) does, writes `stdin` to it and
+    /// [`wait`](Self::wait)s for it. The program may stop reading early (a document over a
+    /// limit, a usage error): the rest of `stdin` is then dropped.
+    pub fn run(
+        cmd: Command,
+        memory_limit: Option<u64>,
+        stdin: &[u8],
+        timeout: Duration,
+    ) -> Finished {
+        let mut child = Child::start(cmd, memory_limit);
+        child.write_stdin(stdin);
+        child.wait(timeout)
     }
 
     /// The process id.
