@@ -32,9 +32,8 @@ pub const KITCHEN_SINK: &str = include_str!("../schemas/kitchen-sink.schema.json
 /// perago's contract schemas (the runtime's envelopes, worker-completion/v1) and the example
 /// crate's, in one set: the IR the generated types of these crates were emitted from.
 pub static CONTRACTS: LazyLock<SchemaSet> = LazyLock::new(|| {
-    let builtin = perago::schemas::BUILTIN.iter().map(|s| (s.file, s.source));
-    let completion = [(perago_completion::SCHEMA_FILE, perago_completion::SCHEMA)];
-    SchemaSet::load_sources(builtin.chain(completion).chain(EXAMPLE_SCHEMAS.iter().copied()))
+    let contracts = perago_tests::schemas::contract_sources();
+    SchemaSet::load_sources(contracts.into_iter().chain(EXAMPLE_SCHEMAS.iter().copied()))
         .unwrap_or_else(|e| panic!("the contract schemas load: {e}"))
 });
 

@@ -12,7 +12,6 @@
 
 use perago_schema::SchemaSet;
 use serde_json::{Map, Value, json};
-use std::path::PathBuf;
 
 /// Documents per corpus.
 pub const DOCS: usize = 1000;
@@ -24,26 +23,10 @@ pub const INVALID: usize = DOCS / 5;
 pub const SUMMARY_CAP: usize = 2000;
 
 /// perago's contract schemas, as one set: the runtime's envelopes
-/// (`crates/perago/schemas/`) and worker-completion/v1 (`crates/perago-completion/schemas/`).
+/// (`crates/perago/schemas/`) and worker-completion/v1 (`crates/perago-completion/schemas/`),
+/// from [`contract_sources`](crate::schemas::contract_sources).
 pub fn contract_schemas() -> SchemaSet {
-    let mut files = Vec::new();
-    for dir in ["perago", "perago-completion"] {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../crates")
-            .join(dir)
-            .join("schemas");
-        for entry in std::fs::read_dir(&dir).expect("a schemas directory") {
-            let path = entry.expect("a directory entry").path();
-            let name = path.file_name().expect("a file name").to_string_lossy();
-            files.push((
-                name.into_owned(),
-                std::fs::read_to_string(&path).expect("a schema"),
-            ));
-        }
-    }
-    files.sort();
-    SchemaSet::load_sources(files.iter().map(|(f, t)| (f.as_str(), t.as_str())))
-        .expect("the contract schemas load")
+    SchemaSet::load_sources(crate::schemas::contract_sources()).expect("the contract schemas load")
 }
 
 /// SplitMix64: a tiny, good-enough, seedable PRNG.

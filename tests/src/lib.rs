@@ -1,5 +1,6 @@
 //! Shared helpers of the workspace-level tests and benchmarks.
 pub mod corpus;
 pub mod mutate;
+pub mod schemas;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod fragments;

@@ -1,0 +1,47 @@
+//! The schemas the workspace-level tests, benchmarks and fuzz targets validate against, in one
+//! place.
+
+/// perago's contract schemas as `(file name, text)`, sorted by file name: the runtime's
+/// envelopes (`perago::schemas::BUILTIN`, from `crates/perago/schemas/`) and worker-completion/v1
+/// (`perago_completion::SCHEMA`, from `crates/perago-completion/schemas/`).
+pub fn contract_sources() -> Vec<(&'static str, &'static str)> {
+    let mut sources: Vec<(&'static str, &'static str)> = perago::schemas::BUILTIN
+        .iter()
+        .map(|s| (s.file, s.source))
+        .chain([(perago_completion::SCHEMA_FILE, perago_completion::SCHEMA)])
+        .collect();
+    sources.sort();
+    sources
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The embedded schemas are every file of the crates' `schemas/` directories, as written.
+    #[test]
+    fn contract_sources_are_the_schema_files() {
+        let mut files = Vec::new();
+        for dir in ["perago", "perago-completion"] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../crates")
+                .join(dir)
+                .join("schemas");
+            for entry in std::fs::read_dir(&dir).expect("a schemas directory") {
+                let path = entry.expect("a directory entry").path();
+                let name = path.file_name().expect("a file name").to_string_lossy();
+                files.push((
+                    name.into_owned(),
+                    std::fs::read_to_string(&path).expect("a schema"),
+                ));
+            }
+        }
+        files.sort();
+        let sources: Vec<(String, String)> = contract_sources()
+            .into_iter()
+            .map(|(f, t)| (f.to_owned(), t.to_owned()))
+            .collect();
+        assert_eq!(sources, files);
+    }
+}
