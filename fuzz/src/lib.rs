@@ -2,6 +2,7 @@
 //! properties every violation list must have.
 
 use perago_schema::{Code, NodeId, SchemaSet, Violation};
+use perago_tests::schemas::KITCHEN_SINK;
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -24,10 +25,6 @@ pub const EXAMPLE_SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../crates/perago-example/schemas/validate-song-result.schema.json"),
     ),
 ];
-
-/// A copy of the synthetic schema of `tests/tests/differential.rs` (`KITCHEN_SINK`): every
-/// keyword of the supported subset the contract schemas leave out.
-pub const KITCHEN_SINK: &str = include_str!("../schemas/kitchen-sink.schema.json");
 
 /// perago's contract schemas (the runtime's envelopes, worker-completion/v1) and the example
 /// crate's, in one set: the IR the generated types of these crates were emitted from.

@@ -14,6 +14,14 @@ pub fn contract_sources() -> Vec<(&'static str, &'static str)> {
     sources
 }
 
+/// A schema using every keyword of the supported subset the contract schemas leave out
+/// (numeric bounds, enums, non-string consts, `maxItems`, typed maps, recursion, a `oneOf` with
+/// an untagged branch, patterns whose classes regex engines read differently): the
+/// differential test checks the interpreter against jsonschema on it, the `interpreter` fuzz
+/// target runs on it. Its file is `tests/fixtures/kitchen-sink.schema.json` (not under
+/// `tests/schemas/`: xtask takes a member with `schemas/` for a task crate).
+pub const KITCHEN_SINK: &str = include_str!("../fixtures/kitchen-sink.schema.json");
+
 #[cfg(test)]
 mod tests {
     use super::*;

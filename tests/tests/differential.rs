@@ -582,90 +582,16 @@ fn validators_agree_on_generated_and_mutated_documents() {
     assert_eq!(schemas, 7, "the seven contract schemas with a root");
 }
 
-/// A schema using every keyword of the supported subset the contract schemas leave out
-/// (numeric bounds, enums, non-string consts, `maxItems`, typed maps, recursion, a `oneOf` with
-/// an untagged branch, patterns whose classes regex engines read differently), so the
-/// interpreter is checked against jsonschema beyond the contracts. No generated validator.
-const KITCHEN_SINK: &str = r##"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://perago.dev/test/kitchen-sink.schema.json",
-  "title": "KitchenSink",
-  "type": "object",
-  "properties": {
-    "int": { "type": "integer", "minimum": -5, "maximum": 10 },
-    "int_ex": { "type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 100 },
-    "num": { "type": "number", "minimum": -1.5, "maximum": 2.25 },
-    "num_ex": { "type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5 },
-    "flag": { "type": "boolean" },
-    "nothing": { "type": "null" },
-    "word": { "type": "string", "minLength": 2, "maxLength": 5, "pattern": "^[a-z]+$" },
-    "digits": { "type": "string", "pattern": "^\\d+$" },
-    "wordy": { "type": "string", "pattern": "^\\w+$" },
-    "spaced": { "type": "string", "pattern": "^\\s+$" },
-    "dotted": { "type": "string", "pattern": "^.$" },
-    "letters": { "type": "string", "pattern": "^\\p{L}+$" },
-    "color": { "enum": ["red", "green", "blue"] },
-    "mixed": { "enum": [1, "one", null, 2.5, true, { "a": 1, "b": [2] }, [1, 2]] },
-    "one": { "const": 1 },
-    "obj_const": { "const": { "a": [1, "x"], "b": null } },
-    "tags": {
-      "type": "array",
-      "items": { "type": "string", "minLength": 1 },
-      "minItems": 1,
-      "maxItems": 3
-    },
-    "any_list": { "type": "array" },
-    "counts": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
-    "maybe": { "type": ["integer", "null"], "maximum": 3 },
-    "nested": { "anyOf": [{ "$ref": "#/$defs/Inner" }, { "type": "null" }] },
-    "shape": { "$ref": "#/$defs/Shape" },
-    "anything": {}
-  },
-  "required": ["int", "word", "shape"],
-  "$defs": {
-    "Inner": {
-      "type": "object",
-      "properties": {
-        "x": { "type": "number" },
-        "deep": { "type": "array", "items": { "$ref": "#/$defs/Inner" } }
-      },
-      "required": ["x"]
-    },
-    "Shape": {
-      "oneOf": [
-        { "$ref": "#/$defs/Circle" },
-        { "$ref": "#/$defs/Square" },
-        { "$ref": "#/$defs/Blob" }
-      ]
-    },
-    "Circle": {
-      "type": "object",
-      "properties": {
-        "type": { "const": "circle" },
-        "r": { "type": "number", "exclusiveMinimum": 0 }
-      },
-      "required": ["type", "r"]
-    },
-    "Square": {
-      "type": "object",
-      "properties": {
-        "type": { "const": "square" },
-        "side": { "type": "integer", "minimum": 1 }
-      },
-      "required": ["type", "side"]
-    },
-    "Blob": {
-      "type": "object",
-      "properties": { "size": { "type": "integer" } },
-      "required": ["size"]
-    }
-  }
-}"##;
-
+/// The kitchen-sink schema ([`perago_tests::schemas::KITCHEN_SINK`]): every keyword of the
+/// supported subset the contract schemas leave out, so the interpreter is checked against
+/// jsonschema beyond the contracts. No generated validator.
 #[test]
 fn interpreter_agrees_with_jsonschema_on_every_keyword() {
-    let set = SchemaSet::load_sources([("kitchen-sink.schema.json", KITCHEN_SINK)])
-        .unwrap_or_else(|e| panic!("the kitchen-sink schema loads: {e}"));
+    let set = SchemaSet::load_sources([(
+        "kitchen-sink.schema.json",
+        perago_tests::schemas::KITCHEN_SINK,
+    )])
+    .unwrap_or_else(|e| panic!("the kitchen-sink schema loads: {e}"));
     assert_eq!(differential(&set, &[], 4), 1);
 }
 
