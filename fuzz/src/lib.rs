@@ -1,6 +1,7 @@
 //! What the fuzz targets share: the schema sets they validate against, loaded once, and the
 //! properties every violation list must have.
 
+use perago_schema::json::{parse_strict_slice, parse_value};
 use perago_schema::{Code, NodeId, SchemaSet, Violation};
 use perago_tests::schemas::KITCHEN_SINK;
 use serde_json::Value;
@@ -54,13 +55,18 @@ pub fn entry_points(set: &SchemaSet) -> Vec<(String, NodeId)> {
     out
 }
 
-/// The node written at `location` (`file#pointer`, as [`perago::Contract::LOCATION`] has it).
-pub fn node_at(set: &SchemaSet, location: &str) -> NodeId {
-    set.ir
-        .nodes()
-        .find(|(_, node)| node.location == location)
-        .map(|(id, _)| id)
-        .unwrap_or_else(|| panic!("no IR node at {location}"))
+/// The strict parse of `data`, `None` when it is not strict JSON; when it is, the lenient
+/// parser (`parse_value`) must parse it to the same value.
+pub fn parse(data: &[u8]) -> Option<Value> {
+    let strict = parse_strict_slice(data).ok();
+    if let Some(strict) = &strict {
+        assert_eq!(
+            Some(strict),
+            parse_value(data).ok().as_ref(),
+            "the strict parser accepts what parse_value parses differently"
+        );
+    }
+    strict
 }
 
 /// What every violation list must satisfy for a document, `doc` being its strict parse

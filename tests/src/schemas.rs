@@ -1,5 +1,8 @@
 //! The schemas the workspace-level tests, benchmarks and fuzz targets validate against, in one
-//! place.
+//! place: perago's contract schemas as the crates embed them, the synthetic kitchen-sink
+//! schema, and how to find a generated type's node in a loaded set.
+
+use perago_schema::{NodeId, SchemaSet};
 
 /// perago's contract schemas as `(file name, text)`, sorted by file name: the runtime's
 /// envelopes (`perago::schemas::BUILTIN`, from `crates/perago/schemas/`) and worker-completion/v1
@@ -21,6 +24,21 @@ pub fn contract_sources() -> Vec<(&'static str, &'static str)> {
 /// target runs on it. Its file is `tests/fixtures/kitchen-sink.schema.json` (not under
 /// `tests/schemas/`: xtask takes a member with `schemas/` for a task crate).
 pub const KITCHEN_SINK: &str = include_str!("../fixtures/kitchen-sink.schema.json");
+
+/// The one named node written at `location` (`file#pointer`, as a generated type's
+/// [`perago::Contract::LOCATION`] has it); panics when there is none, or more than one.
+pub fn node_at(set: &SchemaSet, location: &str) -> NodeId {
+    let found: Vec<NodeId> = set
+        .ir
+        .nodes()
+        .filter(|(_, n)| n.name.is_some() && n.location == location)
+        .map(|(id, _)| id)
+        .collect();
+    match found.as_slice() {
+        [id] => *id,
+        _ => panic!("{location}: {} named nodes", found.len()),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -30,6 +30,7 @@ use perago_schema::ir::{Ir, Shape};
 use perago_schema::{NodeId, Violation};
 use perago_tests::fragments as f;
 use perago_tests::mutate::{Generator, Optional, byte_variants};
+use perago_tests::schemas::node_at;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::fmt::{Debug, Write as _};
@@ -124,20 +125,6 @@ fn has_contract(shape: &Shape) -> bool {
         } => !(properties.is_empty() && additional.is_some()),
         Shape::OneOf { .. } => true,
         _ => false,
-    }
-}
-
-/// The named node a generated type's `LOCATION` names.
-fn node_at(set: &SchemaSet, location: &str) -> NodeId {
-    let found: Vec<NodeId> = set
-        .ir
-        .nodes()
-        .filter(|(_, n)| n.name.is_some() && n.location == location)
-        .map(|(id, _)| id)
-        .collect();
-    match found.as_slice() {
-        [id] => *id,
-        _ => panic!("{location}: {} named nodes", found.len()),
     }
 }
 
