@@ -281,13 +281,18 @@ impl Tasks {
             updates: Vec::new(),
             logs: Vec::new(),
         };
+        self.insert(task);
+        id
+    }
+
+    /// Adds `task`: at the back of its queue, last in creation order, and by its id.
+    fn insert(&mut self, task: Task) {
         self.queues
             .entry(task.queue_key())
             .or_default()
-            .push_back(id.clone());
-        self.order.push(id.clone());
-        self.by_id.insert(id.clone(), task);
-        id
+            .push_back(task.id.clone());
+        self.order.push(task.id.clone());
+        self.by_id.insert(task.id.clone(), task);
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<TaskState> {
@@ -560,12 +565,7 @@ impl Tasks {
         if retry.ready_at > now {
             self.delayed.insert(retry.ready_at);
         }
-        self.queues
-            .entry(retry.queue_key())
-            .or_default()
-            .push_back(retry_id.clone());
-        self.order.push(retry_id.clone());
-        self.by_id.insert(retry_id.clone(), retry);
+        self.insert(retry);
         self.by_id
             .get_mut(id)
             .expect("the original exists")
