@@ -626,7 +626,10 @@ fn a_result_that_cannot_be_delivered_is_logged_whole() {
     server.fail_next(Route::UpdateTask, 1000, 503);
     let id = server.enqueue("validate_song", params("song-000123"));
     let mut config = config(&server);
-    config.update_horizon = Duration::from_millis(100);
+    // Long enough for a second attempt on a loaded machine (the first fails at once, the next
+    // comes 5 ms later); the backoff (5 ms doubling to 50 ms) makes ~25 attempts in it, far
+    // fewer than the 1000 injected faults.
+    config.update_horizon = Duration::from_secs(1);
     let worker = start(&perago::tasks![validate_song], config);
     worker.log.wait_for("update_failed");
     server.clear_faults();
