@@ -44,6 +44,15 @@ fn song(id: &str) -> Value {
     json!({"params": {"song_id": id}})
 }
 
+/// A task input whose params hold a million keys `k0`, `k1`, … that validate_song does not
+/// know.
+fn million_unknown_keys() -> Value {
+    let many: serde_json::Map<String, Value> = (0..1_000_000)
+        .map(|i| (format!("k{i}"), Value::from(i)))
+        .collect();
+    json!({"params": many})
+}
+
 // ---------------------------------------------------------------------------------------------
 // The worker.
 
@@ -192,10 +201,7 @@ fn eight_large_tasks_in_one_poll_answer_all_run() {
 #[test]
 fn hostile_task_inputs_fail_their_task_with_bounded_records() {
     let server = TestServer::start();
-    let many: serde_json::Map<String, Value> = (0..1_000_000)
-        .map(|i| (format!("k{i}"), Value::from(i)))
-        .collect();
-    let wide = server.enqueue("validate_song", json!({"params": many}));
+    let wide = server.enqueue("validate_song", million_unknown_keys());
     let deep = server.enqueue(
         "validate_song",
         json!({"params": {"song_id": "song-000123", "x": (0..100).fold(json!(1), |v, _| json!([v]))}}),
@@ -397,10 +403,7 @@ fn run_reads_at_most_the_document_limit() {
 
 #[test]
 fn run_fails_a_million_unknown_keys_with_a_bounded_record() {
-    let many: serde_json::Map<String, Value> = (0..1_000_000)
-        .map(|i| (format!("k{i}"), Value::from(i)))
-        .collect();
-    let done = run(json!({"params": many}).to_string().as_bytes());
+    let done = run(million_unknown_keys().to_string().as_bytes());
     assert_eq!(done.code(), Some(1), "{:.2000}", done.stderr);
     assert!(done.stderr.len() < 1 << 20, "{} bytes", done.stderr.len());
     let record: Value = serde_json::from_str(&done.stderr).unwrap();

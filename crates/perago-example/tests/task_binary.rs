@@ -19,6 +19,9 @@ use std::time::Duration;
 
 const AS_TASK_BINARY: &str = "PERAGO_TEST_AS_TASK_BINARY";
 const PATIENCE: Duration = Duration::from_secs(60);
+/// The address-space limit of the worker: generous, since virtual memory runs far ahead of
+/// what is resident (thread stacks, allocator arenas).
+const ADDRESS_SPACE: u64 = 2 << 30;
 
 #[perago::task(name = "panics")]
 fn panics(_params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> {
@@ -110,7 +113,7 @@ fn a_panicking_handler_fails_its_run_and_stderr_holds_only_its_record() {
 fn worker(server: &TestServer) -> Child {
     Child::start(
         task_binary(&["worker", "--conductor-url", &server.base_url()]),
-        Some(2 << 30),
+        Some(ADDRESS_SPACE),
     )
 }
 
