@@ -18,12 +18,12 @@
 
 use libfuzzer_sys::fuzz_target;
 use perago::Contract;
-use perago_conductor::cli::CommandError;
-use perago_conductor::cli::run::{RunArgs, run};
 use perago::contracts::workspace_free_task_result::WorkspaceFreeTaskResult;
 use perago::contracts::workspace_task_result::WorkspaceTaskResult;
 use perago::runtime::{ExecutionContext, execute_with};
 use perago::task::Registry;
+use perago_conductor::cli::CommandError;
+use perago_conductor::cli::run::{RunArgs, run};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::LazyLock;
