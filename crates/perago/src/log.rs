@@ -87,9 +87,10 @@ const MAX_SHORTENED_ITEMS: usize = 100;
 /// A JSON Lines writer shared between threads: each record is serialised first, then written
 /// as one line under a lock and flushed, so lines never interleave.
 ///
-/// A line is at most [`max_line`](Self::max_line) bytes: a longer record has its long strings
-/// and lists cut and gets `"truncated": {"original_bytes": N}`, or, if that is not enough, keeps
-/// only its short top-level fields. [`write_whole`](Self::write_whole) is for the one record
+/// A line is at most [`DEFAULT_MAX_LINE_BYTES`] bytes (or as set by
+/// [`with_max_line`](Self::with_max_line)): a longer record has its long strings and lists cut
+/// and gets `"truncated": {"original_bytes": N}`, or, if that is not enough, keeps only its
+/// short top-level fields. [`write_whole`](Self::write_whole) is for the one record
 /// that must never be cut: a result that exists nowhere else.
 #[derive(Debug)]
 pub struct JsonLines<W: Write> {
