@@ -1,0 +1,19 @@
+//! perago workspaces. A workspace task works on one immutable commit of a repository: the
+//! worker materialises the task's prefix of that commit into a fresh directory, checks the
+//! pre guardrails, runs the handler, checks the post guardrails and, for a read-write task,
+//! publishes what the handler changed behind two fences, so that the completed output's `ref`
+//! is the published commit.
+//!
+//! - [`store`]: the model both backends share ([`Store`]), lakeFS's;
+//! - [`local`]: the embedded local store, the default where no lakeFS is configured;
+//! - `lakefs` (feature `lakefs`): the lakeFS REST client;
+//! - [`spec`] and [`guardrail`]: what a task declares, and the checks of its directory;
+//! - [`checkout`]: materialising a prefix and telling what the handler changed;
+//! - [`publish`]: the fenced publication of those changes.
+
+pub mod guardrail;
+pub mod spec;
+pub mod store;
+
+pub use spec::{Access, Guardrail, PublishBudget, WorkspaceSpec};
+pub use store::{Checksum, Commit, CommitId, Merge, Metadata, ObjectInfo, Store, StoreError};

@@ -1,0 +1,296 @@
+//! The store model both backends share: repositories of immutable commits, branches whose heads
+//! move only by commit and merge, objects by path with size and checksum, a staging area per
+//! branch, and a 3-way merge that refuses conflicting paths. It is lakeFS's model (spec: the
+//! lakeFS REST API v1), so the embedded local store behaves as lakeFS does, and one conformance
+//! suite holds both to it.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+/// The result of a store operation.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// User metadata of a commit: sorted, so its encoding is canonical.
+pub type Metadata = BTreeMap<String, String>;
+
+/// An immutable commit's id: 64 lowercase hex digits (a SHA-256 over its content).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct CommitId(String);
+
+impl CommitId {
+    /// `text` when it is 64 lowercase hex digits.
+    pub fn parse(text: &str) -> Option<CommitId> {
+        is_commit_id(text).then(|| CommitId(text.to_owned()))
+    }
+
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The first 12 digits, for messages.
+    pub fn short(&self) -> &str {
+        &self.0[..12]
+    }
+}
+
+impl fmt::Display for CommitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// True for 64 lowercase hex digits: the form of every commit id.
+pub fn is_commit_id(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Commit {
+    /// Its id.
+    pub id: CommitId,
+    /// `[]` for a repository's first commit, `[previous head]` for a commit, `[destination head,
+    /// source]` for a merge.
+    pub parents: Vec<CommitId>,
+    /// The message.
+    pub message: String,
+    /// User metadata.
+    pub metadata: Metadata,
+    /// Unix seconds.
+    pub creation_date: i64,
+}
+
+/// An object of a commit or a branch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObjectInfo {
+    /// Its path in the repository (`/`-separated, no leading `/`).
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The store's checksum of its content (see [`Checksum`]).
+    pub checksum: String,
+}
+
+/// How a store's checksums are computed, so a download can be verified and an edit told apart
+/// from a rewrite of the same bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checksum {
+    /// Lowercase hex SHA-256 of the content (the local store).
+    Sha256,
+    /// Lowercase hex MD5 of the content (lakeFS, for objects uploaded through its API).
+    Md5,
+}
+
+impl Checksum {
+    /// Whether `checksum` has this algorithm's form. A lakeFS object imported by other means
+    /// may carry a checksum of another kind: only its size can be verified.
+    pub fn recognises(self, checksum: &str) -> bool {
+        let len = match self {
+            Checksum::Sha256 => 64,
+            Checksum::Md5 => 32,
+        };
+        checksum.len() == len
+            && checksum
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    }
+}
+
+/// What a two-commit diff reports of one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// Only in the right commit.
+    Added,
+    /// Only in the left commit.
+    Removed,
+    /// In both, with different content.
+    Changed,
+}
+
+/// One changed path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// What happened to it.
+    pub kind: ChangeKind,
+    /// The path.
+    pub path: String,
+}
+
+/// How a merge ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merge {
+    /// The merge commit, now the destination's head. Its parents are `[the destination head it
+    /// was applied to, the source]`.
+    Merged(CommitId),
+    /// A path changed on both sides differently; nothing was written.
+    Conflict,
+    /// The source brings nothing the destination lacks; nothing was written.
+    NoChanges,
+}
+
+/// Why a store operation failed. Messages name what is wrong and never carry credentials.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The repository does not exist.
+    #[error("repository {0} not found")]
+    RepositoryNotFound(String),
+    /// A branch, ref, commit or object does not exist.
+    #[error("{0} not found")]
+    NotFound(String),
+    /// A branch or repository of that name exists already.
+    #[error("{0} already exists")]
+    AlreadyExists(String),
+    /// The store refused the request as invalid (a bad name, a dirty destination…).
+    #[error("{0}")]
+    Invalid(String),
+    /// The credentials were refused.
+    #[error("the store refused the credentials: {0}")]
+    Unauthorized(String),
+    /// Downloaded content does not match the object's size or checksum.
+    #[error("{path}: downloaded content does not match: {detail}")]
+    Corrupt {
+        /// The object.
+        path: String,
+        /// What differs.
+        detail: String,
+    },
+    /// A local file could not be read or written.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, naming the file.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The store failed (a 5xx after the retries, a malformed answer, a broken connection).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// An I/O error while doing `context`.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// A store of repositories: lakeFS ([`crate::lakefs`]) or the embedded local store
+/// ([`crate::local`]). Blocking, and shared by threads: a materialisation downloads objects in
+/// parallel through one `&dyn Store`.
+///
+/// Operations follow lakeFS's semantics (see each method); where a local store could do more
+/// (a compare-and-swap on a branch head), it does not, so that what passes on one backend
+/// passes on the other.
+pub trait Store: Send + Sync + fmt::Debug {
+    /// `lakeFS at http://host:8000` or `local store at /path`: for messages (never a secret).
+    fn describe(&self) -> String;
+
+    /// How this store's object checksums are computed.
+    fn checksum(&self) -> Checksum;
+
+    /// The commit `reference` names in `repository`: a full commit id, or a branch (its
+    /// committed head). `NotFound` when it names nothing.
+    fn get_commit(&self, repository: &str, reference: &str) -> Result<Commit>;
+
+    /// The commits reachable from `reference`, newest first (by creation date, then id), at
+    /// most `limit`.
+    fn log(&self, repository: &str, reference: &str, limit: usize) -> Result<Vec<Commit>>;
+
+    /// The branches and their head commits, by name.
+    fn list_branches(&self, repository: &str) -> Result<Vec<(String, CommitId)>>;
+
+    /// Every object of commit `commit` whose path starts with `prefix`, in byte order of path.
+    fn list_objects(
+        &self,
+        repository: &str,
+        commit: &CommitId,
+        prefix: &str,
+    ) -> Result<Vec<ObjectInfo>>;
+
+    /// Writes `object` of `commit` to the file `dest` (created or truncated), streaming, and
+    /// verifies its size and, when [`Checksum::recognises`] it, its checksum.
+    fn download(
+        &self,
+        repository: &str,
+        commit: &CommitId,
+        object: &ObjectInfo,
+        dest: &Path,
+    ) -> Result<()>;
+
+    /// Creates branch `name` at commit `source`. `AlreadyExists` when the name is taken (an
+    /// atomic create-if-absent).
+    fn create_branch(&self, repository: &str, name: &str, source: &CommitId) -> Result<()>;
+
+    /// Deletes branch `name`, discarding its staged changes (its commits stay).
+    fn delete_branch(&self, repository: &str, name: &str) -> Result<()>;
+
+    /// Stages the content of file `source` at `path` on `branch`.
+    fn upload(
+        &self,
+        repository: &str,
+        branch: &str,
+        path: &str,
+        source: &Path,
+    ) -> Result<ObjectInfo>;
+
+    /// Stages the removal of `path` on `branch` (nothing happens when it does not exist).
+    fn delete_object(&self, repository: &str, branch: &str, path: &str) -> Result<()>;
+
+    /// Commits `branch`'s staged changes: a new commit whose parent is the branch head, which
+    /// becomes the new head. `None` when the staged changes change no path.
+    fn commit(
+        &self,
+        repository: &str,
+        branch: &str,
+        message: &str,
+        metadata: &Metadata,
+    ) -> Result<Option<Commit>>;
+
+    /// Merges the committed head of branch `source` into branch `destination` (whose head it
+    /// is when the merge applies): a 3-way merge against their best common ancestor, always a
+    /// new merge commit, never a fast-forward. A path changed on both sides differently is a
+    /// [`Merge::Conflict`] and nothing is written. `Invalid` when the destination has staged
+    /// changes.
+    fn merge(
+        &self,
+        repository: &str,
+        source: &str,
+        destination: &str,
+        message: &str,
+        metadata: &Metadata,
+    ) -> Result<Merge>;
+
+    /// The paths under `prefix` that differ between commits `left` and `right`, in path order.
+    fn diff(
+        &self,
+        repository: &str,
+        left: &CommitId,
+        right: &CommitId,
+        prefix: &str,
+    ) -> Result<Vec<Change>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_ids_are_64_lowercase_hex() {
+        let id = "a".repeat(64);
+        assert_eq!(CommitId::parse(&id).unwrap().as_str(), id);
+        assert!(CommitId::parse(&"A".repeat(64)).is_none());
+        assert!(CommitId::parse(&"a".repeat(63)).is_none());
+        assert!(CommitId::parse("main").is_none());
+        assert!(Checksum::Md5.recognises("d41d8cd98f00b204e9800998ecf8427e"));
+        assert!(!Checksum::Md5.recognises("\"d41d8cd98f00b204e9800998ecf8427e\""));
+        assert!(!Checksum::Sha256.recognises("d41d8cd98f00b204e9800998ecf8427e"));
+    }
+}
