@@ -11,7 +11,10 @@
 //! - [`checkout`]: materialising a prefix and telling what the handler changed;
 //! - [`publish`]: the fenced publication of those changes.
 
+pub mod checkout;
 pub mod guardrail;
+mod parallel;
+pub mod publish;
 pub mod spec;
 pub mod store;
 
