@@ -73,6 +73,8 @@ pub struct Checkout {
     /// By path relative to the prefix.
     files: BTreeMap<String, Entry>,
     bytes: u64,
+    /// Whether the directory outlives the checkout ([`Checkout::keep`]).
+    kept: bool,
 }
 
 /// What a handler changed in its checkout, by path relative to the prefix.
@@ -183,6 +185,7 @@ pub fn materialise(
         checksum: store.checksum(),
         files: BTreeMap::new(),
         bytes: 0,
+        kept: false,
     };
     std::fs::create_dir_all(dir.parent().unwrap_or(Path::new(".")))
         .and_then(|()| std::fs::create_dir(dir))
@@ -342,7 +345,7 @@ impl Checkout {
             if kind.is_dir() {
                 continue;
             }
-            let relative = relative_name(&self.dir, entry.path());
+            let relative = relative_name(&self.dir, entry.path())?;
             if !kind.is_file() {
                 changes.unsupported.push(relative);
                 continue;
@@ -392,23 +395,36 @@ impl Checkout {
     }
 }
 
+impl Checkout {
+    /// Keeps the directory: the checkout is forgotten, its files stay (an export).
+    pub fn keep(mut self) -> PathBuf {
+        self.kept = true;
+        self.dir.clone()
+    }
+}
+
 impl Drop for Checkout {
     fn drop(&mut self) {
         // Best effort: an attempt's directory must not outlive it, but failing to remove it
         // (a handler that made a file read-only in a read-only directory) is no reason to
         // lose the task's result.
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if !self.kept {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
-/// The `/`-separated path of `path` under `root`.
-fn relative_name(root: &Path, path: &Path) -> String {
+/// The `/`-separated path of `path` under `root`; a name that is not UTF-8 cannot be an
+/// object path.
+pub(crate) fn relative_name(root: &Path, path: &Path) -> Result<String, StoreError> {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+    let parts: Option<Vec<&str>> = relative.components().map(|c| c.as_os_str().to_str()).collect();
+    parts.map(|p| p.join("/")).ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "{} has a name that is not UTF-8, which no object path can hold",
+            path.display()
+        ))
+    })
 }
 
 /// The lowercase hex digest of `file`'s content.

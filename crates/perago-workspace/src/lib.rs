@@ -9,7 +9,8 @@
 //! - `lakefs` (feature `lakefs`): the lakeFS REST client;
 //! - [`spec`] and [`guardrail`]: what a task declares, and the checks of its directory;
 //! - [`checkout`]: materialising a prefix and telling what the handler changed;
-//! - [`publish`]: the fenced publication of those changes.
+//! - [`publish`]: the fenced publication of those changes;
+//! - [`transfer`]: whole trees in and out (`perago workspace import` / `export`).
 
 pub mod checkout;
 pub mod guardrail;
@@ -17,6 +18,7 @@ mod parallel;
 pub mod publish;
 pub mod spec;
 pub mod store;
+pub mod transfer;
 
 pub use spec::{Access, Guardrail, PublishBudget, WorkspaceSpec};
 pub use store::{Checksum, Commit, CommitId, Merge, Metadata, ObjectInfo, Store, StoreError};
