@@ -177,6 +177,11 @@ pub fn materialise(
         });
     }
     let objects = store.list_objects(repository, &commit.id, prefix)?;
+    // Created before the checkout exists: a directory that was there already (the error)
+    // must not be removed by its drop.
+    std::fs::create_dir_all(dir.parent().unwrap_or(Path::new(".")))
+        .and_then(|()| std::fs::create_dir(dir))
+        .map_err(|e| StoreError::io(format!("cannot create {}", dir.display()), e))?;
     let mut checkout = Checkout {
         repository: repository.to_owned(),
         commit,
@@ -187,9 +192,6 @@ pub fn materialise(
         bytes: 0,
         kept: false,
     };
-    std::fs::create_dir_all(dir.parent().unwrap_or(Path::new(".")))
-        .and_then(|()| std::fs::create_dir(dir))
-        .map_err(|e| StoreError::io(format!("cannot create {}", dir.display()), e))?;
     // From here on, dropping `checkout` removes `dir`.
     let relative: Vec<String> = objects
         .iter()

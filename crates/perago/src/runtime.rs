@@ -8,14 +8,18 @@
 //! | 1. the top-level key set: exactly `workspace` and `params` (workspace task) or `params` | `FAILED` |
 //! | 2. `workspace` against `WorkspaceInput` (workspace tasks) | `FAILED` |
 //! | 3. `params` against the task's closed params schema (defaults fill the typed value only) | `FAILED` |
-//! | 4. the local workspace directory (workspace tasks) | `FAILED` |
+//! | 4. materialise the task's prefix of `repository@ref` into a fresh directory (workspace tasks; see [`perago_workspace::checkout`]) | `FAILED` |
 //! | 5. pre guardrails | `FAILED_WITH_TERMINAL_ERROR` |
 //! | 6. the handler: `TaskError::Failed`, `TaskError::Unknown` (any `?` error), a panic | `FAILED` |
 //! |    `TaskError::Terminal` | `FAILED_WITH_TERMINAL_ERROR` |
 //! | 7. the result against the task's closed result schema | `FAILED` |
-//! | 8. post guardrails | `FAILED` |
+//! | 8. a read-only task left its workspace as it found it | `FAILED` |
+//! | 9. post guardrails | `FAILED` |
+//! | 10. read-write: publish the changes (budget, attempt fence, publish fence; see [`perago_workspace::publish`]) | `FAILED` |
 //!
-//! Otherwise the payload is `COMPLETED` with `output` = `{workspace, result}` or `{result}`.
+//! Otherwise the payload is `COMPLETED` with `output` = `{workspace, result}` or `{result}`; a
+//! workspace's `ref` is the publication's merge commit, or the input `ref` when the task is
+//! read-only or changed nothing. The attempt's directory is removed in every case.
 //! A failure carries only `status` and `reasonForIncompletion`: a short diagnosis (the first
 //! violation as `path: message`, or the error's message) cut to
 //! [`RuntimeConfig::reason_max_length`]; the full detail ([`Failure`]) goes to the JSON Lines
@@ -26,10 +30,14 @@ use crate::contracts::workspace_input::WorkspaceInput;
 use crate::task::{Guardrail, Handler, Output, Task, TaskError, TaskKind};
 use crate::workspace::{GuardrailViolation, Workspace, check_guardrail};
 use crate::{Path, Violation, Violations};
+use perago_workspace::checkout::{self, Changes, Checkout, CheckoutError};
+use perago_workspace::publish::{Publication, PublishError, Published, Publisher};
+use perago_workspace::{Access, Store};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The environment variable that sets [`RuntimeConfig::reason_max_length`].
 pub const REASON_MAX_LENGTH_VAR: &str = "PERAGO_FAILURE_REASON_MAX_LENGTH";
@@ -101,14 +109,72 @@ impl RuntimeConfig {
     }
 }
 
-/// Where and how one execution runs.
-#[derive(Debug, Clone, Default)]
+/// Where executions run: settings shared by every task of a process.
+#[derive(Debug, Clone)]
 pub struct ExecutionContext {
-    /// The local workspace directory of a workspace task (its prefix of the input `ref`).
-    /// A workspace task run without one fails.
-    pub workspace_root: Option<PathBuf>,
+    /// The store workspace tasks read and publish to (lakeFS or the local store). A workspace
+    /// task whose input is valid fails when there is none.
+    pub store: Option<Arc<dyn Store>>,
+    /// The directory under which each attempt gets its own fresh workspace directory.
+    pub scratch_dir: PathBuf,
+    /// How many objects a materialisation downloads at once.
+    pub parallel_downloads: usize,
     /// The runtime settings.
     pub config: RuntimeConfig,
+}
+
+impl Default for ExecutionContext {
+    fn default() -> Self {
+        ExecutionContext {
+            store: None,
+            scratch_dir: std::env::temp_dir().join("perago-workspaces"),
+            parallel_downloads: checkout::DEFAULT_PARALLEL_DOWNLOADS,
+            config: RuntimeConfig::default(),
+        }
+    }
+}
+
+/// Who runs one execution: the Conductor task behind it and whether it still owns it.
+pub struct Attempt<'a> {
+    /// The Conductor task id (unique per attempt).
+    pub task_id: &'a str,
+    /// The workflow instance id.
+    pub workflow_id: &'a str,
+    /// Conductor's `retryCount`: 0 for the first attempt.
+    pub attempt: u32,
+    /// The worker running it.
+    pub worker_id: &'a str,
+    /// The attempt fence: `Ok` while this attempt still owns its task (its lease is live, it
+    /// was not abandoned), else why not. Checked before a publication writes and before it
+    /// merges.
+    pub fence: &'a (dyn Fn() -> Result<(), String> + Sync),
+}
+
+impl fmt::Debug for Attempt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Attempt")
+            .field("task_id", &self.task_id)
+            .field("workflow_id", &self.workflow_id)
+            .field("attempt", &self.attempt)
+            .field("worker_id", &self.worker_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The attempt fence of a run outside Conductor: always held.
+fn always_held() -> Result<(), String> {
+    Ok(())
+}
+
+impl Attempt<'static> {
+    /// A run outside Conductor (`run`, tests): task `local`, attempt 0, its fence always held.
+    pub const LOCAL: Attempt<'static> = Attempt {
+        task_id: "local",
+        workflow_id: "local",
+        attempt: 0,
+        worker_id: "local",
+        fence: &always_held,
+    };
 }
 
 /// The status of a Conductor task result.
@@ -182,7 +248,8 @@ pub enum Failure {
         #[serde(default, skip_serializing_if = "is_zero")]
         violations_omitted: usize,
     },
-    /// The local workspace directory is missing or unusable.
+    /// The workspace could not be materialised (no store, an unknown repository or commit,
+    /// a store failure).
     Workspace {
         /// What is wrong.
         message: String,
@@ -212,8 +279,20 @@ pub enum Failure {
         #[serde(default, skip_serializing_if = "is_zero")]
         violations_omitted: usize,
     },
+    /// A read-only task changed its workspace; nothing was published.
+    ReadOnlyChanged {
+        /// What it changed.
+        changes: Changes,
+    },
     /// A post guardrail did not hold.
     PostGuardrail(GuardrailViolation),
+    /// The publication did not land: the budget, a fence, or the store.
+    Publish {
+        /// `budget`, `unsupported`, `attempt_fence`, `publish_fence` or `store`.
+        refused_by: &'static str,
+        /// Why.
+        message: String,
+    },
 }
 
 impl Failure {
@@ -238,7 +317,13 @@ impl Failure {
                 .unwrap_or_else(|| "invalid".to_owned())
         };
         match self {
-            Failure::Input { message, .. } | Failure::Workspace { message } => message.clone(),
+            Failure::Input { message, .. }
+            | Failure::Workspace { message }
+            | Failure::Publish { message, .. } => message.clone(),
+            Failure::ReadOnlyChanged { changes } => format!(
+                "read-only task changed its workspace: {}; nothing published",
+                changes.summary()
+            ),
             Failure::WorkspaceInput { violations, .. } | Failure::Params { violations, .. } => {
                 first(violations)
             }
@@ -379,8 +464,7 @@ impl RuntimeTaskResult {
     }
 }
 
-/// Runs `task` on `input` with the default context: no workspace directory, the default
-/// reason limit.
+/// Runs `task` on `input` with the default context (no store) as a local attempt.
 pub fn execute(task: &Task, input: &Value) -> RuntimeTaskResult {
     execute_with(task, input, &ExecutionContext::default())
 }
@@ -388,9 +472,14 @@ pub fn execute(task: &Task, input: &Value) -> RuntimeTaskResult {
 /// Runs `task` on `input`, the text of a Conductor `inputData`, read strictly: text that is
 /// not JSON, or repeats a key in an object, is a `FAILED` input error at its path, so that a
 /// closed contract never depends on which of two equal keys a parser keeps.
-pub fn execute_json(task: &Task, input: &str, context: &ExecutionContext) -> RuntimeTaskResult {
+pub fn execute_json(
+    task: &Task,
+    input: &str,
+    context: &ExecutionContext,
+    attempt: &Attempt<'_>,
+) -> RuntimeTaskResult {
     match perago_schema::json::parse_strict(input) {
-        Ok(value) => execute_with(task, &value, context),
+        Ok(value) => execute_attempt(task, &value, context, attempt),
         Err(e) => {
             let violation = e.to_violation();
             let failure = Failure::Input {
@@ -403,10 +492,21 @@ pub fn execute_json(task: &Task, input: &str, context: &ExecutionContext) -> Run
     }
 }
 
-/// Runs `task` on `input` (a Conductor `inputData`) in `context`. Never panics on bad input,
-/// and a panicking handler becomes a `FAILED` result.
+/// Runs `task` on `input` (a Conductor `inputData`) in `context` as a local attempt
+/// ([`Attempt::LOCAL`]).
 pub fn execute_with(task: &Task, input: &Value, context: &ExecutionContext) -> RuntimeTaskResult {
-    match run(task, input, context) {
+    execute_attempt(task, input, context, &Attempt::LOCAL)
+}
+
+/// Runs `task` on `input` (a Conductor `inputData`) in `context` for `attempt`. Never panics
+/// on bad input, and a panicking handler becomes a `FAILED` result.
+pub fn execute_attempt(
+    task: &Task,
+    input: &Value,
+    context: &ExecutionContext,
+    attempt: &Attempt<'_>,
+) -> RuntimeTaskResult {
+    match run(task, input, context, attempt) {
         Ok(output) => RuntimeTaskResult::completed(output),
         Err(failure) => RuntimeTaskResult::failed(failure, &context.config),
     }
@@ -448,6 +548,9 @@ pub(crate) struct Stages<'a> {
     params: &'a Value,
     workspace_input: Option<WorkspaceInput>,
     context: &'a ExecutionContext,
+    attempt: &'a Attempt<'a>,
+    /// The attempt's materialised workspace; its directory goes when it is dropped.
+    checkout: Option<Checkout>,
     workspace: Option<Workspace>,
 }
 
@@ -460,29 +563,104 @@ impl fmt::Debug for Stages<'_> {
 }
 
 impl Stages<'_> {
-    /// Steps 4 and 5: the local workspace directory, then the pre guardrails.
+    /// Steps 4 and 5: materialise the workspace, then the pre guardrails.
     fn enter(&mut self) -> Result<(), Failure> {
         let (TaskKind::Workspace(spec), Some(input)) =
             (&self.task.kind, self.workspace_input.take())
         else {
             return Ok(());
         };
-        let Some(root) = &self.context.workspace_root else {
+        let Some(store) = &self.context.store else {
             return Err(Failure::Workspace {
                 message: format!(
-                    "workspace task {} has no local workspace directory",
+                    "workspace task {} has no workspace store: configure lakeFS \
+                     (LAKECTL_SERVER_ENDPOINT_URL) or a local store (--store DIR)",
                     self.task.name
                 ),
             });
         };
-        if !root.is_dir() {
-            return Err(Failure::Workspace {
-                message: format!("workspace directory {} is not a directory", root.display()),
-            });
-        }
-        check_all(spec.pre, root).map_err(Failure::PreGuardrail)?;
-        self.workspace = Some(Workspace::new(input, root.clone(), spec.access));
+        let dir = self.context.scratch_dir.join(attempt_dir_name(self.task, self.attempt));
+        let checkout = checkout::materialise(
+            store.as_ref(),
+            &input.repository,
+            &input.r#ref,
+            spec.prefix,
+            &dir,
+            self.context.parallel_downloads,
+        )
+        .map_err(|e| Failure::Workspace {
+            message: match e {
+                CheckoutError::Store(e) => format!(
+                    "workspace {}@{}: {e}",
+                    input.repository,
+                    short(&input.r#ref)
+                ),
+                e => format!("workspace: {e}"),
+            },
+        })?;
+        check_all(spec.pre, checkout.dir()).map_err(Failure::PreGuardrail)?;
+        self.workspace = Some(Workspace::new(input, checkout.dir(), spec.access));
+        self.checkout = Some(checkout);
         Ok(())
+    }
+
+    /// Steps 8 to 10, after a valid result: the read-only check, the post guardrails, the
+    /// publication. Returns the `workspace` of the output.
+    fn leave(&mut self) -> Result<Option<Value>, Failure> {
+        let (TaskKind::Workspace(spec), Some(checkout), Some(workspace)) =
+            (&self.task.kind, &self.checkout, &mut self.workspace)
+        else {
+            return Ok(None);
+        };
+        let changes = checkout.changes().map_err(|e| Failure::Workspace {
+            message: format!("cannot read the workspace after the handler: {e}"),
+        })?;
+        if spec.access == Access::ReadOnly && !changes.is_empty() {
+            return Err(Failure::ReadOnlyChanged { changes });
+        }
+        check_all(spec.post, checkout.dir()).map_err(Failure::PostGuardrail)?;
+        if spec.access == Access::ReadWrite {
+            let store = self.context.store.as_deref().ok_or_else(|| Failure::Workspace {
+                message: "the workspace store went away".to_owned(),
+            })?;
+            let publisher = Publisher {
+                task_type: self.task.name.to_owned(),
+                task_id: self.attempt.task_id.to_owned(),
+                workflow_id: self.attempt.workflow_id.to_owned(),
+                attempt: self.attempt.attempt,
+                worker_id: self.attempt.worker_id.to_owned(),
+            };
+            let publication = Publication {
+                store,
+                checkout,
+                changes: &changes,
+                branch: workspace.branch(),
+                publisher: &publisher,
+                budget: spec.publish_budget,
+            };
+            match publication.run(self.attempt.fence) {
+                Ok(Published::NoChange) => {}
+                Ok(Published::Merged(commit)) => workspace.set_published(commit.to_string()),
+                Err(e) => {
+                    let refused_by = match &e {
+                        PublishError::Budget { .. } => "budget",
+                        PublishError::Unsupported(_) => "unsupported",
+                        PublishError::AttemptFence(_) => "attempt_fence",
+                        PublishError::PublishFence(_) => "publish_fence",
+                        PublishError::Store(_) => "store",
+                    };
+                    return Err(Failure::Publish {
+                        refused_by,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        serde_json::to_value(workspace.output())
+            .map(Some)
+            .map_err(|e| Failure::Workspace {
+                message: format!("workspace output cannot be serialised: {e}"),
+            })
     }
 
     /// Step 6, under `catch_unwind`; the panic goes to the log record, not to the panic hook.
@@ -657,7 +835,34 @@ fn top_level<'v>(task: &Task, input: &'v Value) -> Result<&'v Map<String, Value>
     })
 }
 
-fn run(task: &Task, input: &Value, context: &ExecutionContext) -> Result<Value, Failure> {
+/// The first 12 characters of a ref, for messages.
+fn short(reference: &str) -> &str {
+    reference.get(..12).unwrap_or(reference)
+}
+
+/// `<task>-<task id>-<attempt>-<n>`: one fresh directory per attempt, even for two runs of
+/// one attempt in one process.
+fn attempt_dir_name(task: &Task, attempt: &Attempt<'_>) -> String {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!(
+        "{}-{}-{}-{}-{n}",
+        task.name,
+        attempt.task_id,
+        attempt.attempt,
+        std::process::id()
+    );
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect()
+}
+
+fn run(
+    task: &Task,
+    input: &Value,
+    context: &ExecutionContext,
+    attempt: &Attempt<'_>,
+) -> Result<Value, Failure> {
     let map = top_level(task, input)?;
     let workspace_input = match task.kind {
         TaskKind::WorkspaceFree => None,
@@ -675,18 +880,14 @@ fn run(task: &Task, input: &Value, context: &ExecutionContext) -> Result<Value, 
         params: &map["params"],
         workspace_input,
         context,
+        attempt,
+        checkout: None,
         workspace: None,
     };
     let result = (task.run.0)(&mut stages)?;
     let mut output = Map::new();
-    if let Some(workspace) = &stages.workspace {
-        if let TaskKind::Workspace(spec) = &task.kind {
-            check_all(spec.post, workspace.root()).map_err(Failure::PostGuardrail)?;
-        }
-        let ws = serde_json::to_value(workspace.output()).map_err(|e| Failure::Workspace {
-            message: format!("workspace output cannot be serialised: {e}"),
-        })?;
-        output.insert("workspace".to_owned(), ws);
+    if let Some(workspace) = stages.leave()? {
+        output.insert("workspace".to_owned(), workspace);
     }
     output.insert("result".to_owned(), result);
     Ok(Value::Object(output))

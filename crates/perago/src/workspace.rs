@@ -1,12 +1,8 @@
-//! The workspace a workspace task works in: the validated `WorkspaceInput`, the local directory
-//! holding the task's prefix of the input `ref`, and the access mode.
-//!
-//! Today the local directory is given (`--workspace-dir`, or
-//! [`ExecutionContext::workspace_root`](crate::runtime::ExecutionContext::workspace_root)). The
-//! storage layer will download `repository@ref` (the task's prefix of it) into a fresh directory
-//! per attempt and, for a read-write task, publish what the handler wrote: the publication's
-//! commit then replaces `ref` in [`Workspace::output`]. A read-only or no-op completion keeps the
-//! input `ref`.
+//! The workspace a workspace task works in: the validated `WorkspaceInput`, the directory
+//! holding the task's prefix of the input `ref` (materialised fresh for each attempt, see
+//! [`crate::runtime`]), and the access mode. For a read-write task, the runtime publishes what
+//! the handler wrote there: the publication's commit then replaces `ref` in
+//! [`Workspace::output`]. A read-only or no-op completion keeps the input `ref`.
 
 use crate::contracts::workspace_input::WorkspaceInput;
 use crate::contracts::workspace_output::{WorkspaceOutput, WorkspaceOutputRefType};
@@ -21,7 +17,7 @@ pub struct Workspace {
     input: WorkspaceInput,
     root: PathBuf,
     access: Access,
-    /// The commit a publication produced (set by the storage layer; none yet).
+    /// The commit a publication produced.
     published: Option<String>,
 }
 
@@ -69,6 +65,11 @@ impl Workspace {
     /// Read-only or read-write.
     pub fn access(&self) -> Access {
         self.access
+    }
+
+    /// Records the commit a publication produced.
+    pub(crate) fn set_published(&mut self, commit: String) {
+        self.published = Some(commit);
     }
 
     /// The `workspace` of a completed output: the input's repository and branch, and the

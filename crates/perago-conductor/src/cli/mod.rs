@@ -6,7 +6,7 @@
 //! }
 //! ```
 //!
-//! - `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE]`: one local execution of a
+//! - `run <task> --input FILE|- [--store DIR] [--log FILE]`: one local execution of a
 //!   task on a Conductor `inputData` document; prints the Conductor payload (pretty JSON) and
 //!   writes the JSON Lines log record to `--log` (appended) or standard error. Exit 0 on
 //!   `COMPLETED`, 1 on `FAILED` / `FAILED_WITH_TERMINAL_ERROR`, 2 on a usage, input-file or
@@ -26,6 +26,7 @@
 
 pub mod publish;
 pub mod run;
+pub mod store;
 pub mod taskdefs;
 pub mod tasks;
 pub mod worker;

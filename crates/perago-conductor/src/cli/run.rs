@@ -1,4 +1,5 @@
-//! `run <task> --input FILE|- [--workspace-dir DIR] [--log FILE] [--max-document-bytes SIZE]`.
+//! `run <task> --input FILE|- [--store DIR | --lakefs-endpoint URL ...] [--log FILE]
+//! [--max-document-bytes SIZE]`.
 
 use super::{CommandError, EXIT_FAILED, EXIT_OK, open_log, output_error};
 use perago::log::{JsonLines, TaskRecord};
@@ -16,9 +17,9 @@ pub struct RunArgs {
     /// The Conductor inputData: a JSON file, or `-` for standard input.
     #[arg(long, value_name = "FILE|-")]
     pub input: String,
-    /// The local workspace directory of a workspace task (its prefix of the input ref).
-    #[arg(long, value_name = "DIR")]
-    pub workspace_dir: Option<PathBuf>,
+    /// Where a workspace task finds its repository.
+    #[command(flatten)]
+    pub store: super::store::StoreArgs,
     /// Append the JSON Lines log record to FILE instead of writing it to standard error.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
@@ -43,27 +44,11 @@ pub fn run(
         )
         .into());
     };
-    match (task.workspace(), &args.workspace_dir) {
-        (Some(_), None) => {
-            return Err(format!(
-                "`{}` is a workspace task: give --workspace-dir DIR, the local directory of its \
-                 workspace",
-                task.name
-            )
-            .into());
-        }
-        (Some(_), Some(dir)) if !dir.is_dir() => {
-            return Err(format!("--workspace-dir {}: not a directory", dir.display()).into());
-        }
-        (None, Some(_)) => {
-            return Err(format!(
-                "--workspace-dir is only for workspace tasks; `{}` is workspace-free",
-                task.name
-            )
-            .into());
-        }
-        _ => {}
-    }
+    let lookup = |var: &str| std::env::var(var).ok();
+    let store = match task.workspace() {
+        Some(_) => Some(args.store.choose(lookup)?.open()?),
+        None => None,
+    };
     let limit = perago_schema::input::document_limit(args.max_document_bytes.as_deref(), |var| {
         std::env::var(var).ok()
     })?;
@@ -75,8 +60,9 @@ pub fn run(
         .map_err(|e| format!("{}: not a JSON document: {e}", args.input))?;
     drop(bytes);
     let context = ExecutionContext {
-        workspace_root: args.workspace_dir.clone(),
+        store,
         config,
+        ..ExecutionContext::default()
     };
     let result = execute_with(task, &input, &context);
     let payload = serde_json::to_string_pretty(&result.conductor_payload())

@@ -1,7 +1,7 @@
 //! `worker [--conductor-url URL] [--concurrency N] [--task-concurrency TASK=N]... [--task TASK]...
 //! [--domain D] [--worker-id ID] [--poll-interval D] [--poll-timeout D] [--request-timeout D]
 //! [--update-retry-horizon D] [--max-poll-bytes SIZE] [--shutdown-grace D]
-//! [--workspace-dir DIR] [--log FILE]`: serve the binary's tasks against a Conductor server
+//! [--store DIR | --lakefs-endpoint URL ...] [--log FILE]`: serve the binary's tasks against a Conductor server
 //! until SIGINT or SIGTERM (see [`crate::worker`]).
 //!
 //! Every flag has an environment variable; a flag wins over its variable. The auth token is
@@ -66,9 +66,9 @@ pub struct WorkerArgs {
     /// [env: PERAGO_WORKER_SHUTDOWN_GRACE]
     #[arg(long, value_name = "DURATION")]
     pub shutdown_grace: Option<String>,
-    /// The local workspace directory of workspace tasks [env: PERAGO_WORKSPACE_DIR]
-    #[arg(long, value_name = "DIR")]
-    pub workspace_dir: Option<PathBuf>,
+    /// Where workspace tasks find their repositories.
+    #[command(flatten)]
+    pub store: super::store::StoreArgs,
     /// Append the JSON Lines log to FILE instead of standard error [env: PERAGO_WORKER_LOG]
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
@@ -147,11 +147,15 @@ impl WorkerArgs {
             config.max_poll_bytes =
                 perago_schema::input::parse_size(&value).map_err(|e| format!("{name}: {e}"))?;
         }
-        config.workspace_dir = self
-            .workspace_dir
-            .clone()
-            .or_else(|| env("PERAGO_WORKSPACE_DIR").map(PathBuf::from));
         Ok(config)
+    }
+
+    /// Whether a task the worker serves is a workspace task.
+    fn serves_workspace_tasks(&self, registry: &Registry, config: &WorkerConfig) -> bool {
+        registry.iter().any(|t| {
+            t.workspace().is_some()
+                && (config.tasks.is_empty() || config.tasks.iter().any(|n| n == t.name))
+        })
     }
 }
 
@@ -201,7 +205,11 @@ fn duration(name: &str, value: &str) -> Result<Duration, String> {
 
 /// Runs the worker until SIGINT or SIGTERM; `Err` is a usage or configuration error.
 pub fn run(registry: &Registry, args: &WorkerArgs) -> Result<u8, CommandError> {
-    let config = args.config(|var| std::env::var(var).ok())?;
+    let lookup = |var: &str| std::env::var(var).ok();
+    let mut config = args.config(lookup)?;
+    if args.serves_workspace_tasks(registry, &config) {
+        config.store = Some(args.store.choose(lookup)?.open()?);
+    }
     let log = match &args.log {
         Some(path) => Worker::log_to(open_log(path)?),
         None => match std::env::var("PERAGO_WORKER_LOG") {

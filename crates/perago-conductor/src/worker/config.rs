@@ -3,8 +3,9 @@
 use crate::tasks::MAX_POLL_TIMEOUT;
 use crate::{AuthToken, Backoff, DEFAULT_MAX_BODY_BYTES};
 use perago::runtime::RuntimeConfig;
+use perago_workspace::Store;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How a worker polls, runs and reports. Build it with [`WorkerConfig::new`] and adjust the
@@ -53,8 +54,9 @@ pub struct WorkerConfig {
     /// The largest poll answer read (default 256 MiB). The tasks of a larger answer that were
     /// read whole still run; the one it broke off in is logged as lost.
     pub max_poll_bytes: u64,
-    /// The local workspace directory given to workspace tasks.
-    pub workspace_dir: Option<PathBuf>,
+    /// The store workspace tasks read and publish to (lakeFS or the local store); required
+    /// when a workspace task is served.
+    pub store: Option<Arc<dyn Store>>,
     /// The runtime's settings (the `reasonForIncompletion` limit).
     pub runtime: RuntimeConfig,
 }
@@ -85,7 +87,7 @@ impl WorkerConfig {
             shutdown_grace: Duration::from_secs(20),
             request_timeout: Duration::from_secs(10),
             max_poll_bytes: DEFAULT_MAX_BODY_BYTES,
-            workspace_dir: None,
+            store: None,
             runtime: RuntimeConfig::default(),
         }
     }
@@ -128,14 +130,6 @@ impl WorkerConfig {
         }
         if self.max_poll_bytes == 0 {
             return Err("the poll answer limit must be more than 0 bytes".to_owned());
-        }
-        if let Some(dir) = &self.workspace_dir
-            && !dir.is_dir()
-        {
-            return Err(format!(
-                "the workspace directory {} is not a directory",
-                dir.display()
-            ));
         }
         Ok(())
     }

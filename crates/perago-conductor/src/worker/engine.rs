@@ -15,7 +15,8 @@ use crate::tasks::{
 use crate::{Client, Error};
 use perago::log::TaskRecord;
 use perago::runtime::{
-    ExecutionContext, Failure, RuntimeTaskResult, TaskStatus, execute_json, panic_message,
+    Attempt, ExecutionContext, Failure, RuntimeTaskResult, TaskStatus, execute_json,
+    panic_message,
 };
 use perago::task::Task;
 use serde_json::{Map, Value};
@@ -128,6 +129,11 @@ pub(crate) enum Phase {
 pub(crate) struct Lease {
     every: Duration,
     next: Instant,
+    /// The task's `responseTimeoutSeconds`.
+    timeout: Duration,
+    /// When Conductor stops waiting for this worker: the poll or the last successful
+    /// extension, plus the timeout. Past it, the attempt fence is down.
+    expires: Instant,
 }
 
 /// A task handed to an executor.
@@ -220,6 +226,27 @@ impl Shared {
         self.client
             .clone()
             .with_timeout(self.config.poll_timeout + self.config.request_timeout)
+    }
+
+    /// The attempt fence of in-flight task `key`: held while the task was not abandoned and
+    /// its lease has not lapsed.
+    pub(crate) fn attempt_fence(&self, key: u64) -> Result<(), String> {
+        let st = self.lock();
+        let Some(entry) = st.in_flight.get(&key) else {
+            return Err(
+                "the task was abandoned at shutdown and reported FAILED; another attempt may \
+                 run it"
+                    .to_owned(),
+            );
+        };
+        match entry.lease {
+            Some(lease) if Instant::now() >= lease.expires => Err(format!(
+                "the task's lease lapsed (responseTimeoutSeconds={}, not extended in time); \
+                 Conductor may have handed it to another worker",
+                lease.timeout.as_secs()
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Wakes every waiter: a shutdown was requested.
@@ -408,12 +435,13 @@ fn queue(shared: &Shared, type_idx: usize, received: Vec<Arc<PolledTask>>) {
             let key = st.next_key;
             st.next_key += 1;
             let lease = task.response_timeout_seconds.map(|secs| {
-                let every = Duration::from_secs(secs.min(MAX_LEASE_SECONDS))
-                    .mul_f64(config.lease_fraction)
-                    .max(MIN_LEASE_INTERVAL);
+                let timeout = Duration::from_secs(secs.min(MAX_LEASE_SECONDS));
+                let every = timeout.mul_f64(config.lease_fraction).max(MIN_LEASE_INTERVAL);
                 Lease {
                     every,
                     next: after(now, every),
+                    timeout,
+                    expires: after(now, timeout),
                 }
             });
             if let (Some(lease), Some(waiting)) = (&lease, st.lease_waiting) {
@@ -464,7 +492,17 @@ fn run_job(shared: &Shared, client: &Client, job: Job) {
         return; // abandoned before it started: reported FAILED at shutdown
     };
     let spec = shared.types[type_idx].task;
-    let result = execute_json(spec, task.input_data.get(), &shared.context);
+    let fence = || shared.attempt_fence(key);
+    let attempt = Attempt {
+        task_id: &task.task_id,
+        workflow_id: &task.workflow_instance_id,
+        attempt: task
+            .retry_count
+            .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+        worker_id: &shared.config.worker_id,
+        fence: &fence,
+    };
+    let result = execute_json(spec, task.input_data.get(), &shared.context, &attempt);
     let record = TaskRecord::of(
         &result,
         spec.name,
@@ -645,7 +683,7 @@ pub(crate) fn report_result(
 pub(crate) fn leases(shared: &Shared) {
     let client = shared.connection();
     loop {
-        let due: Vec<(usize, Arc<PolledTask>)> = {
+        let due: Vec<(u64, usize, Arc<PolledTask>)> = {
             let mut st = shared.lock();
             loop {
                 if st.stopped {
@@ -654,12 +692,12 @@ pub(crate) fn leases(shared: &Shared) {
                 let now = Instant::now();
                 let mut due = Vec::new();
                 let mut next: Option<Instant> = None;
-                for entry in st.in_flight.values_mut() {
+                for (key, entry) in st.in_flight.iter_mut() {
                     let (Phase::Running, Some(lease)) = (&entry.phase, entry.lease.as_mut()) else {
                         continue;
                     };
                     if lease.next <= now {
-                        due.push((entry.type_idx, Arc::clone(&entry.task)));
+                        due.push((*key, entry.type_idx, Arc::clone(&entry.task)));
                         lease.next = after(now, lease.every);
                     }
                     next = Some(next.map_or(lease.next, |n| n.min(lease.next)));
@@ -681,10 +719,17 @@ pub(crate) fn leases(shared: &Shared) {
                 st.lease_waiting = None;
             }
         };
-        for (type_idx, task) in due {
+        for (key, type_idx, task) in due {
             let extend = TaskResult::extend_lease(&task, &shared.config.worker_id);
+            let sent = Instant::now();
             match tasks::update(&client, &extend) {
-                Ok(_) => shared.lock().summary.lease_extensions += 1,
+                Ok(_) => {
+                    let mut st = shared.lock();
+                    st.summary.lease_extensions += 1;
+                    if let Some(lease) = st.in_flight.get_mut(&key).and_then(|f| f.lease.as_mut()) {
+                        lease.expires = after(sent, lease.timeout);
+                    }
+                }
                 Err(error) => {
                     shared.event(&Event::LeaseError {
                         task_type: shared.types[type_idx].task.name,

@@ -160,12 +160,12 @@ impl Worker {
         if types.is_empty() {
             return Err(WorkerError("there is no task to serve".to_owned()));
         }
-        if config.workspace_dir.is_none()
+        if config.store.is_none()
             && let Some(t) = types.iter().find(|t| t.task.workspace().is_some())
         {
             return Err(WorkerError(format!(
-                "`{}` is a workspace task: give a workspace directory (--workspace-dir DIR or \
-                 PERAGO_WORKSPACE_DIR), or serve only workspace-free tasks (--task NAME)",
+                "`{}` is a workspace task: give the worker a store (lakeFS or a local store), \
+                 or serve only workspace-free tasks (--task NAME)",
                 t.task.name
             )));
         }
@@ -188,8 +188,9 @@ impl Worker {
             ..State::default()
         };
         let context = ExecutionContext {
-            workspace_root: config.workspace_dir.clone(),
+            store: config.store.clone(),
             config: config.runtime,
+            ..ExecutionContext::default()
         };
         Ok(Worker {
             shared: Arc::new(Shared {
