@@ -1,6 +1,8 @@
-//! The commands: `perago schemas`, `perago validate` and `perago completion`.
+//! The commands: `perago schemas`, `perago validate`, `perago completion`, `perago codegen`
+//! and `perago workspace`.
 
 use crate::completion::{self, CompletionCommand};
+use crate::workspace::{self, WorkspaceCommand};
 use crate::documents::{Failure, count, open, read};
 use crate::output::{Checked, Format, Report};
 use clap::{Args, Parser, Subcommand};
@@ -51,6 +53,14 @@ enum Command {
     /// Exit status: 0 when the files were written (or, with --check, are fresh), 1 when --check
     /// finds stale files, 2 on a schema or I/O error.
     Codegen(CodegenArgs),
+    /// The repositories workspace tasks work on: the embedded local store (the default, see
+    /// --store) or lakeFS (when LAKECTL_SERVER_ENDPOINT_URL is set).
+    ///
+    /// Exit status: 0 on success, 2 on a usage, store or I/O error.
+    Workspace {
+        #[command(subcommand)]
+        command: WorkspaceCommand,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -100,6 +110,7 @@ pub fn run() -> ExitCode {
         Command::Validate(args) => validate(&args, limit),
         Command::Completion { command } => completion::run(&command, limit),
         Command::Codegen(args) => codegen(&args),
+        Command::Workspace { command } => workspace::run(&command),
     });
     match result {
         Ok(code) => code,

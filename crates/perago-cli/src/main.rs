@@ -1,12 +1,13 @@
 //! `perago`: validate documents against perago's contract schemas, or any schema in the
 //! supported subset; classify worker-completion/v1 submissions and derive their follow-ups;
-//! generate Rust from schemas.
+//! generate Rust from schemas; manage the repositories of workspace tasks.
 
 mod cli;
 mod completion;
 mod documents;
 mod locate;
 mod output;
+mod workspace;
 
 fn main() -> std::process::ExitCode {
     cli::run()
