@@ -1,5 +1,6 @@
-//! A Conductor-compatible HTTP server for tests, and [`process`]: the built binaries run as
-//! child processes, the way end-to-end tests start them.
+//! A Conductor-compatible HTTP server for tests, a lakeFS-compatible one
+//! ([`lakefs`]), and [`process`]: the built binaries run as child processes,
+//! the way end-to-end tests start them.
 //!
 //! Conductor itself cannot run where perago is built and tested, so every
 //! Conductor-facing test starts a [`TestServer`] on `127.0.0.1` instead. It
@@ -58,6 +59,7 @@
 mod faults;
 mod ids;
 mod jackson;
+pub mod lakefs;
 mod metadata;
 pub mod process;
 mod reply;
