@@ -233,11 +233,12 @@ enum Field {
     StrList,
 }
 
-/// The JSON body of each operation that has one: schema name, fields
-/// (name, type, required), and whether the body itself is required.
-fn body_schema(
-    operation: Operation,
-) -> Option<(&'static str, &'static [(&'static str, Field, bool)], bool)> {
+/// A JSON request body's schema: its name, its fields (name, type,
+/// required), and whether the body itself is required.
+type BodySchema = (&'static str, &'static [(&'static str, Field, bool)], bool);
+
+/// The JSON body of each operation that has one.
+fn body_schema(operation: Operation) -> Option<BodySchema> {
     use Field::{Bool, Int, Str, StrList, StrMap};
     use Operation as O;
     Some(match operation {
