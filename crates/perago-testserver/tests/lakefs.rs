@@ -2050,6 +2050,29 @@ fn a_merge_that_sees_the_head_move_recomputes_and_lands_on_top() {
 }
 
 #[test]
+fn a_merge_that_loses_ten_races_is_429() {
+    let (server, lake) = started();
+    lake.create_branch("repo", "src", "main");
+    lake.upload("repo", "src", "s", b"s");
+    lake.commit("repo", "src", &json!({"message": "src"}));
+    for i in 0..10 {
+        server.before_merge("repo", "main", move |handle| {
+            handle
+                .put_object("repo", "main", &format!("moved/{i}"), vec![i])
+                .unwrap();
+            handle.commit("repo", "main", "moved").unwrap();
+        });
+    }
+    lake.merge("repo", "src", "main", &json!({}))
+        .error(429, "Too many attempts, try again later");
+    assert!(server.object("repo", "main", "s").is_none());
+    assert!(server.object("repo", "main", "moved/9").is_some());
+    // With no hooks left, the next try lands.
+    assert_eq!(lake.merge("repo", "src", "main", &json!({})).status, 200);
+    assert!(server.object("repo", "main", "s").is_some());
+}
+
+#[test]
 fn concurrent_merges_into_one_branch_both_land() {
     let (server, lake) = started();
     lake.upload("repo", "main", "base", b"b");
