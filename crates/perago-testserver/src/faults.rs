@@ -1,6 +1,10 @@
 //! Injected faults: error statuses, canned raw answers, dropped connections,
-//! slow bodies and delays, aimed at a [`Route`] so failure tests can hit
-//! exactly the calls they are about.
+//! slow bodies and delays, aimed at some requests only so failure tests can
+//! hit exactly the calls they are about.
+//!
+//! The bookkeeping is shared by both servers; what a fault is aimed at is
+//! theirs: the Conductor server uses a [`Route`], the lakeFS server a
+//! [`crate::lakefs::Target`]. Callers pass the request's test as a closure.
 
 use crate::{RawReply, Route};
 use std::time::Duration;
@@ -8,8 +12,8 @@ use std::time::Duration;
 /// What a pending fault does to the request it catches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Action {
-    /// Answer with this status and a Conductor error body.
-    Status(u16),
+    /// Answer with this status and the server's error body carrying this message.
+    Status(u16, String),
     /// Answer with exactly this, without handling the request.
     Reply(RawReply),
     /// Close the connection without answering.
@@ -20,21 +24,31 @@ pub(crate) enum Action {
 }
 
 #[derive(Debug, Clone)]
-struct Pending {
-    route: Route,
+struct Pending<M> {
+    route: M,
     remaining: usize,
     action: Action,
 }
 
-/// Pending faults (first match wins, each used `times` times) and standing delays.
-#[derive(Debug, Default)]
-pub(crate) struct Faults {
-    pending: Vec<Pending>,
-    delays: Vec<(Route, Duration)>,
+/// Pending faults (first match wins, each used `times` times) and standing
+/// delays, each aimed at the requests an `M` matches.
+#[derive(Debug)]
+pub(crate) struct Faults<M = Route> {
+    pending: Vec<Pending<M>>,
+    delays: Vec<(M, Duration)>,
 }
 
-impl Faults {
-    pub(crate) fn add(&mut self, route: Route, times: usize, action: Action) {
+impl<M> Default for Faults<M> {
+    fn default() -> Self {
+        Faults {
+            pending: Vec::new(),
+            delays: Vec::new(),
+        }
+    }
+}
+
+impl<M: PartialEq> Faults<M> {
+    pub(crate) fn add(&mut self, route: M, times: usize, action: Action) {
         if times > 0 {
             self.pending.push(Pending {
                 route,
@@ -45,7 +59,7 @@ impl Faults {
     }
 
     /// Sets (or with zero, removes) the delay for `route`.
-    pub(crate) fn set_delay(&mut self, route: Route, delay: Duration) {
+    pub(crate) fn set_delay(&mut self, route: M, delay: Duration) {
         self.delays.retain(|(r, _)| *r != route);
         if !delay.is_zero() {
             self.delays.push((route, delay));
@@ -57,22 +71,19 @@ impl Faults {
         self.delays.clear();
     }
 
-    /// The longest delay of the routes `request` matches.
-    pub(crate) fn delay_for(&self, method: &str, segments: &[String]) -> Duration {
+    /// The longest delay of the routes `matches` accepts.
+    pub(crate) fn delay_for(&self, matches: impl Fn(&M) -> bool) -> Duration {
         self.delays
             .iter()
-            .filter(|(route, _)| route.matches(method, segments))
+            .filter(|(route, _)| matches(route))
             .map(|(_, d)| *d)
             .max()
             .unwrap_or(Duration::ZERO)
     }
 
-    /// Consumes one use of the first pending fault matching the request.
-    pub(crate) fn take(&mut self, method: &str, segments: &[String]) -> Option<Action> {
-        let index = self
-            .pending
-            .iter()
-            .position(|p| p.route.matches(method, segments))?;
+    /// Consumes one use of the first pending fault whose route `matches` accepts.
+    pub(crate) fn take(&mut self, matches: impl Fn(&M) -> bool) -> Option<Action> {
+        let index = self.pending.iter().position(|p| matches(&p.route))?;
         let pending = &mut self.pending[index];
         pending.remaining -= 1;
         if pending.remaining == 0 {
@@ -131,13 +142,18 @@ mod tests {
     #[test]
     fn faults_are_used_up_in_order() {
         let mut faults = Faults::default();
-        faults.add(Route::UpdateTask, 2, Action::Status(500));
+        let boom = Action::Status(500, "boom".into());
+        faults.add(Route::UpdateTask, 2, boom.clone());
         faults.add(Route::Any, 1, Action::Drop);
         let update = segs("/api/tasks");
-        assert_eq!(faults.take("GET", &segs("/health")), Some(Action::Drop));
-        assert_eq!(faults.take("POST", &update), Some(Action::Status(500)));
-        assert_eq!(faults.take("POST", &update), Some(Action::Status(500)));
-        assert_eq!(faults.take("POST", &update), None);
+        let health = segs("/health");
+        let take = |faults: &mut Faults, method: &str, segments: &[String]| {
+            faults.take(|r: &Route| r.matches(method, segments))
+        };
+        assert_eq!(take(&mut faults, "GET", &health), Some(Action::Drop));
+        assert_eq!(take(&mut faults, "POST", &update), Some(boom.clone()));
+        assert_eq!(take(&mut faults, "POST", &update), Some(boom));
+        assert_eq!(take(&mut faults, "POST", &update), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! A Conductor-compatible HTTP server for tests, and [`process`]: the built binaries run as
-//! child processes, the way end-to-end tests start them.
+//! A Conductor-compatible HTTP server for tests, a lakeFS-compatible one
+//! ([`lakefs`]), and [`process`]: the built binaries run as child processes,
+//! the way end-to-end tests start them.
 //!
 //! Conductor itself cannot run where perago is built and tested, so every
 //! Conductor-facing test starts a [`TestServer`] on `127.0.0.1` instead. It
@@ -58,6 +59,7 @@
 mod faults;
 mod ids;
 mod jackson;
+pub mod lakefs;
 mod metadata;
 pub mod process;
 mod reply;
@@ -400,13 +402,7 @@ impl TestServer {
     /// # Panics
     /// If no loopback port can be bound or the runtime cannot start.
     pub fn start_with(options: Options) -> TestServer {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("perago-testserver")
-            .enable_io()
-            .enable_time()
-            .build()
-            .expect("perago-testserver: cannot start its tokio runtime");
+        let runtime = server::runtime("perago-testserver");
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .expect("perago-testserver: cannot bind 127.0.0.1:0");
         let port = listener
@@ -599,7 +595,8 @@ impl TestServer {
     /// and a Conductor error body, without touching the state (the request is
     /// still recorded).
     pub fn fail_next(&self, route: Route, times: usize, status: u16) {
-        self.add_fault(route, times, faults::Action::Status(status));
+        let message = format!("Injected fault: HTTP {status}");
+        self.add_fault(route, times, faults::Action::Status(status, message));
     }
 
     /// The next `times` requests matching `route` are answered with `reply`

@@ -3,7 +3,9 @@
 //! The accept loop owns every connection task, so stopping it can close the
 //! listener *and* all open connections: a stopped server refuses new
 //! connections and kept-alive ones fail, as a real outage looks to a client.
-//! Each request is recorded, then delayed/faulted as configured, then routed.
+//! The loop serves any [`Service`]: the Conductor server's (below: each
+//! request is recorded, then delayed/faulted as configured, then routed) and
+//! the lakeFS server's ([`crate::lakefs`]).
 //! Bodies go out whole, or trickled for [`Action::SlowBody`].
 
 use crate::RecordedRequest;
@@ -28,6 +30,35 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+/// What the accept loop serves: one call per request, on the runtime.
+pub(crate) trait Service: Send + Sync + 'static {
+    /// Answers `request`, or closes the connection without an answer.
+    fn call(
+        self: Arc<Self>,
+        request: hyper::Request<Incoming>,
+    ) -> impl Future<Output = Result<hyper::Response<Body>, DroppedConnection>> + Send;
+}
+
+impl Service for Shared {
+    fn call(
+        self: Arc<Self>,
+        request: hyper::Request<Incoming>,
+    ) -> impl Future<Output = Result<hyper::Response<Body>, DroppedConnection>> + Send {
+        handle(self, request)
+    }
+}
+
+/// The private runtime a server's HTTP side runs on.
+pub(crate) fn runtime(name: &str) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name(name)
+        .enable_io()
+        .enable_time()
+        .build()
+        .unwrap_or_else(|e| panic!("{name}: cannot start its tokio runtime: {e}"))
+}
+
 /// A running accept loop; [`Listening::stop`] ends it and its connections.
 #[derive(Debug)]
 pub(crate) struct Listening {
@@ -37,9 +68,9 @@ pub(crate) struct Listening {
 
 impl Listening {
     /// Starts serving `listener` on `runtime`.
-    pub(crate) fn start(
+    pub(crate) fn start<S: Service>(
         runtime: &Handle,
-        shared: Arc<Shared>,
+        shared: Arc<S>,
         listener: std::net::TcpListener,
     ) -> std::io::Result<Listening> {
         listener.set_nonblocking(true)?;
@@ -66,9 +97,9 @@ impl Listening {
     }
 }
 
-async fn accept_loop(
+async fn accept_loop<S: Service>(
     listener: tokio::net::TcpListener,
-    shared: Arc<Shared>,
+    shared: Arc<S>,
     mut shutdown: oneshot::Receiver<()>,
     done: mpsc::Sender<()>,
 ) {
@@ -92,8 +123,8 @@ async fn accept_loop(
     let _ = done.send(());
 }
 
-async fn serve_connection(stream: tokio::net::TcpStream, shared: Arc<Shared>) {
-    let service = service_fn(move |request| handle(Arc::clone(&shared), request));
+async fn serve_connection<S: Service>(stream: tokio::net::TcpStream, shared: Arc<S>) {
+    let service = service_fn(move |request| Arc::clone(&shared).call(request));
     let _ = http1::Builder::new()
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service)
@@ -102,7 +133,7 @@ async fn serve_connection(stream: tokio::net::TcpStream, shared: Arc<Shared>) {
 
 /// Returned to hyper to close a connection without answering ([`Action::Drop`]).
 #[derive(Debug)]
-struct DroppedConnection;
+pub(crate) struct DroppedConnection;
 
 impl fmt::Display for DroppedConnection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -155,22 +186,15 @@ async fn handle(
         });
         s.touch();
         let index = s.requests_cleared + s.requests.len() - 1;
-        let delay = s.faults.delay_for(&request.method, &request.segments);
-        (
-            index,
-            delay,
-            s.faults.take(&request.method, &request.segments),
-        )
+        let matches = |route: &crate::Route| route.matches(&request.method, &request.segments);
+        (index, s.faults.delay_for(matches), s.faults.take(matches))
     });
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
     let (response, status) = match fault {
         Some(Action::Drop) => return Err(DroppedConnection),
-        Some(Action::Status(status)) => respond(
-            Reply::error(status, format!("Injected fault: HTTP {status}")),
-            None,
-        ),
+        Some(Action::Status(status, message)) => respond(Reply::error(status, message), None),
         Some(Action::Reply(raw)) => build(raw.status, &raw.headers, Bytes::from(raw.body), None),
         Some(Action::SlowBody(over)) => {
             respond(router::dispatch(&shared, &request).await, Some(over))
@@ -188,7 +212,7 @@ async fn handle(
 }
 
 /// A response body: whole, or trickled ([`Action::SlowBody`]).
-type Body = Either<Full<Bytes>, Trickle>;
+pub(crate) type Body = Either<Full<Bytes>, Trickle>;
 
 fn respond(reply: Reply, slow: Option<Duration>) -> (hyper::Response<Body>, u16) {
     let content_type = reply
@@ -203,7 +227,7 @@ fn respond(reply: Reply, slow: Option<Duration>) -> (hyper::Response<Body>, u16)
 }
 
 /// The response and the status it carries.
-fn build(
+pub(crate) fn build(
     status: u16,
     headers: &[(String, String)],
     body: Bytes,
@@ -231,7 +255,7 @@ fn build(
 /// A body sent in up to [`Trickle::SLICES`] slices, one per `interval`, the
 /// first after one interval: the head goes out alone, then the body dribbles.
 #[derive(Debug)]
-struct Trickle {
+pub(crate) struct Trickle {
     rest: Bytes,
     slice: usize,
     interval: Duration,
@@ -242,7 +266,7 @@ impl Trickle {
     const SLICES: u32 = 20;
 
     /// Must run inside the runtime (it starts a timer).
-    fn new(body: Bytes, over: Duration) -> Trickle {
+    pub(crate) fn new(body: Bytes, over: Duration) -> Trickle {
         let slices = u32::try_from(body.len())
             .unwrap_or(u32::MAX)
             .clamp(1, Trickle::SLICES);
