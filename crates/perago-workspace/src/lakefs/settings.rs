@@ -121,23 +121,25 @@ impl LakeFsSettings {
 }
 
 /// The server root of `url`: `http(s)://authority[/path]` without a trailing `/` or `/api/v1`.
-/// A URL with `user:password@` is refused without being echoed, since that part is a secret.
+/// A URL with an `@` is refused without being echoed, since it may carry `user:password@`.
 pub(crate) fn normalize_endpoint(url: &str) -> Result<String, StoreError> {
     let trimmed = url.trim();
+    // Checked first, so that no other message echoes it: any `@` (not only one in the
+    // authority, since a secret may hold a `/`) may be the end of `user:password@`.
+    if trimmed.contains('@') {
+        return Err(StoreError::Invalid(
+            "the lakeFS URL contains an `@`, as credentials in it (user:password@host) would; \
+             give them in LAKECTL_CREDENTIALS_ACCESS_KEY_ID and \
+             LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY instead"
+                .to_owned(),
+        ));
+    }
     let invalid = |reason: &str| StoreError::Invalid(format!("lakeFS URL {trimmed:?}: {reason}"));
     let rest = trimmed
         .strip_prefix("http://")
         .or_else(|| trimmed.strip_prefix("https://"))
         .ok_or_else(|| invalid("expected an http:// or https:// URL"))?;
-    let authority = rest.split('/').next().unwrap_or_default();
-    if authority.contains('@') {
-        return Err(StoreError::Invalid(
-            "the lakeFS URL carries credentials (user:password@host); give them in \
-             LAKECTL_CREDENTIALS_ACCESS_KEY_ID and LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY instead"
-                .to_owned(),
-        ));
-    }
-    if authority.is_empty() {
+    if rest.is_empty() || rest.starts_with('/') {
         return Err(invalid("the URL has no host"));
     }
     if trimmed.contains(['?', '#']) || trimmed.chars().any(char::is_whitespace) {
@@ -195,9 +197,15 @@ mod tests {
 
     #[test]
     fn credentials_in_the_url_are_refused_without_being_echoed() {
-        let e = normalize_endpoint("http://AKIA:sup3rs3cret@host:8000").unwrap_err();
-        assert!(!e.to_string().contains("sup3rs3cret"), "{e}");
-        assert!(e.to_string().contains("LAKECTL_CREDENTIALS"), "{e}");
+        for url in [
+            "http://AKIA:sup3rs3cret@host:8000",
+            "http://AKIA:sup3r/s3cret@host:8000",
+            "htp://AKIA:sup3rs3cret@host:8000",
+        ] {
+            let e = normalize_endpoint(url).unwrap_err();
+            assert!(!e.to_string().contains("s3cret"), "{e}");
+            assert!(e.to_string().contains("LAKECTL_CREDENTIALS"), "{e}");
+        }
     }
 
     #[test]
