@@ -891,6 +891,26 @@ fn a_merge_whose_answer_is_lost_is_not_repeated() {
 }
 
 #[test]
+fn a_merge_whose_answer_breaks_off_took_effect_and_says_so() {
+    let script = Script::start(|_| Reply::Truncated {
+        announced: 80,
+        body: b"{\"reference\":\"00".to_vec(),
+    });
+    let e = clean(
+        script
+            .client()
+            .merge("song-1", "ws-1", "main", "m", &Metadata::new())
+            .unwrap_err(),
+    );
+    assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+    assert!(
+        e.to_string().contains("answered 200, so it took effect"),
+        "{e}"
+    );
+    assert_eq!(script.requests().len(), 1);
+}
+
+#[test]
 fn a_merge_or_commit_is_repeated_only_when_nothing_happened() {
     let calls = AtomicUsize::new(0);
     let script = Script::start(move |r| {

@@ -262,8 +262,13 @@ impl Refusal {
 
 /// How one attempt failed.
 enum Failure {
-    /// No (whole) answer. `sent`: whether the request may have reached the server.
-    Transport { message: String, sent: bool },
+    /// No (whole) answer. `sent`: whether the request may have reached the server;
+    /// `answered`: the 2xx status whose body then broke off, if it came that far.
+    Transport {
+        message: String,
+        sent: bool,
+        answered: Option<u16>,
+    },
     /// A non-2xx answer.
     Status { status: u16, message: String },
 }
@@ -288,6 +293,7 @@ impl LakeFs {
                 Err(error) => Failure::Transport {
                     message: describe_transport_error(&error),
                     sent: request_sent(&error),
+                    answered: None,
                 },
                 Ok((mut response, sent)) => {
                     let status = response.status().as_u16();
@@ -298,6 +304,7 @@ impl LakeFs {
                             Err(Broken::Transport(message)) => Failure::Transport {
                                 message,
                                 sent: true,
+                                answered: Some(status),
                             },
                         }
                     } else {
@@ -328,7 +335,19 @@ impl LakeFs {
                 continue;
             }
             return Err(match failure {
-                Failure::Transport { message, sent } => {
+                Failure::Transport {
+                    message,
+                    answered: Some(status),
+                    ..
+                } if request.replay == Replay::IfNotApplied => self.unavailable(
+                    request,
+                    &format!(
+                        "lakeFS answered {status}, so it took effect, but the answer broke off \
+                         ({message}): {}",
+                        request.verify
+                    ),
+                ),
+                Failure::Transport { message, sent, .. } => {
                     if request.replay == Replay::IfNotApplied && sent {
                         self.unavailable(
                             request,
