@@ -17,38 +17,46 @@
 //! **Reading** (commits, logs, branches, object listings, diffs) pages through lakeFS's
 //! listings 1000 at a time. A **download** streams the object into its file through a 64 KiB
 //! buffer, never holding it whole, and checks its size and (for an MD5 checksum, which is what
-//! lakeFS computes for uploads) its checksum as it writes; a body that ends short, runs long
-//! or hashes differently is [`StoreError::Corrupt`], and a failed download removes its file.
-//! An **upload** streams the file, hashing what it sends, and checks lakeFS's size and
-//! checksum against it.
+//! lakeFS computes for uploads) its checksum as it writes: an answer announcing or carrying
+//! fewer or more bytes than the object has, or other content, is [`StoreError::Corrupt`] (not
+//! retried: that is what lakeFS serves), and a failed download removes its file. An
+//! **upload** streams the file with its length, hashing what it sends, and checks lakeFS's
+//! size and checksum against it.
 //!
 //! **Retries.** A request is tried up to [`RetryPolicy::max_attempts`] times (5 by default),
 //! with an exponential, jittered backoff between tries. What is retried depends on whether a
 //! repetition can do harm:
-//! - reads, downloads (each retry restarts the file), uploads, deletes and branch creation
-//!   are retried after a connection error, a 429 and any 5xx;
+//! - reads, downloads (each retry restarts the file), uploads (each resends the file),
+//!   object deletes and branch creation and deletion are retried after a connection error,
+//!   a body that breaks off, a 429 and any 5xx;
 //! - commit and merge are retried only when lakeFS certainly did nothing: no connection was
-//!   made, a 429 (its optimistic update gave up), or a 500 `branch is currently locked`. A lost
-//!   answer (the connection broke after the request was sent) or another 5xx is reported as
-//!   [`StoreError::Unavailable`] saying it may or may not have taken effect, since repeating a
-//!   merge that happened answers `no changes` (spec §6.7): the caller verifies by the log.
-//!   They go on a fresh connection, so that a stale pooled one cannot lose a request.
+//!   made, a 429 (its optimistic update gave up), or a 500 `branch is currently locked`. A
+//!   lost answer (the connection broke after the request was sent) or another 5xx is
+//!   reported as [`StoreError::Unavailable`] saying it may or may not have taken effect, since
+//!   repeating a merge that happened answers `no changes` (spec §6.7): the caller verifies by
+//!   the log. Commits and merges go on a fresh connection each, so that a stale pooled one
+//!   cannot lose a request.
 //!
-//! A branch creation whose earlier attempt may have succeeded and whose retry then finds the
-//! branch is reported as `Unavailable`, not `AlreadyExists`, since the branch may be its own;
-//! a branch deletion in that case succeeds.
+//! A branch creation whose earlier attempt may have succeeded (its answer was lost, or was a
+//! 5xx) and whose retry then finds the branch is `Unavailable`, not `AlreadyExists`, since the
+//! branch may be its own; a branch deletion in that case succeeds on the retry's 404.
 //!
-//! **Timeouts** ([`Timeouts`]): connecting, and each wait for an answer or a read or write of
-//! a body; no overall limit, so a large download takes as long as it needs while it moves.
+//! **Timeouts** ([`Timeouts`]): connecting, and each wait for an answer's head or for a single
+//! read or write of a body; no overall limit, so a large download takes as long as it needs
+//! while it moves.
 //!
 //! **Messages** name the store, the operation, the repository and the path, e.g. `lakeFS at
 //! http://127.0.0.1:8000: list objects of song-1@0123456789ab under features/: 500 internal
-//! server error (after 5 tries)`. Nothing this module produces or logs carries the secret
-//! access key or the `Authorization` header: [`Secret`]'s `Debug` is redacted, and a server
-//! message that echoes either has it cut out. It logs nothing itself.
+//! server error (after 5 tries)`; `NotFound`, `RepositoryNotFound` and `AlreadyExists` name
+//! what is missing or taken and the store, e.g. `branch ws-1 of song-1 (lakeFS at …) not
+//! found`. The module logs nothing, and nothing it produces (errors, `Debug`) carries the
+//! secret access key or the `Authorization` header: [`Secret`]'s `Debug` is redacted, an
+//! endpoint URL with an `@` (maybe `user:password@`) is refused without being echoed, and a
+//! server message that echoes either secret has it cut out.
 //!
-//! [`LakeFs`] is `Sync` and shares one connection pool (16 connections per host) between the
-//! threads that call it, e.g. parallel downloads through one `&LakeFs`.
+//! [`LakeFs`] is `Sync`: threads share one client, e.g. parallel downloads through one
+//! `&LakeFs`, and its connection pool, which keeps up to 16 idle connections to the server
+//! for reuse.
 
 mod http;
 mod settings;
