@@ -1,9 +1,7 @@
 //! The lakeFS client end to end against perago-testserver's lakeFS-compatible server: the whole
 //! [`Store`] surface on one repository, pagination past 1000, the merge outcomes, the error
 //! mapping, and faults the server injects (5xx, dropped connections, a wrong key).
-//!
-//! Feature `lakefs-e2e`: `cargo test -p perago-workspace --features lakefs-e2e --test lakefs_e2e`.
-#![cfg(feature = "lakefs-e2e")]
+#![cfg(feature = "lakefs")]
 
 use perago_testserver::lakefs::{LakeFsServer, Operation};
 use perago_workspace::lakefs::{LakeFs, LakeFsSettings, RetryPolicy};
