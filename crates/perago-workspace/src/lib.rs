@@ -14,6 +14,8 @@
 
 pub mod checkout;
 pub mod guardrail;
+#[cfg(feature = "lakefs")]
+pub mod lakefs;
 mod parallel;
 pub mod publish;
 pub mod spec;
