@@ -12,6 +12,7 @@
 //! - [`publish`]: the fenced publication of those changes.
 
 pub mod guardrail;
+pub mod local;
 pub mod spec;
 pub mod store;
 
