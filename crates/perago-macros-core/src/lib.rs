@@ -1209,23 +1209,30 @@ const SIZE_UNITS: &[(&str, u64)] = &[
 
 /// `"500 MB"` → 500000000: an integer, optionally a space and a unit of [`SIZE_UNITS`].
 fn parse_size(text: &str) -> Result<u64, String> {
-    let units = "B, kB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024)";
     let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let (number, unit) = text.split_at(digits);
     let unit = unit.strip_prefix(' ').unwrap_or(unit);
-    let shape = || {
-        format!(
-            "size {text:?} must be an integer, then optionally a unit, e.g. \"500 MB\"; the units \
-             are {units}"
-        )
-    };
+    if number.is_empty() {
+        return Err(format!(
+            "size {text:?} must start with an integer, e.g. \"500 MB\""
+        ));
+    }
+    if unit.starts_with(['.', ',']) {
+        return Err(format!(
+            "size {text:?} must be a whole number of its unit, e.g. \"1500 MB\" for 1.5 GB"
+        ));
+    }
     let Some((_, scale)) = SIZE_UNITS.iter().find(|(u, _)| *u == unit) else {
-        return Err(shape());
+        return Err(format!(
+            "size {text:?} has an unknown unit {unit:?}; the units are B, kB, MB, GB, TB \
+             (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024)"
+        ));
     };
-    let Ok(n) = number.parse::<u64>() else {
-        return Err(shape());
-    };
-    match n.checked_mul(*scale) {
+    match number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(*scale))
+    {
         Some(0) => Err(format!("size {text:?} must be at least 1 byte")),
         Some(bytes) => Ok(bytes),
         None => Err(format!("size {text:?} is over {} bytes", u64::MAX)),
@@ -1298,7 +1305,7 @@ fn check_guardrail_list(list: &[(Guardrail, &Expr)], key: &str, errors: &mut Err
     for (i, (later, at)) in list.iter().enumerate() {
         for (earlier, _) in &list[..i] {
             if let Some(why) = conflict(earlier, later).or_else(|| conflict(later, earlier)) {
-                errors.at(at, format!("{why} in `{key}`"));
+                errors.at(at, format!("in `{key}`, {why}"));
                 break;
             }
         }
@@ -1730,7 +1737,7 @@ mod tests {
                 WS,
             )
         };
-        let twice = |msg: &str| [format!("{msg} in `pre`"), format!("{msg} in `post`")];
+        let twice = |msg: &str| [format!("in `pre`, {msg}"), format!("in `post`, {msg}")];
         assert_eq!(
             list(r#"require_glob("a"), forbid_glob("a")"#),
             twice(
@@ -1808,6 +1815,21 @@ mod tests {
         assert_eq!(
             parse_size("20000000 TiB"),
             Err(format!("size \"20000000 TiB\" is over {} bytes", u64::MAX))
+        );
+        assert_eq!(
+            parse_size("1.5 GB"),
+            Err(
+                "size \"1.5 GB\" must be a whole number of its unit, e.g. \"1500 MB\" for 1.5 GB"
+                    .into()
+            )
+        );
+        assert_eq!(
+            parse_size("10 mb"),
+            Err(
+                "size \"10 mb\" has an unknown unit \"mb\"; the units are B, kB, MB, GB, TB \
+                 (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024)"
+                    .into()
+            )
         );
     }
 
