@@ -2,9 +2,9 @@
 //! and `perago workspace`.
 
 use crate::completion::{self, CompletionCommand};
-use crate::workspace::{self, WorkspaceCommand};
 use crate::documents::{Failure, count, open, read};
 use crate::output::{Checked, Format, Report};
+use crate::workspace::{self, WorkspaceCommand};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
 use perago_conductor::cli::{CommandError, output_error};

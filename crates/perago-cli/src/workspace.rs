@@ -134,7 +134,8 @@ pub fn run(command: &WorkspaceCommand) -> Result<ExitCode, Failure> {
                 .list_objects(repository, &commit.id, &args.prefix)
                 .map_err(message)?;
             for o in objects {
-                writeln!(out, "{:>12}  {}  {}", o.size, o.checksum, o.path).map_err(output_error)?;
+                writeln!(out, "{:>12}  {}  {}", o.size, o.checksum, o.path)
+                    .map_err(output_error)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -197,7 +198,10 @@ fn import(args: &ImportArgs, out: &mut dyn Write) -> Result<ExitCode, Failure> {
             Err(StoreError::NotFound(_)) => {
                 let main = local.list_branches(repository).map_err(message)?;
                 let head = main.first().map(|(_, id)| id.clone()).ok_or_else(|| {
-                    format!("repository {repository} has no branch to start {} from", args.branch)
+                    format!(
+                        "repository {repository} has no branch to start {} from",
+                        args.branch
+                    )
                 })?;
                 local
                     .create_branch(repository, &args.branch, &head)

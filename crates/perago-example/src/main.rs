@@ -5,8 +5,6 @@
 //! cargo run -p perago-example -- tasks
 //! ```
 
-use perago_example::{build_features, validate_song};
-
 fn main() -> std::process::ExitCode {
-    perago_conductor::cli::main(perago::tasks![validate_song, build_features])
+    perago_conductor::cli::main(perago_example::registry())
 }

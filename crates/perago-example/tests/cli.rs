@@ -2,10 +2,13 @@
 //! errors), the log record, and `tasks`.
 
 use perago_testserver::process::json_lines;
+use perago_workspace::local::LocalStore;
+use perago_workspace::{Metadata, transfer};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -15,13 +18,53 @@ fn input(name: &str) -> String {
     crate_dir().join("inputs").join(name).display().to_string()
 }
 
-fn workspace() -> String {
-    crate_dir().join("workspace").display().to_string()
+/// The commit the example inputs name, which no store of these tests has.
+const SEED_REF: &str = "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3";
+
+/// A local store under the target directory with the example's workspace imported into
+/// `song-000123`, and that commit.
+fn store() -> &'static (PathBuf, String) {
+    static STORE: OnceLock<(PathBuf, String)> = OnceLock::new();
+    STORE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-example-store");
+        let _ = std::fs::remove_dir_all(&root);
+        let store = LocalStore::open(&root).unwrap();
+        store.create_repository("song-000123", "main").unwrap();
+        let commit = transfer::import(
+            &store,
+            "song-000123",
+            "main",
+            &crate_dir().join("workspace"),
+            "",
+            "example",
+            &Metadata::new(),
+        )
+        .unwrap()
+        .unwrap();
+        (root, commit.id.to_string())
+    })
 }
 
+/// The example input `name`, naming `commit` instead of the seed's, in a file of `dir`.
+fn input_at(dir: &Path, name: &str, commit: &str) -> String {
+    let text = std::fs::read_to_string(input(name)).unwrap();
+    let path = dir.join(name.replace('/', "-"));
+    std::fs::write(&path, text.replace(SEED_REF, commit)).unwrap();
+    path.display().to_string()
+}
+
+/// The binary, with no store setting but a `HOME` of its own.
 fn bin() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_perago-example"));
-    cmd.env_remove("PERAGO_FAILURE_REASON_MAX_LENGTH");
+    for var in [
+        "PERAGO_FAILURE_REASON_MAX_LENGTH",
+        "PERAGO_STORE",
+        "XDG_DATA_HOME",
+        "LAKECTL_SERVER_ENDPOINT_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-home"));
     cmd
 }
 
@@ -66,13 +109,15 @@ fn run_a_valid_input_exits_0_and_prints_the_payload() {
 
 #[test]
 fn run_a_workspace_task() {
+    let (root, commit) = store();
+    let dir = tempfile::tempdir().unwrap();
     let out = run(&[
         "run",
         "build_features",
         "--input",
-        &input("build_features.json"),
-        "--workspace-dir",
-        &workspace(),
+        &input_at(dir.path(), "build_features.json", commit),
+        "--store",
+        &root.display().to_string(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let p = payload(&out);
@@ -80,7 +125,37 @@ fn run_a_workspace_task() {
         p["output"]["result"],
         json!({"row_count": 100, "feature_count": 24})
     );
-    assert_eq!(p["output"]["workspace"]["ref_type"], "commit");
+    assert_eq!(p["output"]["workspace"]["ref"], commit.as_str());
+}
+
+#[test]
+fn a_workspace_task_with_default_flags_reads_the_default_store() {
+    // Input checks come first: an invalid input fails whatever the store.
+    let out = run(&[
+        "run",
+        "build_features",
+        "--input",
+        &input("invalid/build_features-ref-type.json"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // A valid input naming a repository the default store does not have.
+    let out = run(&[
+        "run",
+        "build_features",
+        "--input",
+        &input("build_features.json"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let reason = payload(&out)["reasonForIncompletion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let home = concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-home");
+    assert!(
+        reason.starts_with("workspace: repository song-000123 not found")
+            && reason.contains(&format!("{home}/.local/share/perago/store")),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -110,7 +185,9 @@ fn every_sample_input_gives_its_status() {
             "FAILED_WITH_TERMINAL_ERROR",
         ),
     ];
-    let ws = workspace();
+    let (root, commit) = store();
+    let root = root.display().to_string();
+    let dir = tempfile::tempdir().unwrap();
     for (file, code, status) in cases {
         let task = Path::new(file)
             .file_stem()
@@ -120,10 +197,10 @@ fn every_sample_input_gives_its_status() {
             .next()
             .unwrap()
             .to_owned();
-        let path = input(file);
+        let path = input_at(dir.path(), file, commit);
         let mut args = vec!["run", task.as_str(), "--input", path.as_str()];
         if task == "build_features" {
-            args.extend(["--workspace-dir", ws.as_str()]);
+            args.extend(["--store", root.as_str()]);
         }
         let out = run(&args);
         assert_eq!(out.status.code(), Some(code), "{file}: {}", stderr(&out));
@@ -137,15 +214,32 @@ fn every_sample_input_gives_its_status() {
 }
 
 #[test]
-fn a_pre_guardrail_failure_on_an_empty_workspace() {
-    let empty = tempfile::tempdir().unwrap();
+fn a_pre_guardrail_failure_on_a_commit_without_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let store = LocalStore::open(&root).unwrap();
+    store.create_repository("song-000123", "main").unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir_all(files.join("features/default")).unwrap();
+    std::fs::write(files.join("features/default/README.txt"), "no data yet\n").unwrap();
+    let commit = transfer::import(
+        &store,
+        "song-000123",
+        "main",
+        &files,
+        "",
+        "m",
+        &Metadata::new(),
+    )
+    .unwrap()
+    .unwrap();
     let out = run(&[
         "run",
         "build_features",
         "--input",
-        &input("build_features.json"),
-        "--workspace-dir",
-        &empty.path().display().to_string(),
+        &input_at(dir.path(), "build_features.json", commit.id.as_str()),
+        "--store",
+        &root.display().to_string(),
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -257,14 +351,13 @@ fn usage_errors_exit_2() {
     )
     .unwrap();
     let malformed = malformed.display().to_string();
-    let ws = workspace();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec![], "Usage: perago-example <COMMAND>"),
         (vec!["frobnicate"], "unrecognized subcommand"),
         (vec!["run", "validate_song"], "--input <FILE|->"),
         (
             vec!["run", "nope", "--input", &valid],
-            "unknown task `nope`; this binary has: validate_song, build_features",
+            "unknown task `nope`; this binary has: validate_song, build_features, publish_features",
         ),
         (
             vec!["run", "validate_song", "--input", &missing],
@@ -275,30 +368,15 @@ fn usage_errors_exit_2() {
             "not a JSON document",
         ),
         (
-            vec!["run", "build_features", "--input", &valid],
-            "`build_features` is a workspace task: give --workspace-dir DIR",
-        ),
-        (
             vec![
                 "run",
                 "build_features",
                 "--input",
                 &valid,
-                "--workspace-dir",
-                &missing,
+                "--lakefs-endpoint",
+                "http://127.0.0.1:9",
             ],
-            "none.json: not a directory",
-        ),
-        (
-            vec![
-                "run",
-                "validate_song",
-                "--input",
-                &valid,
-                "--workspace-dir",
-                &ws,
-            ],
-            "--workspace-dir is only for workspace tasks",
+            "LAKECTL_CREDENTIALS_ACCESS_KEY_ID",
         ),
     ];
     for (args, expected) in cases {
@@ -322,9 +400,10 @@ fn tasks_lists_name_kind_and_schema_types() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "NAME            KIND                   PARAMS               RESULT\n\
-         validate_song   workspace-free         ValidateSongParams   ValidateSongResult\n\
-         build_features  workspace (read_only)  BuildFeaturesParams  BuildFeaturesResult\n"
+        "NAME              KIND                    PARAMS                 RESULT\n\
+         validate_song     workspace-free          ValidateSongParams     ValidateSongResult\n\
+         build_features    workspace (read_only)   BuildFeaturesParams    BuildFeaturesResult\n\
+         publish_features  workspace (read_write)  PublishFeaturesParams  PublishFeaturesResult\n"
     );
     let out = run(&["tasks", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));

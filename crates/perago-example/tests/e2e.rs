@@ -22,20 +22,22 @@ fn bin() -> Command {
         "CONDUCTOR_AUTH_TOKEN",
         "PERAGO_MAX_DOCUMENT_BYTES",
         "PERAGO_FAILURE_REASON_MAX_LENGTH",
+        "PERAGO_STORE",
+        "XDG_DATA_HOME",
+        "LAKECTL_SERVER_ENDPOINT_URL",
     ] {
         cmd.env_remove(var);
     }
+    cmd.env("HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/e2e-home"));
     cmd
 }
 
-/// `perago-example worker --conductor-url URL --workspace-dir DIR` and `extra` flags; the
-/// log goes where it goes by default, to standard error. (`build_features` is a workspace
-/// task, which needs a workspace directory.)
+/// `perago-example worker --conductor-url URL` and `extra` flags; the log goes where it goes
+/// by default, to standard error, and the workspace tasks' store is the default local store
+/// (under a `HOME` of the tests' own).
 fn worker(server: &TestServer, extra: &[&str]) -> Child {
-    let workspace = concat!(env!("CARGO_MANIFEST_DIR"), "/workspace");
     let mut cmd = bin();
     cmd.args(["worker", "--conductor-url", &server.base_url()])
-        .args(["--workspace-dir", workspace])
         .args(extra);
     Child::start(cmd, Some(ADDRESS_SPACE))
 }

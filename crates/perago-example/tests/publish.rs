@@ -11,8 +11,14 @@ use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
 
+/// The TaskDefs of two of the example's tasks, one of each kind (the texts below list them).
 fn defs() -> Vec<TaskDef> {
-    taskdef::assemble_all(&perago_example::registry(), &Settings::default()).unwrap()
+    use perago_example::{build_features, validate_song};
+    taskdef::assemble_all(
+        &perago::tasks![validate_song, build_features],
+        &Settings::default(),
+    )
+    .unwrap()
 }
 
 fn client(server: &TestServer) -> Client {
@@ -474,7 +480,7 @@ fn the_binary_publishes() {
     let (code, out, err) = bin(&server, &["--dry-run"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("(dry run)\nvalidate_song: new\nbuild_features: new\n"),
+        out.contains("(dry run)\nvalidate_song: new\nbuild_features: new\npublish_features: new\n"),
         "{out}"
     );
     assert!(server.taskdefs().is_empty());
@@ -482,10 +488,10 @@ fn the_binary_publishes() {
     let (code, out, err) = bin(&server, &["--register-schemas"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("registered 2 TaskDefs: validate_song, build_features\n"),
+        out.contains("registered 3 TaskDefs: validate_song, build_features, publish_features\n"),
         "{out}"
     );
-    assert_eq!(server.schemas().len(), 4);
+    assert_eq!(server.schemas().len(), 6);
     assert_stored(&server, &defs());
     for r in server.requests() {
         assert_eq!(r.header("x-authorization"), Some("bin-secret-token"));
@@ -507,11 +513,14 @@ fn the_binary_exits_1_when_the_server_refuses() {
     let (code, out, err) = bin(&server, &[]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        err.starts_with("publish failed: POST /api/metadata/taskdefs with 2 TaskDefs failed: "),
+        err.starts_with("publish failed: POST /api/metadata/taskdefs with 3 TaskDefs failed: "),
         "{err}"
     );
     assert!(
-        err.ends_with("registered: nothing\nnot registered: validate_song, build_features\n"),
+        err.ends_with(
+            "registered: nothing\nnot registered: validate_song, build_features, \
+             publish_features\n"
+        ),
         "{err}"
     );
     // A bad URL is a usage error.

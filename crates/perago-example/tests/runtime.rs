@@ -11,14 +11,15 @@ use perago::runtime::{
     ExecutionContext, Failure, RuntimeConfig, RuntimeTaskResult, TaskStatus, execute, execute_with,
 };
 use perago::task::{Registry, Task, TaskError, TaskKind};
-use perago::workspace::Workspace;
 use perago_example::contracts::build_features_params::BuildFeaturesParams;
 use perago_example::contracts::build_features_result::BuildFeaturesResult;
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
-use perago_example::{build_features, validate_song};
+use perago_example::{build_features, publish_features, validate_song};
 use serde_json::{Map, Value, json};
-use std::path::PathBuf;
+use support::{Backend, workspace_at};
+
+mod support;
 
 // ---------------------------------------------------------------------------------------------
 // Test tasks: one per failure the example tasks do not show.
@@ -83,46 +84,6 @@ fn bad_typed_result(_params: BuildFeaturesParams) -> Result<BuildFeaturesResult,
     })
 }
 
-/// The seed's pre guardrail.
-#[perago::task(
-    name = "needs_parquet",
-    workspace(pre = [require_glob("raw/**/*.parquet", min_count = 1)])
-)]
-fn needs_parquet(
-    ws: &Workspace,
-    _params: BuildFeaturesParams,
-) -> Result<BuildFeaturesResult, TaskError> {
-    let count = std::fs::read_dir(ws.path("raw"))?.count() as i64;
-    Ok(BuildFeaturesResult {
-        row_count: count,
-        feature_count: 0,
-    })
-}
-
-/// A read-write task with a post guardrail: writes `out/features.csv` only for the feature set
-/// `write`.
-#[perago::task(
-    name = "writes_output",
-    workspace(
-        access = read_write,
-        post = [require_glob("out/*.csv")],
-        publish_budget(max_files = 10)
-    )
-)]
-fn writes_output(
-    ws: &mut Workspace,
-    params: BuildFeaturesParams,
-) -> Result<BuildFeaturesResult, TaskError> {
-    if params.feature_set == "write" {
-        std::fs::create_dir_all(ws.path("out"))?;
-        std::fs::write(ws.path("out/features.csv"), "song_id\n")?;
-    }
-    Ok(BuildFeaturesResult {
-        row_count: 0,
-        feature_count: 0,
-    })
-}
-
 /// Two tasks with one name, for the registry.
 #[perago::task(name = "same")]
 fn same_a(_params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> {
@@ -150,17 +111,6 @@ fn seed_workspace() -> Value {
 
 fn with_workspace(params: Value) -> Value {
     json!({"workspace": seed_workspace(), "params": params})
-}
-
-fn example_workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("workspace")
-}
-
-fn in_dir(dir: impl Into<PathBuf>) -> ExecutionContext {
-    ExecutionContext {
-        workspace_root: Some(dir.into()),
-        ..ExecutionContext::default()
-    }
 }
 
 /// Runs `task`, checks the payload against the seed's shapes, snapshots it and returns it.
@@ -231,42 +181,6 @@ fn completed_workspace_free() {
         json!({"status": "COMPLETED", "output": {"result": {"valid": true, "reason": null}}})
     );
     assert!(r.reason().is_none() && r.failure().is_none());
-}
-
-#[test]
-fn completed_workspace_read_only_keeps_the_input_ref() {
-    let input = with_workspace(json!({"feature_set": "default", "min_rows": 100}));
-    let r = run(
-        "completed_workspace_read_only",
-        &build_features::TASK,
-        &input,
-        &in_dir(example_workspace()),
-    );
-    assert_eq!(
-        r.conductor_payload(),
-        json!({
-            "status": "COMPLETED",
-            "output": {
-                "workspace": seed_workspace(),
-                "result": {"row_count": 100, "feature_count": 24},
-            },
-        })
-    );
-}
-
-#[test]
-fn completed_read_write_no_op_keeps_the_input_ref_and_passes_its_post_guardrail() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = with_workspace(json!({"feature_set": "write", "min_rows": 0}));
-    let r = run(
-        "completed_read_write",
-        &writes_output::TASK,
-        &input,
-        &in_dir(dir.path()),
-    );
-    assert!(r.is_completed(), "{:?}", r.failure());
-    assert_eq!(r.output().unwrap()["workspace"]["ref"], SEED_REF);
-    assert!(dir.path().join("out/features.csv").is_file());
 }
 
 #[test]
@@ -365,7 +279,8 @@ fn workspace_free_input_is_exactly_params() {
 #[test]
 fn workspace_input_is_exactly_workspace_and_params() {
     let task = &build_features::TASK;
-    let context = in_dir(example_workspace());
+    // Input checks come first: no store is needed to refuse these.
+    let context = ExecutionContext::default();
     let params = json!({"feature_set": "default", "min_rows": 100});
     let cases = [
         ("ws_missing_workspace", json!({"params": params})),
@@ -397,7 +312,7 @@ fn workspace_input_is_exactly_workspace_and_params() {
 #[test]
 fn workspace_field_errors() {
     let task = &build_features::TASK;
-    let context = in_dir(example_workspace());
+    let context = ExecutionContext::default();
     let params = json!({"feature_set": "default", "min_rows": 100});
     let mut missing_ref = seed_workspace();
     missing_ref.as_object_mut().unwrap().remove("ref");
@@ -476,16 +391,16 @@ fn an_extra_nested_field_is_rejected() {
         "params_nested_extra",
         &build_features::TASK,
         &input,
-        &in_dir(example_workspace()),
+        &ExecutionContext::default(),
     );
     assert_eq!(reason(&r), "$.params.columns.include: unknown field");
     // Without it, the nested object is used.
-    let input = with_workspace(json!({
-        "feature_set": "default",
-        "min_rows": 100,
-        "columns": {"exclude": ["f01", "f02"]},
-    }));
-    let r = execute_with(&build_features::TASK, &input, &in_dir(example_workspace()));
+    let backend = Backend::local();
+    let input = json!({
+        "workspace": workspace_at(&backend.import_example()),
+        "params": {"feature_set": "default", "min_rows": 100, "columns": {"exclude": ["f01", "f02"]}},
+    });
+    let r = execute_with(&build_features::TASK, &input, &backend.context());
     assert_eq!(r.output().unwrap()["result"]["feature_count"], 22);
 }
 
@@ -584,72 +499,6 @@ fn a_typed_result_is_validated_again() {
     );
 }
 
-#[test]
-fn a_failed_pre_guardrail_is_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = with_workspace(json!({"feature_set": "default", "min_rows": 0}));
-    let r = run(
-        "pre_guardrail",
-        &needs_parquet::TASK,
-        &input,
-        &in_dir(dir.path()),
-    );
-    assert_eq!(
-        r.conductor_payload(),
-        json!({
-            "status": "FAILED_WITH_TERMINAL_ERROR",
-            "reasonForIncompletion": "pre guardrail require_glob('raw/**/*.parquet') matched 0 files; min_count=1",
-        })
-    );
-    // With a file where the glob looks, the handler runs.
-    std::fs::create_dir_all(dir.path().join("raw/2026/11")).unwrap();
-    std::fs::write(dir.path().join("raw/2026/11/part-0.parquet"), b"PAR1").unwrap();
-    let r = execute_with(&needs_parquet::TASK, &input, &in_dir(dir.path()));
-    assert!(r.is_completed(), "{:?}", r.failure());
-    // The example's own guardrail, on an empty directory.
-    let input = with_workspace(json!({"feature_set": "default", "min_rows": 0}));
-    let empty = tempfile::tempdir().unwrap();
-    let r = execute_with(&build_features::TASK, &input, &in_dir(empty.path()));
-    assert_eq!(r.status(), TaskStatus::FailedWithTerminalError);
-    assert_eq!(
-        reason(&r),
-        "pre guardrail require_glob('*/*.csv') matched 0 files; min_count=1"
-    );
-}
-
-#[test]
-fn a_failed_post_guardrail_is_failed() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = with_workspace(json!({"feature_set": "skip", "min_rows": 0}));
-    let r = run(
-        "post_guardrail",
-        &writes_output::TASK,
-        &input,
-        &in_dir(dir.path()),
-    );
-    assert_eq!(r.status(), TaskStatus::Failed);
-    assert_eq!(
-        reason(&r),
-        "post guardrail require_glob('out/*.csv') matched 0 files; min_count=1"
-    );
-}
-
-#[test]
-fn a_workspace_task_needs_a_workspace_directory() {
-    let input = with_workspace(json!({"feature_set": "default", "min_rows": 1}));
-    let r = run(
-        "no_workspace_dir",
-        &build_features::TASK,
-        &input,
-        &ExecutionContext::default(),
-    );
-    assert_eq!(r.status(), TaskStatus::Failed);
-    assert_eq!(
-        reason(&r),
-        "workspace task build_features has no local workspace directory"
-    );
-}
-
 // ---------------------------------------------------------------------------------------------
 // reasonForIncompletion's length, the log record, the registry.
 
@@ -742,7 +591,10 @@ fn the_json_lines_log_record() {
 #[test]
 fn registries_keep_order_and_reject_duplicate_names() {
     let registry = perago_example::registry();
-    assert_eq!(registry.names(), ["validate_song", "build_features"]);
+    assert_eq!(
+        registry.names(),
+        ["validate_song", "build_features", "publish_features"]
+    );
     assert_eq!(
         registry.get("build_features").unwrap().name,
         "build_features"
@@ -787,9 +639,9 @@ fn descriptors_record_the_options() {
         build_features::TASK.kind.output_keys(),
         ["workspace", "result"]
     );
-    let rw = writes_output::TASK.workspace().unwrap();
+    let rw = publish_features::TASK.workspace().unwrap();
     assert_eq!(rw.access, perago::task::Access::ReadWrite);
-    assert_eq!(rw.publish_budget.unwrap().max_files, Some(10));
+    assert_eq!(rw.publish_budget.unwrap().max_files, Some(8));
     // Guardrails, access and budget never reach the contract: the schemas are the params' and
     // result's own.
     assert!(!task.params.schema.contains("guardrail"));

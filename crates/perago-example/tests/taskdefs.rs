@@ -250,10 +250,11 @@ fn the_binary_checks_and_syncs_a_taskdefs_directory() {
         stdout,
         format!(
             "TaskDef files are stale; run `taskdefs --out {}`, review the diff and commit:\n  \
-             {} (changed)\n  {} (missing)\n  {} (no such task)\n",
+             {} (changed)\n  {} (missing)\n  {} (missing)\n  {} (no such task)\n",
             dir.path().display(),
             shown("validate_song.json"),
             shown("build_features.json"),
+            shown("publish_features.json"),
             shown("old_task.json")
         )
     );

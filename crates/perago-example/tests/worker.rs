@@ -13,12 +13,14 @@ use perago_example::contracts::validate_song_result::ValidateSongResult;
 use perago_example::validate_song;
 use perago_testserver::process::{Child, events, json_lines};
 use perago_testserver::{Route, TaskSpec, TaskStatus, TestServer};
+use perago_workspace::local::LocalStore;
+use perago_workspace::{Metadata, Store, transfer};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 /// How long any wait may take before the test fails (never reached when things work).
@@ -202,8 +204,32 @@ impl Running {
     }
 }
 
-fn workspace_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("workspace")
+/// The commit the example inputs name, which no store of these tests has.
+const SEED_REF: &str = "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3";
+
+/// One local store for this file's tests, under the target directory: the example's workspace
+/// imported into `song-000123`. Its commit replaces the seed's in every input.
+fn example_store() -> &'static (PathBuf, Arc<dyn Store>, String) {
+    static STORE: OnceLock<(PathBuf, Arc<dyn Store>, String)> = OnceLock::new();
+    STORE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("worker-example-store");
+        let _ = std::fs::remove_dir_all(&root);
+        let store = LocalStore::open(&root).unwrap();
+        store.create_repository("song-000123", "main").unwrap();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("workspace");
+        let commit = transfer::import(
+            &store,
+            "song-000123",
+            "main",
+            &dir,
+            "",
+            "example",
+            &Metadata::new(),
+        )
+        .unwrap()
+        .unwrap();
+        (root, Arc::new(store), commit.id.to_string())
+    })
 }
 
 /// Fast settings for tests: short long polls, quick backoffs.
@@ -221,7 +247,7 @@ fn config(server: &TestServer) -> WorkerConfig {
         max: Duration::from_millis(50),
     };
     config.shutdown_grace = Duration::from_secs(30);
-    config.workspace_dir = Some(workspace_dir());
+    config.store = Some(Arc::clone(&example_store().1));
     config
 }
 
@@ -237,11 +263,13 @@ fn start(registry: &Registry, config: WorkerConfig) -> Running {
     }
 }
 
+/// An example input, naming the commit of [`example_store`].
 fn input(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("inputs")
         .join(name);
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    let text = std::fs::read_to_string(&path).unwrap();
+    serde_json::from_str(&text.replace(SEED_REF, &example_store().2)).unwrap()
 }
 
 fn params(song_id: &str) -> Value {
@@ -297,7 +325,7 @@ fn valid_inputs_complete_with_the_seeds_output() {
                     "repository": "song-000123",
                     "branch": "main",
                     "ref_type": "commit",
-                    "ref": "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3"
+                    "ref": example_store().2,
                 },
                 "result": {"row_count": 100, "feature_count": 24}
             }),
@@ -805,26 +833,21 @@ fn the_auth_token_is_sent_and_never_logged_and_the_domain_is_polled() {
 }
 
 #[test]
-fn a_workspace_task_needs_a_workspace_directory() {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let code = perago_conductor::cli::run_with(
+fn a_workspace_task_needs_a_store() {
+    let server = TestServer::start();
+    let mut config = config(&server);
+    config.store = None;
+    let err = Worker::new(
         &perago_example::registry(),
-        [
-            "perago-example",
-            "worker",
-            "--conductor-url",
-            "http://127.0.0.1:9",
-        ],
-        &mut out,
-        &mut err,
-    );
-    assert_eq!(code, 2);
+        config,
+        Worker::log_to(Log::default()),
+    )
+    .err()
+    .unwrap();
     assert_eq!(
-        String::from_utf8(err).unwrap(),
-        "perago-example: `build_features` is a workspace task: give a workspace directory \
-         (--workspace-dir DIR or PERAGO_WORKSPACE_DIR), or serve only workspace-free tasks \
-         (--task NAME)\n"
+        err.to_string(),
+        "`build_features` is a workspace task: give the worker a store (lakeFS or a local \
+         store), or serve only workspace-free tasks (--task NAME)"
     );
 }
 
@@ -851,8 +874,8 @@ fn the_worker_subcommand_serves_until_sigterm_and_exits_0() {
         "--log",
     ])
     .arg(&log_path)
-    .arg("--workspace-dir")
-    .arg(workspace_dir())
+    .arg("--store")
+    .arg(&example_store().0)
     .env("CONDUCTOR_SERVER_URL", format!("{}/api", server.base_url()))
     .env("PERAGO_WORKER_ID", "cli-worker")
     .env("CONDUCTOR_AUTH_TOKEN", "cli-s3cr3t");

@@ -420,7 +420,10 @@ impl Drop for Checkout {
 /// object path.
 pub(crate) fn relative_name(root: &Path, path: &Path) -> Result<String, StoreError> {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Option<Vec<&str>> = relative.components().map(|c| c.as_os_str().to_str()).collect();
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect();
     parts.map(|p| p.join("/")).ok_or_else(|| {
         StoreError::Invalid(format!(
             "{} has a name that is not UTF-8, which no object path can hold",

@@ -76,7 +76,10 @@ fn regular_files(dir: &Path) -> Result<Vec<String>, StoreError> {
         .min_depth(1)
     {
         let entry = entry.map_err(|e| {
-            let path = e.path().map(Path::to_path_buf).unwrap_or_else(|| dir.into());
+            let path = e
+                .path()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| dir.into());
             let io = e
                 .into_io_error()
                 .unwrap_or_else(|| std::io::Error::other("directory loop"));

@@ -579,7 +579,10 @@ impl Stages<'_> {
                 ),
             });
         };
-        let dir = self.context.scratch_dir.join(attempt_dir_name(self.task, self.attempt));
+        let dir = self
+            .context
+            .scratch_dir
+            .join(attempt_dir_name(self.task, self.attempt));
         let checkout = checkout::materialise(
             store.as_ref(),
             &input.repository,
@@ -620,9 +623,13 @@ impl Stages<'_> {
         }
         check_all(spec.post, checkout.dir()).map_err(Failure::PostGuardrail)?;
         if spec.access == Access::ReadWrite {
-            let store = self.context.store.as_deref().ok_or_else(|| Failure::Workspace {
-                message: "the workspace store went away".to_owned(),
-            })?;
+            let store = self
+                .context
+                .store
+                .as_deref()
+                .ok_or_else(|| Failure::Workspace {
+                    message: "the workspace store went away".to_owned(),
+                })?;
             let publisher = Publisher {
                 task_type: self.task.name.to_owned(),
                 task_id: self.attempt.task_id.to_owned(),
@@ -853,7 +860,13 @@ fn attempt_dir_name(task: &Task, attempt: &Attempt<'_>) -> String {
         std::process::id()
     );
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 

@@ -91,7 +91,11 @@ impl StoreChoice {
 /// `$XDG_DATA_HOME/perago/store`, else `$HOME/.local/share/perago/store`, else
 /// `.perago/store` in the working directory.
 pub fn default_store_dir(lookup: &impl Fn(&str) -> Option<String>) -> PathBuf {
-    let set = |var: &str| lookup(var).filter(|v| !v.trim().is_empty()).map(PathBuf::from);
+    let set = |var: &str| {
+        lookup(var)
+            .filter(|v| !v.trim().is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(data) = set("XDG_DATA_HOME") {
         return data.join("perago").join("store");
     }
@@ -145,6 +149,9 @@ mod tests {
             ..args
         };
         let err = missing.choose(|_| None).unwrap_err();
-        assert!(err.contains("LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY"), "{err}");
+        assert!(
+            err.contains("LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY"),
+            "{err}"
+        );
     }
 }

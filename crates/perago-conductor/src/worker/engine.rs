@@ -15,8 +15,7 @@ use crate::tasks::{
 use crate::{Client, Error};
 use perago::log::TaskRecord;
 use perago::runtime::{
-    Attempt, ExecutionContext, Failure, RuntimeTaskResult, TaskStatus, execute_json,
-    panic_message,
+    Attempt, ExecutionContext, Failure, RuntimeTaskResult, TaskStatus, execute_json, panic_message,
 };
 use perago::task::Task;
 use serde_json::{Map, Value};
@@ -436,7 +435,9 @@ fn queue(shared: &Shared, type_idx: usize, received: Vec<Arc<PolledTask>>) {
             st.next_key += 1;
             let lease = task.response_timeout_seconds.map(|secs| {
                 let timeout = Duration::from_secs(secs.min(MAX_LEASE_SECONDS));
-                let every = timeout.mul_f64(config.lease_fraction).max(MIN_LEASE_INTERVAL);
+                let every = timeout
+                    .mul_f64(config.lease_fraction)
+                    .max(MIN_LEASE_INTERVAL);
                 Lease {
                     every,
                     next: after(now, every),
