@@ -369,7 +369,8 @@ fn valid_inputs_complete_with_the_seeds_output() {
     assert_eq!(
         started["tasks"],
         json!([{"task_type": "validate_song", "concurrency": 1},
-               {"task_type": "build_features", "concurrency": 1}])
+               {"task_type": "build_features", "concurrency": 1},
+               {"task_type": "publish_features", "concurrency": 1}])
     );
     assert_eq!(log.events("worker_stopped")[0]["completed"], 3);
     // Every poll names the worker and asks for at most the free slots, within Conductor's cap.
