@@ -3,8 +3,9 @@
 //! In order: no change is a no-op (the output keeps the input `ref`); the publish budget; the
 //! **attempt fence** (this attempt still owns its Conductor task); the changes uploaded to a
 //! staging branch made from the input commit, with the **publish fence**'s sentinel; a commit
-//! carrying the attempt's metadata; the attempt fence again; the merge into the target branch;
-//! the merge commit's first parent checked. The staging branch is deleted at the end, whatever
+//! carrying the attempt's metadata; the attempt fence again; the merge into the target branch
+//! (when its answer is lost, the branch's history tells whether it landed); the merge commit's
+//! first parent checked. The staging branch is deleted at the end, whatever
 //! happened. Until the merge, the target branch is untouched: a crash anywhere before it
 //! leaves nothing but a staging branch.
 //!
@@ -194,17 +195,24 @@ impl Publication<'_> {
             "{} {} (attempt {})",
             self.publisher.task_type, self.publisher.task_id, self.publisher.attempt
         );
-        if store
-            .commit(repository, staging, &message, &metadata)?
-            .is_none()
-        {
+        let Some(staged) = store.commit(repository, staging, &message, &metadata)? else {
             // The sentinel alone changes the tree; no change means the store lost the writes.
             return Err(PublishError::Store(StoreError::Unavailable(format!(
                 "the commit of staging branch {staging} found no changes after the upload"
             ))));
-        }
+        };
         fence().map_err(PublishError::AttemptFence)?;
-        let merged = match store.merge(repository, staging, self.branch, &message, &metadata)? {
+        let merge = match store.merge(repository, staging, self.branch, &message, &metadata) {
+            Err(StoreError::Unavailable(why)) => {
+                // The answer was lost; the merge may have landed. The branch's history says.
+                match self.find_merge_of(&staged.id)? {
+                    Some(id) => Merge::Merged(id),
+                    None => return Err(StoreError::Unavailable(why).into()),
+                }
+            }
+            other => other?,
+        };
+        let merged = match merge {
             Merge::Merged(id) => id,
             Merge::Conflict => {
                 return Err(PublishError::PublishFence(format!(
@@ -233,6 +241,18 @@ impl Publication<'_> {
                 merged
             ))),
         }
+    }
+
+    /// The merge commit of `staged` on the target branch, among its latest commits.
+    fn find_merge_of(&self, staged: &CommitId) -> Result<Option<CommitId>, StoreError> {
+        const LOOK_BACK: usize = 100;
+        let log = self
+            .store
+            .log(self.checkout.repository(), self.branch, LOOK_BACK)?;
+        Ok(log
+            .into_iter()
+            .find(|c| c.parents.get(1) == Some(staged))
+            .map(|c| c.id))
     }
 
     /// The sentinel: unique to this attempt, so two publications from one base conflict.
