@@ -1093,6 +1093,36 @@ fn import_and_export_round_trip() {
     ));
 }
 
+#[test]
+fn a_large_import_round_trips_and_leaves_no_temporary_file() {
+    // More new objects than the import syncs one by one (Linux: one syncfs instead).
+    let (dir, store) = local();
+    let source = dir.path().join("source");
+    let pairs: Vec<(String, String)> = (0..150)
+        .map(|i| (format!("d{}/f{i}", i % 7), format!("content {i}").repeat(i)))
+        .collect();
+    let refs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    write_tree(&source, &refs);
+    store
+        .import("large", "main", &source, "many", &Metadata::new())
+        .unwrap()
+        .unwrap();
+    assert_eq!(object_files(&store).len(), 150);
+    let out = dir.path().join("out");
+    assert_eq!(store.export("large", "main", "", &out).unwrap(), 150);
+    assert_eq!(files(&out), files(&source));
+    assert!(
+        std::fs::read_dir(store.root().join("tmp"))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+    assert_consistent(&store);
+}
+
 #[cfg(unix)]
 #[test]
 fn import_refuses_symlinks_and_export_refuses_unsafe_paths() {
