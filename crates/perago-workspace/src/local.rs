@@ -457,6 +457,9 @@ impl LocalStore {
                 if !is_commit_id(&state.head) {
                     return Err(malformed(&path, "the head is not a commit id"));
                 }
+                if !is_token(&state.staging) {
+                    return Err(malformed(&path, "the staging token is not 32 hex digits"));
+                }
                 Ok(Some(state))
             }
         }
@@ -1202,6 +1205,11 @@ fn new_token() -> String {
         .map_or(0, |d| d.as_nanos());
     let seed = format!("{}-{nanos}", name.display());
     model::sha256_hex(seed.as_bytes())[..32].to_owned()
+}
+
+/// Whether `text` has the form of [`new_token`]'s: 32 lowercase hex digits.
+fn is_token(text: &str) -> bool {
+    text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 fn to_commit(id: &str, record: &CommitRecord) -> Result<Commit> {
