@@ -28,7 +28,11 @@
 //! Objects, trees and commits are content-addressed and immutable: each is written to a
 //! temporary file under `tmp/`, fsynced, renamed to its final name, and its directory fsynced,
 //! so a crash never leaves a torn file under a final name (at worst an orphaned temporary file,
-//! which nothing reads). Everything a file names is durable before the file is.
+//! which nothing reads). Everything a file names is durable before the file is. An import
+//! reads each file once (hashing while copying to a temporary file, on every core), then makes
+//! its new objects durable together: on Linux, from 64 objects on, one syncfs(2) before the
+//! renames and one after, instead of an fsync per object and per directory (a syncfs also
+//! flushes what other programs wrote to that filesystem).
 //!
 //! # Branch heads: a compare-and-swap
 //!
@@ -76,9 +80,14 @@ pub const MERGE_STRATEGY_KEY: &str = ".lakefs.merge.strategy";
 /// its last try, which holds it.
 const OPTIMISTIC_MERGE_TRIES: usize = 10;
 
-/// Threads copying files into the store on import: writing an object ends with an fsync, which
-/// waits on the disk, not on a core, so more threads than cores keep the disk busy.
-const IMPORT_THREADS: usize = 16;
+/// Threads waiting on fsyncs: an fsync waits on the disk, not on a core, and the filesystem
+/// commits concurrent fsyncs together, so more threads than cores keep the disk busy.
+const SYNC_THREADS: usize = 16;
+
+/// From this many new objects on, an import makes them durable with one syncfs(2) (Linux)
+/// before renaming them, and another after, instead of an fsync per object and per directory.
+#[cfg(target_os = "linux")]
+const SYNCFS_FROM: usize = 64;
 
 /// At most this many commits are cached (they are immutable).
 const COMMIT_CACHE: usize = 65_536;
@@ -140,6 +149,21 @@ impl LocalStore {
         }
         for dir in ["objects", "tmp", "repositories"] {
             fsio::create_dir_durably(&root.join(dir))?;
+        }
+        // The 256 object directories, made once, so that writing an object never creates one.
+        let objects = root.join("objects");
+        if !objects.join("ff").is_dir() {
+            for byte in 0..=255u8 {
+                let dir = objects.join(model::hex(&[byte]));
+                match fs::create_dir(&dir) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => {
+                        return Err(StoreError::io(format!("creating {}", dir.display()), e));
+                    }
+                }
+            }
+            fsio::sync_dir(&objects)?;
         }
         Ok(LocalStore {
             tmp: root.join("tmp"),
@@ -292,19 +316,19 @@ impl LocalStore {
             }
         }
 
-        let entries = parallel(&files, IMPORT_THREADS, |(_, source), buffer| {
-            self.put_object(source, buffer)
+        // Copy and hash on every core; then make the new objects durable and rename them, all
+        // before a commit names them.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+        let entries = parallel(&files, threads, |(_, source), buffer| {
+            self.copy_in(source, buffer, false)
         })?;
-        let mut dirs = BTreeSet::new();
         let mut tree = Tree::new();
-        for ((path, _), (entry, new_dir)) in files.into_iter().zip(entries) {
-            dirs.extend(new_dir);
+        let mut pending = Vec::new();
+        for ((path, _), (entry, new)) in files.into_iter().zip(entries) {
             tree.insert(path, entry);
+            pending.extend(new);
         }
-        // The objects' renames are durable before a commit names them.
-        for dir in &dirs {
-            fsio::sync_dir(dir)?;
-        }
+        self.store_objects(pending)?;
         let tree_hash = self.write_tree(repository, &tree)?;
         let tree = Arc::new(tree);
         self.update_branch(repository, branch, |state| {
@@ -433,6 +457,9 @@ impl LocalStore {
                 if !is_commit_id(&state.head) {
                     return Err(malformed(&path, "the head is not a commit id"));
                 }
+                if !is_token(&state.staging) {
+                    return Err(malformed(&path, "the staging token is not 32 hex digits"));
+                }
                 Ok(Some(state))
             }
         }
@@ -543,10 +570,15 @@ impl LocalStore {
         Ok(id)
     }
 
-    /// Stores the content of file `source` as an object: copied to a temporary file while it
-    /// is hashed, then (unless that content is stored already) fsynced and renamed to its final
-    /// name. Returns its entry and, when a new file was renamed into it, the directory to sync.
-    fn put_object(&self, source: &Path, buffer: &mut [u8]) -> Result<(Entry, Option<PathBuf>)> {
+    /// Copies file `source` to a temporary file, hashing it on the way (one read), and fsyncs
+    /// it when `sync`. Returns its entry and, unless that content is stored already, the
+    /// temporary file to rename into `objects/`.
+    fn copy_in(
+        &self,
+        source: &Path,
+        buffer: &mut [u8],
+        sync: bool,
+    ) -> Result<(Entry, Option<Pending>)> {
         let mut input = File::open(source)
             .map_err(|e| StoreError::io(format!("reading {}", source.display()), e))?;
         let (temp, file) = Temp::create(&self.tmp)?;
@@ -567,13 +599,44 @@ impl LocalStore {
         if fs::metadata(&dest).is_ok_and(|m| m.len() == size) {
             return Ok((entry, None)); // stored already; the temporary file is removed
         }
-        output
-            .inner
-            .sync_all()
-            .map_err(|e| StoreError::io(format!("syncing {}", temp.path().display()), e))?;
-        drop(output);
-        temp.persist(&dest)?;
-        Ok((entry, Some(fsio::parent(&dest).to_owned())))
+        if sync {
+            output
+                .inner
+                .sync_all()
+                .map_err(|e| StoreError::io(format!("syncing {}", temp.path().display()), e))?;
+        }
+        Ok((entry, Some(Pending { temp, dest })))
+    }
+
+    /// Makes the new objects' content durable, renames each to its name, and makes the renames
+    /// durable: an fsync of each file and directory, or (Linux, many objects) one syncfs(2)
+    /// before the renames and one after.
+    fn store_objects(&self, pending: Vec<Pending>) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        let bulk = pending.len() >= SYNCFS_FROM;
+        #[cfg(not(target_os = "linux"))]
+        let bulk = false;
+        #[cfg(target_os = "linux")]
+        if bulk {
+            fsio::sync_filesystem(&self.tmp)?;
+        }
+        if !bulk {
+            parallel(&pending, SYNC_THREADS, |p, _| {
+                fsio::sync_file(p.temp.path())
+            })?;
+        }
+        let mut dirs = BTreeSet::new();
+        for Pending { temp, dest } in pending {
+            temp.persist(&dest)?;
+            dirs.insert(fsio::parent(&dest).to_owned());
+        }
+        #[cfg(target_os = "linux")]
+        if bulk {
+            return fsio::sync_filesystem(&self.tmp);
+        }
+        let dirs: Vec<_> = dirs.into_iter().collect();
+        parallel(&dirs, SYNC_THREADS, |dir, _| fsio::sync_dir(dir))?;
+        Ok(())
     }
 
     /// Copies object `entry` to `dest`, verifying it against `entry` and `object`.
@@ -792,6 +855,12 @@ impl LocalStore {
     }
 }
 
+/// A new object's content in a temporary file, to be renamed to `dest`.
+struct Pending {
+    temp: Temp,
+    dest: PathBuf,
+}
+
 /// A merge computed against a destination head.
 enum Planned {
     NoChanges,
@@ -954,9 +1023,10 @@ impl Store for LocalStore {
             return Err(branch_not_found(repository, branch));
         }
         let mut buffer = vec![0; fsio::BUFFER];
-        let (entry, new_dir) = self.put_object(source, &mut buffer)?;
-        if let Some(dir) = new_dir {
-            fsio::sync_dir(&dir)?;
+        let (entry, new) = self.copy_in(source, &mut buffer, true)?;
+        if let Some(Pending { temp, dest }) = new {
+            temp.persist(&dest)?;
+            fsio::sync_dir(fsio::parent(&dest))?;
         }
         let change = Staged {
             path: path.to_owned(),
@@ -1135,6 +1205,11 @@ fn new_token() -> String {
         .map_or(0, |d| d.as_nanos());
     let seed = format!("{}-{nanos}", name.display());
     model::sha256_hex(seed.as_bytes())[..32].to_owned()
+}
+
+/// Whether `text` has the form of [`new_token`]'s: 32 lowercase hex digits.
+fn is_token(text: &str) -> bool {
+    text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 fn to_commit(id: &str, record: &CommitRecord) -> Result<Commit> {

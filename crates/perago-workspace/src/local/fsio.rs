@@ -84,6 +84,23 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| StoreError::io(format!("syncing directory {}", dir.display()), e))
 }
 
+/// fsync of the file `path` (reopened for writing, which every platform accepts).
+pub(crate) fn sync_file(path: &Path) -> Result<()> {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| StoreError::io(format!("syncing {}", path.display()), e))
+}
+
+/// syncfs(2) of the filesystem holding `dir`: everything written to it so far is durable.
+#[cfg(target_os = "linux")]
+pub(crate) fn sync_filesystem(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| rustix::fs::syncfs(&d).map_err(io::Error::from))
+        .map_err(|e| StoreError::io(format!("syncing the filesystem of {}", dir.display()), e))
+}
+
 /// Creates `dir` and its missing ancestors, syncing each new directory's parent.
 pub(crate) fn create_dir_durably(dir: &Path) -> Result<()> {
     if dir.is_dir() {
