@@ -61,6 +61,8 @@ fn bin() -> Command {
         "PERAGO_STORE",
         "XDG_DATA_HOME",
         "LAKECTL_SERVER_ENDPOINT_URL",
+        "LAKECTL_CREDENTIALS_ACCESS_KEY_ID",
+        "LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY",
     ] {
         cmd.env_remove(var);
     }

@@ -25,6 +25,8 @@ fn bin() -> Command {
         "PERAGO_STORE",
         "XDG_DATA_HOME",
         "LAKECTL_SERVER_ENDPOINT_URL",
+        "LAKECTL_CREDENTIALS_ACCESS_KEY_ID",
+        "LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY",
     ] {
         cmd.env_remove(var);
     }
@@ -79,6 +81,78 @@ fn the_worker_with_default_flags_completes_tasks_and_stops_on_sigterm() {
     }
     assert_eq!(events(&lines, "task_result").len(), 3);
     assert_eq!(events(&lines, "worker_stopped")[0]["completed"], 3);
+}
+
+/// A workspace task end to end, as a deployment runs it: the worker with its default flags
+/// and lakeFS configured through lakectl's variables, against the Conductor test server and
+/// the lakeFS test server together. The read-write task publishes, the read-only one keeps its
+/// ref, and the secret shows nowhere.
+#[test]
+fn workspace_tasks_against_conductor_and_lakefs_together() {
+    use perago_testserver::lakefs::LakeFsServer;
+    use perago_workspace::lakefs::{LakeFs, LakeFsSettings};
+    use perago_workspace::{Metadata, Store, transfer};
+
+    let lakefs = LakeFsServer::start();
+    lakefs.create_repository("song-000123", "main").unwrap();
+    let settings = LakeFsSettings::new(
+        &lakefs.base_url(),
+        lakefs.access_key_id(),
+        lakefs.secret_access_key(),
+    )
+    .unwrap();
+    let client = LakeFs::new(settings).unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/workspace");
+    let base = transfer::import(
+        &client,
+        "song-000123",
+        "main",
+        example.as_ref(),
+        "",
+        "example",
+        &Metadata::new(),
+    )
+    .unwrap()
+    .unwrap()
+    .id
+    .to_string();
+    let workspace = json!({"repository": "song-000123", "branch": "main", "ref_type": "commit",
+                           "ref": base});
+    let server = TestServer::start();
+    let publish = server.enqueue(
+        "publish_features",
+        json!({"workspace": workspace, "params": {"feature_set": "default"}}),
+    );
+    let build = server.enqueue(
+        "build_features",
+        json!({"workspace": workspace, "params": {"feature_set": "default", "min_rows": 100}}),
+    );
+    let secret = lakefs.secret_access_key().to_owned();
+    let mut cmd = bin();
+    cmd.args(["worker", "--conductor-url", &server.base_url()])
+        .env("LAKECTL_SERVER_ENDPOINT_URL", lakefs.base_url())
+        .env("LAKECTL_CREDENTIALS_ACCESS_KEY_ID", lakefs.access_key_id())
+        .env("LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY", &secret);
+    let child = Child::start(cmd, Some(ADDRESS_SPACE));
+    assert!(server.wait_terminal(2, PATIENCE), "{}", child.stderr());
+    let done = child.stop(PATIENCE);
+    assert_eq!(done.code(), Some(0), "{}", done.stderr);
+
+    let published = server.task(&publish).unwrap();
+    assert_eq!(published.status, TaskStatus::Completed, "{}", done.stderr);
+    let head = lakefs.head("song-000123", "main").unwrap();
+    assert_ne!(head, base);
+    assert_eq!(published.output_data["workspace"]["ref"], head.as_str());
+    let merge = client.get_commit("song-000123", &head).unwrap();
+    assert_eq!(merge.parents[0].as_str(), base);
+    assert!(lakefs.object("song-000123", &head, "features/summaries/default.json").is_some());
+    let built = server.task(&build).unwrap();
+    assert_eq!(built.status, TaskStatus::Completed);
+    assert_eq!(built.output_data["workspace"]["ref"], base.as_str());
+    assert!(!done.stderr.contains(&secret));
+    for task in [&published, &built] {
+        assert!(!task.output_data.to_string().contains(&secret));
+    }
 }
 
 /// When neither Conductor nor the log takes a result, the worker says so on standard error,

@@ -8,6 +8,8 @@
 
 use perago::task::{Registry, TaskError};
 use perago_conductor::worker::{Backoff, Summary, Worker, WorkerConfig};
+use perago_example::contracts::publish_features_params::PublishFeaturesParams;
+use perago_example::contracts::publish_features_result::PublishFeaturesResult;
 use perago_example::contracts::validate_song_params::ValidateSongParams;
 use perago_example::contracts::validate_song_result::ValidateSongResult;
 use perago_example::validate_song;
@@ -124,6 +126,24 @@ static ABANDON_GATE: Gate = Gate::new();
 fn gated_abandon(_params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> {
     ABANDON_GATE.pass();
     Ok(ok_result())
+}
+
+static PUBLISH_GATE: Gate = Gate::new();
+/// A read-write task that writes a summary, then waits at its gate before it publishes.
+#[perago::task(name = "gated_publisher", workspace(prefix = "features/", access = read_write))]
+fn gated_publisher(
+    ws: &mut perago::workspace::Workspace,
+    params: PublishFeaturesParams,
+) -> Result<PublishFeaturesResult, TaskError> {
+    std::fs::create_dir_all(ws.path("summaries"))?;
+    std::fs::write(ws.path("summaries/gated.json"), &params.feature_set)?;
+    PUBLISH_GATE.pass();
+    Ok(PublishFeaturesResult {
+        summary: "summaries/gated.json".to_owned(),
+        files: 1,
+        row_count: 0,
+        feature_count: 0,
+    })
 }
 
 /// Counts its calls (the 200-task test).
@@ -799,6 +819,42 @@ fn shutdown_reports_a_task_still_running_after_the_grace_period_as_failed() {
     ABANDON_GATE.open();
     log.wait_for("late_result");
     assert_eq!(results(&server, &id).len(), 1);
+}
+
+/// The attempt fence: an abandoned task's handler finishes after the worker gave the task
+/// back, and its publication is refused before anything is merged.
+#[test]
+fn a_task_abandoned_at_shutdown_publishes_nothing() {
+    let server = TestServer::start();
+    let (_, store, commit) = example_store();
+    let input = json!({
+        "workspace": {"repository": "song-000123", "branch": "main", "ref_type": "commit",
+                      "ref": commit},
+        "params": {"feature_set": "default"},
+    });
+    let id = server.enqueue("gated_publisher", input);
+    let mut config = config(&server);
+    config.shutdown_grace = Duration::from_millis(100);
+    let worker = start(&perago::tasks![gated_publisher], config);
+    PUBLISH_GATE.wait_running(1);
+    let head = store.get_commit("song-000123", "main").unwrap().id;
+    let (summary, log) = worker.stop();
+    assert_eq!(summary.abandoned, 1);
+    assert_eq!(server.task(&id).unwrap().status, TaskStatus::Failed);
+    PUBLISH_GATE.open();
+    log.wait_for("late_result");
+    let record = log
+        .events("task_result")
+        .into_iter()
+        .find(|r| r["detail"]["stage"] == "publish")
+        .expect("the late result's record");
+    assert_eq!(record["detail"]["refused_by"], "attempt_fence");
+    assert_eq!(
+        record["reason"],
+        "attempt fence: the task was abandoned at shutdown and reported FAILED; another \
+         attempt may run it; nothing merged"
+    );
+    assert_eq!(store.get_commit("song-000123", "main").unwrap().id, head);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 
 use super::{CommandError, EXIT_FAILED, EXIT_OK, open_log, output_error};
 use perago::log::{JsonLines, TaskRecord};
-use perago::runtime::{ExecutionContext, RuntimeConfig, execute_with};
+use perago::runtime::{Attempt, ExecutionContext, RuntimeConfig, execute_attempt};
 use perago::task::Registry;
 use perago_schema::input::read_path;
 use std::io::Write;
@@ -64,7 +64,19 @@ pub fn run(
         config,
         ..ExecutionContext::default()
     };
-    let result = execute_with(task, &input, &context);
+    // Each run is an attempt of its own: its staging branch, should it publish, is its own.
+    let task_id = format!(
+        "run-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let attempt = Attempt {
+        task_id: &task_id,
+        ..Attempt::LOCAL
+    };
+    let result = execute_attempt(task, &input, &context, &attempt);
     let payload = serde_json::to_string_pretty(&result.conductor_payload())
         .map_err(|e| format!("cannot print the payload: {e}"))?;
     writeln!(out, "{payload}").map_err(output_error)?;
