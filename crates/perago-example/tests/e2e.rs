@@ -145,7 +145,11 @@ fn workspace_tasks_against_conductor_and_lakefs_together() {
     assert_eq!(published.output_data["workspace"]["ref"], head.as_str());
     let merge = client.get_commit("song-000123", &head).unwrap();
     assert_eq!(merge.parents[0].as_str(), base);
-    assert!(lakefs.object("song-000123", &head, "features/summaries/default.json").is_some());
+    assert!(
+        lakefs
+            .object("song-000123", &head, "features/summaries/default.json")
+            .is_some()
+    );
     let built = server.task(&build).unwrap();
     assert_eq!(built.status, TaskStatus::Completed);
     assert_eq!(built.output_data["workspace"]["ref"], base.as_str());
