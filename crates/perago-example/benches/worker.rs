@@ -207,8 +207,12 @@ fn in_process(n: usize) -> Duration {
     let context = perago::runtime::ExecutionContext::default();
     let start = Instant::now();
     for _ in 0..n {
-        let result =
-            perago::runtime::execute_json(&bench_noop::TASK, task.input_data.get(), &context);
+        let result = perago::runtime::execute_json(
+            &bench_noop::TASK,
+            task.input_data.get(),
+            &context,
+            &perago::runtime::Attempt::LOCAL,
+        );
         let _ = log.write(&TaskRecord::of(&result, "bench_noop", Some("t"), Some("w")));
         let report = TaskResult {
             output_data: result.output().and_then(Value::as_object).cloned().unwrap(),
