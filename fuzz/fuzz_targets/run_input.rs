@@ -1,6 +1,6 @@
 //! `run`'s input path on arbitrary bytes: the bytes are the `--input` file of
-//! `perago-example run validate_song` (workspace-free) and of `run build_features
-//! --workspace-dir crates/perago-example/workspace` (the example workspace, read-only), run
+//! `perago-example run validate_song` (workspace-free) and of `run build_features --store DIR`
+//! (a local store holding the example workspace as `song-000123`, read-only), run
 //! through `perago_conductor::cli::run::run` itself: read the file, parse it strictly, execute the task,
 //! print the payload and the log record. It must never panic, and:
 //!
@@ -24,9 +24,12 @@ use perago::runtime::{ExecutionContext, execute_with};
 use perago::task::Registry;
 use perago_conductor::cli::CommandError;
 use perago_conductor::cli::run::{RunArgs, run};
+use perago_conductor::cli::store::StoreArgs;
+use perago_workspace::local::LocalStore;
+use perago_workspace::{Metadata, transfer};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 static REGISTRY: LazyLock<Registry> = LazyLock::new(perago_example::registry);
 
@@ -37,8 +40,34 @@ static INPUT: LazyLock<PathBuf> = LazyLock::new(|| {
     dir.join("input.json")
 });
 
-static WORKSPACE: LazyLock<PathBuf> = LazyLock::new(|| {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/perago-example/workspace")
+/// A local store with the example workspace imported as `song-000123` (its commit is not the
+/// seed's: inputs naming a commit are refused by the store unless the fuzzer finds its id).
+static STORE: LazyLock<PathBuf> = LazyLock::new(|| {
+    let root = INPUT.with_file_name("store");
+    let _ = std::fs::remove_dir_all(&root);
+    let store = LocalStore::open(&root).expect("the store opens");
+    store
+        .create_repository("song-000123", "main")
+        .expect("a repository");
+    let example =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/perago-example/workspace");
+    transfer::import(
+        &store,
+        "song-000123",
+        "main",
+        &example,
+        "",
+        "example",
+        &Metadata::new(),
+    )
+    .expect("the example imports");
+    root
+});
+
+static STORE_ARC: LazyLock<Option<Arc<dyn perago_workspace::Store>>> = LazyLock::new(|| {
+    Some(Arc::new(
+        LocalStore::open(&*STORE).expect("the store opens"),
+    ))
 });
 
 fuzz_target!(|data: &[u8]| {
@@ -47,14 +76,17 @@ fuzz_target!(|data: &[u8]| {
         .ok()
         .and_then(|text| perago_schema::json::parse_strict(text).ok());
     check("validate_song", None, strict.as_ref());
-    check("build_features", Some(WORKSPACE.clone()), strict.as_ref());
+    check("build_features", Some(STORE.clone()), strict.as_ref());
 });
 
-fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
+fn check(task: &str, store: Option<PathBuf>, strict: Option<&Value>) {
     let args = RunArgs {
         task: task.to_owned(),
         input: INPUT.display().to_string(),
-        workspace_dir: workspace_dir.clone(),
+        store: StoreArgs {
+            store: store.clone(),
+            ..StoreArgs::default()
+        },
         log: None,
         max_document_bytes: None,
     };
@@ -100,7 +132,7 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
         }
         other => panic!("{task}: exit status {other}"),
     }
-    let violations = match workspace_dir {
+    let violations = match store {
         None => WorkspaceFreeTaskResult::violations(&payload),
         Some(_) => WorkspaceTaskResult::violations(&payload),
     };
@@ -110,7 +142,7 @@ fn check(task: &str, workspace_dir: Option<PathBuf>, strict: Option<&Value>) {
     );
 
     let context = ExecutionContext {
-        workspace_root: workspace_dir,
+        store: STORE_ARC.clone(),
         ..ExecutionContext::default()
     };
     let task_ref = REGISTRY.get(task).expect("a registered task");
