@@ -126,8 +126,9 @@ mod tests {
             store: Some("/flag".into()),
             ..StoreArgs::default()
         };
-        let Ok(StoreChoice::Local(dir)) = flagged.choose(|_| Some("/env".into())) else {
-            panic!()
+        let choice = flagged.choose(|var| (var == STORE_ENV).then(|| "/env".into()));
+        let Ok(StoreChoice::Local(dir)) = choice else {
+            panic!("{choice:?}")
         };
         assert_eq!(dir, PathBuf::from("/flag"));
     }
