@@ -982,7 +982,7 @@ impl Store for LocalStore {
 
     /// The fast way, with [`crate::store::import_by_upload`]'s result: each file is read
     /// once, hashed while it is copied to a temporary file (on every core); the new objects are
-    /// made durable together and renamed into `objects/` (see [`LocalStore::store_objects`]);
+    /// made durable together and renamed into `objects/` (see the [module](crate::local));
     /// then, under the branch's lock, the head's tree outside `prefix` and the files under it
     /// become the new tree and commit. The staging area is not used, so a branch with staged
     /// changes is refused (`Invalid`) rather than committed along.
