@@ -347,7 +347,7 @@ impl Checkout {
             if kind.is_dir() {
                 continue;
             }
-            let relative = relative_name(&self.dir, entry.path())?;
+            let relative = crate::store::relative_name(&self.dir, entry.path())?;
             if !kind.is_file() {
                 changes.unsupported.push(relative);
                 continue;
@@ -414,22 +414,6 @@ impl Drop for Checkout {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
-}
-
-/// The `/`-separated path of `path` under `root`; a name that is not UTF-8 cannot be an
-/// object path.
-pub(crate) fn relative_name(root: &Path, path: &Path) -> Result<String, StoreError> {
-    let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Option<Vec<&str>> = relative
-        .components()
-        .map(|c| c.as_os_str().to_str())
-        .collect();
-    parts.map(|p| p.join("/")).ok_or_else(|| {
-        StoreError::Invalid(format!(
-            "{} has a name that is not UTF-8, which no object path can hold",
-            path.display()
-        ))
-    })
 }
 
 /// The lowercase hex digest of `file`'s content.

@@ -29,10 +29,10 @@
 //! temporary file under `tmp/`, fsynced, renamed to its final name, and its directory fsynced,
 //! so a crash never leaves a torn file under a final name (at worst an orphaned temporary file,
 //! which nothing reads). Everything a file names is durable before the file is. An import
-//! reads each file once (hashing while copying to a temporary file, on every core), then makes
-//! its new objects durable together: on Linux, from 64 objects on, one syncfs(2) before the
-//! renames and one after, instead of an fsync per object and per directory (a syncfs also
-//! flushes what other programs wrote to that filesystem).
+//! ([`Store::import_tree`]) reads each file once (hashing while copying to a temporary file, on
+//! every core), then makes its new objects durable together: on Linux, from 64 objects on, one
+//! syncfs(2) before the renames and one after, instead of an fsync per object and per directory
+//! (a syncfs also flushes what other programs wrote to that filesystem).
 //!
 //! # Branch heads: a compare-and-swap
 //!
@@ -47,16 +47,18 @@
 //!   a crash is never acknowledged and is skipped when the log is read;
 //! - commit holds the lock from reading the staging area to moving the head, and starts a fresh
 //!   staging log with the new head, in one rename;
-//! - merge and import compute their commit without the lock, then swap the head if it is still
-//!   the one they started from; a merge whose destination moved meanwhile is recomputed against
-//!   the new head (lakeFS's retry loop), and its last try holds the lock throughout, so it
-//!   always ends;
+//! - merge computes its commit without the lock, then swaps the head if it is still the one it
+//!   started from; a merge whose destination moved meanwhile is recomputed against the new head
+//!   (lakeFS's retry loop), and its last try holds the lock throughout, so it always ends;
+//! - an import ([`Store::import_tree`]) stores its objects without the lock, then holds it
+//!   from reading the head to moving it, as a commit does;
 //! - creating a branch writes its state only if absent, under its lock; creating a repository
 //!   renames a complete directory into place.
 
 mod fsio;
 mod model;
 
+use crate::parallel;
 use crate::store::{
     Change, Checksum, Commit, CommitId, Merge, Metadata, ObjectInfo, Result, Store, StoreError,
     is_commit_id,
@@ -67,7 +69,6 @@ use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The message of a repository's first commit (lakeFS's).
@@ -271,138 +272,6 @@ impl LocalStore {
         }
         names.sort();
         Ok(names)
-    }
-
-    /// Makes branch `branch`'s tree exactly the content of directory `dir` (each regular file
-    /// at its `/`-separated path relative to `dir`; empty directories are not kept) and
-    /// commits it with `message` and `metadata`. Creates the repository (with `branch` as its
-    /// default branch) and the branch (from the default branch's head) when missing. `None`
-    /// when the branch's tree already is the directory's content. `Invalid` when the branch
-    /// has staged changes, or `dir` holds a symbolic link, a special file or a name that is not
-    /// UTF-8.
-    ///
-    /// Each file is read once: hashed while it is copied to a temporary file, which is fsynced
-    /// and renamed into `objects/` unless that content is stored already.
-    pub fn import(
-        &self,
-        repository: &str,
-        branch: &str,
-        dir: &Path,
-        message: &str,
-        metadata: &Metadata,
-    ) -> Result<Option<Commit>> {
-        check_repository_name(repository)?;
-        check_branch_name(branch)?;
-        let files = scan(dir)?;
-        if !self
-            .repository_dir(repository)
-            .join("repository.json")
-            .exists()
-        {
-            match self.create_repository(repository, branch) {
-                Ok(_) | Err(StoreError::AlreadyExists(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        if self.read_branch(repository, branch)?.is_none() {
-            let default = self.repository_record(repository)?.default_branch;
-            let head = self
-                .read_branch(repository, &default)?
-                .ok_or_else(|| branch_not_found(repository, &default))?
-                .head;
-            match self.create_branch(repository, branch, &commit_id(&head)?) {
-                Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-
-        // Copy and hash on every core; then make the new objects durable and rename them, all
-        // before a commit names them.
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
-        let entries = parallel(&files, threads, |(_, source), buffer| {
-            self.copy_in(source, buffer, false)
-        })?;
-        let mut tree = Tree::new();
-        let mut pending = Vec::new();
-        for ((path, _), (entry, new)) in files.into_iter().zip(entries) {
-            tree.insert(path, entry);
-            pending.extend(new);
-        }
-        self.store_objects(pending)?;
-        let tree_hash = self.write_tree(repository, &tree)?;
-        let tree = Arc::new(tree);
-        self.update_branch(repository, branch, |state| {
-            let state = state.ok_or_else(|| branch_not_found(repository, branch))?;
-            let head = self.read_commit(repository, &state.head)?;
-            let head_tree = self.read_tree(repository, &head.tree)?;
-            if model::is_dirty(&head_tree, &self.read_staged(repository, &state.staging)?) {
-                return Err(dirty());
-            }
-            if head.tree == tree_hash {
-                return Ok((Action::Keep, None));
-            }
-            let record = CommitRecord {
-                creation_date: now(),
-                generation: head.generation + 1,
-                message: message.to_owned(),
-                metadata: metadata.clone(),
-                parents: vec![state.head.clone()],
-                tree: tree_hash.clone(),
-                version: FORMAT_VERSION,
-            };
-            let id = self.write_commit(repository, &record)?;
-            self.cache_tree(&tree_hash, tree.clone());
-            let commit = to_commit(&id, &record)?;
-            Ok((
-                Action::Set(BranchState {
-                    head: id,
-                    staging: new_token(),
-                }),
-                Some(commit),
-            ))
-        })
-    }
-
-    /// Writes the objects of the commit `reference` names (a commit id or a branch's head)
-    /// whose paths start with `prefix` into directory `dir`, each at `dir/<its path>`
-    /// (creating directories, replacing files), verifying every object's size and SHA-256.
-    /// Returns how many were written. `Invalid` for a path that cannot be a relative file path
-    /// (an empty, `.` or `..` component).
-    pub fn export(
-        &self,
-        repository: &str,
-        reference: &str,
-        prefix: &str,
-        dir: &Path,
-    ) -> Result<usize> {
-        let commit = self.get_commit(repository, reference)?;
-        let objects = self.list_objects(repository, &commit.id, prefix)?;
-        for object in &objects {
-            if !is_safe_relative(&object.path) {
-                return Err(StoreError::Invalid(format!(
-                    "object {:?} of commit {} cannot be written under {}: not a relative \
-                     file path",
-                    object.path,
-                    commit.id.short(),
-                    dir.display()
-                )));
-            }
-        }
-        fs::create_dir_all(dir)
-            .map_err(|e| StoreError::io(format!("creating {}", dir.display()), e))?;
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
-        parallel(&objects, threads, |object, buffer| {
-            let dest = dir.join(&object.path);
-            let parent = fsio::parent(&dest);
-            fs::create_dir_all(parent)
-                .map_err(|e| StoreError::io(format!("creating {}", parent.display()), e))?;
-            let entry = Entry {
-                checksum: object.checksum.clone(),
-                size: object.size,
-            };
-            self.copy_out(&entry, object, &dest, buffer)
-        })?;
-        Ok(objects.len())
     }
 
     // ----- paths
@@ -621,7 +490,7 @@ impl LocalStore {
             fsio::sync_filesystem(&self.tmp)?;
         }
         if !bulk {
-            parallel(&pending, SYNC_THREADS, |p, _| {
+            parallel::try_for_each(&pending, SYNC_THREADS, |_, p| {
                 fsio::sync_file(p.temp.path())
             })?;
         }
@@ -635,7 +504,7 @@ impl LocalStore {
             return fsio::sync_filesystem(&self.tmp);
         }
         let dirs: Vec<_> = dirs.into_iter().collect();
-        parallel(&dirs, SYNC_THREADS, |dir, _| fsio::sync_dir(dir))?;
+        parallel::try_for_each(&dirs, SYNC_THREADS, |_, dir| fsio::sync_dir(dir))?;
         Ok(())
     }
 
@@ -783,6 +652,48 @@ impl LocalStore {
             }
         }
         Ok(value)
+    }
+
+    /// Under `branch`'s lock, commits the tree `tree(head's tree, staged changes)` onto the
+    /// branch's head, which moves to the new commit with a fresh staging area. `None`, and
+    /// nothing written, when that tree is the head's.
+    fn commit_onto_head(
+        &self,
+        repository: &str,
+        branch: &str,
+        message: &str,
+        metadata: &Metadata,
+        tree: impl FnOnce(&Tree, &[Staged]) -> Result<Tree>,
+    ) -> Result<Option<Commit>> {
+        self.update_branch(repository, branch, |state| {
+            let state = state.ok_or_else(|| branch_not_found(repository, branch))?;
+            let head = self.read_commit(repository, &state.head)?;
+            let head_tree = self.read_tree(repository, &head.tree)?;
+            let new_tree = tree(&head_tree, &self.read_staged(repository, &state.staging)?)?;
+            if new_tree == *head_tree {
+                return Ok((Action::Keep, None));
+            }
+            let tree_hash = self.write_tree(repository, &new_tree)?;
+            let record = CommitRecord {
+                creation_date: now(),
+                generation: head.generation + 1,
+                message: message.to_owned(),
+                metadata: metadata.clone(),
+                parents: vec![state.head.clone()],
+                tree: tree_hash.clone(),
+                version: FORMAT_VERSION,
+            };
+            let id = self.write_commit(repository, &record)?;
+            self.cache_tree(&tree_hash, Arc::new(new_tree));
+            let commit = to_commit(&id, &record)?;
+            Ok((
+                Action::Set(BranchState {
+                    head: id,
+                    staging: new_token(),
+                }),
+                Some(commit),
+            ))
+        })
     }
 
     /// Whether branch state `state` has staged changes that change a path.
@@ -1069,6 +980,60 @@ impl Store for LocalStore {
         })
     }
 
+    /// The fast way, with [`crate::store::import_by_upload`]'s result: each file is read
+    /// once, hashed while it is copied to a temporary file (on every core); the new objects are
+    /// made durable together and renamed into `objects/` (see the [module](crate::local));
+    /// then, under the branch's lock, the head's tree outside `prefix` and the files under it
+    /// become the new tree and commit. The staging area is not used, so a branch with staged
+    /// changes is refused (`Invalid`) rather than committed along.
+    ///
+    /// Missing repositories and branches are not created (lakeFS does not either): see
+    /// [`LocalStore::create_repository`] and [`Store::create_branch`].
+    fn import_tree(
+        &self,
+        repository: &str,
+        branch: &str,
+        dir: &Path,
+        prefix: &str,
+        message: &str,
+        metadata: &Metadata,
+    ) -> Result<Option<Commit>> {
+        let files = crate::store::regular_files(dir)?;
+        self.check_repository(repository)?;
+        check_branch_name(branch)?;
+        if self.read_branch(repository, branch)?.is_none() {
+            return Err(branch_not_found(repository, branch));
+        }
+        let paths: Vec<String> = files.iter().map(|f| format!("{prefix}{f}")).collect();
+        for path in &paths {
+            check_object_path(path)?;
+        }
+
+        // Copy and hash on every core; then make the new objects durable and rename them, all
+        // before a commit names them.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+        let copied = parallel::try_map(
+            &files,
+            threads,
+            || vec![0; fsio::BUFFER],
+            |buffer, _, relative| self.copy_in(&dir.join(relative), buffer, false),
+        )?;
+        let mut imported = Tree::new();
+        let mut pending = Vec::new();
+        for (path, (entry, new)) in paths.into_iter().zip(copied) {
+            imported.insert(path, entry);
+            pending.extend(new);
+        }
+        self.store_objects(pending)?;
+
+        self.commit_onto_head(repository, branch, message, metadata, |head, staged| {
+            if model::is_dirty(head, staged) {
+                return Err(dirty());
+            }
+            Ok(model::replace_prefix(head, prefix, imported))
+        })
+    }
+
     fn commit(
         &self,
         repository: &str,
@@ -1078,35 +1043,8 @@ impl Store for LocalStore {
     ) -> Result<Option<Commit>> {
         self.check_repository(repository)?;
         check_branch_name(branch)?;
-        self.update_branch(repository, branch, |state| {
-            let state = state.ok_or_else(|| branch_not_found(repository, branch))?;
-            let staged = self.read_staged(repository, &state.staging)?;
-            let head = self.read_commit(repository, &state.head)?;
-            let tree = self.read_tree(repository, &head.tree)?;
-            let new_tree = model::apply_staged(&tree, &staged);
-            if new_tree == *tree {
-                return Ok((Action::Keep, None));
-            }
-            let tree_hash = self.write_tree(repository, &new_tree)?;
-            let record = CommitRecord {
-                creation_date: now(),
-                generation: head.generation + 1,
-                message: message.to_owned(),
-                metadata: metadata.clone(),
-                parents: vec![state.head.clone()],
-                tree: tree_hash.clone(),
-                version: FORMAT_VERSION,
-            };
-            let id = self.write_commit(repository, &record)?;
-            self.cache_tree(&tree_hash, Arc::new(new_tree));
-            let commit = to_commit(&id, &record)?;
-            Ok((
-                Action::Set(BranchState {
-                    head: id,
-                    staging: new_token(),
-                }),
-                Some(commit),
-            ))
+        self.commit_onto_head(repository, branch, message, metadata, |head, staged| {
+            Ok(model::apply_staged(head, staged))
         })
     }
 
@@ -1305,106 +1243,4 @@ fn read_dir(dir: &Path) -> Result<Vec<fs::DirEntry>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(context(e)),
     }
-}
-
-/// Whether `path` is a relative file path: `/`-separated, no empty, `.` or `..` component.
-fn is_safe_relative(path: &str) -> bool {
-    !path.contains('\0')
-        && path
-            .split('/')
-            .all(|part| !part.is_empty() && part != "." && part != "..")
-}
-
-/// The regular files under `dir`: (`/`-separated relative path, file path), sorted by path.
-fn scan(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).follow_links(false) {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(dir).display().to_string();
-            let error = e
-                .into_io_error()
-                .unwrap_or_else(|| io::Error::other("a filesystem loop"));
-            StoreError::io(format!("reading {path}"), error)
-        })?;
-        let kind = entry.file_type();
-        if kind.is_dir() {
-            continue;
-        }
-        let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-        if !kind.is_file() {
-            return Err(StoreError::Invalid(format!(
-                "{}: only regular files and directories can be imported",
-                entry.path().display()
-            )));
-        }
-        let parts: Option<Vec<&str>> = relative
-            .components()
-            .map(|c| c.as_os_str().to_str())
-            .collect();
-        let Some(parts) = parts else {
-            return Err(StoreError::Invalid(format!(
-                "{}: the name is not UTF-8",
-                entry.path().display()
-            )));
-        };
-        let path = parts.join("/");
-        check_object_path(&path)?;
-        files.push((path, entry.into_path()));
-    }
-    files.sort();
-    Ok(files)
-}
-
-/// `work` over `items` on up to `threads` threads, each with its own copy buffer; the results
-/// in `items`' order, or the first error (the other threads stop taking items).
-fn parallel<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    work: impl Fn(&T, &mut [u8]) -> Result<R> + Sync,
-) -> Result<Vec<R>> {
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let threads = threads.clamp(1, items.len().max(1));
-    let outcomes = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut buffer = vec![0; fsio::BUFFER];
-                    let mut done = Vec::new();
-                    while !failed.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        match work(item, &mut buffer) {
-                            Ok(result) => done.push((i, result)),
-                            Err(e) => {
-                                failed.store(true, Ordering::Relaxed);
-                                return Err(e);
-                            }
-                        }
-                    }
-                    Ok(done)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(StoreError::Unavailable(
-                        "a worker thread panicked".to_owned(),
-                    ))
-                })
-            })
-            .collect::<Vec<_>>()
-    });
-    let mut results: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    for outcome in outcomes {
-        for (i, result) in outcome? {
-            results[i] = Some(result);
-        }
-    }
-    results
-        .into_iter()
-        .map(|r| r.ok_or_else(|| StoreError::Unavailable("a worker stopped early".to_owned())))
-        .collect()
 }

@@ -2,7 +2,8 @@
 //! move only by commit and merge, objects by path with size and checksum, a staging area per
 //! branch, and a 3-way merge that refuses conflicting paths. It is lakeFS's model (spec: the
 //! lakeFS REST API v1), so the embedded local store behaves as lakeFS does, and one conformance
-//! suite holds both to it.
+//! suite holds both to it. Importing a directory ([`Store::import_tree`]) has one meaning on
+//! every backend: [`import_by_upload`], which a backend may do a faster way.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -244,6 +245,30 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Stages the removal of `path` on `branch` (nothing happens when it does not exist).
     fn delete_object(&self, repository: &str, branch: &str, path: &str) -> Result<()>;
 
+    /// Makes `prefix` of `branch` exactly the regular files under directory `dir`, each at
+    /// `prefix` followed by its `/`-separated path relative to `dir` (empty directories are
+    /// not kept), and commits with `message` and `metadata`: objects outside `prefix` stay,
+    /// those under it that are not in `dir` are removed. `None` when that changes no path.
+    /// `Invalid`, before anything is stored, when `dir` holds a symbolic link, a special file
+    /// or a name that is not UTF-8 (naming the first); `Io` when `dir` cannot be read. The
+    /// repository and the branch must exist.
+    ///
+    /// The default ([`import_by_upload`]) uploads the files in parallel, stages the removals
+    /// and commits, so staged changes the branch had are committed with them. A backend with a faster way overrides it with the same result: the local store
+    /// copies the files into its objects on every core, makes them durable together and writes
+    /// the commit itself; it refuses a branch with staged changes (`Invalid`).
+    fn import_tree(
+        &self,
+        repository: &str,
+        branch: &str,
+        dir: &Path,
+        prefix: &str,
+        message: &str,
+        metadata: &Metadata,
+    ) -> Result<Option<Commit>> {
+        import_by_upload(self, repository, branch, dir, prefix, message, metadata)
+    }
+
     /// Commits `branch`'s staged changes: a new commit whose parent is the branch head, which
     /// becomes the new head. `None` when the staged changes change no path.
     fn commit(
@@ -276,6 +301,87 @@ pub trait Store: Send + Sync + fmt::Debug {
         right: &CommitId,
         prefix: &str,
     ) -> Result<Vec<Change>>;
+}
+
+/// How many files an import ([`import_by_upload`]) or an export moves at once.
+pub const PARALLEL_TRANSFERS: usize = 8;
+
+/// [`Store::import_tree`] through the store's own operations, for any backend (its default):
+/// uploads the files ([`PARALLEL_TRANSFERS`] at a time), stages the removal of the objects
+/// under `prefix` that are not in `dir`, and commits.
+pub fn import_by_upload<S: Store + ?Sized>(
+    store: &S,
+    repository: &str,
+    branch: &str,
+    dir: &Path,
+    prefix: &str,
+    message: &str,
+    metadata: &Metadata,
+) -> Result<Option<Commit>> {
+    let files = regular_files(dir)?;
+    let head = store.get_commit(repository, branch)?;
+    let existing = store.list_objects(repository, &head.id, prefix)?;
+    crate::parallel::try_for_each(&files, PARALLEL_TRANSFERS, |_, relative| {
+        store
+            .upload(
+                repository,
+                branch,
+                &format!("{prefix}{relative}"),
+                &dir.join(relative),
+            )
+            .map(drop)
+    })?;
+    let present: std::collections::HashSet<String> =
+        files.iter().map(|f| format!("{prefix}{f}")).collect();
+    for object in existing.iter().filter(|o| !present.contains(&o.path)) {
+        store.delete_object(repository, branch, &object.path)?;
+    }
+    store.commit(repository, branch, message, metadata)
+}
+
+/// The `/`-separated paths of the regular files under `dir`, relative to `dir`, in byte
+/// order. `Invalid` for the first symbolic link or special file, or a name that is not UTF-8
+/// (no object path can hold it); `Io` when `dir` or a directory under it cannot be read.
+pub(crate) fn regular_files(dir: &Path) -> Result<Vec<String>> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(false).min_depth(1) {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).display().to_string();
+            let io = e
+                .into_io_error()
+                .unwrap_or_else(|| std::io::Error::other("directory loop"));
+            StoreError::io(format!("cannot read {path}"), io)
+        })?;
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            continue;
+        }
+        if !kind.is_file() {
+            return Err(StoreError::Invalid(format!(
+                "{} is not a regular file (symbolic links and special files cannot be imported)",
+                entry.path().display()
+            )));
+        }
+        files.push(relative_name(dir, entry.path())?);
+    }
+    files.sort_unstable();
+    Ok(files)
+}
+
+/// The `/`-separated path of `path` under `root`; a name that is not UTF-8 cannot be an
+/// object path.
+pub(crate) fn relative_name(root: &Path, path: &Path) -> Result<String> {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect();
+    parts.map(|p| p.join("/")).ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "{} has a name that is not UTF-8, which no object path can hold",
+            path.display()
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -2,13 +2,17 @@
 //!
 //! [`conformance`] holds the checks that concern the [`Store`] trait only: each takes a
 //! `&dyn Store` and a way to create a repository, so that the same checks can run against any
-//! backend (lakeFS too). Below it, the local store's own tests: import and export, the on-disk
-//! layout, corruption, crashes, and compare-and-swap across processes.
+//! backend (lakeFS too). Below it, the local store's own tests: import (its fast way, held to
+//! the generic one) and export, the on-disk layout, corruption, crashes, and compare-and-swap
+//! across processes.
 
+use perago_workspace::checkout::CheckoutError;
 use perago_workspace::local::LocalStore;
 use perago_workspace::store::{
     Change, ChangeKind, Commit, CommitId, Merge, Metadata, ObjectInfo, Store, StoreError,
+    import_by_upload,
 };
+use perago_workspace::transfer;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -999,11 +1003,17 @@ fn import_and_export_round_trip() {
     );
     std::fs::create_dir_all(source.join("empty-dir")).unwrap();
     let metadata = Metadata::from([("by".to_owned(), "test".to_owned())]);
-    // The repository and the branch are created on the way.
-    let first = store
-        .import("imported", "data", &source, "import 1", &metadata)
-        .unwrap()
-        .unwrap();
+    // Neither the repository nor the branch is created on the way.
+    assert!(matches!(
+        transfer::import(&store, "imported", "data", &source, "", "m", &metadata),
+        Err(StoreError::RepositoryNotFound(_))
+    ));
+    store.create_repository("imported", "data").unwrap();
+    let first = transfer::import(
+        &store, "imported", "data", &source, "", "import 1", &metadata,
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(first.message, "import 1");
     assert_eq!(first.metadata, metadata);
     assert_eq!(store.get_commit("imported", "data").unwrap(), first);
@@ -1019,25 +1029,37 @@ fn import_and_export_round_trip() {
     // Nothing changed: nothing committed.
     assert_eq!(
         store
-            .import("imported", "data", &source, "again", &metadata)
+            .import_tree("imported", "data", &source, "", "again", &metadata)
             .unwrap(),
         None
     );
-    // Export writes the files back.
+    // Export writes the files back, relative to the prefix.
     let out = dir.path().join("out");
-    assert_eq!(store.export("imported", "data", "", &out).unwrap(), 6);
+    let (exported, count) = transfer::export(&store, "imported", "data", "", &out).unwrap();
+    assert_eq!((exported.id, count), (first.id.clone(), 6));
     assert_eq!(files(&out), files(&source));
     let part = dir.path().join("part");
-    assert_eq!(store.export("imported", "data", "deep/", &part).unwrap(), 2);
     assert_eq!(
-        files(&part).keys().collect::<Vec<_>>(),
-        ["deep/c", "deep/er/b.bin"]
+        transfer::export(&store, "imported", "data", "deep/", &part)
+            .unwrap()
+            .1,
+        2
     );
+    assert_eq!(files(&part).keys().collect::<Vec<_>>(), ["c", "er/b.bin"]);
+    // An export never writes into a directory that exists.
+    assert!(transfer::export(&store, "imported", "data", "", &out).is_err());
     // The branch's tree becomes exactly the directory: removals and changes.
     std::fs::remove_file(source.join("deep/c")).unwrap();
     std::fs::write(source.join("a.txt"), "A").unwrap();
     let second = store
-        .import("imported", "data", &source, "import 2", &Metadata::new())
+        .import_tree(
+            "imported",
+            "data",
+            &source,
+            "",
+            "import 2",
+            &Metadata::new(),
+        )
         .unwrap()
         .unwrap();
     assert_eq!(second.parents, std::slice::from_ref(&first.id));
@@ -1054,15 +1076,18 @@ fn import_and_export_round_trip() {
             (ChangeKind::Removed, "deep/c".to_owned())
         ]
     );
-    // A new branch of an existing repository starts at the default branch's head.
-    assert_eq!(
-        store
-            .export("imported", first.id.as_str(), "", &dir.path().join("old"))
-            .unwrap(),
-        6
-    );
+    // Another branch: an old export imported onto it brings the old tree back.
+    let old = dir.path().join("old");
+    transfer::export(&store, "imported", first.id.as_str(), "", &old).unwrap();
+    assert!(matches!(
+        store.import_tree("imported", "other", &old, "", "m", &metadata),
+        Err(StoreError::NotFound(_))
+    ));
+    store
+        .create_branch("imported", "other", &second.id)
+        .unwrap();
     let other = store
-        .import("imported", "other", &dir.path().join("old"), "m", &metadata)
+        .import_tree("imported", "other", &old, "", "m", &metadata)
         .unwrap()
         .unwrap();
     assert_eq!(other.parents, std::slice::from_ref(&second.id));
@@ -1072,25 +1097,152 @@ fn import_and_export_round_trip() {
             .unwrap()
             .is_empty()
     );
-    assert_eq!(
-        store.list_branches("imported").unwrap()[1].0,
-        "other".to_owned()
-    );
     // A dirty branch refuses an import.
     put(&store, "imported", "data", "staged", b"s");
     assert!(matches!(
-        store.import("imported", "data", &source, "m", &metadata),
+        store.import_tree("imported", "data", &source, "", "m", &metadata),
         Err(StoreError::Invalid(_))
     ));
     // Missing directories and references.
     assert!(matches!(
-        store.import("imported", "x", &dir.path().join("nope"), "m", &metadata),
+        store.import_tree(
+            "imported",
+            "other",
+            &dir.path().join("nope"),
+            "",
+            "m",
+            &metadata
+        ),
         Err(StoreError::Io { .. })
     ));
     assert!(matches!(
-        store.export("imported", "nope", "", &out),
-        Err(StoreError::NotFound(_))
+        transfer::export(&store, "imported", "nope", "", &dir.path().join("nope")),
+        Err(CheckoutError::Store(StoreError::NotFound(_)))
     ));
+}
+
+/// The objects of `branch`'s head: path, size and checksum.
+fn objects(store: &dyn Store, repo: &str, branch: &str) -> Vec<ObjectInfo> {
+    let head = store.get_commit(repo, branch).unwrap();
+    store.list_objects(repo, &head.id, "").unwrap()
+}
+
+/// Directory `path`, created.
+fn created(path: PathBuf) -> PathBuf {
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+
+#[test]
+fn an_import_at_a_prefix_is_the_same_as_uploading_file_by_file() {
+    // Each step imports a directory at a prefix twice: into repository `fast` with the local
+    // store's own import, into `slow` with the generic one (upload, delete, commit). The two
+    // must agree on the outcome and on every object after it.
+    let (dir, store) = local();
+    for repo in ["fast", "slow"] {
+        store.create_repository(repo, "main").unwrap();
+        for (path, content) in [
+            ("features/old", "old"),
+            ("features/keep", "k"),
+            ("features0/sibling", "s"),
+            ("featuresz", "z"),
+            ("other/x", "x"),
+        ] {
+            put(&store, repo, "main", path, content.as_bytes());
+        }
+        commit(&store, repo, "main", "seed");
+    }
+    let source = dir.path().join("source");
+    write_tree(
+        &source,
+        &[("keep", "k"), ("new/a.csv", "a"), ("new/b.csv", "b")],
+    );
+    let empty = created(dir.path().join("empty"));
+    let steps: [(&Path, &str); 7] = [
+        (&source, "features/"),
+        (&source, "features/"), // unchanged
+        (&source, "deep/er/"),  // a prefix with no objects yet
+        (&source, "features"),  // no slash: `featureskeep`, and `features/…` goes
+        (&empty, "deep/"),      // an empty directory removes what is under the prefix
+        (&empty, "nothing/"),   // … and where there is nothing, changes nothing
+        (&source, ""),          // the whole branch
+    ];
+    for (i, (from, prefix)) in steps.into_iter().enumerate() {
+        let message = format!("step {i}");
+        let fast = store
+            .import_tree("fast", "main", from, prefix, &message, &Metadata::new())
+            .unwrap();
+        let slow = import_by_upload(
+            &store,
+            "slow",
+            "main",
+            from,
+            prefix,
+            &message,
+            &Metadata::new(),
+        )
+        .unwrap();
+        assert_eq!(fast.is_some(), slow.is_some(), "step {i} ({prefix:?})");
+        if let Some(fast) = fast {
+            assert_eq!(fast.message, message);
+            assert_eq!(fast.parents.len(), 1);
+        }
+        assert_eq!(
+            objects(&store, "fast", "main"),
+            objects(&store, "slow", "main"),
+            "step {i} ({prefix:?})"
+        );
+    }
+    assert_eq!(
+        objects(&store, "fast", "main")
+            .into_iter()
+            .map(|o| o.path)
+            .collect::<Vec<_>>(),
+        ["keep", "new/a.csv", "new/b.csv"]
+    );
+    // The middle of it, by hand: after step 3 the objects outside `features` were kept.
+    let log = store.log("fast", "main", 10).unwrap();
+    let step3 = log.iter().find(|c| c.message == "step 3").unwrap();
+    let paths: Vec<String> = store
+        .list_objects("fast", &step3.id, "")
+        .unwrap()
+        .into_iter()
+        .map(|o| o.path)
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "deep/er/keep",
+            "deep/er/new/a.csv",
+            "deep/er/new/b.csv",
+            "featureskeep",
+            "featuresnew/a.csv",
+            "featuresnew/b.csv",
+            "other/x"
+        ]
+    );
+    // Both refuse the same things the same way.
+    for repo in ["fast", "slow"] {
+        let import = |repo: &str, branch: &str, from: &Path| {
+            if repo == "fast" {
+                store.import_tree(repo, branch, from, "p/", "m", &Metadata::new())
+            } else {
+                import_by_upload(&store, repo, branch, from, "p/", "m", &Metadata::new())
+            }
+        };
+        assert!(matches!(
+            import(repo, "nope", &source),
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(matches!(
+            import("no-such-repo", "main", &source),
+            Err(StoreError::RepositoryNotFound(_))
+        ));
+        assert!(matches!(
+            import(repo, "main", &dir.path().join("missing")),
+            Err(StoreError::Io { .. })
+        ));
+    }
 }
 
 #[test]
@@ -1106,13 +1258,15 @@ fn a_large_import_round_trips_and_leaves_no_temporary_file() {
         .map(|(p, c)| (p.as_str(), c.as_str()))
         .collect();
     write_tree(&source, &refs);
+    store.create_repository("large", "main").unwrap();
     store
-        .import("large", "main", &source, "many", &Metadata::new())
+        .import_tree("large", "main", &source, "in/", "many", &Metadata::new())
         .unwrap()
         .unwrap();
     assert_eq!(object_files(&store).len(), 150);
     let out = dir.path().join("out");
-    assert_eq!(store.export("large", "main", "", &out).unwrap(), 150);
+    let (_, count) = transfer::export(&store, "large", "main", "in/", &out).unwrap();
+    assert_eq!(count, 150);
     assert_eq!(files(&out), files(&source));
     assert!(
         std::fs::read_dir(store.root().join("tmp"))
@@ -1125,26 +1279,46 @@ fn a_large_import_round_trips_and_leaves_no_temporary_file() {
 
 #[cfg(unix)]
 #[test]
-fn import_refuses_symlinks_and_export_refuses_unsafe_paths() {
+fn import_refuses_what_is_not_a_file_and_export_refuses_unsafe_paths() {
+    use std::os::unix::ffi::OsStrExt;
     let (dir, store) = local();
-    let source = dir.path().join("source");
-    write_tree(&source, &[("a", "a")]);
-    std::os::unix::fs::symlink(source.join("a"), source.join("link")).unwrap();
-    match store.import("links", "main", &source, "m", &Metadata::new()) {
-        Err(StoreError::Invalid(message)) => assert!(message.contains("link"), "{message}"),
-        other => panic!("{other:?}"),
-    }
+    store.create_repository("links", "main").unwrap();
+    let head = store.get_commit("links", "main").unwrap();
+    let refused = |what: &str, make: &dyn Fn(&Path)| {
+        let source = created(dir.path().join(what));
+        write_tree(&source, &[("a", "a")]);
+        make(&source);
+        match store.import_tree("links", "main", &source, "", "m", &Metadata::new()) {
+            Err(StoreError::Invalid(message)) => assert!(message.contains(what), "{message}"),
+            other => panic!("{what}: {other:?}"),
+        }
+        assert!(object_files(&store).is_empty(), "{what}: nothing stored");
+        assert_eq!(store.get_commit("links", "main").unwrap(), head);
+    };
+    refused("link", &|source| {
+        std::os::unix::fs::symlink(source.join("a"), source.join("link")).unwrap()
+    });
+    refused("socket", &|source| {
+        std::os::unix::net::UnixListener::bind(source.join("socket")).unwrap();
+    });
+    refused("latin1", &|source| {
+        let name = std::ffi::OsStr::from_bytes(b"latin1-\xe9t\xe9");
+        std::fs::write(source.join(name), "x").unwrap();
+    });
+
     store.create_repository("unsafe", "main").unwrap();
+    let out = dir.path().join("out");
     for path in ["../escape", "a//b", "/abs", "./x"] {
         put(&store, "unsafe", "main", path, b"x");
         commit(&store, "unsafe", "main", path);
         assert!(
             matches!(
-                store.export("unsafe", "main", "", &dir.path().join("out")),
-                Err(StoreError::Invalid(_))
+                transfer::export(&store, "unsafe", "main", "", &out),
+                Err(CheckoutError::UnsafePath { .. })
             ),
             "{path}"
         );
+        assert!(!out.exists(), "{path}: a failed export leaves nothing");
         store.delete_object("unsafe", "main", path).unwrap();
         commit(&store, "unsafe", "main", path);
     }

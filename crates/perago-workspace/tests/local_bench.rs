@@ -6,10 +6,11 @@
 //! ```
 //!
 //! Imports the directory `PERAGO_BENCH_SRC` into a fresh store under `PERAGO_BENCH_WORK`, imports
-//! it again (nothing changed), and exports it; prints the times, to compare with `cp -r`.
+//! it again (nothing changed), and exports it (all through [`transfer`]); prints the times, to compare with `cp -r`.
 
 use perago_workspace::local::LocalStore;
 use perago_workspace::store::{Metadata, Store};
+use perago_workspace::transfer;
 use std::time::Instant;
 
 #[test]
@@ -26,27 +27,41 @@ fn import_export_speed() {
     let _ = std::fs::remove_dir_all(work);
     let store = LocalStore::open(work.join("store")).unwrap();
     let metadata = Metadata::new();
+    store.create_repository("bench", "main").unwrap();
 
     let start = Instant::now();
-    let commit = store
-        .import("bench", "main", source.as_ref(), "import", &metadata)
-        .unwrap()
-        .unwrap();
+    let commit = transfer::import(
+        &store,
+        "bench",
+        "main",
+        source.as_ref(),
+        "",
+        "import",
+        &metadata,
+    )
+    .unwrap()
+    .unwrap();
     let import = start.elapsed();
     let objects = store.list_objects("bench", &commit.id, "").unwrap();
     let bytes: u64 = objects.iter().map(|o| o.size).sum();
 
     let start = Instant::now();
-    let again = store
-        .import("bench", "main", source.as_ref(), "again", &metadata)
-        .unwrap();
+    let again = transfer::import(
+        &store,
+        "bench",
+        "main",
+        source.as_ref(),
+        "",
+        "again",
+        &metadata,
+    )
+    .unwrap();
     let reimport = start.elapsed();
     assert!(again.is_none());
 
     let start = Instant::now();
-    let exported = store
-        .export("bench", "main", "", &work.join("export"))
-        .unwrap();
+    let (_, exported) =
+        transfer::export(&store, "bench", "main", "", &work.join("export")).unwrap();
     let export = start.elapsed();
     assert_eq!(exported, objects.len());
 

@@ -168,6 +168,18 @@ pub(crate) fn is_dirty(tree: &Tree, staged: &[Staged]) -> bool {
         .any(|(path, value)| tree.get(path) != value)
 }
 
+/// `tree` with its paths that start with `prefix` replaced by `under_prefix` (whose paths all
+/// start with `prefix`): an import of a directory at `prefix`.
+pub(crate) fn replace_prefix(tree: &Tree, prefix: &str, mut under_prefix: Tree) -> Tree {
+    debug_assert!(under_prefix.keys().all(|path| path.starts_with(prefix)));
+    under_prefix.extend(
+        tree.iter()
+            .filter(|(path, _)| !path.starts_with(prefix))
+            .map(|(path, entry)| (path.clone(), entry.clone())),
+    );
+    under_prefix
+}
+
 /// The paths starting with `prefix` whose value differs between `left` and `right`, in path
 /// order (lakeFS's two-dot diff).
 pub(crate) fn diff_trees(left: &Tree, right: &Tree, prefix: &str) -> Vec<Change> {
@@ -316,6 +328,14 @@ mod tests {
         })
     }
 
+    /// A tree of (path, content) pairs.
+    fn tree(pairs: &[(&str, &str)]) -> Tree {
+        pairs
+            .iter()
+            .filter_map(|(p, v)| entry(v).map(|e| (p.to_string(), e)))
+            .collect()
+    }
+
     #[test]
     fn the_3_way_table_without_strategy() {
         let (x, y, z) = (entry("X"), entry("Y"), entry("Z"));
@@ -366,12 +386,6 @@ mod tests {
 
     #[test]
     fn whole_tree_merge_keeps_both_sides_and_stops_at_a_conflict() {
-        let tree = |pairs: &[(&str, &str)]| -> Tree {
-            pairs
-                .iter()
-                .filter_map(|(p, v)| entry(v).map(|e| (p.to_string(), e)))
-                .collect()
-        };
         let base = tree(&[("a", "1"), ("b", "1"), ("c", "1")]);
         let source = tree(&[("a", "2"), ("b", "1"), ("d", "1")]);
         let destination = tree(&[("a", "1"), ("e", "1")]);
@@ -436,13 +450,34 @@ mod tests {
     }
 
     #[test]
+    fn an_import_replaces_exactly_the_paths_under_its_prefix() {
+        let head = tree(&[
+            ("a", "x"),
+            ("f/1", "x"),
+            ("f/2", "x"),
+            ("f0", "x"),
+            ("fa", "x"),
+        ]);
+        let imported = tree(&[("f/2", "y"), ("f/3", "x")]);
+        assert_eq!(
+            replace_prefix(&head, "f/", imported.clone()),
+            tree(&[
+                ("a", "x"),
+                ("f/2", "y"),
+                ("f/3", "x"),
+                ("f0", "x"),
+                ("fa", "x")
+            ])
+        );
+        assert_eq!(replace_prefix(&head, "", imported.clone()), imported);
+        assert_eq!(
+            replace_prefix(&head, "f", imported),
+            tree(&[("a", "x"), ("f/2", "y"), ("f/3", "x")])
+        );
+    }
+
+    #[test]
     fn diff_is_two_dot_in_path_order_under_the_prefix() {
-        let tree = |pairs: &[(&str, &str)]| -> Tree {
-            pairs
-                .iter()
-                .filter_map(|(p, v)| entry(v).map(|e| (p.to_string(), e)))
-                .collect()
-        };
         let left = tree(&[("a/1", "x"), ("a/2", "x"), ("a/3", "x"), ("b", "x")]);
         let right = tree(&[("a/0", "x"), ("a/2", "y"), ("a/3", "x"), ("c", "x")]);
         let changes = diff_trees(&left, &right, "a/");
