@@ -25,7 +25,8 @@
 //! holding the descriptor: `pub const NAME: &str` and `pub static TASK: perago::task::Task`.
 //! `perago::tasks![a, b]` names tasks by those modules.
 
-use globset::GlobBuilder;
+// The guardrail rules are the run time's own: one statement of each.
+use perago_workspace::spec::{check_glob, check_path, compile_glob};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use std::collections::HashSet;
@@ -1239,66 +1240,6 @@ fn parse_size(text: &str) -> Result<u64, String> {
     }
 }
 
-/// A guardrail glob, as `perago_workspace::Guardrail::validate` checks it again at run time
-/// (the same rules and messages): relative to the workspace root, and valid.
-fn check_glob(pattern: &str) -> Result<(), String> {
-    relative("glob", pattern)?;
-    glob_builder(pattern)
-        .build()
-        .map(drop)
-        .map_err(|e| format!("invalid glob {pattern:?}: {}", e.kind()))
-}
-
-/// A `require_file` path, as `perago_workspace::Guardrail::validate` checks it again at run
-/// time: relative to the workspace root, `/`-separated, not a glob.
-fn check_path(path: &str) -> Result<(), String> {
-    relative("path", path)?;
-    if path.contains('\\') {
-        return Err(format!("path {path:?} must use `/` separators"));
-    }
-    if path.contains(['*', '?']) {
-        return Err(format!(
-            "path {path:?} is a plain path, not a glob; to match a pattern use `require_glob`"
-        ));
-    }
-    Ok(())
-}
-
-/// How guardrail globs compile at run time: `*` within a segment, `\` escapes.
-fn glob_builder(pattern: &str) -> GlobBuilder<'_> {
-    let mut builder = GlobBuilder::new(pattern);
-    builder.literal_separator(true).backslash_escape(true);
-    builder
-}
-
-/// Relative to the workspace root: no leading `/`, no empty, `.` or `..` segment, no
-/// trailing `/`.
-fn relative(what: &str, text: &str) -> Result<(), String> {
-    if text.is_empty() {
-        return Err(format!("{what} is empty"));
-    }
-    if text.starts_with('/') {
-        return Err(format!(
-            "{what} {text:?} must be relative to the workspace root, with no leading `/`"
-        ));
-    }
-    if text.ends_with('/') {
-        return Err(format!(
-            "{what} {text:?} ends in `/`, but guardrails look at files, not directories"
-        ));
-    }
-    if text.split('/').any(|seg| seg.is_empty()) {
-        return Err(format!("{what} {text:?} has an empty segment (`//`)"));
-    }
-    if text.split('/').any(|seg| seg == "." || seg == "..") {
-        return Err(format!(
-            "{what} {text:?} must not have `.` or `..` segments: it is relative to the workspace \
-             root, which guardrails never leave"
-        ));
-    }
-    Ok(())
-}
-
 /// Guardrails of one list that no workspace can pass together, or that repeat: each error on
 /// the later one.
 fn check_guardrail_list(list: &[(Guardrail, &Expr)], key: &str, errors: &mut Errors) {
@@ -1316,9 +1257,7 @@ fn check_guardrail_list(list: &[(Guardrail, &Expr)], key: &str, errors: &mut Err
 fn conflict(a: &Guardrail, b: &Guardrail) -> Option<String> {
     use Guardrail::*;
     let glob_matches = |pattern: &LitStr, path: &str| {
-        glob_builder(&pattern.value())
-            .build()
-            .is_ok_and(|g| g.compile_matcher().is_match(path))
+        compile_glob(&pattern.value()).is_ok_and(|g| g.is_match(path))
     };
     match (a, b) {
         (RequireGlob { pattern: p, .. }, RequireGlob { pattern: q, .. })

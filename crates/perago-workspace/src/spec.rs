@@ -96,7 +96,7 @@ impl Guardrail {
     /// Whether the guardrail is well-formed: globs compile and, like paths, are relative to
     /// the workspace root (no leading `/`, no empty, `.` or `..` segments, no trailing `/`);
     /// paths use `/` and hold no `*` or `?`; counts and sizes are ≥ 1. `#[perago::task]`
-    /// refuses the same at compile time; [`check_guardrail`](crate::guardrail::check_guardrail)
+    /// refuses the same at compile time, with these very functions; [`check_guardrail`](crate::guardrail::check_guardrail)
     /// reports a malformed guardrail as a violation rather than checking it.
     pub fn validate(&self) -> Result<(), String> {
         match *self {
@@ -140,7 +140,7 @@ pub fn check_path(path: &str) -> Result<(), String> {
 }
 
 /// How guardrail globs compile: `*` within a segment, `\` escapes, on every platform.
-pub(crate) fn compile_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+pub fn compile_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
     globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
