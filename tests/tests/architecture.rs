@@ -94,7 +94,12 @@ fn dependencies(package: &str) -> BTreeSet<String> {
 #[test]
 fn contracts_compile_lean_and_the_run_time_never_links_the_generator() {
     const HEAVY: &[&str] = &["clap", "ureq", "rustls", "signal-hook", "tokio", "hyper"];
-    for package in ["perago-schema", "perago-completion", "perago-workspace", "perago"] {
+    for package in [
+        "perago-schema",
+        "perago-completion",
+        "perago-workspace",
+        "perago",
+    ] {
         let deps = dependencies(package);
         let heavy: Vec<&&str> = HEAVY.iter().filter(|h| deps.contains(**h)).collect();
         assert!(heavy.is_empty(), "{package} compiles {heavy:?}");

@@ -525,6 +525,8 @@ impl Store for LakeFs {
     }
 
     fn create_branch(&self, repository: &str, name: &str, source: &CommitId) -> Result<()> {
+        // lakeFS answers an empty name with a 500; every backend says `Invalid`.
+        crate::store::check_branch_name(name)?;
         let request = Request {
             method: Method::Post,
             path: format!("/repositories/{}/branches", segment(repository)),

@@ -49,6 +49,22 @@ pub fn is_commit_id(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// lakeFS's rule for a branch name (`^\w[-\w]*$`: ASCII letters, digits, `_` and `-`, not
+/// starting with `-`; no `/`, no `.`), checked by both backends before anything is sent or
+/// written, so that a bad name is `Invalid` on either.
+pub fn check_branch_name(name: &str) -> Result<()> {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = name.as_bytes();
+    if bytes.first().is_some_and(|b| word(*b)) && bytes.iter().all(|b| word(*b) || *b == b'-') {
+        Ok(())
+    } else {
+        Err(StoreError::Invalid(format!(
+            "branch name {name:?}: branch id must consist of letters, digits, underscores and \
+             dashes, and cannot start with a dash"
+        )))
+    }
+}
+
 /// A commit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Commit {

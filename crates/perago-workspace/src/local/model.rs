@@ -128,12 +128,7 @@ pub(crate) fn is_repository_name(name: &str) -> bool {
 /// lakeFS's branch id rule: `^\w[-\w]*$` with ASCII `\w` (no `/`, no `.`), at most
 /// [`MAX_BRANCH_LEN`] bytes.
 pub(crate) fn is_branch_name(name: &str) -> bool {
-    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= MAX_BRANCH_LEN
-        && word(&bytes[0])
-        && bytes.iter().all(|b| word(b) || *b == b'-')
+    crate::store::check_branch_name(name).is_ok() && name.len() <= MAX_BRANCH_LEN
 }
 
 /// An object path lakeFS accepts: 1 to 1024 bytes.

@@ -1,12 +1,16 @@
-//! The local store against the store model.
+//! The store model's conformance suite, run against both backends, then the local store's own
+//! tests.
 //!
 //! [`conformance`] holds the checks that concern the [`Store`] trait only: each takes a
-//! `&dyn Store` and a way to create a repository, so that the same checks can run against any
-//! backend (lakeFS too). Below it, the local store's own tests: import (its fast way, held to
+//! `&dyn Store` and a way to create a repository, and runs against the local store and against
+//! the lakeFS client talking to the lakeFS test server (`conformance_local`,
+//! `conformance_lakefs`). Below it, the local store's own tests: import (its fast way, held to
 //! the generic one) and export, the on-disk layout, corruption, crashes, and compare-and-swap
 //! across processes.
 
+use perago_testserver::lakefs::LakeFsServer;
 use perago_workspace::checkout::CheckoutError;
+use perago_workspace::lakefs::{LakeFs, LakeFsSettings};
 use perago_workspace::local::LocalStore;
 use perago_workspace::store::{
     Change, ChangeKind, Commit, CommitId, Merge, Metadata, ObjectInfo, Store, StoreError,
@@ -742,6 +746,29 @@ fn make_repo(store: &LocalStore) -> impl Fn(&str) -> Commit + '_ {
     move |name| store.create_repository(name, "main").unwrap()
 }
 
+/// The lakeFS client against a fresh lakeFS test server.
+fn lakefs() -> (LakeFsServer, LakeFs) {
+    let server = LakeFsServer::start();
+    let settings = LakeFsSettings::new(
+        &server.base_url(),
+        server.access_key_id(),
+        server.secret_access_key(),
+    )
+    .unwrap();
+    let client = LakeFs::new(settings).unwrap();
+    (server, client)
+}
+
+fn make_lakefs_repo<'a>(
+    server: &'a LakeFsServer,
+    client: &'a LakeFs,
+) -> impl Fn(&str) -> Commit + 'a {
+    move |name| {
+        let first = server.create_repository(name, "main").unwrap();
+        client.get_commit(name, &first).unwrap()
+    }
+}
+
 macro_rules! conformance_tests {
     ($($check:ident),* $(,)?) => {
         mod conformance_local {
@@ -750,6 +777,15 @@ macro_rules! conformance_tests {
                 fn $check() {
                     let (_dir, store) = super::local();
                     super::$check(&store, &super::make_repo(&store));
+                }
+            )*
+        }
+        mod conformance_lakefs {
+            $(
+                #[test]
+                fn $check() {
+                    let (server, client) = super::lakefs();
+                    super::$check(&client, &super::make_lakefs_repo(&server, &client));
                 }
             )*
         }
@@ -774,7 +810,7 @@ conformance_tests!(
 );
 
 #[test]
-fn every_check_runs_against_the_local_store() {
+fn every_check_runs_against_both_stores() {
     assert_eq!(CHECKS.len(), 14, "a check missing from conformance_tests!");
 }
 
