@@ -117,6 +117,7 @@ mod ident;
 mod listing;
 mod merge;
 mod refs;
+mod service;
 mod state;
 
 pub use bytes::Bytes;
