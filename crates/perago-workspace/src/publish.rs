@@ -66,17 +66,22 @@ impl Publisher {
     /// `perago-<task id>-<attempt>`, with every character a lakeFS branch name does not allow
     /// (`^\w[-\w]*$`) replaced by `_`.
     pub fn staging_branch(&self) -> String {
-        let name = format!("perago-{}-{}", self.task_id, self.attempt);
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        safe_name(&format!("perago-{}-{}", self.task_id, self.attempt))
     }
+}
+
+/// `text` with every character but ASCII letters, digits, `-` and `_` replaced by `_`: a valid
+/// lakeFS branch name (when it starts with a letter or digit) and a safe file name.
+pub fn safe_name(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// A publication that did not land.

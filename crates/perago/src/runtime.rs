@@ -859,15 +859,7 @@ fn attempt_dir_name(task: &Task, attempt: &Attempt<'_>) -> String {
         attempt.attempt,
         std::process::id()
     );
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    perago_workspace::publish::safe_name(&name)
 }
 
 fn run(
