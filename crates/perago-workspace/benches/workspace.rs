@@ -1,0 +1,801 @@
+//! Workspace benchmarks (BENCHMARKS.md, "Workspaces"): every contender of a target side by side
+//! in one run, on one data set built once.
+//!
+//! ```sh
+//! cargo bench -p perago-workspace --features lakefs --bench workspace
+//! PERAGO_BENCH_WS_FILES=2000 PERAGO_BENCH_WS_BYTES=200M PERAGO_BENCH_WS_RUNS=5 \
+//!     cargo bench -p perago-workspace --features lakefs --bench workspace
+//! ```
+//!
+//! - **lakefs**: materialising a prefix of `FILES` objects, `BYTES` in all, from
+//!   perago-testserver's lakeFS server with the `LakeFs` client (`PARALLEL` downloads, sizes and
+//!   MD5s verified, files stamped), against a plain concurrent download of the same objects
+//!   (ureq GETs of `/api/v1/repositories/{r}/refs/{commit}/objects?path=…` with Basic auth, the
+//!   same number of threads and pooled connections, each body streamed to its file through the
+//!   same 64 KiB buffer, nothing verified, the object list given). Target: within 10%.
+//! - **memory**: the peak RSS of each of those two, run in a child process of this binary
+//!   against the same server, for `FILES` objects and for `BIG_FILES` objects of the same total
+//!   (100 × 10 MB against 10,000 × 100 KB by default): `VmHWM` read at the child's start and at
+//!   its end. Target: flat in the object size.
+//! - **local**: `transfer::import` of the tree (the same files, on disk) into a fresh
+//!   `LocalStore` and `transfer::export` of it out of a seeded one, against `cp -r` of the tree;
+//!   `LocalStore::import` / `LocalStore::export` (the store's own whole-tree paths) alongside,
+//!   for information. Target: within 2× of `cp -r`.
+//!
+//! Each contender runs `RUNS` times, the contenders alternating (round `r` starts with contender
+//! `r mod n`); outputs are removed and `sync` run between runs, outside the timing. Printed:
+//! min / median / max per contender and the ratio of medians (and its range over the rounds).
+//!
+//! Settings (environment): `PERAGO_BENCH_WS_FILES` (10000), `PERAGO_BENCH_WS_BYTES` (1G = 10⁹;
+//! `k`/`M`/`G` suffixes are powers of 1000), `PERAGO_BENCH_WS_RUNS` (3),
+//! `PERAGO_BENCH_WS_PARALLEL` (8), `PERAGO_BENCH_WS_BIG_FILES` (100), `PERAGO_BENCH_WS_ONLY`
+//! (a comma list of `lakefs`, `memory`, `local`; all by default), `PERAGO_BENCH_WS_DIR` (where
+//! the scratch directory goes; the system's temporary directory by default).
+//!
+//! Disk: the tree (`BYTES`), a seeded local store (`BYTES`) and one output at a time (`BYTES`).
+//! Memory: the server keeps its objects as slices of one random pool (64 MiB plus the largest
+//! object), so each object's content is distinct (a distinct offset) but takes no memory of its
+//! own.
+//!
+//! Without `--bench` (`cargo test --all-targets --all-features`), it runs once on a tiny data
+//! set as a smoke test.
+
+use perago_testserver::lakefs::{Bytes, LakeFsServer};
+use perago_workspace::checkout;
+use perago_workspace::lakefs::{LakeFs, LakeFsSettings};
+use perago_workspace::{ObjectInfo, Store};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The environment variable that makes this binary a child measuring one download.
+const CHILD_ENV: &str = "PERAGO_BENCH_WS_CHILD";
+
+/// The prefix materialised.
+const PREFIX: &str = "data/";
+
+/// The repository of `FILES` objects, and of `BIG_FILES` objects.
+const REPO: &str = "bench";
+const REPO_BIG: &str = "bench-big";
+
+/// The buffer each plain download streams through (the `LakeFs` client's).
+const BUFFER: usize = 64 * 1024;
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
+type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn main() {
+    if let Ok(mode) = std::env::var(CHILD_ENV) {
+        if let Err(e) = child(&mode) {
+            eprintln!("child {mode}: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let bench = std::env::args().any(|a| a == "--bench");
+    if let Err(e) = run(bench) {
+        eprintln!("workspace bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+// ---------------------------------------------------------------- settings
+
+#[derive(Debug, Clone)]
+struct Settings {
+    files: usize,
+    bytes: u64,
+    runs: usize,
+    parallel: usize,
+    big_files: usize,
+    sections: Vec<String>,
+    scratch_parent: PathBuf,
+}
+
+impl Settings {
+    fn from_env(bench: bool) -> Result<Settings> {
+        let (files, bytes, runs, big_files) = if bench {
+            (10_000, 1_000_000_000, 3, 100)
+        } else {
+            (40, 4_000_000, 1, 4)
+        };
+        let sections = match std::env::var("PERAGO_BENCH_WS_ONLY") {
+            Ok(list) => list
+                .split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            Err(_) => vec!["lakefs".into(), "memory".into(), "local".into()],
+        };
+        for s in &sections {
+            if !["lakefs", "memory", "local"].contains(&s.as_str()) {
+                return Err(format!("PERAGO_BENCH_WS_ONLY: unknown section {s:?}").into());
+            }
+        }
+        let settings = Settings {
+            files: env_number("PERAGO_BENCH_WS_FILES", files)? as usize,
+            bytes: env_number("PERAGO_BENCH_WS_BYTES", bytes)?,
+            runs: env_number("PERAGO_BENCH_WS_RUNS", runs)?.max(1) as usize,
+            parallel: env_number("PERAGO_BENCH_WS_PARALLEL", 8)?.max(1) as usize,
+            big_files: env_number("PERAGO_BENCH_WS_BIG_FILES", big_files)? as usize,
+            sections,
+            scratch_parent: std::env::var_os("PERAGO_BENCH_WS_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(std::env::temp_dir),
+        };
+        if settings.files == 0 || settings.big_files == 0 {
+            return Err("PERAGO_BENCH_WS_FILES and _BIG_FILES must be at least 1".into());
+        }
+        Ok(settings)
+    }
+
+    fn section(&self, name: &str) -> bool {
+        self.sections.iter().any(|s| s == name)
+    }
+}
+
+/// `name`'s value: digits (`_` allowed) with an optional `k`, `M` or `G` (powers of 1000).
+fn env_number(name: &str, default: u64) -> Result<u64> {
+    let Ok(text) = std::env::var(name) else {
+        return Ok(default);
+    };
+    let text = text.trim().replace('_', "");
+    let (digits, factor) = match text.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&text[..i], 1_000),
+        Some((i, 'M')) => (&text[..i], 1_000_000),
+        Some((i, 'G')) => (&text[..i], 1_000_000_000),
+        _ => (&text[..], 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(factor))
+        .ok_or_else(|| format!("{name}={text:?} is not a number (k, M, G allowed)").into())
+}
+
+// ---------------------------------------------------------------- the data set
+
+/// SplitMix64: deterministic, no dependency.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// One object of a data set: its path (with the prefix) and content (a slice of the pool).
+struct Object {
+    path: String,
+    data: Bytes,
+}
+
+/// `files` objects of `bytes` in all (sizes differ by at most 1), under [`PREFIX`], 100 to a
+/// directory when `nested`; each a slice of `pool` at its own offset.
+fn data_set(pool: &Bytes, files: usize, bytes: u64, nested: bool) -> Vec<Object> {
+    let base = bytes / files as u64;
+    let extra = (bytes % files as u64) as usize;
+    let largest = base as usize + usize::from(extra > 0);
+    // Offsets i·4099 mod m are distinct for i < m when 4099 (a prime) does not divide m.
+    let mut m = pool.len() - largest + 1;
+    if m.is_multiple_of(4099) {
+        m -= 1;
+    }
+    assert!(
+        files <= m,
+        "the pool is too small for {files} distinct offsets"
+    );
+    (0..files)
+        .map(|i| {
+            let size = base as usize + usize::from(i < extra);
+            let offset = (i as u64 * 4099 % m as u64) as usize;
+            let path = if nested {
+                format!("{PREFIX}d{:03}/f{i:05}.bin", i / 100)
+            } else {
+                format!("{PREFIX}f{i:05}.bin")
+            };
+            Object {
+                path,
+                data: pool.slice(offset..offset + size),
+            }
+        })
+        .collect()
+}
+
+/// 64 MiB of seeded random bytes, plus `largest` so any object fits at any offset.
+fn random_pool(largest: usize) -> Bytes {
+    let mut rng = SplitMix(0x7065_7261_676f_5753);
+    let len = (64 << 20) + largest;
+    let mut pool = Vec::with_capacity(len + 8);
+    while pool.len() < len {
+        pool.extend_from_slice(&rng.next().to_le_bytes());
+    }
+    pool.truncate(len);
+    Bytes::from(pool)
+}
+
+/// Seeds `repository` of the server with `objects` (and `extra` small objects outside the
+/// prefix) in one commit; returns the commit id.
+fn seed_lakefs(
+    server: &LakeFsServer,
+    repository: &str,
+    objects: &[Object],
+    extra: usize,
+) -> Result<String> {
+    server.create_repository(repository, "main")?;
+    for object in objects {
+        server.put_object(repository, "main", &object.path, object.data.clone())?;
+    }
+    for k in 0..extra {
+        server.put_object(
+            repository,
+            "main",
+            &format!("other/x{k:02}.txt"),
+            format!("outside the prefix {k}\n").into_bytes(),
+        )?;
+    }
+    let commit = server.commit(repository, "main", "benchmark data set")?;
+    server.clear_requests();
+    Ok(commit.id)
+}
+
+/// Writes `objects` under `dir` at their paths without the prefix.
+#[allow(dead_code)] // the local section (next commit)
+fn write_tree(dir: &Path, objects: &[Object]) -> Result<()> {
+    for object in objects {
+        let path = dir.join(&object.path[PREFIX.len()..]);
+        std::fs::create_dir_all(path.parent().expect("a file under dir"))?;
+        std::fs::write(&path, &object.data)?;
+    }
+    Ok(())
+}
+
+/// The number and total size of the regular files under `dir`.
+fn tree_size(dir: &Path) -> Result<(usize, u64)> {
+    let mut files = 0;
+    let mut bytes = 0;
+    for entry in walkdir::WalkDir::new(dir).min_depth(1) {
+        let entry = entry?;
+        if entry.file_type().is_file() {
+            files += 1;
+            bytes += entry.metadata()?.len();
+        }
+    }
+    Ok((files, bytes))
+}
+
+/// Checks that the tree under `dir` has exactly `objects`' count and bytes, and that a few of
+/// them (first, middle, last) have their content, at `dir/<path without strip>`.
+fn check_tree(dir: &Path, objects: &[Object], strip: &str) -> Result<()> {
+    let expected: u64 = objects.iter().map(|o| o.data.len() as u64).sum();
+    let (files, bytes) = tree_size(dir)?;
+    if (files, bytes) != (objects.len(), expected) {
+        return Err(format!(
+            "{} holds {files} files of {bytes} bytes, expected {} of {expected}",
+            dir.display(),
+            objects.len()
+        )
+        .into());
+    }
+    for i in [0, objects.len() / 2, objects.len() - 1] {
+        let object = &objects[i];
+        let path = dir.join(&object.path[strip.len()..]);
+        if std::fs::read(&path)? != object.data {
+            return Err(format!("{} differs from its object", path.display()).into());
+        }
+    }
+    Ok(())
+}
+
+fn remove(path: &Path) {
+    if path.exists() {
+        std::fs::remove_dir_all(path)
+            .unwrap_or_else(|e| panic!("cannot remove {}: {e}", path.display()));
+    }
+}
+
+/// Flushes dirty pages, so one run's writeback does not land in the next run's timing.
+fn sync() {
+    let _ = Command::new("sync").status();
+}
+
+// ---------------------------------------------------------------- timing and reports
+
+/// Runs every contender `runs` times, alternating (round `r` starts with contender `r mod n`);
+/// `run(contender, round)` does one run and returns the time it measured.
+fn rounds(
+    names: &[&str],
+    runs: usize,
+    mut run: impl FnMut(usize, usize) -> Result<Duration>,
+) -> Result<Vec<Vec<Duration>>> {
+    let mut times = vec![Vec::with_capacity(runs); names.len()];
+    for round in 0..runs {
+        for k in 0..names.len() {
+            let contender = (round + k) % names.len();
+            let t = run(contender, round)?;
+            println!(
+                "  round {} {:<24} {:>9.3} s",
+                round + 1,
+                names[contender],
+                t.as_secs_f64()
+            );
+            times[contender].push(t);
+        }
+    }
+    Ok(times)
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+    }
+}
+
+fn table(names: &[&str], times: &[Vec<Duration>], bytes: u64, files: usize) {
+    println!(
+        "  {:<24} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "contender", "min s", "median s", "max s", "MB/s", "files/s"
+    );
+    for (name, t) in names.iter().zip(times) {
+        let med = median(t).as_secs_f64();
+        println!(
+            "  {:<24} {:>9.3} {:>9.3} {:>9.3} {:>10.1} {:>10.0}",
+            name,
+            t.iter().min().expect("a run").as_secs_f64(),
+            med,
+            t.iter().max().expect("a run").as_secs_f64(),
+            bytes as f64 / 1e6 / med,
+            files as f64 / med,
+        );
+    }
+}
+
+/// Prints `a / b` of medians, the range of the per-round ratios, and whether it is within
+/// `target`.
+fn ratio(label: &str, a: &[Duration], b: &[Duration], target: f64) {
+    let of_medians = median(a).as_secs_f64() / median(b).as_secs_f64();
+    let per_round: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+        .collect();
+    let lo = per_round.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = per_round.iter().copied().fold(0.0, f64::max);
+    println!(
+        "  {label}: {of_medians:.3}× (per round {lo:.3}–{hi:.3}); target ≤ {target}×: {}",
+        if of_medians <= target {
+            "met"
+        } else {
+            "NOT met"
+        }
+    );
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mem_kb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| status_kb(&m, "MemTotal:"))
+        .unwrap_or(0);
+    format!(
+        "{cores} cores, {:.1} GiB memory",
+        mem_kb as f64 / (1 << 20) as f64
+    )
+}
+
+/// The kB value of `field` in a `/proc` status text.
+fn status_kb(text: &str, field: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// This process's peak and current resident set, in kB.
+fn memory_kb() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    (
+        status_kb(&status, "VmHWM:").unwrap_or(0),
+        status_kb(&status, "VmRSS:").unwrap_or(0),
+    )
+}
+
+// ---------------------------------------------------------------- downloads
+
+fn client(endpoint: &str, key: &str, secret: &str) -> Result<LakeFs> {
+    Ok(LakeFs::new(LakeFsSettings::new(endpoint, key, secret)?)?)
+}
+
+/// The plain contender's means: an agent pooling as many connections as the `LakeFs` client
+/// does, and the `Authorization` header.
+struct Plain {
+    agent: ureq::Agent,
+    authorization: String,
+    url: String,
+}
+
+impl Plain {
+    fn new(endpoint: &str, authorization: String, repository: &str, commit: &str) -> Plain {
+        let agent = ureq::Agent::config_builder()
+            .max_idle_connections(16)
+            .max_idle_connections_per_host(16)
+            .build()
+            .new_agent();
+        Plain {
+            agent,
+            authorization,
+            url: format!("{endpoint}/api/v1/repositories/{repository}/refs/{commit}/objects"),
+        }
+    }
+
+    /// Downloads `objects` into `dir` (which must not exist), `parallel` at a time; returns
+    /// the bytes written.
+    fn download_all(&self, objects: &[ObjectInfo], dir: &Path, parallel: usize) -> Result<u64> {
+        std::fs::create_dir(dir)?;
+        let relative: Vec<&str> = objects.iter().map(|o| &o.path[PREFIX.len()..]).collect();
+        for path in &relative {
+            if let Some((parent, _)) = path.rsplit_once('/') {
+                std::fs::create_dir_all(dir.join(parent))?;
+            }
+        }
+        let next = AtomicUsize::new(0);
+        let total = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..parallel.min(objects.len()))
+                .map(|_| {
+                    scope.spawn(|| -> Result<()> {
+                        let mut buffer = vec![0u8; BUFFER];
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(object) = objects.get(i) else {
+                                return Ok(());
+                            };
+                            let n = self.get(&object.path, &dir.join(relative[i]), &mut buffer)?;
+                            total.fetch_add(n, Ordering::Relaxed);
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .try_for_each(|w| w.join().expect("a download thread panicked"))
+        })?;
+        Ok(total.into_inner())
+    }
+
+    fn get(&self, path: &str, dest: &Path, buffer: &mut [u8]) -> Result<u64> {
+        let mut response = self
+            .agent
+            .get(&self.url)
+            .query("path", path)
+            .header("authorization", &self.authorization)
+            .call()?;
+        let mut reader = response.body_mut().as_reader();
+        let mut file = std::fs::File::create(dest)?;
+        let mut written = 0;
+        loop {
+            let n = reader.read(buffer)?;
+            if n == 0 {
+                break;
+            }
+            file.write_all(&buffer[..n])?;
+            written += n as u64;
+        }
+        Ok(written)
+    }
+}
+
+// ---------------------------------------------------------------- the child
+
+/// One measured download in this process, against the server of the parent: `materialise`
+/// (the `LakeFs` client) or `plain`. Prints one `child …` line of `key=value`s.
+fn child(mode: &str) -> Result<()> {
+    let var = |name: &str| std::env::var(name).map_err(|_| format!("{name} is not set"));
+    let endpoint = var("PERAGO_BENCH_WS_CHILD_ENDPOINT")?;
+    let key = var("PERAGO_BENCH_WS_CHILD_KEY")?;
+    let secret = var("PERAGO_BENCH_WS_CHILD_SECRET")?;
+    let repository = var("PERAGO_BENCH_WS_CHILD_REPOSITORY")?;
+    let commit = var("PERAGO_BENCH_WS_CHILD_COMMIT")?;
+    let dir = PathBuf::from(var("PERAGO_BENCH_WS_CHILD_DIR")?);
+    let parallel: usize = var("PERAGO_BENCH_WS_CHILD_PARALLEL")?.parse()?;
+    let lakefs = client(&endpoint, &key, &secret)?;
+    let authorization = format!(
+        "Basic {}",
+        base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            format!("{key}:{secret}")
+        )
+    );
+    let plain = Plain::new(&endpoint, authorization, &repository, &commit);
+    let (before, _) = memory_kb();
+    let start = Instant::now();
+    let (files, bytes) = match mode {
+        "materialise" => {
+            let checkout =
+                checkout::materialise(&lakefs, &repository, &commit, PREFIX, &dir, parallel)?;
+            let counts = (checkout.file_count(), checkout.bytes());
+            checkout.keep();
+            counts
+        }
+        "plain" => {
+            let id = perago_workspace::CommitId::parse(&commit).ok_or("not a commit id")?;
+            let objects = lakefs.list_objects(&repository, &id, PREFIX)?;
+            let bytes = plain.download_all(&objects, &dir, parallel)?;
+            (objects.len(), bytes)
+        }
+        other => return Err(format!("unknown mode {other}").into()),
+    };
+    let elapsed = start.elapsed();
+    let (after, rss) = memory_kb();
+    println!(
+        "child mode={mode} files={files} bytes={bytes} elapsed_ms={} hwm_before_kb={before} \
+         hwm_after_kb={after} rss_after_kb={rss}",
+        elapsed.as_millis()
+    );
+    Ok(())
+}
+
+/// What a child reported.
+#[derive(Debug)]
+struct ChildReport {
+    files: usize,
+    bytes: u64,
+    elapsed: Duration,
+    before_kb: u64,
+    after_kb: u64,
+}
+
+fn spawn_child(
+    server: &LakeFsServer,
+    mode: &str,
+    repository: &str,
+    commit: &str,
+    dir: &Path,
+    parallel: usize,
+) -> Result<ChildReport> {
+    let output = Command::new(std::env::current_exe()?)
+        .env(CHILD_ENV, mode)
+        .env("PERAGO_BENCH_WS_CHILD_ENDPOINT", server.base_url())
+        .env("PERAGO_BENCH_WS_CHILD_KEY", server.access_key_id())
+        .env("PERAGO_BENCH_WS_CHILD_SECRET", server.secret_access_key())
+        .env("PERAGO_BENCH_WS_CHILD_REPOSITORY", repository)
+        .env("PERAGO_BENCH_WS_CHILD_COMMIT", commit)
+        .env("PERAGO_BENCH_WS_CHILD_DIR", dir)
+        .env("PERAGO_BENCH_WS_CHILD_PARALLEL", parallel.to_string())
+        .output()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!(
+            "child {mode} failed ({}): {}{}",
+            output.status,
+            stdout,
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("child "))
+        .ok_or_else(|| format!("child {mode} printed no report: {stdout}"))?;
+    let field = |name: &str| -> Result<u64> {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("child report without {name}: {line}").into())
+    };
+    Ok(ChildReport {
+        files: field("files")? as usize,
+        bytes: field("bytes")?,
+        elapsed: Duration::from_millis(field("elapsed_ms")?),
+        before_kb: field("hwm_before_kb")?,
+        after_kb: field("hwm_after_kb")?,
+    })
+}
+
+// ---------------------------------------------------------------- the run
+
+fn run(bench: bool) -> Result<()> {
+    let settings = Settings::from_env(bench)?;
+    let Settings {
+        files,
+        bytes,
+        runs,
+        parallel,
+        big_files,
+        ..
+    } = settings.clone();
+    println!(
+        "workspace bench{}: {files} files, {} ({} B per file), {runs} runs per contender, \
+         {parallel} parallel; {}; sections {}",
+        if bench {
+            ""
+        } else {
+            " (test mode: tiny data set)"
+        },
+        mb(bytes),
+        bytes / files as u64,
+        machine(),
+        settings.sections.join(",")
+    );
+    let scratch = tempfile::Builder::new()
+        .prefix("perago-bench-ws-")
+        .tempdir_in(&settings.scratch_parent)?;
+    println!("  scratch directory {}", scratch.path().display());
+
+    let setup = Instant::now();
+    let largest = (bytes / files.min(big_files) as u64 + 1) as usize;
+    let pool = random_pool(largest);
+    let objects = data_set(&pool, files, bytes, true);
+    let big = data_set(&pool, big_files, bytes, false);
+    println!(
+        "  data set: pool of {} built in {:.1} s",
+        mb(pool.len() as u64),
+        setup.elapsed().as_secs_f64()
+    );
+
+    if settings.section("lakefs") || settings.section("memory") {
+        let server = LakeFsServer::start();
+        let seeding = Instant::now();
+        let commit = seed_lakefs(&server, REPO, &objects, 10)?;
+        let big_commit = if settings.section("memory") {
+            Some(seed_lakefs(&server, REPO_BIG, &big, 0)?)
+        } else {
+            None
+        };
+        println!(
+            "  lakeFS test server at {} seeded in {:.1} s (commit {})",
+            server.base_url(),
+            seeding.elapsed().as_secs_f64(),
+            &commit[..12]
+        );
+        if settings.section("lakefs") {
+            lakefs_section(&settings, &server, &commit, &objects, scratch.path())?;
+        }
+        if let Some(big_commit) = big_commit {
+            memory_section(
+                &settings,
+                &server,
+                &[
+                    (REPO, commit.as_str(), files, &objects[..]),
+                    (REPO_BIG, big_commit.as_str(), big_files, &big[..]),
+                ],
+                scratch.path(),
+            )?;
+        }
+    }
+    if settings.section("local") {
+        local_section(&settings, &objects, scratch.path())?;
+    }
+    Ok(())
+}
+
+fn lakefs_section(
+    settings: &Settings,
+    server: &LakeFsServer,
+    commit: &str,
+    objects: &[Object],
+    scratch: &Path,
+) -> Result<()> {
+    let (files, bytes, parallel) = (settings.files, settings.bytes, settings.parallel);
+    println!(
+        "\nlakeFS: materialise {PREFIX} of {files} objects, {} ({parallel} parallel)",
+        mb(bytes)
+    );
+    let lakefs = client(
+        &server.base_url(),
+        server.access_key_id(),
+        server.secret_access_key(),
+    )?;
+    let plain = Plain::new(&server.base_url(), server.authorization(), REPO, commit);
+    // The plain contender is given the list; the time perago spends getting it, alone:
+    let id = perago_workspace::CommitId::parse(commit).ok_or("not a commit id")?;
+    let listing = Instant::now();
+    lakefs.get_commit(REPO, commit)?;
+    let listed = lakefs.list_objects(REPO, &id, PREFIX)?;
+    let listing = listing.elapsed();
+    if listed.len() != files {
+        return Err(format!("listed {} objects, expected {files}", listed.len()).into());
+    }
+    println!(
+        "  perago's get_commit + list_objects alone: {:.3} s ({} pages)",
+        listing.as_secs_f64(),
+        files.div_ceil(1000)
+    );
+    let names = ["perago_materialise", "plain_http"];
+    let times = rounds(&names, settings.runs, |contender, round| {
+        let dir = scratch.join(format!("lakefs-{}-{round}", names[contender]));
+        let start = Instant::now();
+        let (n, b) = match contender {
+            0 => {
+                let checkout =
+                    checkout::materialise(&lakefs, REPO, commit, PREFIX, &dir, parallel)?;
+                let counts = (checkout.file_count(), checkout.bytes());
+                checkout.keep();
+                counts
+            }
+            _ => (listed.len(), plain.download_all(&listed, &dir, parallel)?),
+        };
+        let elapsed = start.elapsed();
+        if (n, b) != (files, bytes) {
+            return Err(format!("{}: {n} files of {b} bytes", names[contender]).into());
+        }
+        if round == 0 {
+            check_tree(&dir, objects, PREFIX)?;
+        }
+        remove(&dir);
+        server.clear_requests();
+        sync();
+        Ok(elapsed)
+    })?;
+    table(&names, &times, bytes, files);
+    ratio(
+        "perago_materialise / plain_http",
+        &times[0],
+        &times[1],
+        1.10,
+    );
+    Ok(())
+}
+
+fn memory_section(
+    settings: &Settings,
+    server: &LakeFsServer,
+    variants: &[(&str, &str, usize, &[Object])],
+    scratch: &Path,
+) -> Result<()> {
+    println!(
+        "\nmemory: peak RSS of one download in a child process (VmHWM at its start → at its end)"
+    );
+    println!(
+        "  {:<10} {:>7} {:>12} {:<20} {:>9} {:>10} {:>10} {:>10}",
+        "repository", "files", "object", "contender", "time s", "start kB", "peak kB", "delta kB"
+    );
+    for &(repository, commit, files, objects) in variants {
+        for mode in ["materialise", "plain"] {
+            let dir = scratch.join(format!("memory-{repository}-{mode}"));
+            let report = spawn_child(server, mode, repository, commit, &dir, settings.parallel)?;
+            if (report.files, report.bytes) != (files, settings.bytes) {
+                return Err(format!("child {mode}: {report:?}").into());
+            }
+            check_tree(&dir, objects, PREFIX)?;
+            remove(&dir);
+            server.clear_requests();
+            sync();
+            println!(
+                "  {:<10} {:>7} {:>12} {:<20} {:>9.3} {:>10} {:>10} {:>10}",
+                repository,
+                files,
+                mb(settings.bytes / files as u64),
+                if mode == "plain" {
+                    "plain_http"
+                } else {
+                    "perago_materialise"
+                },
+                report.elapsed.as_secs_f64(),
+                report.before_kb,
+                report.after_kb,
+                report.after_kb.saturating_sub(report.before_kb)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn local_section(_settings: &Settings, _objects: &[Object], _scratch: &Path) -> Result<()> {
+    println!("\nlocal: not built yet (perago_workspace::local is not on this branch)");
+    Ok(())
+}
