@@ -30,7 +30,10 @@
 //! `k`/`M`/`G` suffixes are powers of 1000), `PERAGO_BENCH_WS_RUNS` (3),
 //! `PERAGO_BENCH_WS_PARALLEL` (8), `PERAGO_BENCH_WS_BIG_FILES` (100), `PERAGO_BENCH_WS_ONLY`
 //! (a comma list of `lakefs`, `memory`, `local`; all by default), `PERAGO_BENCH_WS_DIR` (where
-//! the scratch directory goes; the system's temporary directory by default).
+//! the scratch directory goes; the system's temporary directory by default),
+//! `PERAGO_BENCH_WS_BREAKDOWN=1` (adds to the lakeFS section the plain download with MD5
+//! hashing, and with hashing and the checkout's re-open to stamp each file: where the
+//! difference goes).
 //!
 //! Disk: the tree (`BYTES`), a seeded local store (`BYTES`) and one output at a time (`BYTES`).
 //! Memory: the server keeps its objects as slices of one random pool (64 MiB plus the largest
@@ -92,6 +95,7 @@ struct Settings {
     big_files: usize,
     sections: Vec<String>,
     scratch_parent: PathBuf,
+    breakdown: bool,
 }
 
 impl Settings {
@@ -124,6 +128,7 @@ impl Settings {
             scratch_parent: std::env::var_os("PERAGO_BENCH_WS_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(std::env::temp_dir),
+            breakdown: std::env::var_os("PERAGO_BENCH_WS_BREAKDOWN").is_some_and(|v| v != "0"),
         };
         if settings.files == 0 || settings.big_files == 0 {
             return Err("PERAGO_BENCH_WS_FILES and _BIG_FILES must be at least 1".into());
@@ -426,6 +431,10 @@ struct Plain {
     agent: ureq::Agent,
     authorization: String,
     url: String,
+    /// Breakdown only: hash each body with MD5 as it streams (not compared with anything).
+    md5: bool,
+    /// Breakdown only: reopen each file to set its modification time, as a checkout does.
+    stamp: bool,
 }
 
 impl Plain {
@@ -439,6 +448,8 @@ impl Plain {
             agent,
             authorization,
             url: format!("{endpoint}/api/v1/repositories/{repository}/refs/{commit}/objects"),
+            md5: false,
+            stamp: false,
         }
     }
 
@@ -486,14 +497,28 @@ impl Plain {
             .call()?;
         let mut reader = response.body_mut().as_reader();
         let mut file = std::fs::File::create(dest)?;
+        let mut md5 = self.md5.then(<md5::Md5 as md5::Digest>::new);
         let mut written = 0;
         loop {
             let n = reader.read(buffer)?;
             if n == 0 {
                 break;
             }
+            if let Some(md5) = &mut md5 {
+                md5::Digest::update(md5, &buffer[..n]);
+            }
             file.write_all(&buffer[..n])?;
             written += n as u64;
+        }
+        if let Some(md5) = md5 {
+            std::hint::black_box(md5::Digest::finalize(md5));
+        }
+        drop(file);
+        if self.stamp {
+            std::fs::File::options()
+                .write(true)
+                .open(dest)?
+                .set_modified(std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1))?;
         }
         Ok(written)
     }
@@ -715,7 +740,20 @@ fn lakefs_section(
         listing.as_secs_f64(),
         files.div_ceil(1000)
     );
-    let names = ["perago_materialise", "plain_http"];
+    let md5 = md5_throughput(objects);
+    println!("  MD5 on one core (the md-5 crate): {md5:.0} MB/s");
+    let mut names = vec!["perago_materialise", "plain_http"];
+    let mut plains = vec![plain];
+    if settings.breakdown {
+        // The plain download plus what a checkout adds, step by step.
+        names.extend(["plain_http+md5", "plain_http+md5+stamp"]);
+        for stamp in [false, true] {
+            let mut plain = Plain::new(&server.base_url(), server.authorization(), REPO, commit);
+            plain.md5 = true;
+            plain.stamp = stamp;
+            plains.push(plain);
+        }
+    }
     let times = rounds(&names, settings.runs, |contender, round| {
         let dir = scratch.join(format!("lakefs-{}-{round}", names[contender]));
         let start = Instant::now();
@@ -727,7 +765,10 @@ fn lakefs_section(
                 checkout.keep();
                 counts
             }
-            _ => (listed.len(), plain.download_all(&listed, &dir, parallel)?),
+            k => (
+                listed.len(),
+                plains[k - 1].download_all(&listed, &dir, parallel)?,
+            ),
         };
         let elapsed = start.elapsed();
         if (n, b) != (files, bytes) {
@@ -749,6 +790,22 @@ fn lakefs_section(
         1.10,
     );
     Ok(())
+}
+
+/// MB/s of MD5 over (up to 256 MB of) the objects' bytes, on this thread.
+fn md5_throughput(objects: &[Object]) -> f64 {
+    let mut hashed = 0u64;
+    let start = Instant::now();
+    for object in objects {
+        if hashed >= 256_000_000 {
+            break;
+        }
+        let mut md5 = <md5::Md5 as md5::Digest>::new();
+        md5::Digest::update(&mut md5, &object.data);
+        std::hint::black_box(md5::Digest::finalize(md5));
+        hashed += object.data.len() as u64;
+    }
+    hashed as f64 / 1e6 / start.elapsed().as_secs_f64()
 }
 
 fn memory_section(
