@@ -251,9 +251,72 @@ struct WorkspaceOpts {
     key: Option<Ident>,
 }
 
-struct Guardrail {
-    pattern: LitStr,
-    min_count: u64,
+/// One guardrail of a `pre` or `post` list (see `perago_workspace::Guardrail`).
+enum Guardrail {
+    RequireGlob { pattern: LitStr, min_count: u64 },
+    ForbidGlob { pattern: LitStr },
+    RequireFile { path: LitStr },
+    MaxTotalBytes(u64),
+    MaxFiles(u64),
+}
+
+impl Guardrail {
+    fn name(&self) -> &'static str {
+        match self {
+            Guardrail::RequireGlob { .. } => "require_glob",
+            Guardrail::ForbidGlob { .. } => "forbid_glob",
+            Guardrail::RequireFile { .. } => "require_file",
+            Guardrail::MaxTotalBytes(_) => "max_total_bytes",
+            Guardrail::MaxFiles(_) => "max_files",
+        }
+    }
+
+    /// As written in the attribute (sizes in bytes), for messages.
+    fn source(&self) -> String {
+        let name = self.name();
+        match self {
+            Guardrail::RequireGlob {
+                pattern,
+                min_count: 1,
+            } => format!("{name}({:?})", pattern.value()),
+            Guardrail::RequireGlob { pattern, min_count } => {
+                format!("{name}({:?}, min_count = {min_count})", pattern.value())
+            }
+            Guardrail::ForbidGlob { pattern: text } | Guardrail::RequireFile { path: text } => {
+                format!("{name}({:?})", text.value())
+            }
+            Guardrail::MaxTotalBytes(n) | Guardrail::MaxFiles(n) => format!("{name}({n})"),
+        }
+    }
+
+    /// The `perago::task::Guardrail` it expands to.
+    fn expand(&self) -> TokenStream {
+        match self {
+            Guardrail::RequireGlob { pattern, min_count } => {
+                let pattern = pattern.value();
+                quote! {
+                    ::perago::task::Guardrail::RequireGlob {
+                        pattern: #pattern,
+                        min_count: #min_count,
+                    }
+                }
+            }
+            Guardrail::ForbidGlob { pattern } => {
+                let pattern = pattern.value();
+                quote!(::perago::task::Guardrail::ForbidGlob { pattern: #pattern })
+            }
+            Guardrail::RequireFile { path } => {
+                let path = path.value();
+                quote!(::perago::task::Guardrail::RequireFile { path: #path })
+            }
+            Guardrail::MaxTotalBytes(max_bytes) => {
+                quote!(::perago::task::Guardrail::MaxTotalBytes { max_bytes: #max_bytes })
+            }
+            Guardrail::MaxFiles(max_files) => {
+                quote!(::perago::task::Guardrail::MaxFiles { max_files: #max_files })
+            }
+        }
+    }
 }
 
 /// A parsed, validated `#[perago::task]`.
@@ -825,11 +888,15 @@ fn parse_workspace(tokens: TokenStream, ws: &mut WorkspaceOpts, errors: &mut Err
             },
             "pre" | "post" => {
                 let list = match &opt.value {
-                    RawValue::Expr(Expr::Array(a)) => a
-                        .elems
-                        .iter()
-                        .filter_map(|e| guardrail(e, errors))
-                        .collect(),
+                    RawValue::Expr(Expr::Array(a)) => {
+                        let list: Vec<(Guardrail, &Expr)> = a
+                            .elems
+                            .iter()
+                            .filter_map(|e| guardrail(e, errors).map(|g| (g, e)))
+                            .collect();
+                        check_guardrail_list(&list, &key, errors);
+                        list.into_iter().map(|(g, _)| g).collect()
+                    }
                     _ => {
                         errors.at(
                             opt_value_tokens(opt),
@@ -885,84 +952,141 @@ fn check_prefix(prefix: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn guardrail(expr: &Expr, errors: &mut Errors) -> Option<Guardrail> {
-    const SHAPE: &str = "a guardrail is `require_glob(\"pattern\")` or \
-                         `require_glob(\"pattern\", min_count = N)`";
-    let Expr::Call(call) = expr else {
-        errors.at(expr, SHAPE);
-        return None;
-    };
-    let Expr::Path(func) = &*call.func else {
-        errors.at(&call.func, SHAPE);
-        return None;
-    };
-    if !func.path.is_ident("require_glob") {
-        errors.at(
-            &call.func,
-            format!(
-                "unknown guardrail `{}`; {SHAPE}",
-                func.path.to_token_stream().to_string().replace(' ', "")
-            ),
-        );
-        return None;
+/// Every guardrail of `pre = [...]` / `post = [...]`, in the order messages list them.
+pub const GUARDRAILS: &[&str] = &[
+    "require_glob",
+    "forbid_glob",
+    "require_file",
+    "max_total_bytes",
+    "max_files",
+];
+
+/// How a guardrail is written, for error messages.
+fn guardrail_example(name: &str) -> &'static str {
+    match name {
+        "require_glob" => "`require_glob(\"raw/**/*.parquet\", min_count = 1)`",
+        "forbid_glob" => "`forbid_glob(\"**/*.tmp\")`",
+        "require_file" => "`require_file(\"manifest.json\")`",
+        "max_total_bytes" => "`max_total_bytes(1_000_000_000)` or `max_total_bytes(\"1 GB\")`",
+        _ => "`max_files(1000)`",
     }
-    let mut args = call.args.iter();
-    let pattern = match args.next() {
-        Some(Expr::Lit(syn::ExprLit {
-            lit: Lit::Str(s), ..
-        })) => s.clone(),
-        Some(other) => {
-            errors.at(other, format!("the glob pattern is a string; {SHAPE}"));
-            return None;
-        }
-        None => {
+}
+
+/// Every form of a guardrail, for error messages.
+const GUARDRAIL_SHAPES: &str = "a guardrail is one of: `require_glob(\"pattern\", min_count = N)` \
+    (`min_count` defaults to 1), `forbid_glob(\"pattern\")`, `require_file(\"path\")`, \
+    `max_total_bytes(N)`, `max_files(N)`";
+
+/// One guardrail of a `pre` or `post` list, every problem recorded.
+fn guardrail(expr: &Expr, errors: &mut Errors) -> Option<Guardrail> {
+    let known = |p: &syn::ExprPath| {
+        p.path
+            .get_ident()
+            .map(|i| i.to_string())
+            .filter(|n| GUARDRAILS.contains(&n.as_str()))
+    };
+    let call = match expr {
+        Expr::Call(call) => call,
+        // A guardrail named without its arguments.
+        Expr::Path(p) if known(p).is_some() => {
+            let name = known(p).unwrap_or_default();
             errors.at(
-                call,
-                format!("`require_glob` needs a glob pattern; {SHAPE}"),
+                expr,
+                format!("`{name}` takes arguments: {}", guardrail_example(&name)),
             );
             return None;
         }
+        _ => {
+            errors.at(expr, GUARDRAIL_SHAPES);
+            return None;
+        }
     };
-    let mut ok = true;
-    let value = pattern.value();
-    if value.starts_with('/') {
+    let name = match &*call.func {
+        Expr::Path(p) => known(p),
+        _ => None,
+    };
+    let Some(name) = name else {
         errors.at(
-            &pattern,
-            format!("glob {value:?} must be relative to the workspace root"),
+            &call.func,
+            format!(
+                "unknown guardrail `{}`; {GUARDRAIL_SHAPES}",
+                call.func.to_token_stream().to_string().replace(' ', ""),
+            ),
         );
-        ok = false;
-    } else if let Err(e) = GlobBuilder::new(&value).literal_separator(true).build() {
-        errors.at(&pattern, format!("invalid glob {value:?}: {}", e.kind()));
-        ok = false;
-    }
-    let mut min_count = 1;
-    let mut seen_min = false;
+        return None;
+    };
+    let example = guardrail_example(&name);
+    let mut args = call.args.iter();
+    let Some(first) = args.next() else {
+        let what = match name.as_str() {
+            "require_glob" | "forbid_glob" => "a glob pattern",
+            "require_file" => "a path",
+            "max_total_bytes" => "a size in bytes",
+            _ => "a number of files",
+        };
+        errors.at(call, format!("`{name}` needs {what}: {example}"));
+        return None;
+    };
+
+    // The first argument.
+    let checked =
+        |lit: Option<LitStr>, check: fn(&str) -> Result<(), String>, errors: &mut Errors| {
+            let lit = lit?;
+            match check(&lit.value()) {
+                Ok(()) => Some(lit),
+                Err(why) => {
+                    errors.at(&lit, why);
+                    None
+                }
+            }
+        };
+    let parsed = match name.as_str() {
+        "require_glob" | "forbid_glob" => {
+            let lit = string_arg(first, &name, "glob pattern", example, errors);
+            checked(lit, check_glob, errors).map(|pattern| {
+                if name == "forbid_glob" {
+                    Guardrail::ForbidGlob { pattern }
+                } else {
+                    Guardrail::RequireGlob {
+                        pattern,
+                        min_count: 1,
+                    }
+                }
+            })
+        }
+        "require_file" => {
+            let lit = string_arg(first, &name, "path", example, errors);
+            checked(lit, check_path, errors).map(|path| Guardrail::RequireFile { path })
+        }
+        "max_total_bytes" => size_arg(first, example, errors).map(Guardrail::MaxTotalBytes),
+        _ => count_arg(first, "max_files", example, errors).map(Guardrail::MaxFiles),
+    };
+
+    // The rest: `min_count = N` for `require_glob`, nothing otherwise.
+    let mut ok = true;
+    let mut min_count = None;
     for arg in args {
         match arg {
-            Expr::Assign(a) if matches!(&*a.left, Expr::Path(p) if p.path.is_ident("min_count")) => {
-                if seen_min {
+            Expr::Assign(a)
+                if name == "require_glob"
+                    && matches!(&*a.left, Expr::Path(p) if p.path.is_ident("min_count")) =>
+            {
+                if min_count.is_some() {
                     errors.at(&a.left, "duplicate option `min_count`");
                     ok = false;
                     continue;
                 }
-                seen_min = true;
-                match &*a.right {
-                    Expr::Lit(syn::ExprLit {
-                        lit: Lit::Int(i), ..
-                    }) => match i.base10_parse::<u64>() {
-                        Ok(n) if n >= 1 => min_count = n,
-                        _ => {
-                            errors.at(i, "`min_count` takes an integer >= 1");
-                            ok = false;
-                        }
-                    },
-                    other => {
-                        errors.at(other, "`min_count` takes an integer >= 1");
-                        ok = false;
-                    }
-                }
+                min_count = Some(count_arg(&a.right, "min_count", example, errors));
+                ok &= matches!(min_count, Some(Some(_)));
             }
-            Expr::Assign(a) => {
+            Expr::Assign(a) if matches!(&*a.left, Expr::Path(p) if p.path.is_ident("min_count")) => {
+                errors.at(
+                    &a.left,
+                    format!("`min_count` is only for `require_glob`; `{name}` takes one argument: {example}"),
+                );
+                ok = false;
+            }
+            Expr::Assign(a) if name == "require_glob" => {
                 errors.at(
                     &a.left,
                     format!(
@@ -973,12 +1097,261 @@ fn guardrail(expr: &Expr, errors: &mut Errors) -> Option<Guardrail> {
                 ok = false;
             }
             other => {
-                errors.at(other, format!("unexpected argument; {SHAPE}"));
+                let takes = if name == "require_glob" {
+                    "a glob pattern, then optionally `min_count = N`"
+                } else {
+                    "one argument"
+                };
+                errors.at(
+                    other,
+                    format!("unexpected argument: `{name}` takes {takes}: {example}"),
+                );
                 ok = false;
             }
         }
     }
-    ok.then_some(Guardrail { pattern, min_count })
+    match parsed? {
+        Guardrail::RequireGlob { pattern, .. } if ok => Some(Guardrail::RequireGlob {
+            pattern,
+            min_count: min_count.flatten().unwrap_or(1),
+        }),
+        parsed => ok.then_some(parsed),
+    }
+}
+
+/// A string-literal argument of a guardrail.
+fn string_arg(
+    arg: &Expr,
+    name: &str,
+    what: &str,
+    example: &str,
+    errors: &mut Errors,
+) -> Option<LitStr> {
+    match arg {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.clone()),
+        other => {
+            errors.at(
+                other,
+                format!("the {what} of `{name}` is a string literal: {example}"),
+            );
+            None
+        }
+    }
+}
+
+/// An integer-literal argument ≥ 1: a count, or a size in bytes.
+fn count_arg(arg: &Expr, what: &str, example: &str, errors: &mut Errors) -> Option<u64> {
+    let Expr::Lit(syn::ExprLit {
+        lit: Lit::Int(i), ..
+    }) = arg
+    else {
+        errors.at(
+            arg,
+            format!("`{what}` takes an integer literal >= 1: {example}"),
+        );
+        return None;
+    };
+    match i.base10_parse::<u64>() {
+        Ok(0) => errors.at(i, format!("`{what}` takes an integer >= 1, got 0")),
+        Ok(n) => return Some(n),
+        Err(_) => errors.at(
+            i,
+            format!("`{what}` takes an integer >= 1 of at most {}", u64::MAX),
+        ),
+    }
+    None
+}
+
+/// The argument of `max_total_bytes`: an integer literal, or a string such as `"500 MB"`.
+fn size_arg(arg: &Expr, example: &str, errors: &mut Errors) -> Option<u64> {
+    match arg {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match parse_size(&s.value()) {
+            Ok(n) => Some(n),
+            Err(why) => {
+                errors.at(s, why);
+                None
+            }
+        },
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(_), ..
+        }) => count_arg(arg, "max_total_bytes", example, errors),
+        other => {
+            errors.at(
+                other,
+                format!(
+                    "`max_total_bytes` takes a size: an integer literal (bytes) or a string with \
+                     a unit: {example}"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// The units `max_total_bytes("...")` accepts, and their sizes in bytes (none: bytes).
+const SIZE_UNITS: &[(&str, u64)] = &[
+    ("", 1),
+    ("B", 1),
+    ("kB", 1000),
+    ("KB", 1000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+    ("TB", 1_000_000_000_000),
+    ("KiB", 1 << 10),
+    ("MiB", 1 << 20),
+    ("GiB", 1 << 30),
+    ("TiB", 1 << 40),
+];
+
+/// `"500 MB"` → 500000000: an integer, optionally a space and a unit of [`SIZE_UNITS`].
+fn parse_size(text: &str) -> Result<u64, String> {
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, unit) = text.split_at(digits);
+    let unit = unit.strip_prefix(' ').unwrap_or(unit);
+    if number.is_empty() {
+        return Err(format!(
+            "size {text:?} must start with an integer, e.g. \"500 MB\""
+        ));
+    }
+    if unit.starts_with(['.', ',']) {
+        return Err(format!(
+            "size {text:?} must be a whole number of its unit, e.g. \"1500 MB\" for 1.5 GB"
+        ));
+    }
+    let Some((_, scale)) = SIZE_UNITS.iter().find(|(u, _)| *u == unit) else {
+        return Err(format!(
+            "size {text:?} has an unknown unit {unit:?}; the units are B, kB, MB, GB, TB \
+             (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024)"
+        ));
+    };
+    match number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(*scale))
+    {
+        Some(0) => Err(format!("size {text:?} must be at least 1 byte")),
+        Some(bytes) => Ok(bytes),
+        None => Err(format!("size {text:?} is over {} bytes", u64::MAX)),
+    }
+}
+
+/// A guardrail glob, as `perago_workspace::Guardrail::validate` checks it again at run time
+/// (the same rules and messages): relative to the workspace root, and valid.
+fn check_glob(pattern: &str) -> Result<(), String> {
+    relative("glob", pattern)?;
+    glob_builder(pattern)
+        .build()
+        .map(drop)
+        .map_err(|e| format!("invalid glob {pattern:?}: {}", e.kind()))
+}
+
+/// A `require_file` path, as `perago_workspace::Guardrail::validate` checks it again at run
+/// time: relative to the workspace root, `/`-separated, not a glob.
+fn check_path(path: &str) -> Result<(), String> {
+    relative("path", path)?;
+    if path.contains('\\') {
+        return Err(format!("path {path:?} must use `/` separators"));
+    }
+    if path.contains(['*', '?']) {
+        return Err(format!(
+            "path {path:?} is a plain path, not a glob; to match a pattern use `require_glob`"
+        ));
+    }
+    Ok(())
+}
+
+/// How guardrail globs compile at run time: `*` within a segment, `\` escapes.
+fn glob_builder(pattern: &str) -> GlobBuilder<'_> {
+    let mut builder = GlobBuilder::new(pattern);
+    builder.literal_separator(true).backslash_escape(true);
+    builder
+}
+
+/// Relative to the workspace root: no leading `/`, no empty, `.` or `..` segment, no
+/// trailing `/`.
+fn relative(what: &str, text: &str) -> Result<(), String> {
+    if text.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if text.starts_with('/') {
+        return Err(format!(
+            "{what} {text:?} must be relative to the workspace root, with no leading `/`"
+        ));
+    }
+    if text.ends_with('/') {
+        return Err(format!(
+            "{what} {text:?} ends in `/`, but guardrails look at files, not directories"
+        ));
+    }
+    if text.split('/').any(|seg| seg.is_empty()) {
+        return Err(format!("{what} {text:?} has an empty segment (`//`)"));
+    }
+    if text.split('/').any(|seg| seg == "." || seg == "..") {
+        return Err(format!(
+            "{what} {text:?} must not have `.` or `..` segments: it is relative to the workspace \
+             root, which guardrails never leave"
+        ));
+    }
+    Ok(())
+}
+
+/// Guardrails of one list that no workspace can pass together, or that repeat: each error on
+/// the later one.
+fn check_guardrail_list(list: &[(Guardrail, &Expr)], key: &str, errors: &mut Errors) {
+    for (i, (later, at)) in list.iter().enumerate() {
+        for (earlier, _) in &list[..i] {
+            if let Some(why) = conflict(earlier, later).or_else(|| conflict(later, earlier)) {
+                errors.at(at, format!("in `{key}`, {why}"));
+                break;
+            }
+        }
+    }
+}
+
+/// Why `a` and `b` cannot both be in one list (checked both ways round).
+fn conflict(a: &Guardrail, b: &Guardrail) -> Option<String> {
+    use Guardrail::*;
+    let glob_matches = |pattern: &LitStr, path: &str| {
+        glob_builder(&pattern.value())
+            .build()
+            .is_ok_and(|g| g.compile_matcher().is_match(path))
+    };
+    match (a, b) {
+        (RequireGlob { pattern: p, .. }, RequireGlob { pattern: q, .. })
+        | (ForbidGlob { pattern: p }, ForbidGlob { pattern: q })
+        | (RequireFile { path: p }, RequireFile { path: q })
+            if p.value() == q.value() =>
+        {
+            Some(format!("`{}({:?})` is given twice", b.name(), q.value()))
+        }
+        (MaxTotalBytes(_), MaxTotalBytes(_)) | (MaxFiles(_), MaxFiles(_)) => {
+            Some(format!("`{}` is given twice; keep one limit", b.name()))
+        }
+        (RequireGlob { pattern: p, .. }, ForbidGlob { pattern: q }) if p.value() == q.value() => {
+            Some(format!(
+                "`{}` and `{}` contradict each other: no workspace passes both",
+                a.source(),
+                b.source()
+            ))
+        }
+        (RequireFile { path }, ForbidGlob { pattern }) if glob_matches(pattern, &path.value()) => {
+            Some(format!(
+                "`{}` forbids the file `{}` requires: no workspace passes both",
+                b.source(),
+                a.source()
+            ))
+        }
+        (RequireGlob { min_count, .. }, MaxFiles(max)) if min_count > max => Some(format!(
+            "`{}` allows fewer files than `{}` requires: no workspace passes both",
+            b.source(),
+            a.source()
+        )),
+        _ => None,
+    }
 }
 
 fn publish_budget(tokens: TokenStream, errors: &mut Errors) -> (Option<u64>, Option<u64>) {
@@ -1094,16 +1467,7 @@ impl TaskSpec {
                 };
                 let prefix = ws.prefix.as_ref().map(|l| l.value()).unwrap_or_default();
                 let rails = |list: &[Guardrail]| {
-                    let items = list.iter().map(|g| {
-                        let pattern = g.pattern.value();
-                        let min = g.min_count;
-                        quote! {
-                            ::perago::task::Guardrail::RequireGlob {
-                                pattern: #pattern,
-                                min_count: #min,
-                            }
-                        }
-                    });
+                    let items = list.iter().map(Guardrail::expand);
                     quote!(&[#(#items),*])
                 };
                 let pre = rails(&ws.pre);
@@ -1333,6 +1697,140 @@ mod tests {
                post = require_glob("a"), publish_budget(max_files = 0, max_lines = 3), colour = 1)"#,
             WS
         ));
+    }
+
+    #[test]
+    fn expands_every_guardrail() {
+        insta::assert_snapshot!(expand(
+            r#"name = "checked", workspace(
+                 pre = [require_glob("raw/**/*.parquet"), require_glob("raw/*.json", min_count = 2),
+                        forbid_glob("**/*.tmp"), require_file("manifest.json"),
+                        max_total_bytes(1_000_000), max_files(100)],
+                 post = [max_total_bytes("2 GiB"), require_file("out/summary.csv")])"#,
+            WS
+        ));
+    }
+
+    #[test]
+    fn guardrail_errors_are_reported_at_once() {
+        insta::assert_debug_snapshot!(errors(
+            r#"name = "t", workspace(pre = [
+                 require_glob("/abs/*"), require_glob("../up/*"), require_glob("raw/"),
+                 require_glob("a//b"), require_glob(""), require_glob("x", min_count = "2"),
+                 require_glob("x", min_count = 1, min_count = 2), require_glob("x", count = 2),
+                 forbid_glob(), forbid_glob(tmp), forbid_glob("x", min_count = 2),
+                 require_file("/etc/passwd"), require_file("out/*.csv"), require_file("a\\b"),
+                 require_file("out/"), require_file("./m.json"),
+                 max_total_bytes(0), max_total_bytes("10 mb"), max_total_bytes("0 GB"),
+                 max_total_bytes("20000000 TiB"), max_total_bytes(LIMIT), max_total_bytes(-1),
+                 max_files(0), max_files(99999999999999999999), max_files(1, 2), max_files,
+                 forbid_globs("x"), "x", path::max_files(1)])"#,
+            WS
+        ));
+    }
+
+    #[test]
+    fn guardrails_no_workspace_passes_together() {
+        let list = |rails: &str| {
+            errors(
+                &format!(r#"name = "t", workspace(pre = [{rails}], post = [{rails}])"#),
+                WS,
+            )
+        };
+        let twice = |msg: &str| [format!("in `pre`, {msg}"), format!("in `post`, {msg}")];
+        assert_eq!(
+            list(r#"require_glob("a"), forbid_glob("a")"#),
+            twice(
+                "`require_glob(\"a\")` and `forbid_glob(\"a\")` contradict each other: no \
+                 workspace passes both"
+            )
+        );
+        assert_eq!(
+            list(r#"forbid_glob("**/*.tmp"), require_file("x/y.tmp")"#),
+            twice(
+                "`forbid_glob(\"**/*.tmp\")` forbids the file `require_file(\"x/y.tmp\")` \
+                 requires: no workspace passes both"
+            )
+        );
+        assert_eq!(
+            list(r#"max_files(2), require_glob("*", min_count = 3)"#),
+            twice(
+                "`max_files(2)` allows fewer files than `require_glob(\"*\", min_count = 3)` \
+                 requires: no workspace passes both"
+            )
+        );
+        assert_eq!(
+            list(r#"max_files(2), max_files(3)"#),
+            twice("`max_files` is given twice; keep one limit")
+        );
+        assert_eq!(
+            list(r#"require_file("a"), require_file("a")"#),
+            twice("`require_file(\"a\")` is given twice")
+        );
+        assert_eq!(
+            list(r#"require_glob("a"), require_glob("a", min_count = 2)"#),
+            twice("`require_glob(\"a\")` is given twice")
+        );
+        // Only within one list: `pre` and `post` look at different directories.
+        assert!(
+            errors(
+                r#"name = "t", workspace(pre = [forbid_glob("out/*")], post = [require_glob("out/*")])"#,
+                WS
+            )
+            .is_empty()
+        );
+        // Compatible guardrails.
+        assert!(
+            list(
+                r#"require_glob("*.csv", min_count = 2), forbid_glob("*.tmp"), max_files(2),
+                   require_file("a.csv"), max_total_bytes(10)"#
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn sizes() {
+        for (text, bytes) in [
+            ("1", 1),
+            ("1 B", 1),
+            ("500 MB", 500_000_000),
+            ("500MB", 500_000_000),
+            ("2 kB", 2000),
+            ("2 KB", 2000),
+            ("3 GB", 3_000_000_000),
+            ("1 TB", 1_000_000_000_000),
+            ("1 KiB", 1024),
+            ("2 MiB", 2 << 20),
+            ("1 GiB", 1 << 30),
+            ("1 TiB", 1 << 40),
+        ] {
+            assert_eq!(parse_size(text), Ok(bytes), "{text}");
+        }
+        for bad in [
+            "", "MB", "1.5 GB", "10 mb", "10  MB", " 10 MB", "-1 B", "0", "0 GB",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_size("20000000 TiB"),
+            Err(format!("size \"20000000 TiB\" is over {} bytes", u64::MAX))
+        );
+        assert_eq!(
+            parse_size("1.5 GB"),
+            Err(
+                "size \"1.5 GB\" must be a whole number of its unit, e.g. \"1500 MB\" for 1.5 GB"
+                    .into()
+            )
+        );
+        assert_eq!(
+            parse_size("10 mb"),
+            Err(
+                "size \"10 mb\" has an unknown unit \"mb\"; the units are B, kB, MB, GB, TB \
+                 (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024)"
+                    .into()
+            )
+        );
     }
 
     #[test]

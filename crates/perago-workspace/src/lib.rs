@@ -16,6 +16,7 @@ pub mod checkout;
 pub mod guardrail;
 #[cfg(feature = "lakefs")]
 pub mod lakefs;
+pub mod local;
 mod parallel;
 pub mod publish;
 pub mod spec;

@@ -11,7 +11,11 @@
 //!
 //! #[perago::task(
 //!     name = "build_features",
-//!     workspace(prefix = "features/", pre = [require_glob("raw/**/*.parquet", min_count = 1)]),
+//!     workspace(
+//!         prefix = "features/",
+//!         pre = [require_glob("raw/**/*.parquet", min_count = 1), forbid_glob("**/*.tmp")],
+//!         post = [require_file("out/features.csv"), max_total_bytes("1 GB")],
+//!     ),
 //! )]
 //! fn build_features(ws: &Workspace, params: BuildFeaturesParams)
 //!     -> Result<BuildFeaturesResult, TaskError> { ... }
@@ -62,9 +66,37 @@
 //!
 //! `workspace(prefix = "features/", access = read_only | read_write, pre = [...], post = [...],
 //! publish_budget(max_files = N, max_bytes = N))`: `access` defaults to what the signature says
-//! and must agree with it; guardrails are `require_glob("pattern", min_count = N)` (`min_count`
-//! defaults to 1); `publish_budget` is for read-write tasks only. None of these appear in the
-//! task's input/output contract or its TaskDef.
+//! and must agree with it; `publish_budget` is for read-write tasks only. None of these appear in
+//! the task's input/output contract or its TaskDef.
+//!
+//! # Guardrails
+//!
+//! `pre = [...]` is checked on the workspace directory before the handler runs (a failure is
+//! `FAILED_WITH_TERMINAL_ERROR`, reason `pre guardrail <why>`), `post = [...]` after it returns a
+//! valid result (`FAILED`, reason `post guardrail <why>`), in order, stopping at the first that
+//! does not hold:
+//!
+//! | guardrail | holds when | `<why>` when it does not |
+//! |---|---|---|
+//! | `require_glob("pattern", min_count = N)` | at least N files match; N ≥ 1, default 1 | `require_glob('raw/**/*.parquet') matched 0 files; min_count=1` |
+//! | `forbid_glob("pattern")` | no file matches | `forbid_glob('**/*.tmp') matched 2 files: a.tmp, b/c.tmp` (five listed at most, then `, …`) |
+//! | `require_file("path")` | `path` is a regular file | `require_file('manifest.json') found no file` (or a directory, a symlink, …) |
+//! | `max_total_bytes(N)` | all files add up to at most N bytes; N ≥ 1, an integer literal (`1_000_000`) or a string with a unit (`"500 MB"`; B, kB, MB, GB, TB, KiB, MiB, GiB, TiB) | `max_total_bytes(1000000) found 1500000 bytes in 12 files` |
+//! | `max_files(N)` | at most N files; N ≥ 1 | `max_files(100) found 120 files` |
+//!
+//! Globs and paths are relative to the workspace directory (which holds the prefix): `/`
+//! separators, no leading `/`, no empty, `.` or `..` segments. In a glob, `*` and `?` stay within
+//! one path segment, `**` crosses them (`**/*.tmp` also matches `a.tmp`), `{a,b}` and `[ab]` as
+//! usual. "Files" are regular files: a check never follows a symbolic link, so a symlink neither
+//! matches nor counts, and nothing behind a symlinked directory is seen. A directory that cannot
+//! be read fails the guardrail, its reason naming the path.
+//!
+//! The attribute refuses, each at its token, a malformed guardrail (an invalid or absolute glob,
+//! a path with `..`, a count or size of 0, an unknown unit) and, within one list, a repeated
+//! guardrail or guardrails no workspace passes together (`require_glob("x")` with
+//! `forbid_glob("x")`, a `require_file` that a `forbid_glob` matches, a `min_count` above
+//! `max_files`). The descriptor holds [`Guardrail`]s; the runtime checks them with
+//! [`check_guardrail`](crate::workspace::check_guardrail).
 
 use crate::Contract;
 use crate::contracts::workspace_free_task_input::WorkspaceFreeTaskInput;

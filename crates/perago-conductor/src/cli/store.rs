@@ -30,7 +30,7 @@ pub struct StoreArgs {
     pub lakefs_access_key_id: Option<String>,
     /// The lakeFS secret access key; prefer the variable, which `ps` does not show
     /// [env: LAKECTL_CREDENTIALS_SECRET_ACCESS_KEY]
-    #[arg(long, value_name = "KEY", hide_env_values = true)]
+    #[arg(long, value_name = "KEY")]
     pub lakefs_secret_access_key: Option<String>,
 }
 
