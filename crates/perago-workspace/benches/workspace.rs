@@ -251,7 +251,6 @@ fn seed_lakefs(
 }
 
 /// Writes `objects` under `dir` at their paths without the prefix.
-#[allow(dead_code)] // the local section (next commit)
 fn write_tree(dir: &Path, objects: &[Object]) -> Result<()> {
     for object in objects {
         let path = dir.join(&object.path[PREFIX.len()..]);
@@ -852,7 +851,135 @@ fn memory_section(
     Ok(())
 }
 
-fn local_section(_settings: &Settings, _objects: &[Object], _scratch: &Path) -> Result<()> {
-    println!("\nlocal: not built yet (perago_workspace::local is not on this branch)");
+fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Result<()> {
+    use perago_workspace::local::LocalStore;
+    use perago_workspace::transfer;
+    let (files, bytes) = (settings.files, settings.bytes);
+    println!(
+        "\nlocal store: the tree of {files} files, {} on disk, in and out of a LocalStore",
+        mb(bytes)
+    );
+    let tree = scratch.join("tree");
+    let start = Instant::now();
+    write_tree(&tree, objects)?;
+    sync();
+    println!(
+        "  tree written (and synced) in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    let metadata = perago_workspace::Metadata::new();
+    let seeded = LocalStore::open(scratch.join("store-seeded"))?;
+    seeded.create_repository(REPO, "main")?;
+    let start = Instant::now();
+    let commit = transfer::import(&seeded, REPO, "main", &tree, PREFIX, "seed", &metadata)?
+        .ok_or("the seeding import committed nothing")?;
+    sync();
+    println!(
+        "  seeded store for the exports in {:.1} s (commit {})",
+        start.elapsed().as_secs_f64(),
+        commit.id.short()
+    );
+    let names = [
+        "cp_r",
+        "transfer_import",
+        "transfer_export",
+        "LocalStore::import",
+        "LocalStore::export",
+    ];
+    let times = rounds(&names, settings.runs, |contender, round| {
+        let out = scratch.join(format!("local-out-{contender}-{round}"));
+        let store_root = scratch.join(format!("local-store-{contender}-{round}"));
+        // A fresh, empty store for an import, so nothing is found stored already.
+        let fresh = if matches!(contender, 1 | 3) {
+            let store = LocalStore::open(&store_root)?;
+            store.create_repository(REPO, "main")?;
+            sync();
+            Some(store)
+        } else {
+            None
+        };
+        let start = Instant::now();
+        // What the run produced: a store's commit id and the prefix it put the tree under,
+        // or a directory and the part of the object paths not in it.
+        let (imported, exported): (Option<(&LocalStore, String, &str)>, Option<&str>) =
+            match contender {
+                0 => {
+                    let status = Command::new("cp").arg("-r").arg(&tree).arg(&out).status()?;
+                    if !status.success() {
+                        return Err(format!("cp -r: {status}").into());
+                    }
+                    (None, Some(PREFIX))
+                }
+                1 => {
+                    let store = fresh.as_ref().expect("a fresh store");
+                    let commit =
+                        transfer::import(store, REPO, "main", &tree, PREFIX, "bench", &metadata)?
+                            .ok_or("the import committed nothing")?;
+                    (Some((store, commit.id.to_string(), PREFIX)), None)
+                }
+                2 => {
+                    let (_, n) = transfer::export(&seeded, REPO, commit.id.as_str(), PREFIX, &out)?;
+                    if n != files {
+                        return Err(format!("transfer::export wrote {n} files").into());
+                    }
+                    (None, Some(PREFIX))
+                }
+                3 => {
+                    let store = fresh.as_ref().expect("a fresh store");
+                    let commit = store
+                        .import(REPO, "main", &tree, "bench", &metadata)?
+                        .ok_or("the import committed nothing")?;
+                    (Some((store, commit.id.to_string(), "")), None)
+                }
+                _ => {
+                    let n = seeded.export(REPO, commit.id.as_str(), PREFIX, &out)?;
+                    if n != files {
+                        return Err(format!("LocalStore::export wrote {n} files").into());
+                    }
+                    (None, Some(""))
+                }
+            };
+        let elapsed = start.elapsed();
+        if let Some((store, id, prefix)) = imported {
+            let id = perago_workspace::CommitId::parse(&id).ok_or("not a commit id")?;
+            let listed = store.list_objects(REPO, &id, prefix)?;
+            let total: u64 = listed.iter().map(|o| o.size).sum();
+            if (listed.len(), total) != (files, bytes) {
+                return Err(format!(
+                    "{}: the commit holds {} objects of {total} bytes",
+                    names[contender],
+                    listed.len()
+                )
+                .into());
+            }
+        }
+        if let Some(strip) = exported {
+            if round == 0 || contender == 0 {
+                check_tree(&out, objects, strip)?;
+            } else if tree_size(&out)? != (files, bytes) {
+                return Err(format!("{}: wrong tree", names[contender]).into());
+            }
+        }
+        drop(fresh);
+        remove(&out);
+        remove(&store_root);
+        sync();
+        Ok(elapsed)
+    })?;
+    table(&names, &times, bytes, files);
+    ratio("transfer_import / cp_r", &times[1], &times[0], 2.0);
+    ratio("transfer_export / cp_r", &times[2], &times[0], 2.0);
+    ratio(
+        "(info) LocalStore::import / cp_r",
+        &times[3],
+        &times[0],
+        2.0,
+    );
+    ratio(
+        "(info) LocalStore::export / cp_r",
+        &times[4],
+        &times[0],
+        2.0,
+    );
     Ok(())
 }
