@@ -33,7 +33,8 @@
 //! the scratch directory goes; the system's temporary directory by default),
 //! `PERAGO_BENCH_WS_BREAKDOWN=1` (adds to the lakeFS section the plain download with MD5
 //! hashing, and with hashing and the checkout's re-open to stamp each file: where the
-//! difference goes).
+//! difference goes), `PERAGO_BENCH_WS_CONTENDERS` (a comma list of the contenders to run, by
+//! their printed names, e.g. to profile one; all by default).
 //!
 //! Disk: the tree (`BYTES`), a seeded local store (`BYTES`) and one output at a time (`BYTES`).
 //! Memory: the server keeps its objects as slices of one random pool (64 MiB plus the largest
@@ -312,16 +313,26 @@ fn sync() {
 // ---------------------------------------------------------------- timing and reports
 
 /// Runs every contender `runs` times, alternating (round `r` starts with contender `r mod n`);
-/// `run(contender, round)` does one run and returns the time it measured.
+/// `run(contender, round)` does one run and returns the time it measured. A contender left
+/// out by `PERAGO_BENCH_WS_CONTENDERS` (a comma list of names, for profiling one) gets no times.
 fn rounds(
     names: &[&str],
     runs: usize,
     mut run: impl FnMut(usize, usize) -> Result<Duration>,
 ) -> Result<Vec<Vec<Duration>>> {
+    let chosen = std::env::var("PERAGO_BENCH_WS_CONTENDERS").ok();
+    let chosen = |name: &str| {
+        chosen
+            .as_deref()
+            .is_none_or(|list| list.split(',').any(|c| c.trim() == name))
+    };
     let mut times = vec![Vec::with_capacity(runs); names.len()];
     for round in 0..runs {
         for k in 0..names.len() {
             let contender = (round + k) % names.len();
+            if !chosen(names[contender]) {
+                continue;
+            }
             let t = run(contender, round)?;
             println!(
                 "  round {} {:<24} {:>9.3} s",
@@ -352,6 +363,9 @@ fn table(names: &[&str], times: &[Vec<Duration>], bytes: u64, files: usize) {
         "contender", "min s", "median s", "max s", "MB/s", "files/s"
     );
     for (name, t) in names.iter().zip(times) {
+        if t.is_empty() {
+            continue;
+        }
         let med = median(t).as_secs_f64();
         println!(
             "  {:<24} {:>9.3} {:>9.3} {:>9.3} {:>10.1} {:>10.0}",
@@ -368,6 +382,9 @@ fn table(names: &[&str], times: &[Vec<Duration>], bytes: u64, files: usize) {
 /// Prints `a / b` of medians, the range of the per-round ratios, and whether it is within
 /// `target`.
 fn ratio(label: &str, a: &[Duration], b: &[Duration], target: f64) {
+    if a.is_empty() || b.is_empty() {
+        return;
+    }
     let of_medians = median(a).as_secs_f64() / median(b).as_secs_f64();
     let per_round: Vec<f64> = a
         .iter()
