@@ -19,8 +19,9 @@
 //!   its end. Target: flat in the object size.
 //! - **local**: `transfer::import` of the tree (the same files, on disk) into a fresh
 //!   `LocalStore` and `transfer::export` of it out of a seeded one, against `cp -r` of the tree;
-//!   `LocalStore::import` / `LocalStore::export` (the store's own whole-tree paths) alongside,
-//!   for information. Target: within 2× of `cp -r`.
+//!   `LocalStore::import` / `LocalStore::export` (the store's own whole-tree paths) and a
+//!   durable copy (`cp -r`, then every file and directory fsynced) alongside, for information.
+//!   Target: within 2× of `cp -r`.
 //!
 //! Each contender runs `RUNS` times, the contenders alternating (round `r` starts with contender
 //! `r mod n`); outputs are removed and `sync` run between runs, outside the timing. Printed:
@@ -318,8 +319,8 @@ fn sync() {
 fn rounds(
     names: &[&str],
     runs: usize,
-    mut run: impl FnMut(usize, usize) -> Result<Duration>,
-) -> Result<Vec<Vec<Duration>>> {
+    mut run: impl FnMut(usize, usize) -> Result<Sample>,
+) -> Result<Vec<Vec<Sample>>> {
     let chosen = std::env::var("PERAGO_BENCH_WS_CONTENDERS").ok();
     let chosen = |name: &str| {
         chosen
@@ -335,10 +336,11 @@ fn rounds(
             }
             let t = run(contender, round)?;
             println!(
-                "  round {} {:<24} {:>9.3} s",
+                "  round {} {:<24} {:>9.3} s  (CPU {:.2} s)",
                 round + 1,
                 names[contender],
-                t.as_secs_f64()
+                t.wall.as_secs_f64(),
+                t.cpu.as_secs_f64()
             );
             times[contender].push(t);
         }
@@ -357,26 +359,80 @@ fn median(times: &[Duration]) -> Duration {
     }
 }
 
-fn table(names: &[&str], times: &[Vec<Duration>], bytes: u64, files: usize) {
+/// The wall times of `samples`.
+fn walls(samples: &[Sample]) -> Vec<Duration> {
+    samples.iter().map(|s| s.wall).collect()
+}
+
+fn table(names: &[&str], times: &[Vec<Sample>], bytes: u64, files: usize) {
     println!(
-        "  {:<24} {:>9} {:>9} {:>9} {:>10} {:>10}",
-        "contender", "min s", "median s", "max s", "MB/s", "files/s"
+        "  {:<24} {:>9} {:>9} {:>9} {:>10} {:>10} {:>12}",
+        "contender", "min s", "median s", "max s", "MB/s", "files/s", "CPU s (med)"
     );
-    for (name, t) in names.iter().zip(times) {
-        if t.is_empty() {
+    for (name, samples) in names.iter().zip(times) {
+        if samples.is_empty() {
             continue;
         }
-        let med = median(t).as_secs_f64();
+        let t = walls(samples);
+        let cpu: Vec<Duration> = samples.iter().map(|s| s.cpu).collect();
+        let med = median(&t).as_secs_f64();
         println!(
-            "  {:<24} {:>9.3} {:>9.3} {:>9.3} {:>10.1} {:>10.0}",
+            "  {:<24} {:>9.3} {:>9.3} {:>9.3} {:>10.1} {:>10.0} {:>12.2}",
             name,
             t.iter().min().expect("a run").as_secs_f64(),
             med,
             t.iter().max().expect("a run").as_secs_f64(),
             bytes as f64 / 1e6 / med,
             files as f64 / med,
+            median(&cpu).as_secs_f64(),
         );
     }
+}
+
+/// One timed run: wall time, and the CPU time of this process (all its threads, the test
+/// server's included) and of the children it waited for (`cp`).
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// Starts timing a run.
+struct Clock {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            cpu: cpu_time(),
+            wall: Instant::now(),
+        }
+    }
+
+    fn stop(&self) -> Sample {
+        let wall = self.wall.elapsed();
+        Sample {
+            wall,
+            cpu: cpu_time().saturating_sub(self.cpu),
+        }
+    }
+}
+
+/// utime + stime + cutime + cstime of `/proc/self/stat`, in clock ticks of 10 ms (Linux's
+/// `USER_HZ` is 100 on every architecture).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11) // state … cmajflt: fields 3 to 13
+        .take(4) // utime stime cutime cstime: fields 14 to 17
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    Duration::from_millis(ticks * 10)
 }
 
 /// Prints `a / b` of medians, the range of the per-round ratios, and whether it is within
@@ -772,7 +828,7 @@ fn lakefs_section(
     }
     let times = rounds(&names, settings.runs, |contender, round| {
         let dir = scratch.join(format!("lakefs-{}-{round}", names[contender]));
-        let start = Instant::now();
+        let clock = Clock::start();
         let (n, b) = match contender {
             0 => {
                 let checkout =
@@ -786,7 +842,7 @@ fn lakefs_section(
                 plains[k - 1].download_all(&listed, &dir, parallel)?,
             ),
         };
-        let elapsed = start.elapsed();
+        let elapsed = clock.stop();
         if (n, b) != (files, bytes) {
             return Err(format!("{}: {n} files of {b} bytes", names[contender]).into());
         }
@@ -801,8 +857,8 @@ fn lakefs_section(
     table(&names, &times, bytes, files);
     ratio(
         "perago_materialise / plain_http",
-        &times[0],
-        &times[1],
+        &walls(&times[0]),
+        &walls(&times[1]),
         1.10,
     );
     Ok(())
@@ -902,6 +958,7 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
         "transfer_export",
         "LocalStore::import",
         "LocalStore::export",
+        "cp_r+fsync",
     ];
     let times = rounds(&names, settings.runs, |contender, round| {
         let out = scratch.join(format!("local-out-{contender}-{round}"));
@@ -915,7 +972,7 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
         } else {
             None
         };
-        let start = Instant::now();
+        let clock = Clock::start();
         // What the run produced: a store's commit id and the prefix it put the tree under,
         // or a directory and the part of the object paths not in it.
         let (imported, exported): (Option<(&LocalStore, String, &str)>, Option<&str>) =
@@ -948,15 +1005,27 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
                         .ok_or("the import committed nothing")?;
                     (Some((store, commit.id.to_string(), "")), None)
                 }
-                _ => {
+                4 => {
                     let n = seeded.export(REPO, commit.id.as_str(), PREFIX, &out)?;
                     if n != files {
                         return Err(format!("LocalStore::export wrote {n} files").into());
                     }
                     (None, Some(""))
                 }
+                _ => {
+                    // A durable copy: `cp -r`, then every file and directory fsynced, one at
+                    // a time, as a store's import makes its objects durable.
+                    let status = Command::new("cp").arg("-r").arg(&tree).arg(&out).status()?;
+                    if !status.success() {
+                        return Err(format!("cp -r: {status}").into());
+                    }
+                    for entry in walkdir::WalkDir::new(&out).contents_first(true) {
+                        std::fs::File::open(entry?.path())?.sync_all()?;
+                    }
+                    (None, Some(PREFIX))
+                }
             };
-        let elapsed = start.elapsed();
+        let elapsed = clock.stop();
         if let Some((store, id, prefix)) = imported {
             let id = perago_workspace::CommitId::parse(&id).ok_or("not a commit id")?;
             let listed = store.list_objects(REPO, &id, prefix)?;
@@ -984,18 +1053,25 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
         Ok(elapsed)
     })?;
     table(&names, &times, bytes, files);
-    ratio("transfer_import / cp_r", &times[1], &times[0], 2.0);
-    ratio("transfer_export / cp_r", &times[2], &times[0], 2.0);
+    let cp = walls(&times[0]);
+    ratio("transfer_import / cp_r", &walls(&times[1]), &cp, 2.0);
+    ratio("transfer_export / cp_r", &walls(&times[2]), &cp, 2.0);
     ratio(
         "(info) LocalStore::import / cp_r",
-        &times[3],
-        &times[0],
+        &walls(&times[3]),
+        &cp,
         2.0,
     );
     ratio(
         "(info) LocalStore::export / cp_r",
-        &times[4],
-        &times[0],
+        &walls(&times[4]),
+        &cp,
+        2.0,
+    );
+    ratio(
+        "(info) transfer_import / cp_r+fsync",
+        &walls(&times[1]),
+        &walls(&times[5]),
         2.0,
     );
     Ok(())
