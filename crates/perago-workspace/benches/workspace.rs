@@ -24,8 +24,9 @@
 //!   Target: within 2× of `cp -r`.
 //!
 //! Each contender runs `RUNS` times, the contenders alternating (round `r` starts with contender
-//! `r mod n`); outputs are removed and `sync` run between runs, outside the timing. Printed:
-//! min / median / max per contender and the ratio of medians (and its range over the rounds).
+//! `r mod n`), with `sync` between runs, outside the timing; outputs stay until the section
+//! ends (see `Trash`). Printed: min / median / max per contender, the process's CPU time, and
+//! the ratio of medians (and its range over the rounds).
 //!
 //! Settings (environment): `PERAGO_BENCH_WS_FILES` (10000), `PERAGO_BENCH_WS_BYTES` (1G = 10⁹;
 //! `k`/`M`/`G` suffixes are powers of 1000), `PERAGO_BENCH_WS_RUNS` (3),
@@ -35,9 +36,12 @@
 //! `PERAGO_BENCH_WS_BREAKDOWN=1` (adds to the lakeFS section the plain download with MD5
 //! hashing, and with hashing and the checkout's re-open to stamp each file: where the
 //! difference goes), `PERAGO_BENCH_WS_CONTENDERS` (a comma list of the contenders to run, by
-//! their printed names, e.g. to profile one; all by default).
+//! their printed names, e.g. to profile one; all by default), `PERAGO_BENCH_WS_SETTLE` (seconds
+//! a section waits after the previous one removed its outputs, 65 by default: see `Trash`).
 //!
-//! Disk: the tree (`BYTES`), a seeded local store (`BYTES`) and one output at a time (`BYTES`).
+//! Disk: the tree (`BYTES`), a seeded local store (`BYTES`), and every output of the section
+//! running: `RUNS` × 2 × `BYTES` for lakeFS, 4 × `BYTES` for memory, `RUNS` × 6 × `BYTES` for
+//! local (about 20 GB at the defaults).
 //! Memory: the server keeps its objects as slices of one random pool (64 MiB plus the largest
 //! object), so each object's content is distinct (a distinct offset) but takes no memory of its
 //! own.
@@ -98,6 +102,7 @@ struct Settings {
     sections: Vec<String>,
     scratch_parent: PathBuf,
     breakdown: bool,
+    settle: Duration,
 }
 
 impl Settings {
@@ -131,6 +136,10 @@ impl Settings {
                 .map(PathBuf::from)
                 .unwrap_or_else(std::env::temp_dir),
             breakdown: std::env::var_os("PERAGO_BENCH_WS_BREAKDOWN").is_some_and(|v| v != "0"),
+            settle: Duration::from_secs(env_number(
+                "PERAGO_BENCH_WS_SETTLE",
+                if bench { 65 } else { 0 },
+            )?),
         };
         if settings.files == 0 || settings.big_files == 0 {
             return Err("PERAGO_BENCH_WS_FILES and _BIG_FILES must be at least 1".into());
@@ -297,6 +306,58 @@ fn check_tree(dir: &Path, objects: &[Object], strip: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The outputs of a section's runs, removed together when the section ends.
+///
+/// On an ext4 without a journal (this machine's), allocating an inode skips, one by one, the
+/// inodes freed less than a minute ago (`recently_deleted`, 60 s, 360 s while the inode table
+/// block is dirty), reading the inode table for each: removing one run's 10,000 files made
+/// the next run's file creations up to 5× slower (`cp -r` 0.65 s, then 3.1 s). So runs leave
+/// their outputs in place, and a section first waits until the last removal is `settle` old.
+struct Trash {
+    paths: Vec<PathBuf>,
+    emptied: Option<Instant>,
+    settle: Duration,
+}
+
+impl Trash {
+    fn new(settle: Duration) -> Trash {
+        Trash {
+            paths: Vec::new(),
+            emptied: None,
+            settle,
+        }
+    }
+
+    fn keep(&mut self, path: PathBuf) {
+        self.paths.push(path);
+    }
+
+    /// Removes what was kept, then syncs.
+    fn empty(&mut self) {
+        if self.paths.is_empty() {
+            return;
+        }
+        for path in self.paths.drain(..) {
+            remove(&path);
+        }
+        sync();
+        self.emptied = Some(Instant::now());
+    }
+
+    /// Waits until the last removal is `settle` old.
+    fn settle(&self) {
+        let Some(emptied) = self.emptied else { return };
+        let left = self.settle.saturating_sub(emptied.elapsed());
+        if !left.is_zero() {
+            println!(
+                "  (waiting {:.0} s for the last removal's freed inodes to age, see Trash)",
+                left.as_secs_f64()
+            );
+            std::thread::sleep(left);
+        }
+    }
 }
 
 fn remove(path: &Path) {
@@ -733,6 +794,7 @@ fn run(bench: bool) -> Result<()> {
         .tempdir_in(&settings.scratch_parent)?;
     println!("  scratch directory {}", scratch.path().display());
 
+    let mut trash = Trash::new(settings.settle);
     let setup = Instant::now();
     let largest = (bytes / files.min(big_files) as u64 + 1) as usize;
     let pool = random_pool(largest);
@@ -760,7 +822,14 @@ fn run(bench: bool) -> Result<()> {
             &commit[..12]
         );
         if settings.section("lakefs") {
-            lakefs_section(&settings, &server, &commit, &objects, scratch.path())?;
+            lakefs_section(
+                &settings,
+                &server,
+                &commit,
+                &objects,
+                scratch.path(),
+                &mut trash,
+            )?;
         }
         if let Some(big_commit) = big_commit {
             memory_section(
@@ -771,11 +840,12 @@ fn run(bench: bool) -> Result<()> {
                     (REPO_BIG, big_commit.as_str(), big_files, &big[..]),
                 ],
                 scratch.path(),
+                &mut trash,
             )?;
         }
     }
     if settings.section("local") {
-        local_section(&settings, &objects, scratch.path())?;
+        local_section(&settings, &objects, scratch.path(), &mut trash)?;
     }
     Ok(())
 }
@@ -786,12 +856,14 @@ fn lakefs_section(
     commit: &str,
     objects: &[Object],
     scratch: &Path,
+    trash: &mut Trash,
 ) -> Result<()> {
     let (files, bytes, parallel) = (settings.files, settings.bytes, settings.parallel);
     println!(
         "\nlakeFS: materialise {PREFIX} of {files} objects, {} ({parallel} parallel)",
         mb(bytes)
     );
+    trash.settle();
     let lakefs = client(
         &server.base_url(),
         server.access_key_id(),
@@ -849,7 +921,7 @@ fn lakefs_section(
         if round == 0 {
             check_tree(&dir, objects, PREFIX)?;
         }
-        remove(&dir);
+        trash.keep(dir);
         server.clear_requests();
         sync();
         Ok(elapsed)
@@ -861,6 +933,7 @@ fn lakefs_section(
         &walls(&times[1]),
         1.10,
     );
+    trash.empty();
     Ok(())
 }
 
@@ -885,10 +958,12 @@ fn memory_section(
     server: &LakeFsServer,
     variants: &[(&str, &str, usize, &[Object])],
     scratch: &Path,
+    trash: &mut Trash,
 ) -> Result<()> {
     println!(
         "\nmemory: peak RSS of one download in a child process (VmHWM at its start → at its end)"
     );
+    trash.settle();
     println!(
         "  {:<10} {:>7} {:>12} {:<20} {:>9} {:>10} {:>10} {:>10}",
         "repository", "files", "object", "contender", "time s", "start kB", "peak kB", "delta kB"
@@ -901,7 +976,7 @@ fn memory_section(
                 return Err(format!("child {mode}: {report:?}").into());
             }
             check_tree(&dir, objects, PREFIX)?;
-            remove(&dir);
+            trash.keep(dir);
             server.clear_requests();
             sync();
             println!(
@@ -921,10 +996,16 @@ fn memory_section(
             );
         }
     }
+    trash.empty();
     Ok(())
 }
 
-fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Result<()> {
+fn local_section(
+    settings: &Settings,
+    objects: &[Object],
+    scratch: &Path,
+    trash: &mut Trash,
+) -> Result<()> {
     use perago_workspace::local::LocalStore;
     use perago_workspace::transfer;
     let (files, bytes) = (settings.files, settings.bytes);
@@ -932,6 +1013,7 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
         "\nlocal store: the tree of {files} files, {} on disk, in and out of a LocalStore",
         mb(bytes)
     );
+    trash.settle();
     let tree = scratch.join("tree");
     let start = Instant::now();
     write_tree(&tree, objects)?;
@@ -1047,8 +1129,8 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
             }
         }
         drop(fresh);
-        remove(&out);
-        remove(&store_root);
+        trash.keep(out);
+        trash.keep(store_root);
         sync();
         Ok(elapsed)
     })?;
@@ -1074,5 +1156,6 @@ fn local_section(settings: &Settings, objects: &[Object], scratch: &Path) -> Res
         &walls(&times[5]),
         2.0,
     );
+    trash.empty();
     Ok(())
 }
