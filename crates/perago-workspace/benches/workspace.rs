@@ -18,10 +18,10 @@
 //!   (100 × 10 MB against 10,000 × 100 KB by default): `VmHWM` read at the child's start and at
 //!   its end. Target: flat in the object size.
 //! - **local**: `transfer::import` of the tree (the same files, on disk) into a fresh
-//!   `LocalStore` and `transfer::export` of it out of a seeded one, against `cp -r` of the tree;
+//!   `LocalStore` and `transfer::export` of it out of a seeded one, against `cp -r` of the tree.
+//!   Target: within 2× of `cp -r`. With `PERAGO_BENCH_WS_BREAKDOWN=1`, also
 //!   `LocalStore::import` / `LocalStore::export` (the store's own whole-tree paths) and a
-//!   durable copy (`cp -r`, then every file and directory fsynced) alongside, for information.
-//!   Target: within 2× of `cp -r`.
+//!   durable copy (`cp -r`, then every file and directory fsynced), for information.
 //!
 //! Each contender runs `RUNS` times, the contenders alternating (round `r` starts with contender
 //! `r mod n`), with `sync` between runs, outside the timing; outputs stay until the section
@@ -35,13 +35,13 @@
 //! the scratch directory goes; the system's temporary directory by default),
 //! `PERAGO_BENCH_WS_BREAKDOWN=1` (adds to the lakeFS section the plain download with MD5
 //! hashing, and with hashing and the checkout's re-open to stamp each file: where the
-//! difference goes), `PERAGO_BENCH_WS_CONTENDERS` (a comma list of the contenders to run, by
+//! difference goes; and to the local section the contenders above), `PERAGO_BENCH_WS_CONTENDERS` (a comma list of the contenders to run, by
 //! their printed names, e.g. to profile one; all by default), `PERAGO_BENCH_WS_SETTLE` (seconds
 //! a section waits after the previous one removed its outputs, 65 by default: see `Trash`).
 //!
 //! Disk: the tree (`BYTES`), a seeded local store (`BYTES`), and every output of the section
-//! running: `RUNS` × 2 × `BYTES` for lakeFS, 4 × `BYTES` for memory, `RUNS` × 6 × `BYTES` for
-//! local (about 20 GB at the defaults).
+//! running: `RUNS` × 2 × `BYTES` for lakeFS, 4 × `BYTES` for memory, `RUNS` × 3 × `BYTES` for
+//! local (about 11 GB at the defaults; the breakdown doubles the lakeFS and local outputs).
 //! Memory: the server keeps its objects as slices of one random pool (64 MiB plus the largest
 //! object), so each object's content is distinct (a distinct offset) but takes no memory of its
 //! own.
@@ -68,6 +68,9 @@ const PREFIX: &str = "data/";
 /// The repository of `FILES` objects, and of `BIG_FILES` objects.
 const REPO: &str = "bench";
 const REPO_BIG: &str = "bench-big";
+
+/// The size of [`probe`]'s file in MiB: a quarter of `BYTES`, from 4 to 256.
+static PROBE_MIB: AtomicUsize = AtomicUsize::new(256);
 
 /// The buffer each plain download streams through (the `LakeFs` client's).
 const BUFFER: usize = 64 * 1024;
@@ -360,11 +363,50 @@ impl Trash {
     }
 }
 
-fn remove(path: &Path) {
-    if path.exists() {
-        std::fs::remove_dir_all(path)
-            .unwrap_or_else(|e| panic!("cannot remove {}: {e}", path.display()));
+/// Times writing `mib` MiB (256 at the defaults) into a new file (page cache, no fsync) and prints it with the free
+/// memory: on this VM the page cache's growth costs a host fault per page while it takes
+/// memory the guest has not used lately (writes ~0.4 GB/s), much less once it reclaims older
+/// cache (~2 GB/s), which moves every contender's time; this says which state a section ran in.
+fn probe(label: &str, scratch: &Path, trash: &mut Trash) -> Result<()> {
+    let mib = PROBE_MIB.load(Ordering::Relaxed);
+    static PROBES: AtomicUsize = AtomicUsize::new(0);
+    let path = scratch.join(format!("probe-{}", PROBES.fetch_add(1, Ordering::Relaxed)));
+    let chunk = vec![0x5au8; 1 << 20];
+    let start = Instant::now();
+    let mut file = std::fs::File::create(&path)?;
+    for _ in 0..mib {
+        file.write_all(&chunk)?;
     }
+    drop(file);
+    let elapsed = start.elapsed();
+    let free = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| status_kb(&m, "MemFree:"))
+        .unwrap_or(0);
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "  [{label}: page-cache write {:.0} MB/s, MemFree {:.1} GiB, load {}]",
+        mib as f64 * 1.048_576 / elapsed.as_secs_f64(),
+        free as f64 / (1 << 20) as f64,
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    trash.keep(path);
+    sync();
+    Ok(())
+}
+
+fn remove(path: &Path) {
+    let removed = if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else if path.exists() {
+        std::fs::remove_file(path)
+    } else {
+        Ok(())
+    };
+    removed.unwrap_or_else(|e| panic!("cannot remove {}: {e}", path.display()));
 }
 
 /// Flushes dirty pages, so one run's writeback does not land in the next run's timing.
@@ -795,6 +837,10 @@ fn run(bench: bool) -> Result<()> {
     println!("  scratch directory {}", scratch.path().display());
 
     let mut trash = Trash::new(settings.settle);
+    PROBE_MIB.store(
+        ((bytes / 4) >> 20).clamp(4, 256) as usize,
+        Ordering::Relaxed,
+    );
     let setup = Instant::now();
     let largest = (bytes / files.min(big_files) as u64 + 1) as usize;
     let pool = random_pool(largest);
@@ -898,6 +944,7 @@ fn lakefs_section(
             plains.push(plain);
         }
     }
+    probe("before", scratch, trash)?;
     let times = rounds(&names, settings.runs, |contender, round| {
         let dir = scratch.join(format!("lakefs-{}-{round}", names[contender]));
         let clock = Clock::start();
@@ -926,6 +973,7 @@ fn lakefs_section(
         sync();
         Ok(elapsed)
     })?;
+    probe("after", scratch, trash)?;
     table(&names, &times, bytes, files);
     ratio(
         "perago_materialise / plain_http",
@@ -964,6 +1012,7 @@ fn memory_section(
         "\nmemory: peak RSS of one download in a child process (VmHWM at its start → at its end)"
     );
     trash.settle();
+    probe("before", scratch, trash)?;
     println!(
         "  {:<10} {:>7} {:>12} {:<20} {:>9} {:>10} {:>10} {:>10}",
         "repository", "files", "object", "contender", "time s", "start kB", "peak kB", "delta kB"
@@ -1034,14 +1083,11 @@ fn local_section(
         start.elapsed().as_secs_f64(),
         commit.id.short()
     );
-    let names = [
-        "cp_r",
-        "transfer_import",
-        "transfer_export",
-        "LocalStore::import",
-        "LocalStore::export",
-        "cp_r+fsync",
-    ];
+    let mut names = vec!["cp_r", "transfer_import", "transfer_export"];
+    if settings.breakdown {
+        names.extend(["LocalStore::import", "LocalStore::export", "cp_r+fsync"]);
+    }
+    probe("before", scratch, trash)?;
     let times = rounds(&names, settings.runs, |contender, round| {
         let out = scratch.join(format!("local-out-{contender}-{round}"));
         let store_root = scratch.join(format!("local-store-{contender}-{round}"));
@@ -1134,10 +1180,15 @@ fn local_section(
         sync();
         Ok(elapsed)
     })?;
+    probe("after", scratch, trash)?;
     table(&names, &times, bytes, files);
     let cp = walls(&times[0]);
     ratio("transfer_import / cp_r", &walls(&times[1]), &cp, 2.0);
     ratio("transfer_export / cp_r", &walls(&times[2]), &cp, 2.0);
+    if !settings.breakdown {
+        trash.empty();
+        return Ok(());
+    }
     ratio(
         "(info) LocalStore::import / cp_r",
         &walls(&times[3]),
