@@ -24,9 +24,10 @@
 //!   durable copy (`cp -r`, then every file and directory fsynced), for information.
 //!
 //! Each contender runs `RUNS` times, the contenders alternating (round `r` starts with contender
-//! `r mod n`), with `sync` between runs, outside the timing; outputs stay until the section
-//! ends (see `Trash`). Printed: min / median / max per contender, the process's CPU time, and
-//! the ratio of medians (and its range over the rounds).
+//! `r mod n`); after each run its output is removed and `sync` run, and the next run waits
+//! until that removal is `SETTLE` seconds old (see `Trash` for why), all outside the timing.
+//! Printed: min / median / max per contender, the process's CPU time (the server's included),
+//! and the ratio of medians (and its range over the rounds).
 //!
 //! Settings (environment): `PERAGO_BENCH_WS_FILES` (10000), `PERAGO_BENCH_WS_BYTES` (1G = 10⁹;
 //! `k`/`M`/`G` suffixes are powers of 1000), `PERAGO_BENCH_WS_RUNS` (3),
@@ -37,11 +38,10 @@
 //! hashing, and with hashing and the checkout's re-open to stamp each file: where the
 //! difference goes; and to the local section the contenders above), `PERAGO_BENCH_WS_CONTENDERS` (a comma list of the contenders to run, by
 //! their printed names, e.g. to profile one; all by default), `PERAGO_BENCH_WS_SETTLE` (seconds
-//! a section waits after the previous one removed its outputs, 65 by default: see `Trash`).
+//! a run waits after the previous run's output was removed, 65 by default, so a full run takes
+//! about 25 minutes; 0 for quick looks, with run times that then depend on the runs before).
 //!
-//! Disk: the tree (`BYTES`), a seeded local store (`BYTES`), and every output of the section
-//! running: `RUNS` × 2 × `BYTES` for lakeFS, 4 × `BYTES` for memory, `RUNS` × 3 × `BYTES` for
-//! local (about 11 GB at the defaults; the breakdown doubles the lakeFS and local outputs).
+//! Disk: the tree (`BYTES`), a seeded local store (`BYTES`) and one run's output (`BYTES`).
 //! Memory: the server keeps its objects as slices of one random pool (64 MiB plus the largest
 //! object), so each object's content is distinct (a distinct offset) but takes no memory of its
 //! own.
@@ -311,13 +311,21 @@ fn check_tree(dir: &Path, objects: &[Object], strip: &str) -> Result<()> {
     Ok(())
 }
 
-/// The outputs of a section's runs, removed together when the section ends.
+/// The outputs of a run, removed after it; the next run first waits until that removal is
+/// `settle` old.
 ///
-/// On an ext4 without a journal (this machine's), allocating an inode skips, one by one, the
-/// inodes freed less than a minute ago (`recently_deleted`, 60 s, 360 s while the inode table
-/// block is dirty), reading the inode table for each: removing one run's 10,000 files made
-/// the next run's file creations up to 5× slower (`cp -r` 0.65 s, then 3.1 s). So runs leave
-/// their outputs in place, and a section first waits until the last removal is `settle` old.
+/// Two effects of this machine (a Firecracker VM, ext4 without a journal) made run times
+/// depend on what the runs before did, by up to 5×, however the contenders were ordered:
+/// - allocating an inode skips, one by one, the inodes freed less than a minute ago
+///   (`recently_deleted`, 60 s once the inode table is written back), reading the inode table
+///   for each: a run right after the removal of another run's 10,000 files creates its files
+///   several times slower (`cp -r` 0.65 s, then 3.1 s);
+/// - the page cache growing into memory the guest has not used lately costs a host fault per
+///   page (a 256 MB write at 0.4 GB/s instead of 5 GB/s): keeping every run's output made each
+///   run slower than the one before (`cp -r` 1.7, 2.8, 4.0 s).
+///
+/// Removing each output and waiting out the first effect gives every run the memory its
+/// predecessor freed and no recently freed inodes. `PERAGO_BENCH_WS_SETTLE=0` skips the wait.
 struct Trash {
     paths: Vec<PathBuf>,
     emptied: Option<Instant>,
@@ -337,7 +345,7 @@ impl Trash {
         self.paths.push(path);
     }
 
-    /// Removes what was kept, then syncs.
+    /// Removes what was kept, then syncs (nothing happens when nothing was kept).
     fn empty(&mut self) {
         if self.paths.is_empty() {
             return;
@@ -354,10 +362,7 @@ impl Trash {
         let Some(emptied) = self.emptied else { return };
         let left = self.settle.saturating_sub(emptied.elapsed());
         if !left.is_zero() {
-            println!(
-                "  (waiting {:.0} s for the last removal's freed inodes to age, see Trash)",
-                left.as_secs_f64()
-            );
+            println!("  (settling {:.0} s, see Trash)", left.as_secs_f64());
             std::thread::sleep(left);
         }
     }
@@ -367,7 +372,7 @@ impl Trash {
 /// memory: on this VM the page cache's growth costs a host fault per page while it takes
 /// memory the guest has not used lately (writes ~0.4 GB/s), much less once it reclaims older
 /// cache (~2 GB/s), which moves every contender's time; this says which state a section ran in.
-fn probe(label: &str, scratch: &Path, trash: &mut Trash) -> Result<()> {
+fn probe(label: &str, scratch: &Path) -> Result<()> {
     let mib = PROBE_MIB.load(Ordering::Relaxed);
     static PROBES: AtomicUsize = AtomicUsize::new(0);
     let path = scratch.join(format!("probe-{}", PROBES.fetch_add(1, Ordering::Relaxed)));
@@ -393,7 +398,7 @@ fn probe(label: &str, scratch: &Path, trash: &mut Trash) -> Result<()> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    trash.keep(path);
+    remove(&path);
     sync();
     Ok(())
 }
@@ -417,12 +422,14 @@ fn sync() {
 // ---------------------------------------------------------------- timing and reports
 
 /// Runs every contender `runs` times, alternating (round `r` starts with contender `r mod n`);
-/// `run(contender, round)` does one run and returns the time it measured. A contender left
+/// `run(contender, round, trash)` does one run, leaves what it made to `trash` (emptied after
+/// it, see [`Trash`]) and returns the time it measured. A contender left
 /// out by `PERAGO_BENCH_WS_CONTENDERS` (a comma list of names, for profiling one) gets no times.
 fn rounds(
     names: &[&str],
     runs: usize,
-    mut run: impl FnMut(usize, usize) -> Result<Sample>,
+    trash: &mut Trash,
+    mut run: impl FnMut(usize, usize, &mut Trash) -> Result<Sample>,
 ) -> Result<Vec<Vec<Sample>>> {
     let chosen = std::env::var("PERAGO_BENCH_WS_CONTENDERS").ok();
     let chosen = |name: &str| {
@@ -437,7 +444,9 @@ fn rounds(
             if !chosen(names[contender]) {
                 continue;
             }
-            let t = run(contender, round)?;
+            trash.settle();
+            let t = run(contender, round, trash)?;
+            trash.empty();
             println!(
                 "  round {} {:<24} {:>9.3} s  (CPU {:.2} s)",
                 round + 1,
@@ -944,8 +953,8 @@ fn lakefs_section(
             plains.push(plain);
         }
     }
-    probe("before", scratch, trash)?;
-    let times = rounds(&names, settings.runs, |contender, round| {
+    probe("before", scratch)?;
+    let times = rounds(&names, settings.runs, trash, |contender, round, trash| {
         let dir = scratch.join(format!("lakefs-{}-{round}", names[contender]));
         let clock = Clock::start();
         let (n, b) = match contender {
@@ -973,7 +982,7 @@ fn lakefs_section(
         sync();
         Ok(elapsed)
     })?;
-    probe("after", scratch, trash)?;
+    probe("after", scratch)?;
     table(&names, &times, bytes, files);
     ratio(
         "perago_materialise / plain_http",
@@ -1012,7 +1021,7 @@ fn memory_section(
         "\nmemory: peak RSS of one download in a child process (VmHWM at its start → at its end)"
     );
     trash.settle();
-    probe("before", scratch, trash)?;
+    probe("before", scratch)?;
     println!(
         "  {:<10} {:>7} {:>12} {:<20} {:>9} {:>10} {:>10} {:>10}",
         "repository", "files", "object", "contender", "time s", "start kB", "peak kB", "delta kB"
@@ -1020,14 +1029,15 @@ fn memory_section(
     for &(repository, commit, files, objects) in variants {
         for mode in ["materialise", "plain"] {
             let dir = scratch.join(format!("memory-{repository}-{mode}"));
+            trash.settle();
             let report = spawn_child(server, mode, repository, commit, &dir, settings.parallel)?;
             if (report.files, report.bytes) != (files, settings.bytes) {
                 return Err(format!("child {mode}: {report:?}").into());
             }
             check_tree(&dir, objects, PREFIX)?;
             trash.keep(dir);
+            trash.empty();
             server.clear_requests();
-            sync();
             println!(
                 "  {:<10} {:>7} {:>12} {:<20} {:>9.3} {:>10} {:>10} {:>10}",
                 repository,
@@ -1087,8 +1097,8 @@ fn local_section(
     if settings.breakdown {
         names.extend(["LocalStore::import", "LocalStore::export", "cp_r+fsync"]);
     }
-    probe("before", scratch, trash)?;
-    let times = rounds(&names, settings.runs, |contender, round| {
+    probe("before", scratch)?;
+    let times = rounds(&names, settings.runs, trash, |contender, round, trash| {
         let out = scratch.join(format!("local-out-{contender}-{round}"));
         let store_root = scratch.join(format!("local-store-{contender}-{round}"));
         // A fresh, empty store for an import, so nothing is found stored already.
@@ -1180,7 +1190,7 @@ fn local_section(
         sync();
         Ok(elapsed)
     })?;
-    probe("after", scratch, trash)?;
+    probe("after", scratch)?;
     table(&names, &times, bytes, files);
     let cp = walls(&times[0]);
     ratio("transfer_import / cp_r", &walls(&times[1]), &cp, 2.0);
