@@ -19,9 +19,9 @@
 //!   its end. Target: flat in the object size.
 //! - **local**: `transfer::import` of the tree (the same files, on disk) into a fresh
 //!   `LocalStore` and `transfer::export` of it out of a seeded one, against `cp -r` of the tree.
-//!   Target: within 2× of `cp -r`. With `PERAGO_BENCH_WS_BREAKDOWN=1`, also
-//!   `LocalStore::import` / `LocalStore::export` (the store's own whole-tree paths) and a
-//!   durable copy (`cp -r`, then every file and directory fsynced), for information.
+//!   Target: within 2× of `cp -r`. (`transfer::import` takes the local store's own fast path,
+//!   `Store::import_tree`.) With `PERAGO_BENCH_WS_BREAKDOWN=1`, also a durable copy (`cp -r`,
+//!   then every file and directory fsynced), for information.
 //!
 //! Each contender runs `RUNS` times, the contenders alternating (round `r` starts with contender
 //! `r mod n`); after each run its output is removed and `sync` run, and the next run waits
@@ -1099,14 +1099,14 @@ fn local_section(
     );
     let mut names = vec!["cp_r", "transfer_import", "transfer_export"];
     if settings.breakdown {
-        names.extend(["LocalStore::import", "LocalStore::export", "cp_r+fsync"]);
+        names.push("cp_r+fsync");
     }
     probe("before", scratch)?;
     let times = rounds(&names, settings.runs, trash, |contender, round, trash| {
         let out = scratch.join(format!("local-out-{contender}-{round}"));
         let store_root = scratch.join(format!("local-store-{contender}-{round}"));
         // A fresh, empty store for an import, so nothing is found stored already.
-        let fresh = if matches!(contender, 1 | 3) {
+        let fresh = if contender == 1 {
             let store = LocalStore::open(&store_root)?;
             store.create_repository(REPO, "main")?;
             sync();
@@ -1139,20 +1139,6 @@ fn local_section(
                         return Err(format!("transfer::export wrote {n} files").into());
                     }
                     (None, Some(PREFIX))
-                }
-                3 => {
-                    let store = fresh.as_ref().expect("a fresh store");
-                    let commit = store
-                        .import(REPO, "main", &tree, "bench", &metadata)?
-                        .ok_or("the import committed nothing")?;
-                    (Some((store, commit.id.to_string(), "")), None)
-                }
-                4 => {
-                    let n = seeded.export(REPO, commit.id.as_str(), PREFIX, &out)?;
-                    if n != files {
-                        return Err(format!("LocalStore::export wrote {n} files").into());
-                    }
-                    (None, Some(""))
                 }
                 _ => {
                     // A durable copy: `cp -r`, then every file and directory fsynced, one at
@@ -1204,21 +1190,9 @@ fn local_section(
         return Ok(());
     }
     ratio(
-        "(info) LocalStore::import / cp_r",
-        &walls(&times[3]),
-        &cp,
-        2.0,
-    );
-    ratio(
-        "(info) LocalStore::export / cp_r",
-        &walls(&times[4]),
-        &cp,
-        2.0,
-    );
-    ratio(
         "(info) transfer_import / cp_r+fsync",
         &walls(&times[1]),
-        &walls(&times[5]),
+        &walls(&times[3]),
         2.0,
     );
     trash.empty();
