@@ -321,10 +321,11 @@ impl LakeFs {
         created.set(true);
         let mut reader = response.body_mut().as_reader();
         let mut md5 = Md5::new();
-        let mut buffer = vec![0u8; DOWNLOAD_BUFFER];
+        let mut buffer = DownloadBuffer::lend();
+        let buffer = &mut buffer.0;
         let mut written = 0u64;
         loop {
-            let n = match reader.read(&mut buffer) {
+            let n = match reader.read(buffer) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -362,6 +363,28 @@ impl LakeFs {
             }
         }
         file.flush().map_err(io_error)
+    }
+}
+
+/// A download thread's buffer, lent to one download at a time: allocating and zeroing 64 KiB
+/// per object costs more than a small object's whole transfer.
+struct DownloadBuffer(Vec<u8>);
+
+thread_local! {
+    static DOWNLOAD_BUFFERS: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+impl DownloadBuffer {
+    fn lend() -> DownloadBuffer {
+        let mut buffer = DOWNLOAD_BUFFERS.take();
+        buffer.resize(DOWNLOAD_BUFFER, 0);
+        DownloadBuffer(buffer)
+    }
+}
+
+impl Drop for DownloadBuffer {
+    fn drop(&mut self) {
+        DOWNLOAD_BUFFERS.set(std::mem::take(&mut self.0));
     }
 }
 
