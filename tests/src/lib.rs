@@ -5,3 +5,5 @@ pub mod schemas;
 pub mod user_corpus;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod fragments;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
+pub mod user_contracts;

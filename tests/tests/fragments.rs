@@ -5,7 +5,9 @@
 //!
 //! Documents, per type, from a seed of its own (see `perago_tests::mutate`): valid ones generated
 //! from the IR, every systematic single mutation of them, random combinations of mutations, and
-//! byte-level variants (other spellings, duplicate members, malformed text); duplicates dropped.
+//! byte-level variants (other spellings, duplicate members, malformed text); the valid ones and a
+//! third of the single mutations again with every object's keys reversed (so a `oneOf`'s
+//! discriminator comes after the keys it decides); duplicates dropped.
 //!
 //! Per document:
 //!
@@ -49,8 +51,20 @@ const DEEP: usize = 1;
 const BYTES_EVERY: usize = 3;
 /// Failures printed in full.
 const PRINT: usize = 12;
+/// Single mutations written again with every object's keys in reverse order (a `oneOf`'s
+/// discriminator after the keys it decides), one in this many.
+const REVERSED_EVERY: usize = 3;
 /// Strings for the fragments' patterns, which random strings do not match.
-const PATTERN_EXAMPLES: &[&str] = &["o-1", "o-2024", "123\"'", "x-007\"' ", "x", "xy z"];
+const PATTERN_EXAMPLES: &[&str] = &[
+    "o-1",
+    "o-2024",
+    "123\"'",
+    "x-007\"' ",
+    "x",
+    "xy z",
+    "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3",
+    "2026-11-30",
+];
 
 /// Every fragment and the types checked in it: `fragment: module::Type, …;`.
 macro_rules! fragments {
@@ -94,7 +108,10 @@ fragments! {
     number_bounds: numbers::Numbers;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
+    one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
+    one_of_inline_consts: event::Event, event::EventCreated, event::EventDeleted, event::EventRenamed;
+    one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
     one_of_untagged_branch: outcome::Outcome, outcome::OutcomeFailed, outcome::OutcomeVariant1;
     properties_and_additional_properties: open::Open;
     recursion_by_value: chain::Chain, chain::Pair, chain::ChainMaybe;
@@ -171,12 +188,22 @@ fn documents(ir: &Ir, root: NodeId, seed: u64) -> Vec<Doc> {
         let v = ir.validate(root, &valid);
         assert!(v.is_empty(), "generated base {valid} is invalid: {v:?}");
         push(format!("base {base}: valid"), json(&valid));
+        push(
+            format!("base {base}: valid, keys reversed"),
+            json(&reversed(&valid)),
+        );
         let mutations = generator.mutations(root, &valid);
         let k = mutations.len().div_ceil(SINGLES).max(1);
-        for m in mutations.iter().skip(base % k).step_by(k) {
+        for (i, m) in mutations.iter().skip(base % k).step_by(k).enumerate() {
             let mut v = valid.clone();
             assert!(m.op.apply(&mut v), "mutation {} does not apply", m.label);
             push(format!("base {base}: {}", m.label), json(&v));
+            if i % REVERSED_EVERY == 0 {
+                push(
+                    format!("base {base}: {}, keys reversed", m.label),
+                    json(&reversed(&v)),
+                );
+            }
         }
         for c in 0..COMBOS.min(mutations.len()) {
             let mut v = valid.clone();
@@ -199,6 +226,20 @@ fn documents(ir: &Ir, root: NodeId, seed: u64) -> Vec<Doc> {
         }
     }
     docs
+}
+
+/// `v` with the members of every object in reverse order.
+fn reversed(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .rev()
+                .map(|(k, x)| (k.clone(), reversed(x)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(reversed).collect()),
+        other => other.clone(),
+    }
 }
 
 fn violations<T>(r: &Result<T, perago::Violations>) -> Vec<Violation> {
@@ -321,7 +362,33 @@ fn fnv(s: &str) -> u64 {
 }
 
 fn check_fragment(fragment: &str, checked: &[Checked]) {
-    let set = load(fragment);
+    check_set(fragment, &load(fragment), checked);
+}
+
+/// The schemas written as users write them (`tests/user-schemas/`, the corpora's and the
+/// `user_schemas` benchmark's), checked as the fragments are: tagged unions with inline
+/// `const`s, a union nested in a closed object, maps, bounds, patterns.
+#[test]
+fn user_schemas() {
+    use perago_tests::user_contracts::{agent_result as a, train_model_input as t};
+    check_set(
+        "user-schemas",
+        &perago_tests::user_corpus::schemas(),
+        &[
+            Checked::of::<a::AgentResult>(),
+            Checked::of::<a::AgentResultVariant0>(),
+            Checked::of::<a::AgentResultVariant0Verification>(),
+            Checked::of::<a::AgentResultScopeExceeded>(),
+            Checked::of::<t::TrainModelInput>(),
+            Checked::of::<t::TrainModelInputWorkspace>(),
+            Checked::of::<t::TrainModelInputParams>(),
+            Checked::of::<t::TrainModelInputParamsSplit>(),
+            Checked::of::<t::TrainModelInputParamsSplitTime>(),
+        ],
+    );
+}
+
+fn check_set(fragment: &str, set: &SchemaSet, checked: &[Checked]) {
     let mut report = String::new();
     let mut failures = 0;
     for c in checked {

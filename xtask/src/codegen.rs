@@ -2,7 +2,9 @@
 //! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and every other workspace
 //! member with a `schemas/` directory, a task crate: see [`task_crates`]), and
 //! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
-//! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`).
+//! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`), and
+//! the schemas written the way users write them, `tests/user-schemas/` → `tests/src/user_contracts/`
+//! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark).
 
 use perago_codegen::{Change, ChangeKind, Codegen, Mode, emit, ensure_file, stale};
 use std::path::Path;
@@ -14,6 +16,11 @@ const REGENERATE: &str = "cargo xtask codegen";
 const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
 /// Where the fragments are generated to, one module directory each.
 const FRAGMENTS_OUT: &str = "tests/src/fragments";
+
+/// Schemas written the way users write them (`perago_tests::user_corpus`), and where they are
+/// generated to.
+const USER_SCHEMAS: &str = "tests/user-schemas";
+const USER_SCHEMAS_OUT: &str = "tests/src/user_contracts";
 
 /// perago's crates with contract schemas of their own, and the crate their generated code
 /// reaches its runtime through: the runtime's envelopes, and worker-completion/v1 (which
@@ -52,7 +59,8 @@ pub fn task_crates(root: &Path) -> Result<Vec<String>, String> {
     Ok(crates)
 }
 
-/// Every target, the contracts first, then the task crates, then the fragments by name.
+/// Every target, the contracts first, then the task crates, the user-written schemas, then the
+/// fragments by name.
 fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
     let crate_target = |krate: &str, runtime: &str, doc: &str| {
         Codegen::new(format!("{krate}/schemas"), format!("{krate}/src/contracts"))
@@ -72,6 +80,14 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
             "The generated types and validators of this crate's task params and results.",
         ));
     }
+    targets.push(
+        Codegen::new(USER_SCHEMAS, USER_SCHEMAS_OUT)
+            .in_dir(root)
+            .command(REGENERATE)
+            .doc(
+                "The types and readers of the user-written schemas the corpora and benchmarks use.",
+            ),
+    );
     for name in fragment_names(root)? {
         targets.push(
             Codegen::new(

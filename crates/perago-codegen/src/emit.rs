@@ -475,7 +475,13 @@ impl Emitter<'_> {
                 )
             }
         };
-        let members = self.read_members(&keys, &checks, other);
+        let slots: Vec<_> = (0..keys.len()).map(|i| format_ident!("f{}", i)).collect();
+        let arms: Vec<_> = checks
+            .iter()
+            .enumerate()
+            .map(|(i, check)| self.read_arm(i, &slots[i], check))
+            .collect();
+        let members = self.read_members(&keys, &slots, &arms, other);
         let ty = quote! { #name };
         let mut values: Vec<_> = properties
             .iter()
@@ -631,10 +637,27 @@ impl Emitter<'_> {
             .collect()
     }
 
-    /// `Contract::read` of a `oneOf`: every branch's members into one set of slots (the
-    /// discriminator first), then the branch the discriminator names decides what is unknown,
-    /// what is missing and the value. A key that two branches check differently is read whole
-    /// into its slot and checked once the branch is known, in its place in the walk's order.
+    /// The check a `oneOf` reads property `p` of branch `owner` with, and how the branch turns
+    /// its value into the field's: a named string `const` is read as the bare constant (so the
+    /// branches that each write the same `const` inline share one read) and becomes the
+    /// branch's own unit type afterwards.
+    fn branch_check(&mut self, owner: NodeId, p: &Property) -> (TokenStream, Option<TokenStream>) {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let id = self.ir.resolve(p.node);
+        let node = self.ir.node(id);
+        if let (Some(_), Shape::Const(Value::String(v))) = (&node.name, &node.shape) {
+            let ty = self.type_path(id);
+            return (quote! { #s::ConstStr(#v) }, Some(quote! { |(): ()| #ty }));
+        }
+        (self.field_check(owner, p), None)
+    }
+
+    /// `Contract::read` of a `oneOf`, in one pass: every branch's members into one set of
+    /// slots, the discriminator first (read as the index of its tag), then the branch it names
+    /// decides what is unknown, what is missing and the value. A key that branches check
+    /// differently is read with the chosen branch's check when the discriminator came before
+    /// it, else kept as JSON text (`capture`) and read once the branch is known (`settle`).
     fn one_of_read(
         &mut self,
         name: &syn::Ident,
@@ -650,73 +673,146 @@ impl Emitter<'_> {
             let message = format!("`{name}`: a `oneOf` branch is not a closed object");
             return quote! { compile_error!(#message); };
         };
-        // Every key of every branch, the discriminator first, with its check; a key whose
-        // branches check it differently is read whole (`conflicting`).
-        let mut keys: Vec<String> = vec![discriminator.to_owned()];
-        let mut checks: Vec<TokenStream> = vec![quote! { #s::AnyValue }];
-        let mut conflicting = vec![false];
-        for (owner, properties) in &branch_props {
-            for p in properties.iter().filter(|p| p.name != discriminator) {
-                let c = self.field_check(*owner, p);
-                match keys.iter().position(|key| *key == p.name) {
-                    Some(i) if checks[i].to_string() != c.to_string() => {
-                        conflicting[i] = true;
-                    }
-                    Some(_) => {}
-                    None => {
-                        keys.push(p.name.clone());
-                        checks.push(c);
-                        conflicting.push(false);
-                    }
-                }
-            }
-        }
-        let read_checks: Vec<TokenStream> = checks
+        let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
+        // The index among `tags` of each branch's tag.
+        let tag_index: Vec<Option<usize>> = branches
             .iter()
-            .zip(&conflicting)
-            .map(|(c, whole)| {
-                if *whole {
-                    quote! { #s::AnyValue }
-                } else {
-                    c.clone()
-                }
+            .map(|b| {
+                b.tag
+                    .as_deref()
+                    .and_then(|t| tags.iter().position(|u| *u == t))
             })
             .collect();
+        // Every key of every branch, the discriminator first; for each, the distinct checks
+        // its branches read it with and which branches use each (`groups`).
+        let mut keys: Vec<String> = vec![discriminator.to_owned()];
+        let mut groups: Vec<Vec<(TokenStream, Vec<usize>)>> = vec![Vec::new()];
+        // For each branch and property: (slot, group, conversion).
+        let mut placed: Vec<Vec<(usize, usize, Option<TokenStream>)>> = Vec::new();
+        for (b, (owner, properties)) in branch_props.iter().enumerate() {
+            let mut here = Vec::new();
+            for p in properties {
+                if p.name == discriminator {
+                    here.push((0, 0, None));
+                    continue;
+                }
+                let (c, convert) = self.branch_check(*owner, p);
+                let slot = match keys.iter().position(|key| *key == p.name) {
+                    Some(i) => i,
+                    None => {
+                        keys.push(p.name.clone());
+                        groups.push(Vec::new());
+                        keys.len() - 1
+                    }
+                };
+                let g = match groups[slot]
+                    .iter()
+                    .position(|(d, _)| d.to_string() == c.to_string())
+                {
+                    Some(g) => g,
+                    None => {
+                        groups[slot].push((c, Vec::new()));
+                        groups[slot].len() - 1
+                    }
+                };
+                groups[slot][g].1.push(b);
+                here.push((slot, g, convert));
+            }
+            placed.push(here);
+        }
+        let conflicting = |slot: usize| groups[slot].len() > 1;
+        let typed_slot = |slot: usize, g: usize| {
+            if conflicting(slot) {
+                format_ident!("f{}_{}", slot, g)
+            } else {
+                format_ident!("f{}", slot)
+            }
+        };
+        let mut slots = vec![format_ident!("f0")];
+        let mut arms = vec![self.read_arm(0, &slots[0], &quote! { #s::Tag(&TAGS) })];
+        for (slot, slot_groups) in groups.iter().enumerate().skip(1) {
+            if !conflicting(slot) {
+                slots.push(typed_slot(slot, 0));
+                arms.push(self.read_arm(slot, &slots[slots.len() - 1], &slot_groups[0].0));
+                continue;
+            }
+            let captured = format_ident!("r{}", slot);
+            let mut cases = Vec::new();
+            for (g, (c, users)) in slot_groups.iter().enumerate() {
+                let f = typed_slot(slot, g);
+                let known: Vec<usize> = users.iter().filter_map(|b| tag_index[*b]).collect();
+                if !known.is_empty() {
+                    slots.push(f.clone());
+                    cases.push(quote! {
+                        Some(Some(#(#known)|*)) => #f = members.read(&mut map, #slot, &#c, path, out)?,
+                    });
+                }
+            }
+            slots.push(captured.clone());
+            arms.push(quote! {
+                #s::Key::Declared(#slot) => match #s::tag_of(&f0) {
+                    #(#cases)*
+                    // The branch is known and does not declare it, or no branch is named: it
+                    // is reported as such; read it strictly all the same.
+                    Some(_) => {
+                        members.read(&mut map, #slot, &#s::AnyValue, path, out)?;
+                    }
+                    None => #captured = members.capture(&mut map, #slot)?,
+                },
+            });
+        }
         let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         let members = self.read_members(
             &key_refs,
-            &read_checks,
+            &slots,
+            &arms,
             quote! { members.unknown(&mut map, key, path, out)? },
         );
         let mut arms = Vec::new();
         let mut absent = quote! {
             { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
         };
-        for (((b, (owner, props)), variant), ty) in
-            branches.iter().zip(&branch_props).zip(variants).zip(types)
+        for (b, (((branch, (_, props)), variant), ty)) in branches
+            .iter()
+            .zip(&branch_props)
+            .zip(variants)
+            .zip(types)
+            .enumerate()
         {
             let mut declared = Vec::new();
-            let mut rechecks = Vec::new();
+            let mut settles = Vec::new();
             let mut values = Vec::new();
             let mut fields = Vec::new();
-            for (p, ident) in props.iter().zip(field_idents(props, false)) {
-                let slot = keys
-                    .iter()
-                    .position(|key| *key == p.name)
-                    .unwrap_or_default();
+            for ((p, ident), (slot, g, convert)) in
+                props.iter().zip(field_idents(props, false)).zip(&placed[b])
+            {
                 let required = p.required;
                 declared.push(quote! { (#slot, #required) });
-                if p.name == discriminator && b.tag.is_some() {
+                if *slot == 0 && branch.tag.is_some() {
                     let const_ty = self.rust_type(p.node);
                     fields.push(quote! { #ident: #const_ty });
                     continue;
                 }
-                let mut f = format_ident!("f{}", slot);
-                if conflicting[slot] {
-                    let c = self.field_check(*owner, p);
-                    let g = format_ident!("g{}", slot);
-                    rechecks.push(quote! { let #g = members.recheck(#slot, #f, &#c, path, out); });
-                    f = g;
+                let mut f = typed_slot(*slot, *g);
+                if conflicting(*slot) {
+                    let (c, users) = &groups[*slot][*g];
+                    // Only an untagged branch uses this check: never read before the end.
+                    let typed = if users.iter().any(|u| tag_index[*u].is_some()) {
+                        quote! { #f }
+                    } else {
+                        quote! { None }
+                    };
+                    let captured = format_ident!("r{}", slot);
+                    let h = format_ident!("g{}", slot);
+                    settles.push(quote! {
+                        let #h = members.settle::<A::Error, _>(#slot, #typed, #captured, &#c, path, out)?;
+                    });
+                    f = h;
+                }
+                if let Some(convert) = convert {
+                    let h = format_ident!("h{}", slot);
+                    settles.push(quote! { let #h = #f.map(|x| x.map(#convert)); });
+                    f = h;
                 }
                 let x = format_ident!("x{}", values.len());
                 values.push(self.member_value(ty, p, &ident, &f));
@@ -725,7 +821,7 @@ impl Emitter<'_> {
             let (build, _) = bind_values(&values);
             let arm = quote! {
                 {
-                    #(#rechecks)*
+                    #(#settles)*
                     if !members.finish(&[#(#declared),*], path, out) {
                         return Ok(None);
                     }
@@ -733,23 +829,24 @@ impl Emitter<'_> {
                     Ok(Some(#name::#variant(#ty { #(#fields,)* })))
                 }
             };
-            match &b.tag {
-                Some(tag) => arms.push(quote! { Some(#tag) => #arm }),
+            match tag_index[b] {
+                Some(t) => arms.push(quote! { Some(#t) => #arm }),
                 None => absent = arm,
             }
         }
-        let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
+        let ntags = tags.len();
         self.read_fn(
             name,
             quote! {
+                const TAGS: [&str; #ntags] = [#(#tags),*];
                 #members
-                match f0.flatten() {
+                match f0 {
                     None => #absent,
-                    Some(tag) => match tag.as_str() {
+                    Some(tag) => match tag.flatten() {
                         #(#arms)*
                         _ => {
                             members.discard(out);
-                            #check::unknown_discriminator(&path.key(#discriminator), out, &[#(#tags),*]);
+                            #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
                             Ok(None)
                         }
                     },
@@ -786,22 +883,18 @@ impl Emitter<'_> {
         }
     }
 
-    /// Reads the members of an object into slots `f0, f1, …` (one per key of `keys`, read with
-    /// `checks`), an undeclared key with `other`.
+    /// Reads the members of an object: `slots` declares the slots the `arms` (one per declared
+    /// key, `Key::Declared(i) => …`) read into; an undeclared key is read with `other`.
     fn read_members(
         &self,
         keys: &[&str],
-        checks: &[TokenStream],
+        slots: &[syn::Ident],
+        arms: &[TokenStream],
         other: TokenStream,
     ) -> TokenStream {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         let n = keys.len();
-        let slots: Vec<_> = (0..n).map(|i| format_ident!("f{}", i)).collect();
-        let arms = checks.iter().enumerate().map(|(i, check)| {
-            let f = &slots[i];
-            quote! { #s::Key::Declared(#i) => #f = members.read(&mut map, #i, &#check, path, out)?, }
-        });
         quote! {
             const KEYS: [&str; #n] = [#(#keys),*];
             let mut members = #s::Members::new(&KEYS, out);
@@ -814,6 +907,13 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+
+    /// `Key::Declared(i) => slot = members.read(…, check, …)?,`
+    fn read_arm(&self, i: usize, slot: &syn::Ident, check: &TokenStream) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        quote! { #s::Key::Declared(#i) => #slot = members.read(&mut map, #i, &#check, path, out)?, }
     }
 
     /// The typed value of property `p` of `owner` (type `ty`) from its slot `f`.

@@ -104,9 +104,17 @@ snapshots! {
     // oneOf
     one_of_all_tagged,
     one_of_untagged_branch,
-    /// `value` is a string in one branch and an integer in the other: `read` keeps it whole and
-    /// checks it once the discriminator has chosen the branch.
+    /// `value` is a string in one branch and an integer in the other: `read` reads it with the
+    /// chosen branch's check when the discriminator came first, else keeps its text and reads
+    /// it once the discriminator has chosen the branch.
     one_of_conflicting_field_types,
+    /// Every branch inline with its own `const`s, one (`version`) written alike in each: read
+    /// once as the bare constant, each branch's unit type afterwards.
+    one_of_inline_consts,
+    /// One key with an object, a string or an array by branch, an untagged branch among them.
+    one_of_conflicting_shapes,
+    /// A `oneOf` inside a branch, where another branch has an object under the same key.
+    one_of_nested,
 
     // $ref
     ref_to_defs,

@@ -7,19 +7,23 @@
 //! a `Value`, both with the same [`check`] functions; arrays, maps and objects are read member
 //! by member, and [`Members`] puts what their members
 //! recorded back into the walk's order (undeclared keys in document order, then declared
-//! properties in schema order) whatever order the document has.
+//! properties in schema order) whatever order the document has. A `oneOf` reads its
+//! discriminator as the index of a tag ([`Tag`]); a key its branches check differently is read
+//! with the chosen branch's check once the discriminator has been read, and before that kept
+//! as JSON text ([`Members::capture`]) and read when the branch is known
+//! ([`Members::settle`]), so no `Value` of it is built.
 //!
 //! The same checks read an already parsed `Value` (a `&Value` is a deserialiser), so a
 //! generated type has this one validator whatever it is handed. A repeated key stops the
 //! read with a data error, which [`Contract::from_slice`](crate::Contract::from_slice) reports
 //! at its path as the strict parser does.
 
-use crate::check::{self, Bounds, Lengths, Out, Pattern, push};
+use crate::check::{self, Bounds, Lengths, Out, Pattern};
 use crate::path::Path;
-use crate::violation::Code;
 use indexmap::IndexMap;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
@@ -189,6 +193,42 @@ text!(ConstStr => (),
 text!(StrEnum => usize,
     str |this, s, path, out| check::enum_text(Some(s), path, out, this.0),
     other |found| check::string_enum(&found, path, out, this.0));
+
+/// A `oneOf`'s discriminator: the index of the tag among `.0` the value is, `None` for any
+/// other value. It records nothing: a discriminator that names no branch is the `oneOf`'s to
+/// report, and a branch's own `const` check passes on its tag.
+#[derive(Debug, Clone, Copy)]
+pub struct Tag<'a>(pub &'a [&'a str]);
+
+impl Check for Tag<'_> {
+    type Value = Option<usize>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        _path: &Path<'_>,
+        _out: &mut Out,
+    ) -> Result<Option<Option<usize>>, D::Error> {
+        struct B<'a>(&'a [&'a str]);
+        impl<'de> Body<'de> for B<'_> {
+            type Value = Option<usize>;
+            fn other(self, _found: Value) -> Option<Option<usize>> {
+                Some(None)
+            }
+            fn str<E: de::Error>(self, s: &str) -> Result<Option<Option<usize>>, E> {
+                Ok(Some(self.0.iter().position(|t| *t == s)))
+            }
+        }
+        read_body(d, B(self.0))
+    }
+}
+
+/// What a `oneOf`'s discriminator slot says so far: `None` while it has not occurred, then
+/// the index of its tag, or `None` inside for a value that is no tag.
+#[inline]
+pub fn tag_of(slot: &Option<Option<Option<usize>>>) -> Option<Option<usize>> {
+    slot.map(Option::flatten)
+}
 
 /// A `const` of another type.
 #[derive(Debug, Clone, Copy)]
@@ -694,30 +734,45 @@ impl<'k, const N: usize> Members<'k, N> {
         out.len() == self.before
     }
 
-    /// Checks the value of declared key `i`, read whole into `slot` (a `oneOf` key whose
-    /// branches check it differently), with the chosen branch's `check`; what it records takes
-    /// the member's place in the walk's order. A slot as [`read`](Self::read) gives one.
-    pub fn recheck<C: Check>(
+    /// Keeps the value of declared key `i` as JSON text, unread: a `oneOf` key whose branches
+    /// check it differently, met before the discriminator says which branch applies.
+    /// [`settle`](Self::settle) reads it once the branch is known.
+    pub fn capture<'de, A: MapAccess<'de>>(
+        &mut self,
+        map: &mut A,
+        i: usize,
+    ) -> Result<Option<Box<RawValue>>, A::Error> {
+        if self.has(i) {
+            return Err(repeated_key(self.keys[i]));
+        }
+        self.at[i] = self.next();
+        Ok(Some(map.next_value::<Box<RawValue>>()?))
+    }
+
+    /// The slot of declared key `i` for the chosen branch, whose `check` it is: `typed` when it
+    /// was read with that check (the discriminator came first), else the [`captured`]
+    /// (Self::capture) text read now; what it records takes the member's place in the walk's
+    /// order.
+    pub fn settle<E: de::Error, C: Check>(
         &mut self,
         i: usize,
-        slot: Option<Option<Value>>,
+        typed: Option<Option<C::Value>>,
+        captured: Option<Box<RawValue>>,
         check: &C,
         path: &Path<'_>,
         out: &mut Out,
-    ) -> Option<Option<C::Value>> {
-        let value = slot?;
-        let start = out.len();
-        let path = path.key(self.keys[i]);
-        let typed = match value {
-            // A `Value` is well formed and has no repeated key: no check errs on one.
-            Some(value) => check.read(&value, &path, out).unwrap_or_else(|e| {
-                push(out, &path, Code::Type, format!("cannot be read: {e}"));
-                None
-            }),
-            None => None,
+    ) -> Result<Option<Option<C::Value>>, E> {
+        let Some(text) = captured else {
+            return Ok(typed);
         };
+        let start = out.len();
+        let mut d = serde_json::Deserializer::from_str(text.get());
+        // The text is well-formed JSON; a repeated key in it stops the read as it would have.
+        let value = check
+            .read(&mut d, &path.key(self.keys[i]), out)
+            .map_err(E::custom)?;
         self.spans[i] = (start, out.len());
-        Some(typed)
+        Ok(Some(value))
     }
 
     /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch

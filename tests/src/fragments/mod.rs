@@ -37,8 +37,14 @@ pub mod number_bounds;
 pub mod one_of_all_tagged;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_field_types`.
 pub mod one_of_conflicting_field_types;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_shapes`.
+pub mod one_of_conflicting_shapes;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_edge_cases`.
 pub mod one_of_edge_cases;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_inline_consts`.
+pub mod one_of_inline_consts;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_nested`.
+pub mod one_of_nested;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_untagged_branch`.
 pub mod one_of_untagged_branch;
 /// Generated from `crates/perago-codegen/tests/fragments/properties_and_additional_properties`.

@@ -44,6 +44,12 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                 mut map: A,
             ) -> Result<Option<WorkerCompletionV1>, A::Error> {
                 let __Body(path, out) = self;
+                const TAGS: [&str; 4usize] = [
+                    "awaiting_operator",
+                    "scope_exceeded",
+                    "underspecified",
+                    "blocked_on_dependency",
+                ];
                 const KEYS: [&str; 10usize] = [
                     "kind",
                     "contract",
@@ -79,7 +85,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::AnyValue,
+                                    &::perago_schema::__private::stream::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
@@ -89,11 +95,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
-                                            "worker-completion/v1",
-                                        ),
-                                        |(): ()| Contract,
+                                    &::perago_schema::__private::stream::ConstStr(
+                                        "worker-completion/v1",
                                     ),
                                     path,
                                     out,
@@ -239,8 +242,9 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                         }
                     }
                 }
-                match f0.flatten() {
+                match f0 {
                     None => {
+                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
                         if !members
                             .finish(
                                 &[
@@ -257,7 +261,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                            ::perago_schema::__private::stream::optional(f1),
+                            ::perago_schema::__private::stream::optional(h1),
                             ::perago_schema::__private::stream::required(f2),
                             ::perago_schema::__private::stream::or_else(f3, || None),
                             ::perago_schema::__private::stream::or_else(f4, || None),
@@ -278,8 +282,9 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                         )
                     }
                     Some(tag) => {
-                        match tag.as_str() {
-                            Some("awaiting_operator") => {
+                        match tag.flatten() {
+                            Some(0usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
                                 if !members
                                     .finish(
                                         &[
@@ -295,7 +300,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::optional(h1),
                                     ::perago_schema::__private::stream::required(f6),
                                     ::perago_schema::__private::stream::required(f7),
                                 ) else {
@@ -312,7 +317,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     ),
                                 )
                             }
-                            Some("scope_exceeded") => {
+                            Some(1usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
                                 if !members
                                     .finish(
                                         &[
@@ -328,7 +334,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::optional(h1),
                                     ::perago_schema::__private::stream::required(f6),
                                     ::perago_schema::__private::stream::required(f8),
                                 ) else {
@@ -345,7 +351,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     ),
                                 )
                             }
-                            Some("underspecified") => {
+                            Some(2usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
                                 if !members
                                     .finish(
                                         &[
@@ -361,7 +368,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::optional(h1),
                                     ::perago_schema::__private::stream::required(f6),
                                     ::perago_schema::__private::stream::required(f7),
                                 ) else {
@@ -378,7 +385,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     ),
                                 )
                             }
-                            Some("blocked_on_dependency") => {
+                            Some(3usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
                                 if !members
                                     .finish(
                                         &[
@@ -394,7 +402,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(f1),
+                                    ::perago_schema::__private::stream::optional(h1),
                                     ::perago_schema::__private::stream::required(f6),
                                     ::perago_schema::__private::stream::required(f9),
                                 ) else {
@@ -416,12 +424,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                 ::perago_schema::__private::check::unknown_discriminator(
                                     &path.key("kind"),
                                     out,
-                                    &[
-                                        "awaiting_operator",
-                                        "scope_exceeded",
-                                        "underspecified",
-                                        "blocked_on_dependency",
-                                    ],
+                                    &TAGS,
                                 );
                                 Ok(None)
                             }

@@ -34,6 +34,11 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                 mut map: A,
             ) -> Result<Option<WorkspaceFreeTaskResult>, A::Error> {
                 let __Body(path, out) = self;
+                const TAGS: [&str; 3usize] = [
+                    "COMPLETED",
+                    "FAILED",
+                    "FAILED_WITH_TERMINAL_ERROR",
+                ];
                 const KEYS: [&str; 3usize] = [
                     "status",
                     "output",
@@ -52,7 +57,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyValue,
+                                    &::perago::__private::stream::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
@@ -89,15 +94,15 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                         }
                     }
                 }
-                match f0.flatten() {
+                match f0 {
                     None => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("status"), out);
                         Ok(None)
                     }
                     Some(tag) => {
-                        match tag.as_str() {
-                            Some("COMPLETED") => {
+                        match tag.flatten() {
+                            Some(0usize) => {
                                 if !members
                                     .finish(&[(0usize, true), (1usize, true)], path, out)
                                 {
@@ -117,7 +122,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                                     ),
                                 )
                             }
-                            Some("FAILED") => {
+                            Some(1usize) => {
                                 if !members
                                     .finish(&[(0usize, true), (2usize, true)], path, out)
                                 {
@@ -137,7 +142,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                                     ),
                                 )
                             }
-                            Some("FAILED_WITH_TERMINAL_ERROR") => {
+                            Some(2usize) => {
                                 if !members
                                     .finish(&[(0usize, true), (2usize, true)], path, out)
                                 {
@@ -162,7 +167,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                                 ::perago::__private::check::unknown_discriminator(
                                     &path.key("status"),
                                     out,
-                                    &["COMPLETED", "FAILED", "FAILED_WITH_TERMINAL_ERROR"],
+                                    &TAGS,
                                 );
                                 Ok(None)
                             }

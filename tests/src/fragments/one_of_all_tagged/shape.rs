@@ -32,6 +32,7 @@ impl ::perago::Contract for Shape {
                 mut map: A,
             ) -> Result<Option<Shape>, A::Error> {
                 let __Body(path, out) = self;
+                const TAGS: [&str; 3usize] = ["circle", "square", "empty-shape"];
                 const KEYS: [&str; 4usize] = ["kind", "radius", "side", "label"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
@@ -47,7 +48,7 @@ impl ::perago::Contract for Shape {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyValue,
+                                    &::perago::__private::stream::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
@@ -104,15 +105,15 @@ impl ::perago::Contract for Shape {
                         }
                     }
                 }
-                match f0.flatten() {
+                match f0 {
                     None => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("kind"), out);
                         Ok(None)
                     }
                     Some(tag) => {
-                        match tag.as_str() {
-                            Some("circle") => {
+                        match tag.flatten() {
+                            Some(0usize) => {
                                 if !members
                                     .finish(&[(0usize, true), (1usize, true)], path, out)
                                 {
@@ -132,7 +133,7 @@ impl ::perago::Contract for Shape {
                                     ),
                                 )
                             }
-                            Some("square") => {
+                            Some(1usize) => {
                                 if !members
                                     .finish(
                                         &[(0usize, true), (2usize, true), (3usize, false)],
@@ -158,7 +159,7 @@ impl ::perago::Contract for Shape {
                                     ),
                                 )
                             }
-                            Some("empty-shape") => {
+                            Some(2usize) => {
                                 if !members.finish(&[(0usize, true)], path, out) {
                                     return Ok(None);
                                 }
@@ -169,7 +170,7 @@ impl ::perago::Contract for Shape {
                                 ::perago::__private::check::unknown_discriminator(
                                     &path.key("kind"),
                                     out,
-                                    &["circle", "square", "empty-shape"],
+                                    &TAGS,
                                 );
                                 Ok(None)
                             }

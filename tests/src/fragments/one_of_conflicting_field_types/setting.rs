@@ -31,10 +31,13 @@ impl ::perago::Contract for Setting {
                 mut map: A,
             ) -> Result<Option<Setting>, A::Error> {
                 let __Body(path, out) = self;
+                const TAGS: [&str; 2usize] = ["text", "count"];
                 const KEYS: [&str; 2usize] = ["type", "value"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
-                let mut f1 = None;
+                let mut f1_0 = None;
+                let mut f1_1 = None;
+                let mut r1 = None;
                 while let Some(key) = map
                     .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
                 {
@@ -44,20 +47,56 @@ impl ::perago::Contract for Setting {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyValue,
+                                    &::perago::__private::stream::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
                         ::perago::__private::stream::Key::Declared(1usize) => {
-                            f1 = members
-                                .read(
-                                    &mut map,
-                                    1usize,
-                                    &::perago::__private::stream::AnyValue,
-                                    path,
-                                    out,
-                                )?;
+                            match ::perago::__private::stream::tag_of(&f0) {
+                                Some(Some(0usize)) => {
+                                    f1_0 = members
+                                        .read(
+                                            &mut map,
+                                            1usize,
+                                            &::perago::__private::stream::Str {
+                                                lengths: ::perago::__private::check::Lengths {
+                                                    min: None,
+                                                    max: None,
+                                                },
+                                                pattern: None,
+                                            },
+                                            path,
+                                            out,
+                                        )?;
+                                }
+                                Some(Some(1usize)) => {
+                                    f1_1 = members
+                                        .read(
+                                            &mut map,
+                                            1usize,
+                                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                                minimum: None,
+                                                maximum: None,
+                                                exclusive_minimum: None,
+                                                exclusive_maximum: None,
+                                            }),
+                                            path,
+                                            out,
+                                        )?;
+                                }
+                                Some(_) => {
+                                    members
+                                        .read(
+                                            &mut map,
+                                            1usize,
+                                            &::perago::__private::stream::AnyValue,
+                                            path,
+                                            out,
+                                        )?;
+                                }
+                                None => r1 = members.capture(&mut map, 1usize)?,
+                            }
                         }
                         ::perago::__private::stream::Key::Declared(_) => {}
                         ::perago::__private::stream::Key::Other(key) => {
@@ -65,19 +104,23 @@ impl ::perago::Contract for Setting {
                         }
                     }
                 }
-                match f0.flatten() {
+                match f0 {
                     None => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("type"), out);
                         Ok(None)
                     }
                     Some(tag) => {
-                        match tag.as_str() {
-                            Some("text") => {
+                        match tag.flatten() {
+                            Some(0usize) => {
                                 let g1 = members
-                                    .recheck(
+                                    .settle::<
+                                        A::Error,
+                                        _,
+                                    >(
                                         1usize,
-                                        f1,
+                                        f1_0,
+                                        r1,
                                         &::perago::__private::stream::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
@@ -87,7 +130,7 @@ impl ::perago::Contract for Setting {
                                         },
                                         path,
                                         out,
-                                    );
+                                    )?;
                                 if !members
                                     .finish(&[(0usize, true), (1usize, true)], path, out)
                                 {
@@ -107,11 +150,15 @@ impl ::perago::Contract for Setting {
                                     ),
                                 )
                             }
-                            Some("count") => {
+                            Some(1usize) => {
                                 let g1 = members
-                                    .recheck(
+                                    .settle::<
+                                        A::Error,
+                                        _,
+                                    >(
                                         1usize,
-                                        f1,
+                                        f1_1,
+                                        r1,
                                         &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
@@ -120,7 +167,7 @@ impl ::perago::Contract for Setting {
                                         }),
                                         path,
                                         out,
-                                    );
+                                    )?;
                                 if !members
                                     .finish(&[(0usize, true), (1usize, true)], path, out)
                                 {
@@ -145,7 +192,7 @@ impl ::perago::Contract for Setting {
                                 ::perago::__private::check::unknown_discriminator(
                                     &path.key("type"),
                                     out,
-                                    &["text", "count"],
+                                    &TAGS,
                                 );
                                 Ok(None)
                             }

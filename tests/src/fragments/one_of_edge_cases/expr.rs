@@ -32,6 +32,7 @@ impl ::perago::Contract for Expr {
                 mut map: A,
             ) -> Result<Option<Expr>, A::Error> {
                 let __Body(path, out) = self;
+                const TAGS: [&str; 3usize] = ["self", "Self", "lit"];
                 const KEYS: [&str; 5usize] = ["op", "limit", "inner", "args", "value"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
@@ -48,7 +49,7 @@ impl ::perago::Contract for Expr {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyValue,
+                                    &::perago::__private::stream::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
@@ -118,15 +119,15 @@ impl ::perago::Contract for Expr {
                         }
                     }
                 }
-                match f0.flatten() {
+                match f0 {
                     None => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("op"), out);
                         Ok(None)
                     }
                     Some(tag) => {
-                        match tag.as_str() {
-                            Some("self") => {
+                        match tag.flatten() {
+                            Some(0usize) => {
                                 if !members
                                     .finish(
                                         &[(0usize, true), (1usize, false), (2usize, false)],
@@ -155,7 +156,7 @@ impl ::perago::Contract for Expr {
                                     ),
                                 )
                             }
-                            Some("Self") => {
+                            Some(1usize) => {
                                 if !members
                                     .finish(&[(0usize, true), (3usize, true)], path, out)
                                 {
@@ -175,7 +176,7 @@ impl ::perago::Contract for Expr {
                                     ),
                                 )
                             }
-                            Some("lit") => {
+                            Some(2usize) => {
                                 if !members
                                     .finish(&[(0usize, true), (4usize, false)], path, out)
                                 {
@@ -203,7 +204,7 @@ impl ::perago::Contract for Expr {
                                 ::perago::__private::check::unknown_discriminator(
                                     &path.key("op"),
                                     out,
-                                    &["self", "Self", "lit"],
+                                    &TAGS,
                                 );
                                 Ok(None)
                             }

@@ -31,10 +31,12 @@ impl ::perago::Contract for Outcome {
                 mut map: A,
             ) -> Result<Option<Outcome>, A::Error> {
                 let __Body(path, out) = self;
+                const TAGS: [&str; 1usize] = ["FAILED"];
                 const KEYS: [&str; 4usize] = ["status", "reason", "output", "retries"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
-                let mut f1 = None;
+                let mut f1_0 = None;
+                let mut r1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
@@ -46,20 +48,41 @@ impl ::perago::Contract for Outcome {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyValue,
+                                    &::perago::__private::stream::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
                         ::perago::__private::stream::Key::Declared(1usize) => {
-                            f1 = members
-                                .read(
-                                    &mut map,
-                                    1usize,
-                                    &::perago::__private::stream::AnyValue,
-                                    path,
-                                    out,
-                                )?;
+                            match ::perago::__private::stream::tag_of(&f0) {
+                                Some(Some(0usize)) => {
+                                    f1_0 = members
+                                        .read(
+                                            &mut map,
+                                            1usize,
+                                            &::perago::__private::stream::Str {
+                                                lengths: ::perago::__private::check::Lengths {
+                                                    min: Some(1u64),
+                                                    max: None,
+                                                },
+                                                pattern: None,
+                                            },
+                                            path,
+                                            out,
+                                        )?;
+                                }
+                                Some(_) => {
+                                    members
+                                        .read(
+                                            &mut map,
+                                            1usize,
+                                            &::perago::__private::stream::AnyValue,
+                                            path,
+                                            out,
+                                        )?;
+                                }
+                                None => r1 = members.capture(&mut map, 1usize)?,
+                            }
                         }
                         ::perago::__private::stream::Key::Declared(2usize) => {
                             f2 = members
@@ -94,12 +117,16 @@ impl ::perago::Contract for Outcome {
                         }
                     }
                 }
-                match f0.flatten() {
+                match f0 {
                     None => {
                         let g1 = members
-                            .recheck(
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
                                 1usize,
-                                f1,
+                                None,
+                                r1,
                                 &::perago::__private::stream::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
@@ -109,7 +136,7 @@ impl ::perago::Contract for Outcome {
                                 },
                                 path,
                                 out,
-                            );
+                            )?;
                         if !members
                             .finish(
                                 &[(1usize, false), (2usize, true), (3usize, false)],
@@ -140,12 +167,16 @@ impl ::perago::Contract for Outcome {
                         )
                     }
                     Some(tag) => {
-                        match tag.as_str() {
-                            Some("FAILED") => {
+                        match tag.flatten() {
+                            Some(0usize) => {
                                 let g1 = members
-                                    .recheck(
+                                    .settle::<
+                                        A::Error,
+                                        _,
+                                    >(
                                         1usize,
-                                        f1,
+                                        f1_0,
+                                        r1,
                                         &::perago::__private::stream::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
@@ -155,7 +186,7 @@ impl ::perago::Contract for Outcome {
                                         },
                                         path,
                                         out,
-                                    );
+                                    )?;
                                 if !members
                                     .finish(&[(0usize, true), (1usize, true)], path, out)
                                 {
@@ -180,7 +211,7 @@ impl ::perago::Contract for Outcome {
                                 ::perago::__private::check::unknown_discriminator(
                                     &path.key("status"),
                                     out,
-                                    &["FAILED"],
+                                    &TAGS,
                                 );
                                 Ok(None)
                             }
