@@ -185,6 +185,46 @@ impl CharClass {
         Some(CharClass { negated, ranges })
     }
 
+    /// Parses the `regex` syntax perago's ECMA translator gives a pattern that is one class
+    /// (`\S`, `\d`, `[^\s]`, …): a bracketed class of literals, `\x{HEX}` escapes and ranges
+    /// of them. Anything else (a property, an anchor, a repetition) is `None`.
+    fn parse_translated(regex: &str) -> Option<CharClass> {
+        let body = regex.strip_prefix('[')?.strip_suffix(']')?;
+        let (negated, body) = match body.strip_prefix('^') {
+            Some(rest) => (true, rest),
+            None => (false, body),
+        };
+        let mut chars = body.chars().peekable();
+        let atom = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> Option<char> {
+            match chars.next()? {
+                '\\' => {
+                    if chars.next()? != 'x' || chars.next()? != '{' {
+                        return None;
+                    }
+                    let hex: String = chars.by_ref().take_while(|c| *c != '}').collect();
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)
+                }
+                '[' | ']' | '-' | '^' | '&' | '~' => None,
+                c => Some(c),
+            }
+        };
+        let mut ranges = Vec::new();
+        while chars.peek().is_some() {
+            let lo = atom(&mut chars)?;
+            let hi = if chars.peek() == Some(&'-') {
+                chars.next();
+                atom(&mut chars)?
+            } else {
+                lo
+            };
+            if lo > hi {
+                return None;
+            }
+            ranges.push((lo, hi));
+        }
+        (!ranges.is_empty()).then_some(CharClass { negated, ranges })
+    }
+
     fn contains(&self, c: char) -> bool {
         self.ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != self.negated
     }
@@ -197,7 +237,11 @@ impl Pattern {
         Ok(Pattern {
             source: source.to_owned(),
             regex,
-            class: CharClass::parse(source),
+            class: CharClass::parse(source).or_else(|| {
+                ecma::translate(source)
+                    .ok()
+                    .and_then(|regex| CharClass::parse_translated(&regex))
+            }),
         })
     }
 
@@ -581,12 +625,25 @@ mod pattern_tests {
             "[^é]",
             "[a-b-c]",
             "[&&~~^]",
+            // One class in ECMA's own escapes, scanned through the translator's `regex` syntax.
+            "\\S",
+            "\\s",
+            "\\d",
+            "\\D",
+            "\\w",
+            "\\W",
+            "[^\\s]",
+            "[\\d]",
+            "[\\dx-z]",
+            ".",
+            "[]",
+            "[^]",
         ];
         for source in sources {
             let pattern = Pattern::checked(source);
             assert!(pattern.class.is_some(), "{source:?} should scan");
             for c in (0..=0x3100u32)
-                .chain([0x1f600, 0x10ffff])
+                .chain([0xfeff, 0x1f600, 0x10ffff])
                 .filter_map(char::from_u32)
             {
                 let s = c.to_string();
@@ -596,7 +653,16 @@ mod pattern_tests {
                     "{source:?} on {c:?}"
                 );
             }
-            for s in ["", "  x ", "\u{3000}\u{3000}", "-", "aé", "Z9"] {
+            for s in [
+                "",
+                "  x ",
+                "\u{3000}\u{3000}",
+                "-",
+                "aé",
+                "Z9",
+                "\u{feff}\n",
+                " \u{2028}",
+            ] {
                 assert_eq!(
                     pattern.is_match(s),
                     pattern.regex.is_match(s),
@@ -608,7 +674,7 @@ mod pattern_tests {
 
     #[test]
     fn other_patterns_use_the_regex_engine() {
-        for source in ["^a", "[a]+", "[\\d]", "[[a]]", "[z-a]x", "a|b", "[]", "[^]"] {
+        for source in ["^a", "[a]+", "[[a]]", "[z-a]x", "a|b", "\\p{L}", "\\S+x"] {
             if let Ok(p) = Pattern::new(source) {
                 assert!(p.class.is_none(), "{source:?} must not scan");
             }
