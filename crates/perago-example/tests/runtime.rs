@@ -8,7 +8,8 @@ use perago::contracts::workspace_free_task_result::WorkspaceFreeTaskResult;
 use perago::contracts::workspace_task_result::WorkspaceTaskResult;
 use perago::log::{JsonLines, TaskRecord};
 use perago::runtime::{
-    ExecutionContext, Failure, RuntimeConfig, RuntimeTaskResult, TaskStatus, execute, execute_with,
+    Attempt, ExecutionContext, Failure, RuntimeConfig, RuntimeTaskResult, TaskStatus, execute,
+    execute_json, execute_with,
 };
 use perago::task::{Registry, Task, TaskError, TaskKind};
 use perago_example::contracts::build_features_params::BuildFeaturesParams;
@@ -114,8 +115,23 @@ fn with_workspace(params: Value) -> Value {
 }
 
 /// Runs `task`, checks the payload against the seed's shapes, snapshots it and returns it.
+/// A run that touches no workspace is run again from the input's text, as the worker runs it
+/// (`execute_json`, one pass over the text): the result must be the same.
 fn run(name: &str, task: &Task, input: &Value, context: &ExecutionContext) -> RuntimeTaskResult {
     let result = execute_with(task, input, context);
+    let before_workspace = matches!(
+        result.failure(),
+        Some(Failure::Input { .. } | Failure::WorkspaceInput { .. } | Failure::Params { .. })
+    );
+    if task.workspace().is_none() || before_workspace {
+        for text in [
+            input.to_string(),
+            serde_json::to_string_pretty(input).unwrap(),
+        ] {
+            let again = execute_json(task, &text, context, &Attempt::LOCAL);
+            assert_eq!(again, result, "{name}: from the text {text}");
+        }
+    }
     let payload = result.conductor_payload();
     check_shape(task, &payload);
     insta::assert_json_snapshot!(name, payload);
@@ -274,6 +290,73 @@ fn workspace_free_input_is_exactly_params() {
     };
     let paths: Vec<&str> = violations.iter().map(|v| v.path.as_str()).collect();
     assert_eq!(paths, ["$.song_id", "$.min_duration_seconds", "$.params"]);
+}
+
+/// The worker's door, `execute_json`: one pass over the text, and for text that pass cannot
+/// read, the strict parser's wording; whatever the order of the members, the result is the one
+/// of the parsed document.
+#[test]
+fn input_text_is_read_in_one_pass_with_the_same_results() {
+    let context = ExecutionContext::default();
+    let ws = r#"{"repository": "song-000123", "branch": "main", "ref_type": "commit", "ref": "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3"}"#;
+    let free = &validate_song::TASK;
+    let with_ws = &build_features::TASK;
+    let cases: Vec<(&Task, String)> = vec![
+        (free, r#"{"params": {"song_id": "song-000123"}}"#.into()),
+        (free, r#"{"params": {"song_id": "", "strict": 1, "min_duration_seconds": "x"}}"#.into()),
+        (free, r#"{"x": [1, {"y": null}], "params": {"song_id": "s"}, "z": 1}"#.into()),
+        (free, format!(r#"{{"params": {{"song_id": "s"}}, "workspace": {ws}}}"#)),
+        (free, r#"{}"#.into()),
+        (free, r#"[{"params": {}}]"#.into()),
+        (free, r#""params""#.into()),
+        (free, r#"null"#.into()),
+        (with_ws, format!(r#"{{"params": {{"feature_set": ""}}, "workspace": {ws}}}"#)),
+        (with_ws, r#"{"params": {"feature_set": "default"}, "workspace": {"ref_type": "branch", "x": 1}}"#.into()),
+        (with_ws, r#"{"workspace": 7, "params": 8}"#.into()),
+        (with_ws, r#"{"params": {}}"#.into()),
+    ];
+    for (task, text) in &cases {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let expected = execute_with(task, &value, &context);
+        let got = execute_json(task, text, &context, &Attempt::LOCAL);
+        assert_eq!(got, expected, "{text}");
+    }
+    // What the strict parser refuses, as it words it, wherever it is.
+    let refused = [
+        (
+            r#"{"params": {"song_id": "a", "song_id": "b"}}"#,
+            "task input: $.params.song_id: duplicate field",
+        ),
+        (
+            r#"{"params": {"song_id": "a"}, "params": {"song_id": "a"}}"#,
+            "task input: $.params: duplicate field",
+        ),
+        (
+            r#"{"x": {"k": 1, "k": 2}, "params": {"song_id": "a"}}"#,
+            "task input: $.x.k: duplicate field",
+        ),
+        (
+            r#"{"params": {"song_id": "a"}"#,
+            "task input: $: malformed JSON: EOF while parsing an object at line 1 column 27",
+        ),
+        (
+            r#"{"params": {"song_id": "a"}} x"#,
+            "task input: $: malformed JSON: trailing characters at line 1 column 30",
+        ),
+        (
+            "\u{feff}{\"params\": {\"song_id\": \"a\"}}",
+            "task input: $: malformed JSON: the document starts with a byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without a BOM",
+        ),
+    ];
+    for (text, reason) in refused {
+        let got = execute_json(free, &text, &context, &Attempt::LOCAL);
+        assert_eq!(got.status(), TaskStatus::Failed, "{text}");
+        assert_eq!(got.reason(), Some(reason), "{text}");
+        assert!(
+            matches!(got.failure(), Some(Failure::Input { .. })),
+            "{text}"
+        );
+    }
 }
 
 #[test]

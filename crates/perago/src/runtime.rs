@@ -25,11 +25,14 @@
 //! [`RuntimeConfig::reason_max_length`]; the full detail ([`Failure`]) goes to the JSON Lines
 //! log ([`crate::log`]).
 
+mod input;
+
 use crate::Contract;
 use crate::contracts::workspace_input::WorkspaceInput;
 use crate::task::{Guardrail, Handler, Output, Task, TaskError, TaskKind};
 use crate::workspace::{GuardrailViolation, Workspace, check_guardrail};
-use crate::{Path, Violation, Violations};
+use crate::{Violation, Violations};
+use input::Input;
 use perago_workspace::checkout::{self, Changes, Checkout, CheckoutError};
 use perago_workspace::publish::{Publication, PublishError, Published, Publisher};
 use perago_workspace::{Access, Store};
@@ -471,25 +474,17 @@ pub fn execute(task: &Task, input: &Value) -> RuntimeTaskResult {
 
 /// Runs `task` on `input`, the text of a Conductor `inputData`, read strictly: text that is
 /// not JSON, or repeats a key in an object, is a `FAILED` input error at its path, so that a
-/// closed contract never depends on which of two equal keys a parser keeps.
+/// closed contract never depends on which of two equal keys a parser keeps. The text is read
+/// in one pass: `workspace` and `params` straight into their typed values by their generated
+/// readers, every violation recorded on the way; the result is [`execute_attempt`]'s on the
+/// parsed document.
 pub fn execute_json(
     task: &Task,
     input: &str,
     context: &ExecutionContext,
     attempt: &Attempt<'_>,
 ) -> RuntimeTaskResult {
-    match perago_schema::json::parse_strict(input) {
-        Ok(value) => execute_attempt(task, &value, context, attempt),
-        Err(e) => {
-            let violation = e.to_violation();
-            let failure = Failure::Input {
-                message: format!("task input: {violation}"),
-                violations: vec![violation],
-                violations_omitted: 0,
-            };
-            RuntimeTaskResult::failed(failure, &context.config)
-        }
-    }
+    execute_input(task, Input::Text(input), context, attempt)
 }
 
 /// Runs `task` on `input` (a Conductor `inputData`) in `context` as a local attempt
@@ -503,6 +498,15 @@ pub fn execute_with(task: &Task, input: &Value, context: &ExecutionContext) -> R
 pub fn execute_attempt(
     task: &Task,
     input: &Value,
+    context: &ExecutionContext,
+    attempt: &Attempt<'_>,
+) -> RuntimeTaskResult {
+    execute_input(task, Input::Value(input), context, attempt)
+}
+
+fn execute_input(
+    task: &Task,
+    input: Input<'_>,
     context: &ExecutionContext,
     attempt: &Attempt<'_>,
 ) -> RuntimeTaskResult {
@@ -545,7 +549,7 @@ impl fmt::Debug for Runner {
 /// The state of one execution between the untyped steps and the typed ones.
 pub(crate) struct Stages<'a> {
     task: &'a Task,
-    params: &'a Value,
+    input: Input<'a>,
     workspace_input: Option<WorkspaceInput>,
     context: &'a ExecutionContext,
     attempt: &'a Attempt<'a>,
@@ -732,19 +736,12 @@ fn check_all(guardrails: &[Guardrail], root: &std::path::Path) -> Result<(), Gua
     guardrails.iter().try_for_each(|g| check_guardrail(g, root))
 }
 
-/// Validates `value` as `T`, reporting violations under `$.<key>`.
-fn decode_at<T: Contract>(value: &Value, key: &str) -> Result<T, Vec<Violation>> {
-    T::from_value_at(value, &Path::Root.key(key)).map_err(Violations::into_vec)
-}
-
-/// Steps 3 to 7, typed.
+/// Steps 1 to 7, typed.
 fn run_typed<H: Handler>(stages: &mut Stages<'_>) -> Result<Value, Failure> {
-    let params =
-        decode_at::<H::Params>(stages.params, "params").map_err(|violations| Failure::Params {
-            violations,
-            violations_omitted: 0,
-        })?;
+    let input = input::read::<H::Params>(stages.task, stages.input)?;
+    stages.workspace_input = input.workspace;
     stages.enter()?;
+    let params = input.params;
     let output = stages.call(move |workspace| H::call(workspace, params))?;
     check_result::<H::Result>(output)
 }
@@ -755,7 +752,7 @@ fn check_result<R: Contract>(output: Output<R>) -> Result<Value, Failure> {
         Output::Typed(typed) => serde_json::to_value(&typed).map_err(unserialisable)?,
         Output::Mapping(value) => value,
     };
-    let typed = decode_at::<R>(&value, "result").map_err(|violations| Failure::Result {
+    let typed = input::decode_at::<R>(&value, "result").map_err(|violations| Failure::Result {
         violations,
         violations_omitted: 0,
     })?;
@@ -771,75 +768,6 @@ fn unserialisable(e: serde_json::Error) -> Failure {
         )],
         violations_omitted: 0,
     }
-}
-
-/// Step 1: exactly the kind's keys.
-fn top_level<'v>(task: &Task, input: &'v Value) -> Result<&'v Map<String, Value>, Failure> {
-    let allowed = task.kind.input_keys();
-    let (kind, listed) = match task.kind {
-        TaskKind::WorkspaceFree => ("workspace-free", "params"),
-        TaskKind::Workspace(_) => ("workspace", "workspace and params"),
-    };
-    let Some(map) = input.as_object() else {
-        return Err(Failure::Input {
-            message: format!("{kind} task input must be an object with only {listed}"),
-            violations: vec![Violation::new(
-                "$",
-                crate::Code::Type,
-                format!("must be an object, not {}", crate::check::type_name(input)),
-            )],
-            violations_omitted: 0,
-        });
-    };
-    let root = Path::Root;
-    let unexpected: Vec<Violation> = map
-        .keys()
-        .filter(|k| !allowed.contains(&k.as_str()))
-        .map(|k| {
-            Violation::new(
-                root.key(k).render(),
-                crate::Code::UnknownField,
-                "unknown field",
-            )
-        })
-        .collect();
-    let missing: Vec<Violation> = allowed
-        .iter()
-        .filter(|k| !map.contains_key(**k))
-        .map(|k| {
-            Violation::new(
-                root.key(k).render(),
-                crate::Code::Required,
-                "required field is missing",
-            )
-        })
-        .collect();
-    let message = if !unexpected.is_empty() {
-        format!("{kind} task input must contain only {listed}")
-    } else if !missing.is_empty() {
-        let names: Vec<&str> = allowed
-            .iter()
-            .copied()
-            .filter(|k| !map.contains_key(*k))
-            .collect();
-        if names.len() == allowed.len() && allowed.len() == 1 {
-            format!("{kind} task input must contain {listed}")
-        } else {
-            format!(
-                "{kind} task input must contain {listed}; missing {}",
-                names.join(" and ")
-            )
-        }
-    } else {
-        return Ok(map);
-    };
-    let mut violations = unexpected;
-    violations.extend(missing);
-    Err(Failure::Input {
-        message,
-        violations,
-        violations_omitted: 0,
-    })
 }
 
 /// The first 12 characters of a ref, for messages.
@@ -864,26 +792,14 @@ fn attempt_dir_name(task: &Task, attempt: &Attempt<'_>) -> String {
 
 fn run(
     task: &Task,
-    input: &Value,
+    input: Input<'_>,
     context: &ExecutionContext,
     attempt: &Attempt<'_>,
 ) -> Result<Value, Failure> {
-    let map = top_level(task, input)?;
-    let workspace_input = match task.kind {
-        TaskKind::WorkspaceFree => None,
-        TaskKind::Workspace(_) => Some(
-            decode_at::<WorkspaceInput>(&map["workspace"], "workspace").map_err(|violations| {
-                Failure::WorkspaceInput {
-                    violations,
-                    violations_omitted: 0,
-                }
-            })?,
-        ),
-    };
     let mut stages = Stages {
         task,
-        params: &map["params"],
-        workspace_input,
+        input,
+        workspace_input: None,
         context,
         attempt,
         checkout: None,

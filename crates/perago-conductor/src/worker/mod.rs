@@ -15,7 +15,9 @@
 //! For each task type, `concurrency` threads take turns batch-polling
 //! `GET /api/tasks/poll/batch/{type}?workerid=&domain=&count=&timeout=` with `count` = the free
 //! slots (so no more is polled than can run), run the tasks through
-//! [`perago::runtime::execute_with`] and report each with `POST /api/tasks`:
+//! [`perago::runtime::execute_json`] and report each with `POST /api/tasks`. A task's
+//! `inputData` is kept as text when the poll answer is read, and the runtime reads that text
+//! once, with the task's generated readers (no `Value` of the input is built):
 //!
 //! - **results**: `outputData` is the runtime payload's `output` (`{}` for a failure),
 //!   `reasonForIncompletion` its reason, `logs` the failure's further detail. Every outcome is
