@@ -145,6 +145,8 @@ pub struct Pattern {
     /// ranges (`[^ \t…]`, the non-blank rule): a search is then a plain scan, tens of times
     /// faster than the regex engine on the short strings contracts hold.
     class: Option<CharClass>,
+    /// The pattern as an anchored run of classes (see [`Sequence`]), matched by one walk.
+    sequence: Option<Sequence>,
 }
 
 /// One bracketed character class: `[a-z_]` or `[^…]`, ranges of code points.
@@ -152,9 +154,26 @@ pub struct Pattern {
 struct CharClass {
     negated: bool,
     ranges: Vec<(char, char)>,
+    /// Which ASCII characters are in the class (negation applied): one bit test for them.
+    ascii: u128,
 }
 
 impl CharClass {
+    fn new(negated: bool, ranges: Vec<(char, char)>) -> CharClass {
+        let mut ascii = 0u128;
+        for c in 0..128u8 {
+            let c = char::from(c);
+            if ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != negated {
+                ascii |= 1 << (c as u32);
+            }
+        }
+        CharClass {
+            negated,
+            ranges,
+            ascii,
+        }
+    }
+
     /// Parses `[…]` made only of literal characters and `a-b` ranges; anything with an
     /// escape, a nested class or another construct is left to the regex engine.
     fn parse(source: &str) -> Option<CharClass> {
@@ -182,7 +201,7 @@ impl CharClass {
                 i += 1;
             }
         }
-        Some(CharClass { negated, ranges })
+        Some(CharClass::new(negated, ranges))
     }
 
     /// Parses the `regex` syntax perago's ECMA translator gives a pattern that is one class
@@ -222,11 +241,154 @@ impl CharClass {
             }
             ranges.push((lo, hi));
         }
-        (!ranges.is_empty()).then_some(CharClass { negated, ranges })
+        (!ranges.is_empty()).then(|| CharClass::new(negated, ranges))
     }
 
+    #[inline]
     fn contains(&self, c: char) -> bool {
+        let u = c as u32;
+        if u < 128 {
+            return (self.ascii >> u) & 1 == 1;
+        }
         self.ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != self.negated
+    }
+}
+
+/// A pattern anchored at the start that is a run of characters or classes, each repeated an
+/// exact number of times but the last (`^[0-9a-f]{64}$`, `^\d{4}-\d{2}-\d{2}$`, `^https://`,
+/// `^[a-z][a-z0-9_]*$`): matched by one walk over the string, with no backtracking to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Sequence {
+    /// Each atom: its characters and how many times, at least and at most (`None`: any).
+    atoms: Vec<(CharClass, u32, Option<u32>)>,
+    /// Anchored at the end too.
+    end: bool,
+}
+
+impl Sequence {
+    /// Parses the `regex` syntax perago's ECMA translator gives such a pattern:
+    /// `\A`, then classes, `\x{HEX}` escapes and plain characters with `{n}`, `{n,m}`, `{n,}`,
+    /// `*`, `+` or `?`, then maybe `\z`. Anything else is `None`.
+    fn parse_translated(regex: &str) -> Option<Sequence> {
+        let mut rest = regex.strip_prefix("\\A")?;
+        let mut atoms: Vec<(CharClass, u32, Option<u32>)> = Vec::new();
+        let mut end = false;
+        while !rest.is_empty() {
+            if rest == "\\z" {
+                end = true;
+                break;
+            }
+            // An atom before this one must repeat an exact number of times.
+            if atoms.last().is_some_and(|(_, min, max)| Some(*min) != *max) {
+                return None;
+            }
+            let class = if rest.starts_with('[') {
+                let close = rest.find(']')?;
+                let class = CharClass::parse_translated(&rest[..=close])?;
+                rest = &rest[close + 1..];
+                class
+            } else if let Some(escape) = rest.strip_prefix("\\x{") {
+                let close = escape.find('}')?;
+                let c = char::from_u32(u32::from_str_radix(&escape[..close], 16).ok()?)?;
+                rest = &escape[close + 1..];
+                CharClass::new(false, vec![(c, c)])
+            } else {
+                let c = rest.chars().next()?;
+                if "\\()|.^$*+?{}[]".contains(c) {
+                    return None;
+                }
+                rest = &rest[c.len_utf8()..];
+                CharClass::new(false, vec![(c, c)])
+            };
+            let (min, max, taken) = Sequence::quantifier(rest)?;
+            rest = &rest[taken..];
+            atoms.push((class, min, max));
+        }
+        Some(Sequence { atoms, end })
+    }
+
+    /// The quantifier at the start of `rest`: `(min, max, bytes)`; `(1, Some(1), 0)` for none.
+    fn quantifier(rest: &str) -> Option<(u32, Option<u32>, usize)> {
+        let (min, max, taken) = match rest.chars().next() {
+            Some('*') => (0, None, 1),
+            Some('+') => (1, None, 1),
+            Some('?') => (0, Some(1), 1),
+            Some('{') => {
+                let close = rest.find('}')?;
+                let body = &rest[1..close];
+                let (min, max) = match body.split_once(',') {
+                    None => {
+                        let n = body.parse().ok()?;
+                        (n, Some(n))
+                    }
+                    Some((lo, "")) => (lo.parse().ok()?, None),
+                    Some((lo, hi)) => (lo.parse().ok()?, Some(hi.parse().ok()?)),
+                };
+                (min, max, close + 1)
+            }
+            _ => return Some((1, Some(1), 0)),
+        };
+        // A lazy or possessive mark, or bounds the wrong way round: leave it to the engine.
+        if rest[taken..].starts_with(['?', '+']) || max.is_some_and(|m| m < min) {
+            return None;
+        }
+        Some((min, max, taken))
+    }
+
+    fn is_match(&self, s: &str) -> bool {
+        if s.is_ascii() {
+            return self.is_match_ascii(s.as_bytes());
+        }
+        let mut chars = s.chars();
+        let Some(((last, last_min, last_max), exact)) = self.atoms.split_last() else {
+            return !self.end || s.is_empty();
+        };
+        for (class, n, _) in exact {
+            for _ in 0..*n {
+                match chars.next() {
+                    Some(c) if class.contains(c) => {}
+                    _ => return false,
+                }
+            }
+        }
+        let mut count = 0u32;
+        for c in chars.by_ref() {
+            if !last.contains(c) {
+                // Unanchored at the end, what follows the run is anything.
+                return !self.end && count >= *last_min;
+            }
+            count += 1;
+            if !self.end && count >= *last_min {
+                return true;
+            }
+            if last_max.is_some_and(|m| count > m) {
+                return false;
+            }
+        }
+        count >= *last_min
+    }
+
+    /// [`is_match`](Self::is_match) of an ASCII string: one bit test a byte.
+    fn is_match_ascii(&self, s: &[u8]) -> bool {
+        let Some(((last, last_min, last_max), exact)) = self.atoms.split_last() else {
+            return !self.end || s.is_empty();
+        };
+        let has = |class: &CharClass, b: u8| (class.ascii >> b) & 1 == 1;
+        let mut at = 0;
+        for (class, n, _) in exact {
+            let n = *n as usize;
+            match s.get(at..at + n) {
+                Some(run) if run.iter().all(|b| has(class, *b)) => at += n,
+                _ => return false,
+            }
+        }
+        let rest = &s[at..];
+        let run = rest.iter().take_while(|b| has(last, **b)).count();
+        let min = *last_min as usize;
+        match (self.end, last_max) {
+            (true, max) => run == rest.len() && run >= min && max.is_none_or(|m| run <= m as usize),
+            (false, _) => run >= min,
+        }
     }
 }
 
@@ -234,14 +396,17 @@ impl Pattern {
     /// Compiles an ECMA-262 regular expression (Unicode mode).
     pub fn new(source: &str) -> Result<Self, PatternError> {
         let regex = ecma::compile(source)?;
+        let translated = ecma::translate(source)?;
+        let class = CharClass::parse(source).or_else(|| CharClass::parse_translated(&translated));
+        let sequence = match class {
+            Some(_) => None,
+            None => Sequence::parse_translated(&translated),
+        };
         Ok(Pattern {
             source: source.to_owned(),
             regex,
-            class: CharClass::parse(source).or_else(|| {
-                ecma::translate(source)
-                    .ok()
-                    .and_then(|regex| CharClass::parse_translated(&regex))
-            }),
+            class,
+            sequence,
         })
     }
 
@@ -261,9 +426,10 @@ impl Pattern {
     /// True when the pattern matches anywhere in `s`.
     #[inline]
     pub fn is_match(&self, s: &str) -> bool {
-        match &self.class {
-            Some(class) => s.chars().any(|c| class.contains(c)),
-            None => self.regex.is_match(s),
+        match (&self.class, &self.sequence) {
+            (Some(class), _) => s.chars().any(|c| class.contains(c)),
+            (None, Some(sequence)) => sequence.is_match(s),
+            (None, None) => self.regex.is_match(s),
         }
     }
 
@@ -669,6 +835,78 @@ mod pattern_tests {
                     "{source:?} on {s:?}"
                 );
             }
+        }
+    }
+
+    /// Anchored runs of classes are walked, and agree with the regex engine on strings made
+    /// of the characters they name and their neighbours.
+    #[test]
+    fn anchored_runs_walk_like_the_regex_engine() {
+        let sources = [
+            "^[0-9a-f]{64}$",
+            "^\\d{4}-\\d{2}-\\d{2}$",
+            "^https://",
+            "^[a-z][a-z0-9_]*$",
+            "^a+$",
+            "^ab?$",
+            "^x{2,3}",
+            "^x{2,3}$",
+            "^x{2,}$",
+            "^é\\s*$",
+            "^$",
+            "^",
+            "^[^a]{0,2}$",
+        ];
+        let alphabet = [
+            'a', 'b', 'f', 'g', 'x', '0', '9', '-', '_', ':', '/', 'h', 't', 'p', 's', 'é', ' ',
+            '\u{3000}',
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for source in sources {
+            let pattern = Pattern::checked(source);
+            assert!(pattern.sequence.is_some(), "{source:?} should walk");
+            let mut strings: Vec<String> = vec![
+                String::new(),
+                "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3".into(),
+                "2026-11-30".into(),
+                "https://x".into(),
+                "a_1".into(),
+                "xx".into(),
+                "xxxx".into(),
+            ];
+            for _ in 0..3000 {
+                let len = (next() % 8) as usize;
+                strings.push(
+                    (0..len)
+                        .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                        .collect(),
+                );
+            }
+            for s in &strings {
+                assert_eq!(
+                    pattern.is_match(s),
+                    pattern.regex.is_match(s),
+                    "{source:?} on {s:?}"
+                );
+            }
+        }
+        for source in [
+            "^(ab)+$",
+            "^a+b$",
+            "^a*?$",
+            "a{2}$",
+            "^\\p{L}{2}$",
+            "^a|b$",
+            "^[a-z]+\\.x$",
+        ] {
+            let pattern = Pattern::checked(source);
+            assert!(pattern.sequence.is_none(), "{source:?} must not walk");
         }
     }
 

@@ -598,8 +598,9 @@ pub struct Members<'k, const N: usize> {
     spans: [(usize, usize); N],
     /// Undeclared members that recorded something: position and range of `out`.
     others: Vec<(u32, usize, usize)>,
-    /// Unknown keys so far, to tell a repeated one (a set: an object may have a million).
-    unknown: HashSet<String>,
+    /// Unknown keys so far, to tell a repeated one (a set: an object may have a million);
+    /// made at the first one.
+    unknown: Option<HashSet<String>>,
 }
 
 impl<'k, const N: usize> Members<'k, N> {
@@ -612,7 +613,7 @@ impl<'k, const N: usize> Members<'k, N> {
             at: [u32::MAX; N],
             spans: [(0, 0); N],
             others: Vec::new(),
-            unknown: HashSet::new(),
+            unknown: None,
         }
     }
 
@@ -648,7 +649,8 @@ impl<'k, const N: usize> Members<'k, N> {
         path: &Path<'_>,
         out: &mut Out,
     ) -> Result<(), A::Error> {
-        if self.unknown.contains(&key) {
+        let unknown = self.unknown.get_or_insert_default();
+        if unknown.contains(&key) {
             return Err(repeated_key(&key));
         }
         // Read as a `Value`, not skipped: the parser checks skipped strings less (UTF-8), and a
@@ -658,7 +660,7 @@ impl<'k, const N: usize> Members<'k, N> {
         check::unknown_field(&path.key(&key), out);
         let at = self.next();
         self.others.push((at, start, out.len()));
-        self.unknown.insert(key);
+        self.unknown.get_or_insert_default().insert(key);
         Ok(())
     }
 
@@ -696,8 +698,25 @@ impl<'k, const N: usize> Members<'k, N> {
         let missing = declared
             .iter()
             .any(|(i, required)| *required && !self.has(*i));
-        if out.len() == self.before && !(0..N).any(|i| foreign(&i)) && !missing {
-            return true;
+        if !(0..N).any(|i| foreign(&i)) && !missing && self.others.is_empty() {
+            if out.len() == self.before {
+                return true;
+            }
+            // Only declared members recorded, and in schema order: already the walk's order.
+            let mut at = self.before;
+            for (i, _) in declared {
+                let (start, end) = self.spans[*i];
+                if self.has(*i) && start != end {
+                    if start != at {
+                        at = usize::MAX;
+                        break;
+                    }
+                    at = end;
+                }
+            }
+            if at == out.len() {
+                return false;
+            }
         }
         let recorded = out.split_off(self.before);
         let at = |(start, end): (usize, usize)| &recorded[start - self.before..end - self.before];
