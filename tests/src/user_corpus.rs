@@ -312,7 +312,17 @@ fn mutate_task_input(rng: &mut Rng, doc: &mut Value) -> Mutation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::user_contracts::agent_result::AgentResult;
+    use crate::user_contracts::train_model_input::TrainModelInput;
+    use perago::Contract;
     use std::collections::BTreeMap;
+
+    fn generated_violations<T: Contract>(doc: &[u8]) -> Vec<perago_schema::Violation> {
+        T::from_slice(doc)
+            .err()
+            .map(|v| v.into_vec())
+            .unwrap_or_default()
+    }
 
     #[test]
     fn corpora_are_reproducible_and_sized() {
@@ -340,8 +350,9 @@ mod tests {
         }
     }
 
-    /// Every label is what the interpreter and jsonschema (on the closed schemas) say; every
-    /// mutation kind a corpus uses occurs, and some refusals name their `kind` last.
+    /// Every label is what the interpreter and jsonschema (on the closed schemas) say, and the
+    /// generated reader (`crate::user_contracts`) reports exactly the interpreter's violations;
+    /// every mutation kind a corpus uses occurs, and some refusals name their `kind` last.
     #[test]
     fn labels_agree_with_the_interpreter_and_jsonschema() {
         let set = schemas();
@@ -365,6 +376,15 @@ mod tests {
                     violations.is_empty(),
                     mutation.is_none(),
                     "{} #{i} {mutation:?}: {text}\n{violations:?}",
+                    corpus.name
+                );
+                let generated = match corpus.schema {
+                    COMPLETION_SCHEMA => generated_violations::<AgentResult>(doc),
+                    _ => generated_violations::<TrainModelInput>(doc),
+                };
+                assert_eq!(
+                    generated, violations,
+                    "{} #{i} (generated): {text}",
                     corpus.name
                 );
                 let parsed = serde_json::from_slice::<Value>(doc);

@@ -392,7 +392,7 @@ fn check_set(fragment: &str, set: &SchemaSet, checked: &[Checked]) {
     let mut report = String::new();
     let mut failures = 0;
     for c in checked {
-        let root = node_at(&set, c.location);
+        let root = node_at(set, c.location);
         let docs = documents(&set.ir, root, fnv(c.location));
         let standalone: Value = serde_json::from_str(c.schema).expect("SCHEMA is JSON");
         let standalone = jsonschema::validator_for(&standalone)

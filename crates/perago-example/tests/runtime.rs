@@ -349,7 +349,7 @@ fn input_text_is_read_in_one_pass_with_the_same_results() {
         ),
     ];
     for (text, reason) in refused {
-        let got = execute_json(free, &text, &context, &Attempt::LOCAL);
+        let got = execute_json(free, text, &context, &Attempt::LOCAL);
         assert_eq!(got.status(), TaskStatus::Failed, "{text}");
         assert_eq!(got.reason(), Some(reason), "{text}");
         assert!(
