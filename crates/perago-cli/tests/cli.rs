@@ -488,11 +488,11 @@ fn an_unsupported_schema_is_a_usage_error() {
     write(
         dir.path(),
         "all.schema.json",
-        r#"{
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {"a": {"$dynamicRef": "#node"}}
-}"#,
+}"##,
     );
     write(dir.path(), "doc.json", "{}");
     let out = perago(
