@@ -8,7 +8,7 @@ use crate::workspace::{self, WorkspaceCommand};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
 use perago_conductor::cli::{CommandError, output_error};
-use perago_schema::input::{self, Line};
+use perago_schema::input;
 use perago_schema::{Code, Options, SchemaSet, Scratch, Validator};
 use serde::Serialize;
 use serde_json::Value;
@@ -368,22 +368,24 @@ impl<W: Write> Validation<'_, W> {
     fn lines(&mut self, name: &str, reader: impl Read, limit: u64) -> Result<(), Problem> {
         let mut reader = BufReader::with_capacity(64 * 1024, reader);
         let mut number = 0;
+        // One buffer for every line: a stream allocates only for its longest line.
+        let mut text = Vec::new();
         loop {
             if reader.buffer().is_empty() {
                 self.report
                     .flush()
                     .map_err(|e| Problem::Stop(output_error(e)))?;
             }
-            let line = match input::read_line(&mut reader, limit) {
+            let line = match input::next_line(&mut reader, limit, &mut text) {
                 Ok(Some(line)) => line,
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(Problem::Skip(format!("{name}: {e}"))),
             };
             number += 1;
             match line {
-                Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => {}
-                Line::Text(text) => self.check(name, Some(number), &text)?,
-                Line::TooLarge(e) => self.skip(&format!("{name}:{number}: {e}")),
+                Ok(()) if text.iter().all(u8::is_ascii_whitespace) => {}
+                Ok(()) => self.check(name, Some(number), &text)?,
+                Err(e) => self.skip(&format!("{name}:{number}: {e}")),
             }
         }
     }

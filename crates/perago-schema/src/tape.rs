@@ -205,7 +205,9 @@ impl<'de> Visitor<'de> for ValueVisitor<'_, '_, '_> {
                 None => {
                     let key = b.key_text(span);
                     let earlier = &b.tape.keys[first_key..];
-                    let repeated = earlier.iter().any(|k| b.key_text(*k) == key);
+                    let repeated = earlier
+                        .iter()
+                        .any(|k| k.len == span.len && b.key_text(*k) == key);
                     if !repeated && earlier.len() >= SCAN_KEYS {
                         let mut set: HashSet<String, foldhash::fast::RandomState> =
                             HashSet::with_capacity_and_hasher(64, Default::default());
