@@ -26,10 +26,10 @@ use perago::Contract;
 use perago::contracts::workspace_task_input::WorkspaceTaskInput;
 use perago_completion::contracts::worker_completion_v1::WorkerCompletionV1;
 use perago_schema::{NodeId, Options, SchemaSet, Scratch, Validator};
-use std::cell::RefCell;
 use perago_tests::corpus::{self, Corpus};
 use serde::de::IgnoredAny;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -119,7 +119,9 @@ fn main() {
             .expect("jsonschema compiles the schema");
 
         let compiled = Validator::load_sources(
-            set.files.iter().map(|f| (f.file.as_str(), f.source.as_str())),
+            set.files
+                .iter()
+                .map(|f| (f.file.as_str(), f.source.as_str())),
             &file.file,
             Options::default(),
         )

@@ -10,7 +10,9 @@ use std::io::{BufWriter, Write};
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = std::path::PathBuf::from(args.next().expect("usage: bench_lines DIR [COPIES]"));
-    let copies: usize = args.next().map_or(200, |c| c.parse().expect("a number of copies"));
+    let copies: usize = args
+        .next()
+        .map_or(200, |c| c.parse().expect("a number of copies"));
     std::fs::create_dir_all(dir.join("schemas")).expect("the directory can be made");
     let set = perago_tests::corpus::contract_schemas();
     for f in &set.files {

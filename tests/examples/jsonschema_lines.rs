@@ -10,7 +10,9 @@ use serde_json::Value;
 use std::io::{BufRead, BufWriter, Write};
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: jsonschema_lines SCHEMA.json");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: jsonschema_lines SCHEMA.json");
     let path = std::path::Path::new(&path);
     let read = |p: &std::path::Path| -> Value {
         serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON")
@@ -49,7 +51,8 @@ fn main() {
                 .collect(),
             Err(e) => vec![format!("malformed JSON: {e}")],
         };
-        let record = serde_json::json!({"line": i + 1, "valid": errors.is_empty(), "errors": errors});
+        let record =
+            serde_json::json!({"line": i + 1, "valid": errors.is_empty(), "errors": errors});
         serde_json::to_writer(&mut out, &record).expect("stdout");
         out.write_all(b"\n").expect("stdout");
     }

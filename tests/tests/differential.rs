@@ -676,7 +676,9 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
             _ => None,
         };
         let compiled = Validator::load_sources(
-            set.files.iter().map(|f| (f.file.as_str(), f.source.as_str())),
+            set.files
+                .iter()
+                .map(|f| (f.file.as_str(), f.source.as_str())),
             &file.file,
             Options::default(),
         )

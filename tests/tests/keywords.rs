@@ -88,7 +88,11 @@ fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
             json!({"contains": {"type": "integer", "minimum": 3}, "minContains": 2, "maxContains": 3}),
             &[],
         ),
-        ("uniqueItems", json!({"type": "array", "uniqueItems": true}), &[]),
+        (
+            "uniqueItems",
+            json!({"type": "array", "uniqueItems": true}),
+            &[],
+        ),
         (
             "patternProperties, propertyNames, additionalProperties, min/maxProperties",
             json!({"type": "object", "patternProperties": {"^x_": {"type": "integer"}},
@@ -195,24 +199,70 @@ fn seeds(family: &str) -> Vec<Value> {
 
 fn strings() -> Vec<&'static str> {
     vec![
-        "", "a", "ab", "abc", "abcd", "x_1", "OK", "FAILED",
-        "2026-12-01T21:30:00Z", "2026-12-01T21:30:00.5+02:00", "2026-02-30T00:00:00Z", "2026-12-01",
-        "2026-13-01", "21:30:00Z", "25:00:00Z", "joe@example.com", "joe..x@example.com", "example.com",
-        "-bad-.com", "192.168.0.1", "256.1.1.1", "::1", "1::2::3",
-        "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "2eb8aa08-aa98-11ea-b4aa-73b441d1638",
-        "http://x.test/a?b#c", "not a uri", "/a/b~0", "/a~2", "P1DT2H", "PT", "P2W",
+        "",
+        "a",
+        "ab",
+        "abc",
+        "abcd",
+        "x_1",
+        "OK",
+        "FAILED",
+        "2026-12-01T21:30:00Z",
+        "2026-12-01T21:30:00.5+02:00",
+        "2026-02-30T00:00:00Z",
+        "2026-12-01",
+        "2026-13-01",
+        "21:30:00Z",
+        "25:00:00Z",
+        "joe@example.com",
+        "joe..x@example.com",
+        "example.com",
+        "-bad-.com",
+        "192.168.0.1",
+        "256.1.1.1",
+        "::1",
+        "1::2::3",
+        "2eb8aa08-aa98-11ea-b4aa-73b441d16380",
+        "2eb8aa08-aa98-11ea-b4aa-73b441d1638",
+        "http://x.test/a?b#c",
+        "not a uri",
+        "/a/b~0",
+        "/a~2",
+        "P1DT2H",
+        "PT",
+        "P2W",
     ]
 }
 
 /// A value from the pool: the family's keys for objects.
 fn value(rng: &mut Rng, keys: &[&str], depth: usize) -> Value {
-    let kind = if depth >= 2 { rng.below(4) } else { rng.below(7) };
+    let kind = if depth >= 2 {
+        rng.below(4)
+    } else {
+        rng.below(7)
+    };
     match kind {
         0 => Value::String((*rng.pick(&strings())).to_owned()),
         1 => {
-            let nums = [json!(0), json!(1), json!(2), json!(3), json!(4), json!(5), json!(6),
-                json!(9), json!(10), json!(11), json!(-1), json!(1.5), json!(2.0), json!(2.5),
-                json!(0.5), json!(4.5), json!(1e3)];
+            let nums = [
+                json!(0),
+                json!(1),
+                json!(2),
+                json!(3),
+                json!(4),
+                json!(5),
+                json!(6),
+                json!(9),
+                json!(10),
+                json!(11),
+                json!(-1),
+                json!(1.5),
+                json!(2.0),
+                json!(2.5),
+                json!(0.5),
+                json!(4.5),
+                json!(1e3),
+            ];
             rng.pick(&nums).clone()
         }
         2 => Value::Bool(rng.chance(1, 2)),
@@ -228,7 +278,9 @@ fn value(rng: &mut Rng, keys: &[&str], depth: usize) -> Value {
         }
         _ => {
             let mut map = Map::new();
-            let generic = ["a", "b", "c", "d", "k", "x_1", "status", "reason", "long_key"];
+            let generic = [
+                "a", "b", "c", "d", "k", "x_1", "status", "reason", "long_key",
+            ];
             for _ in 0..rng.below(5) {
                 let key = if !keys.is_empty() && rng.chance(3, 4) {
                     *rng.pick(keys)
@@ -261,7 +313,11 @@ fn mutations(rng: &mut Rng, doc: &Value, keys: &[&str], out: &mut Vec<Value>) {
                 }
             }
             let mut m = map.clone();
-            let key = if keys.is_empty() { "x_1" } else { *rng.pick(keys) };
+            let key = if keys.is_empty() {
+                "x_1"
+            } else {
+                *rng.pick(keys)
+            };
             m.insert(key.to_owned(), value(rng, keys, 1));
             out.push(Value::Object(m));
         }
@@ -296,11 +352,19 @@ fn interpreter_agrees_with_jsonschema_on_every_keyword_family() {
             .should_validate_formats(true)
             .build(&schema)
             .unwrap_or_else(|e| panic!("{name}: jsonschema cannot compile it: {e}"));
-        let open = Validator::from_value(&schema, Options { close_objects: false })
-            .unwrap_or_else(|e| panic!("{name}: perago refuses it: {e}"));
+        let open = Validator::from_value(
+            &schema,
+            Options {
+                close_objects: false,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{name}: perago refuses it: {e}"));
         let closed = Validator::from_value(&schema, Options::default())
             .unwrap_or_else(|e| panic!("{name}: perago refuses it: {e}"));
-        let mut rng = Rng::new(name.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))));
+        let mut rng = Rng::new(
+            name.bytes()
+                .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))),
+        );
         let valid_seeds = seeds(name);
         let mut docs = Vec::new();
         while docs.len() < DOCS {
@@ -319,33 +383,54 @@ fn interpreter_agrees_with_jsonschema_on_every_keyword_family() {
             let bytes = serde_json::to_vec(doc).expect("serialisable");
             let expected = js.is_valid(doc);
             let got = open.validate_slice(&bytes);
-            if expected { valid += 1 } else { invalid += 1 }
+            if expected {
+                valid += 1
+            } else {
+                invalid += 1
+            }
             if got.is_empty() != expected {
-                failures.push(format!("{name}: open: jsonschema says {}, perago {:?}\n    doc: {doc}",
-                    if expected { "valid" } else { "invalid" }, got));
+                failures.push(format!(
+                    "{name}: open: jsonschema says {}, perago {:?}\n    doc: {doc}",
+                    if expected { "valid" } else { "invalid" },
+                    got
+                ));
                 continue;
             }
             let from_value = open.validate_value(doc);
             if from_value != got {
-                failures.push(format!("{name}: bytes and value differ: {got:?} / {from_value:?}\n    doc: {doc}"));
+                failures.push(format!(
+                    "{name}: bytes and value differ: {got:?} / {from_value:?}\n    doc: {doc}"
+                ));
             }
             let closed_got = closed.validate_slice(&bytes);
             if closed_got.is_empty() != expected {
                 if expected && closed_got.iter().any(|v| v.code == Code::UnknownField) {
                     by_policy += 1;
                 } else {
-                    failures.push(format!("{name}: closed: jsonschema says {}, perago {:?}\n    doc: {doc}",
-                        if expected { "valid" } else { "invalid" }, closed_got));
+                    failures.push(format!(
+                        "{name}: closed: jsonschema says {}, perago {:?}\n    doc: {doc}",
+                        if expected { "valid" } else { "invalid" },
+                        closed_got
+                    ));
                 }
             }
         }
-        eprintln!("{name}: {} documents, {valid} valid and {invalid} invalid for jsonschema; {by_policy} closed by perago's policy", docs.len());
+        eprintln!(
+            "{name}: {} documents, {valid} valid and {invalid} invalid for jsonschema; {by_policy} closed by perago's policy",
+            docs.len()
+        );
         if valid * 20 < docs.len() || invalid * 20 < docs.len() {
-            failures.push(format!("{name}: {valid} valid, {invalid} invalid: the family must exercise both verdicts"));
+            failures.push(format!(
+                "{name}: {valid} valid, {invalid} invalid: the family must exercise both verdicts"
+            ));
         }
     }
     for f in failures.iter().take(20) {
         eprintln!("{f}");
     }
-    assert!(failures.is_empty(), "{} documents disagree (first 20 above)", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} documents disagree (first 20 above)",
+        failures.len()
+    );
 }

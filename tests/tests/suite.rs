@@ -76,7 +76,10 @@ fn run_file(path: &Path, failures: &mut Vec<String>, refusals: &mut Vec<String>)
                 t.cases += tests.len();
                 t.refused += tests.len();
                 let first = e.to_string().lines().next().unwrap_or("").to_owned();
-                refusals.push(format!("{name}: {description} ({} cases): {first}", tests.len()));
+                refusals.push(format!(
+                    "{name}: {description} ({} cases): {first}",
+                    tests.len()
+                ));
                 continue;
             }
         };
@@ -148,7 +151,10 @@ fn print(title: &str, tallies: &BTreeMap<String, Tally>) -> Tally {
 #[test]
 fn the_interpreter_agrees_with_the_json_schema_test_suite() {
     let (tallies, failures, refusals) = run_dir(&suite_dir(), &["format.json"]);
-    let total = print("JSON-Schema-Test-Suite draft 2020-12, required files (format.json aside)", &tallies);
+    let total = print(
+        "JSON-Schema-Test-Suite draft 2020-12, required files (format.json aside)",
+        &tallies,
+    );
     let agreeing = total.agree + total.by_policy;
     eprintln!(
         "agreeing: {agreeing} of {} ({:.1}%): {} as written, {} by the closed-object policy; {} refused; {} disagree",
@@ -166,7 +172,11 @@ fn the_interpreter_agrees_with_the_json_schema_test_suite() {
     for f in &failures {
         eprintln!("DISAGREES {f}");
     }
-    assert!(failures.is_empty(), "{} cases disagree (printed above)", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} cases disagree (printed above)",
+        failures.len()
+    );
     assert!(
         agreeing * 10 >= total.cases * 9,
         "only {agreeing} of {} cases agree; at least 90% must",
@@ -177,7 +187,10 @@ fn the_interpreter_agrees_with_the_json_schema_test_suite() {
 #[test]
 fn formats_measured_on_the_suites_optional_format_files() {
     let (tallies, failures, refusals) = run_dir(&suite_dir().join("optional/format"), &[]);
-    let total = print("JSON-Schema-Test-Suite draft 2020-12, optional/format", &tallies);
+    let total = print(
+        "JSON-Schema-Test-Suite draft 2020-12, optional/format",
+        &tallies,
+    );
     for r in &refusals {
         eprintln!("  refused: {r}");
     }
@@ -194,9 +207,17 @@ fn formats_measured_on_the_suites_optional_format_files() {
     // disagree. Every other format must agree on every case.
     let checked: Vec<&String> = failures
         .iter()
-        .filter(|f| !UNCHECKED.iter().any(|u| f.starts_with(&format!("{u}.json:"))))
+        .filter(|f| {
+            !UNCHECKED
+                .iter()
+                .any(|u| f.starts_with(&format!("{u}.json:")))
+        })
         .collect();
-    assert!(checked.is_empty(), "{} cases of checked formats disagree", checked.len());
+    assert!(
+        checked.is_empty(),
+        "{} cases of checked formats disagree",
+        checked.len()
+    );
 }
 
 /// Formats perago leaves as annotations (see the README).

@@ -231,10 +231,7 @@ fn load_schema(name: &str) -> Result<Validator, Failure> {
         );
     }
     if definitions_only(path) {
-        return Err(format!(
-            "{name}: has no root schema to validate against, only $defs"
-        )
-        .into());
+        return Err(format!("{name}: has no root schema to validate against, only $defs").into());
     }
     Validator::load_file(path).map_err(|e| e.to_string().into())
 }

@@ -469,7 +469,13 @@ fn a_2020_12_schema_beyond_the_codegen_subset_validates() {
         ),
     );
     let out = perago(
-        &["validate", "--schema", "event.schema.json", "--lines", "docs.jsonl"],
+        &[
+            "validate",
+            "--schema",
+            "event.schema.json",
+            "--lines",
+            "docs.jsonl",
+        ],
         dir.path(),
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));

@@ -215,13 +215,19 @@ fn validate_lines_streams_a_2020_12_schema_line_by_line() {
         Some(ADDRESS_SPACE),
     );
     let lines: [(&[u8], &str); 4] = [
-        (b"{\"at\": \"2026-12-01T21:30:00Z\", \"status\": \"OK\"}\n", "[]"),
+        (
+            b"{\"at\": \"2026-12-01T21:30:00Z\", \"status\": \"OK\"}\n",
+            "[]",
+        ),
         (
             b"{\"at\": \"2026-12-01T21:30:00Z\", \"status\": \"FAILED\"}\n",
             "\"$.reason\"",
         ),
         (b"{\"at\": \"yesterday\", \"extra\": 1}\n", "\"$.extra\""),
-        (b"{\"at\": \"2026-12-01T21:30:00Z\", \"tags\": [1, 1]}\n", "unique_items"),
+        (
+            b"{\"at\": \"2026-12-01T21:30:00Z\", \"tags\": [1, 1]}\n",
+            "unique_items",
+        ),
     ];
     for (n, (line, expected)) in lines.iter().enumerate() {
         assert!(child.write_stdin(line));

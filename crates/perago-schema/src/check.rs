@@ -539,12 +539,22 @@ pub fn property_count(
     let mut ok = true;
     if let Some(m) = min.filter(|m| n < *m) {
         let s = if m == 1 { "property" } else { "properties" };
-        push(out, path, Code::MinProperties, format!("must have at least {m} {s}"));
+        push(
+            out,
+            path,
+            Code::MinProperties,
+            format!("must have at least {m} {s}"),
+        );
         ok = false;
     }
     if let Some(m) = max.filter(|m| n > *m) {
         let s = if m == 1 { "property" } else { "properties" };
-        push(out, path, Code::MaxProperties, format!("must have at most {m} {s}"));
+        push(
+            out,
+            path,
+            Code::MaxProperties,
+            format!("must have at most {m} {s}"),
+        );
         ok = false;
     }
     ok

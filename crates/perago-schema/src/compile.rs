@@ -37,7 +37,12 @@ const SCHEMA_KEYWORDS: &[&str] = &[
 /// Keywords whose value is an array of schemas.
 const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Keywords whose value is an object of schemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "dependentSchemas"];
+const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "dependentSchemas",
+];
 /// Keywords that only annotate.
 const ANNOTATIONS: &[&str] = &[
     "title",
@@ -75,7 +80,14 @@ const ASSERTIONS: &[&str] = &[
     "required",
     "dependentRequired",
 ];
-const CORE: &[&str] = &["$schema", "$id", "$anchor", "$dynamicAnchor", "$ref", "$defs"];
+const CORE: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$ref",
+    "$defs",
+];
 
 fn is_known(k: &str) -> bool {
     SCHEMA_KEYWORDS.contains(&k)
@@ -198,7 +210,13 @@ impl Compiler<'_> {
                 && let Value::Object(entries) = v
             {
                 for (name, s) in entries {
-                    self.index(doc, &format!("{at}/{}", pointer_token(name)), s, &base, false);
+                    self.index(
+                        doc,
+                        &format!("{at}/{}", pointer_token(name)),
+                        s,
+                        &base,
+                        false,
+                    );
                 }
             }
         }
@@ -305,7 +323,10 @@ impl Compiler<'_> {
             && matches!(node.additional, Additional::Unsaid)
             && (map.contains_key("properties")
                 || map.contains_key("patternProperties")
-                || node.types.as_ref().is_some_and(|t| t.bits & ty::OBJECT != 0));
+                || node
+                    .types
+                    .as_ref()
+                    .is_some_and(|t| t.bits & ty::OBJECT != 0));
         node
     }
 
@@ -421,7 +442,12 @@ impl Compiler<'_> {
             if m > 0.0 {
                 node.multiple_of = Some(m);
             } else {
-                self.err(doc, pointer, "multipleOf", "must be a number greater than 0");
+                self.err(
+                    doc,
+                    pointer,
+                    "multipleOf",
+                    "must be a number greater than 0",
+                );
             }
         }
         node.lengths = Lengths {
@@ -432,7 +458,12 @@ impl Compiler<'_> {
             match p.as_str().map(Pattern::new) {
                 Some(Ok(p)) => node.pattern = Some(p),
                 Some(Err(e)) => self.err(doc, pointer, "pattern", e.to_string()),
-                None => self.err(doc, pointer, "pattern", "must be a string holding a regular expression"),
+                None => self.err(
+                    doc,
+                    pointer,
+                    "pattern",
+                    "must be a string holding a regular expression",
+                ),
             }
         }
         if let Some(f) = map.get("format") {
@@ -445,14 +476,25 @@ impl Compiler<'_> {
     }
 
     /// A non-negative integer keyword (`2` and `2.0` alike).
-    fn count(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, k: &str) -> Option<u64> {
+    fn count(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        k: &str,
+    ) -> Option<u64> {
         let v = map.get(k)?;
         match v.as_f64() {
             Some(x) if v.is_number() && x >= 0.0 && x.fract() == 0.0 => {
                 Some(v.as_u64().unwrap_or(x as u64))
             }
             _ => {
-                self.err(doc, pointer, k, format!("must be a non-negative integer, found {v}"));
+                self.err(
+                    doc,
+                    pointer,
+                    k,
+                    format!("must be a non-negative integer, found {v}"),
+                );
                 None
             }
         }
@@ -469,12 +511,22 @@ impl Compiler<'_> {
                         node.prefix_items.push(ix);
                     }
                 }
-                _ => self.err(doc, pointer, "prefixItems", "must be a non-empty array of schemas"),
+                _ => self.err(
+                    doc,
+                    pointer,
+                    "prefixItems",
+                    "must be a non-empty array of schemas",
+                ),
             }
         }
         if let Some(items) = map.get("items") {
             if items.is_array() {
-                self.err(doc, pointer, "items", "in 2020-12, `items` is one schema; a tuple is `prefixItems`");
+                self.err(
+                    doc,
+                    pointer,
+                    "items",
+                    "in 2020-12, `items` is one schema; a tuple is `prefixItems`",
+                );
             } else {
                 node.items = Some(self.child(doc, pointer, "items"));
             }
@@ -494,7 +546,12 @@ impl Compiler<'_> {
         match map.get("uniqueItems") {
             None | Some(Value::Bool(false)) => {}
             Some(Value::Bool(true)) => node.unique_items = true,
-            Some(v) => self.err(doc, pointer, "uniqueItems", format!("must be a boolean, found {v}")),
+            Some(v) => self.err(
+                doc,
+                pointer,
+                "uniqueItems",
+                format!("must be a boolean, found {v}"),
+            ),
         }
         if map.contains_key("unevaluatedItems") {
             node.unevaluated_items = Some(self.child(doc, pointer, "unevaluatedItems"));
@@ -504,11 +561,18 @@ impl Compiler<'_> {
     fn objects(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, node: &mut Node) {
         let required: Vec<String> = match map.get("required") {
             None => Vec::new(),
-            Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
-                names.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-            }
+            Some(Value::Array(names)) if names.iter().all(Value::is_string) => names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
             Some(v) => {
-                self.err(doc, pointer, "required", format!("must be an array of property names, found {v}"));
+                self.err(
+                    doc,
+                    pointer,
+                    "required",
+                    format!("must be an array of property names, found {v}"),
+                );
                 Vec::new()
             }
         };
@@ -516,15 +580,25 @@ impl Compiler<'_> {
             None => {}
             Some(Value::Object(props)) => {
                 for name in props.keys() {
-                    let ix = self.at(doc, &format!("{pointer}/properties/{}", pointer_token(name)));
+                    let ix = self.at(
+                        doc,
+                        &format!("{pointer}/properties/{}", pointer_token(name)),
+                    );
                     node.property_required.push(required.contains(name));
                     node.properties.push((name.clone(), ix));
                 }
             }
-            Some(_) => self.err(doc, pointer, "properties", "must be an object of property schemas"),
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "properties",
+                "must be an object of property schemas",
+            ),
         }
         for name in required {
-            if !node.properties.iter().any(|(p, _)| *p == name) && !node.required_others.contains(&name) {
+            if !node.properties.iter().any(|(p, _)| *p == name)
+                && !node.required_others.contains(&name)
+            {
                 node.required_others.push(name);
             }
         }
@@ -534,14 +608,27 @@ impl Compiler<'_> {
                 for source in props.keys() {
                     match Pattern::new(source) {
                         Ok(p) => {
-                            let ix = self.at(doc, &format!("{pointer}/patternProperties/{}", pointer_token(source)));
+                            let ix = self.at(
+                                doc,
+                                &format!("{pointer}/patternProperties/{}", pointer_token(source)),
+                            );
                             node.pattern_properties.push((p, ix));
                         }
-                        Err(e) => self.err(doc, pointer, "patternProperties", format!("{source:?}: {e}")),
+                        Err(e) => self.err(
+                            doc,
+                            pointer,
+                            "patternProperties",
+                            format!("{source:?}: {e}"),
+                        ),
                     }
                 }
             }
-            Some(_) => self.err(doc, pointer, "patternProperties", "must be an object of pattern → schema"),
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "patternProperties",
+                "must be an object of pattern → schema",
+            ),
         }
         node.additional = match map.get("additionalProperties") {
             None => Additional::Unsaid,
@@ -558,32 +645,61 @@ impl Compiler<'_> {
             Some(Value::Object(deps)) => {
                 for (name, names) in deps {
                     match names.as_array() {
-                        Some(list) if list.iter().all(Value::is_string) => node.dependent_required.push((
-                            name.clone(),
-                            list.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-                        )),
-                        _ => self.err(doc, pointer, "dependentRequired", format!("{name:?}: must be an array of property names")),
+                        Some(list) if list.iter().all(Value::is_string) => {
+                            node.dependent_required.push((
+                                name.clone(),
+                                list.iter()
+                                    .filter_map(Value::as_str)
+                                    .map(str::to_owned)
+                                    .collect(),
+                            ))
+                        }
+                        _ => self.err(
+                            doc,
+                            pointer,
+                            "dependentRequired",
+                            format!("{name:?}: must be an array of property names"),
+                        ),
                     }
                 }
             }
-            Some(_) => self.err(doc, pointer, "dependentRequired", "must be an object of property → names"),
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "dependentRequired",
+                "must be an object of property → names",
+            ),
         }
         match map.get("dependentSchemas") {
             None => {}
             Some(Value::Object(deps)) => {
                 for name in deps.keys() {
-                    let ix = self.at(doc, &format!("{pointer}/dependentSchemas/{}", pointer_token(name)));
+                    let ix = self.at(
+                        doc,
+                        &format!("{pointer}/dependentSchemas/{}", pointer_token(name)),
+                    );
                     node.dependent_schemas.push((name.clone(), ix));
                 }
             }
-            Some(_) => self.err(doc, pointer, "dependentSchemas", "must be an object of property → schema"),
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "dependentSchemas",
+                "must be an object of property → schema",
+            ),
         }
         if map.contains_key("unevaluatedProperties") {
             node.unevaluated_properties = Some(self.child(doc, pointer, "unevaluatedProperties"));
         }
     }
 
-    fn applicators(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, node: &mut Node) {
+    fn applicators(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        node: &mut Node,
+    ) {
         if let Some(r) = map.get("$ref") {
             match r.as_str() {
                 Some(r) => {
@@ -591,7 +707,12 @@ impl Compiler<'_> {
                         node.reference = Some(target);
                     }
                 }
-                None => self.err(doc, pointer, "$ref", format!("must be a URI reference string, found {r}")),
+                None => self.err(
+                    doc,
+                    pointer,
+                    "$ref",
+                    format!("must be a URI reference string, found {r}"),
+                ),
             }
         }
         for k in ["allOf", "anyOf", "oneOf"] {
@@ -600,7 +721,9 @@ impl Compiler<'_> {
                 self.err(doc, pointer, k, "must be a non-empty array of schemas");
                 continue;
             };
-            let nodes: Vec<Ix> = (0..list.len()).map(|i| self.at(doc, &format!("{pointer}/{k}/{i}"))).collect();
+            let nodes: Vec<Ix> = (0..list.len())
+                .map(|i| self.at(doc, &format!("{pointer}/{k}/{i}")))
+                .collect();
             match k {
                 "allOf" => node.all_of = nodes,
                 "anyOf" => node.any_of = nodes,
@@ -622,14 +745,23 @@ impl Compiler<'_> {
         // The forms generated code reads the same way, run as if written here.
         let others = map.keys().any(|k| {
             !ANNOTATIONS.contains(&k.as_str())
-                && !matches!(k.as_str(), "$schema" | "$id" | "$anchor" | "$dynamicAnchor" | "$defs")
+                && !matches!(
+                    k.as_str(),
+                    "$schema" | "$id" | "$anchor" | "$dynamicAnchor" | "$defs"
+                )
                 && !k.starts_with("x-")
                 && !matches!(k.as_str(), "$ref" | "anyOf" | "oneOf" | "type")
         });
         if !others && !map.is_empty() {
-            if map.contains_key("$ref") && !map.contains_key("anyOf") && !map.contains_key("oneOf") && !map.contains_key("type") {
+            if map.contains_key("$ref")
+                && !map.contains_key("anyOf")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("type")
+            {
                 node.alias = node.reference.take();
-            } else if !map.contains_key("$ref") && !map.contains_key("oneOf") && !map.contains_key("type")
+            } else if !map.contains_key("$ref")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("type")
                 && let Some(Value::Array(branches)) = map.get("anyOf")
                 && branches.len() == 2
             {
@@ -654,23 +786,41 @@ impl Compiler<'_> {
     }
 
     /// A `oneOf` of closed objects one property tells apart, as the contract subset has them.
-    fn discriminated(&mut self, doc: usize, branches: &[Value], nodes: &[Ix]) -> Option<Discriminated> {
+    fn discriminated(
+        &mut self,
+        doc: usize,
+        branches: &[Value],
+        nodes: &[Ix],
+    ) -> Option<Discriminated> {
         let mut resolved = Vec::new();
         for b in branches {
             let (d, v) = self.follow(doc, b)?;
             let Value::Object(m) = &v else { return None };
             if m.get("type").is_none_or(|t| t != "object")
                 || !m.contains_key("properties")
-                || ["oneOf", "anyOf", "allOf", "const", "enum", "$ref", "if", "not", "patternProperties", "unevaluatedProperties", "dependentSchemas"]
-                    .iter()
-                    .any(|k| m.contains_key(*k))
+                || [
+                    "oneOf",
+                    "anyOf",
+                    "allOf",
+                    "const",
+                    "enum",
+                    "$ref",
+                    "if",
+                    "not",
+                    "patternProperties",
+                    "unevaluatedProperties",
+                    "dependentSchemas",
+                ]
+                .iter()
+                .any(|k| m.contains_key(*k))
                 || m.get("additionalProperties").is_some_and(|a| a != false)
             {
                 return None;
             }
             resolved.push((d, v));
         }
-        let (property, tags) = crate::lint::discriminator(&resolved, |d, s| self.follow(d, s)).ok()?;
+        let (property, tags) =
+            crate::lint::discriminator(&resolved, |d, s| self.follow(d, s)).ok()?;
         Some(Discriminated {
             property,
             branches: tags.into_iter().zip(nodes.iter().copied()).collect(),
@@ -681,7 +831,12 @@ impl Compiler<'_> {
     fn follow(&mut self, doc: usize, schema: &Value) -> Option<(usize, Value)> {
         let mut current = (doc, schema.clone(), String::new());
         for _ in 0..32 {
-            let Some(r) = current.1.get("$ref").and_then(Value::as_str).map(str::to_owned) else {
+            let Some(r) = current
+                .1
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
                 return Some((current.0, current.1));
             };
             let base = self.base_of(current.0, &current.2);
@@ -705,7 +860,12 @@ impl Compiler<'_> {
     }
 
     /// Where a reference leads: (document, JSON Pointer).
-    fn locate(&mut self, doc: usize, base: &str, reference: &str) -> Result<(usize, String), String> {
+    fn locate(
+        &mut self,
+        doc: usize,
+        base: &str,
+        reference: &str,
+    ) -> Result<(usize, String), String> {
         let absolute = resolve(base, reference);
         let (uri, fragment) = absolute.split_once('#').unwrap_or((&absolute, ""));
         let (uri, fragment) = (uri.to_owned(), fragment.to_owned());
@@ -720,17 +880,29 @@ impl Compiler<'_> {
         } else {
             match self.anchors.get(&format!("{uri}#{fragment}")) {
                 Some((d, p)) if *d == rdoc => p.clone(),
-                _ => return Err(format!("{reference:?}: no `$anchor` named {fragment:?} in {uri}")),
+                _ => {
+                    return Err(format!(
+                        "{reference:?}: no `$anchor` named {fragment:?} in {uri}"
+                    ));
+                }
             }
         };
         if self.docs.get(rdoc).root.pointer(&target).is_none() {
-            return Err(format!("{reference:?}: nothing at {target:?} in {}", self.docs.get(rdoc).file));
+            return Err(format!(
+                "{reference:?}: nothing at {target:?} in {}",
+                self.docs.get(rdoc).file
+            ));
         }
         Ok((rdoc, target))
     }
 
     /// A reference to a resource not loaded: a sibling file by name, or a refusal.
-    fn load_sibling(&mut self, doc: usize, reference: &str, uri: &str) -> Result<(usize, String), String> {
+    fn load_sibling(
+        &mut self,
+        doc: usize,
+        reference: &str,
+        uri: &str,
+    ) -> Result<(usize, String), String> {
         let name = reference.split('#').next().unwrap_or("");
         let name = name.strip_prefix("./").unwrap_or(name);
         let plain = !name.is_empty() && !name.contains([':', '/', '\\']) && !name.starts_with('.');
@@ -742,9 +914,14 @@ impl Compiler<'_> {
             if let Some(dir) = self.docs.get(doc).dir.clone() {
                 let path = dir.join(name);
                 if path.is_file() {
-                    let i = self.docs.add_file(&path).map_err(|e| format!("{reference:?}: {e}"))?;
+                    let i = self
+                        .docs
+                        .add_file(&path)
+                        .map_err(|e| format!("{reference:?}: {e}"))?;
                     self.index_new();
-                    self.resources.entry(uri.to_owned()).or_insert((i, String::new()));
+                    self.resources
+                        .entry(uri.to_owned())
+                        .or_insert((i, String::new()));
                     return Ok((i, String::new()));
                 }
             }
@@ -779,7 +956,9 @@ impl Compiler<'_> {
         // An in-place cycle never reads further into the value: validation would not end.
         let mut state = vec![0u8; n];
         for i in 0..n {
-            if state[i] == 0 && let Some(at) = self.cycle(i, &mut state) {
+            if state[i] == 0
+                && let Some(at) = self.cycle(i, &mut state)
+            {
                 let location = self.program.nodes[at].location.clone();
                 let (file, pointer) = location.split_once('#').unwrap_or((&location, ""));
                 self.errors.push(LintError::new(file, pointer, "$ref", "leads back to this schema through `$ref`s and in-place applicators only, without reading into the value: validating would never end"));
@@ -836,13 +1015,15 @@ fn edits(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
             }
@@ -880,7 +1061,8 @@ fn is_empty_of_checks(node: &Node) -> bool {
 fn is_null_schema(v: &Value) -> bool {
     v.as_object().is_some_and(|m| {
         m.get("type").is_some_and(|t| t == "null")
-            && m.keys().all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+            && m.keys()
+                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
     })
 }
 
@@ -914,7 +1096,9 @@ fn value_bits(v: &Value) -> u8 {
     match v {
         Value::Null => ty::NULL,
         Value::Bool(_) => ty::BOOLEAN,
-        Value::Number(n) if n.as_f64().is_some_and(|x| x.fract() == 0.0) => ty::INTEGER | ty::NUMBER,
+        Value::Number(n) if n.as_f64().is_some_and(|x| x.fract() == 0.0) => {
+            ty::INTEGER | ty::NUMBER
+        }
         Value::Number(_) => ty::NUMBER,
         Value::String(_) => ty::STRING,
         Value::Array(_) => ty::ARRAY,
@@ -969,7 +1153,9 @@ fn parts(uri: &str) -> Parts<'_> {
     let scheme_end = rest.find(':').filter(|&i| {
         i > 0
             && rest[..i].starts_with(|c: char| c.is_ascii_alphabetic())
-            && rest[..i].chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && rest[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     });
     let (scheme, rest) = match scheme_end {
         Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
@@ -1080,7 +1266,6 @@ fn remove_dots(path: &str) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::resolve;
@@ -1104,8 +1289,14 @@ mod tests {
         ] {
             assert_eq!(resolve(base, r), want, "{r}");
         }
-        assert_eq!(resolve("urn:uuid:1234", "#/$defs/a"), "urn:uuid:1234#/$defs/a");
-        assert_eq!(resolve("file:a.schema.json", "b.schema.json"), "file:b.schema.json");
+        assert_eq!(
+            resolve("urn:uuid:1234", "#/$defs/a"),
+            "urn:uuid:1234#/$defs/a"
+        );
+        assert_eq!(
+            resolve("file:a.schema.json", "b.schema.json"),
+            "file:b.schema.json"
+        );
         assert_eq!(
             resolve("https://perago.dev/schemas/a.json", "b.json#/$defs/X"),
             "https://perago.dev/schemas/b.json#/$defs/X"

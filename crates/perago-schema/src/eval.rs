@@ -237,7 +237,7 @@ impl Eval<'_> {
             }
             if top
                 && node.close == Close::Dynamic
-                && let (Tok::Object { .. }, Some(bits)) = (tok, sink.as_deref_mut())
+                && let (Tok::Object { .. }, Some(bits)) = (tok, sink)
             {
                 for (k, key, _) in self.members(at) {
                     if !bits.get(k) {
@@ -284,7 +284,11 @@ impl Eval<'_> {
         match chosen {
             Some((_, branch)) => self.run(*branch, at, path, out, top, ann),
             None if self.member(at, &d.property).is_some() => {
-                let tags: Vec<&str> = d.branches.iter().filter_map(|(t, _)| t.as_deref()).collect();
+                let tags: Vec<&str> = d
+                    .branches
+                    .iter()
+                    .filter_map(|(t, _)| t.as_deref())
+                    .collect();
                 check::unknown_discriminator(&path.key(&d.property), out, &tags);
                 false
             }
@@ -356,11 +360,15 @@ impl Eval<'_> {
         if wants_items || node.contains.is_some() {
             for i in 0..len {
                 let item_path = path.index(i);
-                let schema = node.prefix_items.get(i).copied().or(if i >= node.prefix_items.len() {
-                    node.items
-                } else {
-                    None
-                });
+                let schema =
+                    node.prefix_items
+                        .get(i)
+                        .copied()
+                        .or(if i >= node.prefix_items.len() {
+                            node.items
+                        } else {
+                            None
+                        });
                 if let Some(s) = schema {
                     self.run(s, item, &item_path, out, true, None);
                     mark(sink, i);
@@ -553,7 +561,12 @@ impl Eval<'_> {
                 }
             }
             if !any {
-                push(out, path, Code::AnyOf, "must match at least one schema of `anyOf`");
+                push(
+                    out,
+                    path,
+                    Code::AnyOf,
+                    "must match at least one schema of `anyOf`",
+                );
             }
         }
         if !node.one_of.is_empty() {
@@ -574,7 +587,12 @@ impl Eval<'_> {
                         sink.merge(b);
                     }
                 }
-                [] => push(out, path, Code::OneOf, "must match exactly one schema of `oneOf`, matches none"),
+                [] => push(
+                    out,
+                    path,
+                    Code::OneOf,
+                    "must match exactly one schema of `oneOf`, matches none",
+                ),
                 many => push(
                     out,
                     path,
@@ -582,7 +600,10 @@ impl Eval<'_> {
                     format!(
                         "must match exactly one schema of `oneOf`, matches {} (branches {})",
                         many.len(),
-                        many.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                        many.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ),
             }
@@ -632,7 +653,9 @@ impl Eval<'_> {
     }
 
     fn unevaluated_items(&self, u: Ix, at: usize, path: &Path<'_>, out: &mut Out, bits: &mut Bits) {
-        let Tok::Array { len, .. } = self.tok(at) else { return };
+        let Tok::Array { len, .. } = self.tok(at) else {
+            return;
+        };
         let mut item = at + 1;
         for i in 0..len as usize {
             if !bits.get(i) {

@@ -99,15 +99,17 @@ fn digits(b: &[u8]) -> Option<u32> {
     if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    b.iter()
-        .try_fold(0u32, |n, d| n.checked_mul(10)?.checked_add(u32::from(d - b'0')))
+    b.iter().try_fold(0u32, |n, d| {
+        n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+    })
 }
 
 fn date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10])) else {
+    let (Some(y), Some(m), Some(d)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10]))
+    else {
         return false;
     };
     let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
@@ -222,7 +224,9 @@ fn hostname(s: &str) -> bool {
                 && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
                 && b[0] != b'-'
                 && b[b.len() - 1] != b'-'
-                && !(b.len() >= 4 && &b[2..4] == b"--" && !label.to_ascii_lowercase().starts_with("xn--"))
+                && !(b.len() >= 4
+                    && &b[2..4] == b"--"
+                    && !label.to_ascii_lowercase().starts_with("xn--"))
         })
 }
 
@@ -262,7 +266,9 @@ fn email(s: &str) -> bool {
             && local.len() <= 64
             && local.split('.').all(|atom| {
                 !atom.is_empty()
-                    && atom.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
+                    && atom
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
             })
     };
     let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
@@ -321,7 +327,10 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
                 continue;
             }
             if c == '%' {
-                if !(b.len() > pos + 2 && b[pos + 1].is_ascii_hexdigit() && b[pos + 2].is_ascii_hexdigit()) {
+                if !(b.len() > pos + 2
+                    && b[pos + 1].is_ascii_hexdigit()
+                    && b[pos + 2].is_ascii_hexdigit())
+                {
                     return false;
                 }
                 i = pos + 3;
@@ -342,7 +351,9 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
     let scheme_end = rest.find(':').filter(|&i| {
         i > 0
             && rest[..i].starts_with(|c: char| c.is_ascii_alphabetic())
-            && rest[..i].chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && rest[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     });
     if absolute && scheme_end.is_none() {
         return false;
@@ -362,15 +373,19 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
         Some(after) => {
             let end = after.find('/').unwrap_or(after.len());
             let authority = &after[..end];
-            let host_port = authority.rsplit_once('@').map_or(authority, |(userinfo, hp)| {
-                if chars_ok(userinfo, ":") { hp } else { "\u{0}" }
-            });
+            let host_port = authority
+                .rsplit_once('@')
+                .map_or(authority, |(userinfo, hp)| {
+                    if chars_ok(userinfo, ":") { hp } else { "\u{0}" }
+                });
             let host_ok = if let Some(literal) = host_port.strip_prefix('[') {
                 match literal.split_once(']') {
                     Some((ip, port)) => {
                         ip.parse::<std::net::Ipv6Addr>().is_ok()
                             && (port.is_empty()
-                                || port.strip_prefix(':').is_some_and(|p| p.bytes().all(|c| c.is_ascii_digit())))
+                                || port
+                                    .strip_prefix(':')
+                                    .is_some_and(|p| p.bytes().all(|c| c.is_ascii_digit())))
                     }
                     None => false,
                 }

@@ -27,10 +27,16 @@ pub(crate) enum Tok {
     /// A string (or, right after an object's token and its values, a key).
     Str(Span),
     /// An array: its item count and the index just past its last token.
-    Array { len: u32, end: u32 },
+    Array {
+        len: u32,
+        end: u32,
+    },
     /// An object: its member count and the index just past its last token; each member is a
     /// key token followed by the value's tokens.
-    Object { len: u32, end: u32 },
+    Object {
+        len: u32,
+        end: u32,
+    },
 }
 
 /// Where a string's text is: in the input, or in the side buffer (it had escapes).
@@ -120,8 +126,7 @@ impl Builder<'_, '_> {
     /// A span for `s`: its place in the input when it is borrowed from it, else a copy.
     fn span(&mut self, s: &str) -> Span {
         let at = (s.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
-        if !self.input.is_empty() && at <= self.input.len() && s.len() <= self.input.len() - at
-        {
+        if !self.input.is_empty() && at <= self.input.len() && s.len() <= self.input.len() - at {
             return Span {
                 start: at as u32,
                 len: s.len() as u32,

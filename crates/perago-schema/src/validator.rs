@@ -197,8 +197,17 @@ mod tests {
             "[".repeat(200).into_bytes(),
         ];
         for bytes in cases {
-            let expected = vec![json::parse_strict_slice(&bytes).expect_err("not strict JSON").to_violation()];
-            assert_eq!(v.validate_slice(&bytes), expected, "{}", String::from_utf8_lossy(&bytes));
+            let expected = vec![
+                json::parse_strict_slice(&bytes)
+                    .expect_err("not strict JSON")
+                    .to_violation(),
+            ];
+            assert_eq!(
+                v.validate_slice(&bytes),
+                expected,
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
         }
         let fine = format!("{{{many}\"last\": {{\"k3\": \"\\u00e9\"}}}}");
         assert!(v.validate_slice(fine.as_bytes()).is_empty());
@@ -223,13 +232,24 @@ mod tests {
             "allOf": [{"$ref": "#/$defs/base"}, {"properties": {"extra": {"type": "string"}}}],
             "properties": {"inner": {"$ref": "#/$defs/base"}}
         }));
-        assert!(v.validate_slice(br#"{"id": 1, "extra": "x", "inner": {"id": 2}}"#).is_empty());
+        assert!(
+            v.validate_slice(br#"{"id": 1, "extra": "x", "inner": {"id": 2}}"#)
+                .is_empty()
+        );
         let bad = v.validate_slice(br#"{"id": 1, "other": 0, "inner": {"id": 2, "extra": "x"}}"#);
-        let found: Vec<String> = bad.iter().map(|x| format!("{} {}", x.path, x.code)).collect();
-        assert_eq!(found, ["$.inner.extra unknown_field", "$.other unknown_field"]);
+        let found: Vec<String> = bad
+            .iter()
+            .map(|x| format!("{} {}", x.path, x.code))
+            .collect();
+        assert_eq!(
+            found,
+            ["$.inner.extra unknown_field", "$.other unknown_field"]
+        );
         let open = Validator::from_value(
             &json!({"properties": {"a": {}}}),
-            Options { close_objects: false },
+            Options {
+                close_objects: false,
+            },
         )
         .unwrap();
         assert!(open.validate_slice(br#"{"b": 1}"#).is_empty());
@@ -237,11 +257,24 @@ mod tests {
 
     #[test]
     fn what_stays_out_is_refused_with_the_reason() {
-        let refused = |schema: Value| Validator::from_value(&schema, Options::default()).unwrap_err().to_string();
-        assert!(refused(json!({"$dynamicRef": "#a"})).contains("`$dynamicRef`: perago does not support"));
-        assert!(refused(json!({"$ref": "https://example.com/x.json"})).contains("does not fetch schemas over the network"));
+        let refused = |schema: Value| {
+            Validator::from_value(&schema, Options::default())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            refused(json!({"$dynamicRef": "#a"}))
+                .contains("`$dynamicRef`: perago does not support")
+        );
+        assert!(
+            refused(json!({"$ref": "https://example.com/x.json"}))
+                .contains("does not fetch schemas over the network")
+        );
         assert!(refused(json!({"$ref": "#"})).contains("validating would never end"));
         assert!(refused(json!({"minLenght": 1})).contains("did you mean `minLength`?"));
-        assert!(refused(json!({"$schema": "http://json-schema.org/draft-07/schema#"})).contains("perago reads JSON Schema 2020-12"));
+        assert!(
+            refused(json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
+                .contains("perago reads JSON Schema 2020-12")
+        );
     }
 }
