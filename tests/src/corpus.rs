@@ -112,6 +112,10 @@ pub enum Mutation {
     EmptyArray,
     /// Truncated bytes: not JSON at all.
     Malformed,
+    /// A number outside its bounds.
+    OutOfRange,
+    /// A string its `pattern` does not match.
+    PatternMismatch,
 }
 
 /// A benchmark corpus.
@@ -163,8 +167,7 @@ pub fn all() -> Vec<Corpus> {
     vec![small_completions(), large_completions(), task_inputs()]
 }
 
-/// Builds a corpus: document `i` is `valid(rng)`, mutated by `mutate` for the 20% chosen to be
-/// invalid (a shuffled, not periodic, choice).
+/// Builds a corpus of [`DOCS`] documents: [`build_n`].
 fn build(
     name: &'static str,
     schema: &'static str,
@@ -172,12 +175,25 @@ fn build(
     valid: impl Fn(&mut Rng) -> Value,
     mutate: impl Fn(&mut Rng, &mut Value) -> Mutation,
 ) -> Corpus {
+    build_n(name, schema, seed, DOCS, valid, mutate)
+}
+
+/// Builds a corpus of `count` documents: document `i` is `valid(rng)`, mutated by `mutate` for
+/// the 20% chosen to be invalid (a shuffled, not periodic, choice).
+pub(crate) fn build_n(
+    name: &'static str,
+    schema: &'static str,
+    seed: u64,
+    count: usize,
+    valid: impl Fn(&mut Rng) -> Value,
+    mutate: impl Fn(&mut Rng, &mut Value) -> Mutation,
+) -> Corpus {
     let mut rng = Rng::new(seed);
-    let mut invalid = vec![false; DOCS];
-    invalid[..INVALID].fill(true);
+    let mut invalid = vec![false; count];
+    invalid[..count / 5].fill(true);
     rng.shuffle(&mut invalid);
-    let mut docs = Vec::with_capacity(DOCS);
-    let mut mutations = Vec::with_capacity(DOCS);
+    let mut docs = Vec::with_capacity(count);
+    let mut mutations = Vec::with_capacity(count);
     for broken in invalid {
         let mut doc = valid(&mut rng);
         if !broken {
@@ -306,7 +322,7 @@ const CJK_WORDS: &[&str] = &[
 ];
 
 /// One word: mostly ASCII, some accented Latin, some CJK (`non_ascii` percent non-ASCII).
-fn word(rng: &mut Rng, non_ascii: usize) -> &'static str {
+pub(crate) fn word(rng: &mut Rng, non_ascii: usize) -> &'static str {
     let r = rng.below(100);
     if r >= non_ascii {
         rng.pick_cloned(ASCII_WORDS)
@@ -318,7 +334,7 @@ fn word(rng: &mut Rng, non_ascii: usize) -> &'static str {
 }
 
 /// A sentence of `lo..=hi` words, capitalised, with a full stop.
-fn sentence(rng: &mut Rng, lo: usize, hi: usize, non_ascii: usize) -> String {
+pub(crate) fn sentence(rng: &mut Rng, lo: usize, hi: usize, non_ascii: usize) -> String {
     let mut s = String::new();
     for i in 0..rng.range(lo, hi) {
         if i > 0 {
@@ -341,7 +357,7 @@ fn sentence(rng: &mut Rng, lo: usize, hi: usize, non_ascii: usize) -> String {
 
 /// Text of exactly `code_points` code points, made of sentences (non-blank: starts with a
 /// letter).
-fn text_of(rng: &mut Rng, code_points: usize, non_ascii: usize) -> String {
+pub(crate) fn text_of(rng: &mut Rng, code_points: usize, non_ascii: usize) -> String {
     let mut s = String::new();
     let mut n = 0;
     while n < code_points {
@@ -380,7 +396,7 @@ const STEMS: &[&str] = &[
 ];
 const EXTS: &[&str] = &["rs", "py", "ts", "md", "toml", "json", "sql"];
 
-fn file_path(rng: &mut Rng) -> String {
+pub(crate) fn file_path(rng: &mut Rng) -> String {
     format!(
         "{}/{}_{}.{}",
         rng.pick(DIRS),
@@ -390,7 +406,7 @@ fn file_path(rng: &mut Rng) -> String {
     )
 }
 
-fn hex(rng: &mut Rng, digits: usize) -> String {
+pub(crate) fn hex(rng: &mut Rng, digits: usize) -> String {
     let mut s = String::with_capacity(digits);
     while s.len() < digits {
         s.push_str(&format!("{:016x}", rng.next_u64()));
@@ -400,7 +416,7 @@ fn hex(rng: &mut Rng, digits: usize) -> String {
 }
 
 /// Blank strings: Python's `str.strip()` whitespace, ASCII and not.
-const BLANKS: &[&str] = &[
+pub(crate) const BLANKS: &[&str] = &[
     "",
     " ",
     "   ",
@@ -509,7 +525,7 @@ fn refusal(rng: &mut Rng, kind: &str) -> Value {
     Value::Object(m)
 }
 
-fn small_completion_doc(rng: &mut Rng) -> Value {
+pub(crate) fn small_completion_doc(rng: &mut Rng) -> Value {
     if rng.chance(60) {
         small_completion(rng)
     } else {
@@ -523,7 +539,7 @@ fn kind_of(doc: &Value) -> Option<&str> {
     doc.get("kind").and_then(Value::as_str)
 }
 
-fn obj(doc: &mut Value) -> &mut Map<String, Value> {
+pub(crate) fn obj(doc: &mut Value) -> &mut Map<String, Value> {
     doc.as_object_mut().expect("documents are objects")
 }
 
@@ -536,7 +552,7 @@ fn text_key(doc: &Value) -> &'static str {
     }
 }
 
-fn mutate_completion(rng: &mut Rng, doc: &mut Value, weights: &[usize; 8]) -> Mutation {
+pub(crate) fn mutate_completion(rng: &mut Rng, doc: &mut Value, weights: &[usize; 8]) -> Mutation {
     let kind = kind_of(doc).map(str::to_owned);
     let text = text_key(doc);
     let mutation = match rng.weighted(weights) {
@@ -654,7 +670,7 @@ fn mutate_completion(rng: &mut Rng, doc: &mut Value, weights: &[usize; 8]) -> Mu
         Mutation::EmptyArray => {
             obj(doc)["proposed_split"] = json!([]);
         }
-        Mutation::Malformed => {}
+        Mutation::Malformed | Mutation::OutOfRange | Mutation::PatternMismatch => {}
     }
     mutation
 }
@@ -674,7 +690,7 @@ pub fn small_completions() -> Corpus {
 }
 
 /// A large completion: 200 files and a 1500–2000 code-point summary, ~25% of its words non-ASCII.
-fn large_completion(rng: &mut Rng) -> Value {
+pub(crate) fn large_completion(rng: &mut Rng) -> Value {
     let mut m = with_contract(rng);
     let n = rng.range(1500, SUMMARY_CAP);
     m.insert("summary".into(), text_of(rng, n, 25).into());
@@ -688,7 +704,7 @@ fn large_completion(rng: &mut Rng) -> Value {
     Value::Object(m)
 }
 
-fn mutate_large(rng: &mut Rng, doc: &mut Value) -> Mutation {
+pub(crate) fn mutate_large(rng: &mut Rng, doc: &mut Value) -> Mutation {
     fn files(m: &mut Map<String, Value>) -> &mut Vec<Value> {
         m.get_mut("files_changed")
             .and_then(Value::as_array_mut)
@@ -762,7 +778,7 @@ pub fn large_completions() -> Corpus {
 // ---------------------------------------------------------------------------------------------
 // workspace-task-input
 
-const BRANCHES: &[&str] = &[
+pub(crate) const BRANCHES: &[&str] = &[
     "main",
     "develop",
     "feature/ingest-v2",

@@ -2,5 +2,6 @@
 pub mod corpus;
 pub mod mutate;
 pub mod schemas;
+pub mod user_corpus;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod fragments;
