@@ -39,12 +39,13 @@ fn main() {
         .expect("jsonschema compiles the schema");
     let stdin = std::io::stdin().lock();
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for (i, line) in stdin.lines().enumerate() {
+    // Lines as bytes: a line that is not UTF-8 is malformed JSON, not the end of the input.
+    for (i, line) in stdin.split(b'\n').enumerate() {
         let line = line.expect("readable input");
-        if line.trim().is_empty() {
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let errors: Vec<String> = match serde_json::from_str::<Value>(&line) {
+        let errors: Vec<String> = match serde_json::from_slice::<Value>(&line) {
             Ok(v) => validator
                 .iter_errors(&v)
                 .map(|e| format!("{}: {e}", e.instance_path().as_str()))
