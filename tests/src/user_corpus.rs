@@ -376,7 +376,7 @@ mod tests {
                     corpus.name
                 );
                 if let Ok(Value::Object(m)) = &parsed
-                    && m.keys().last().is_some_and(|k| k == "kind")
+                    && m.keys().next_back().is_some_and(|k| k == "kind")
                 {
                     kind_last += 1;
                 }
