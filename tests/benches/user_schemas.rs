@@ -11,7 +11,10 @@
 //!   only;
 //! - `jsonschema`: the `jsonschema` crate (draft 2020-12) compiled once from the closed
 //!   (normalised) schemas, every error collected after a `Value` parse;
-//! - `perago_interpreter`: `Ir::validate_slice`, the run-time interpreter;
+//! - `perago_interpreter`: `Validator::validate_slice_with`, the run-time interpreter (the
+//!   schema compiled once, each document read once into a reused tape);
+//! - `perago_walk`: `Ir::validate_slice`, the interpreter it replaced (a `Value` parse and a
+//!   walk), for the before/after;
 //! - `perago_generated`: the generated `Contract::from_slice` (`perago_tests::user_contracts`):
 //!   one pass from the bytes to the typed value or every violation.
 //!
@@ -27,12 +30,13 @@ mod serde_peer;
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
-use perago_schema::{NodeId, SchemaSet};
+use perago_schema::{NodeId, Options as ValidatorOptions, SchemaSet, Scratch, Validator};
 use perago_tests::corpus::Corpus;
 use perago_tests::user_contracts::agent_result::AgentResult;
 use perago_tests::user_contracts::train_model_input::TrainModelInput;
 use perago_tests::user_corpus;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -61,7 +65,11 @@ fn jsonschema_validate(validator: &jsonschema::Validator, doc: &[u8]) -> bool {
     }
 }
 
-fn interpreter(set: &SchemaSet, root: NodeId, doc: &[u8]) -> bool {
+fn interpreter(validator: &Validator, scratch: &RefCell<Scratch>, doc: &[u8]) -> bool {
+    black_box(validator.validate_slice_with(&mut scratch.borrow_mut(), doc)).is_empty()
+}
+
+fn walk(set: &SchemaSet, root: NodeId, doc: &[u8]) -> bool {
     black_box(set.ir.validate_slice(root, doc)).is_empty()
 }
 
@@ -182,6 +190,13 @@ fn main() {
             .with_registry(&registry)
             .build(&file.normalised)
             .expect("jsonschema compiles the schema");
+        let interpreted = Validator::load_sources(
+            user_corpus::SCHEMAS.iter().copied(),
+            &file.file,
+            ValidatorOptions::default(),
+        )
+        .expect("the interpreter compiles the schema");
+        let scratch = RefCell::new(Scratch::default());
         let (derive, typed): (Contender<'_>, Contender<'_>) = match corpus.schema {
             user_corpus::COMPLETION_SCHEMA => (
                 Box::new(serde_derive::<serde_peer::AgentResult>),
@@ -204,8 +219,9 @@ fn main() {
             (
                 "perago_interpreter",
                 true,
-                Box::new(|doc| interpreter(&set, root, doc)),
+                Box::new(|doc| interpreter(&interpreted, &scratch, doc)),
             ),
+            ("perago_walk", true, Box::new(|doc| walk(&set, root, doc))),
             ("perago_generated", true, typed),
         ];
 

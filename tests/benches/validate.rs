@@ -7,7 +7,10 @@
 //! - `jsonschema`: the `jsonschema` crate, draft 2020-12, validator compiled once from the
 //!   closed (normalised) schemas with every `schemas/` file registered by `$id`; parse to a
 //!   `Value`, then collect every error;
-//! - `perago_interpreter`: `Ir::validate_slice`, the run-time interpreter;
+//! - `perago_interpreter`: `Ir::validate_slice`, the walk over a parsed `Value` (the
+//!   interpreter before the compiled one, kept for comparison);
+//! - `perago_compiled`: `perago_schema::Validator`, the interpreter `perago validate` runs:
+//!   the schema compiled once, each document read once from its bytes into a reused tape;
 //! - `perago_generated`: the generated `Contract::from_slice`: one pass from the bytes to the
 //!   typed value or every violation (`perago_schema::stream`).
 //!
@@ -22,10 +25,11 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
 use perago::contracts::workspace_task_input::WorkspaceTaskInput;
 use perago_completion::contracts::worker_completion_v1::WorkerCompletionV1;
-use perago_schema::{NodeId, SchemaSet};
+use perago_schema::{NodeId, Options, SchemaSet, Scratch, Validator};
 use perago_tests::corpus::{self, Corpus};
 use serde::de::IgnoredAny;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -114,6 +118,15 @@ fn main() {
             .build(&file.normalised)
             .expect("jsonschema compiles the schema");
 
+        let compiled = Validator::load_sources(
+            set.files
+                .iter()
+                .map(|f| (f.file.as_str(), f.source.as_str())),
+            &file.file,
+            Options::default(),
+        )
+        .expect("the compiled interpreter takes the schema");
+        let scratch = RefCell::new(Scratch::default());
         let mut contenders: Vec<(&str, Contender<'_>)> = vec![
             ("serde_json_value", Box::new(serde_json_value)),
             (
@@ -123,6 +136,13 @@ fn main() {
             (
                 "perago_interpreter",
                 Box::new(|doc| interpreter(&set, root, doc)),
+            ),
+            (
+                "perago_compiled",
+                Box::new(|doc| {
+                    black_box(compiled.validate_slice_with(&mut scratch.borrow_mut(), doc))
+                        .is_empty()
+                }),
             ),
         ];
         // --- perago_generated: the generated validators (perago::contracts) ---------------

@@ -2,7 +2,9 @@
 //! (valid ones generated from the IR and systematic mutations of them, see
 //! `perago_tests::mutate`), validated by
 //!
-//! - (a) the run-time interpreter, `Ir::validate` (and `Ir::validate_slice` on the same bytes);
+//! - (a) the run-time interpreter, `Ir::validate` (and `Ir::validate_slice` on the same bytes),
+//!   and the compiled interpreter `perago_schema::Validator` (what `perago validate` runs) on
+//!   the bytes;
 //! - (b) the `jsonschema` crate (draft 2020-12) over the **normalised** schemas, every file
 //!   registered under its `$id` so cross-file `$ref`s resolve offline; the normalised form is
 //!   what perago means by a contract (objects closed), so it is the oracle for verdicts. The
@@ -19,7 +21,7 @@
 //!    tolerated: an integral number outside the signed 64-bit range is an integer to JSON Schema
 //!    but perago reports `integer_range` (its typed value is an `i64`); such documents are
 //!    counted and printed, never failed, provided `integer_range` is all perago reports;
-//! 2. (a) and (c) return identical violation lists: same order, paths, codes and messages, from
+//! 2. (a), the compiled interpreter and (c) return identical violation lists: same order, paths, codes and messages, from
 //!    bytes and from a parsed value alike; when (c) accepts, `from_slice` (the single pass)
 //!    and `from_value` (the walk) build the same typed value, and that value serialised is valid;
 //! 3. for a document with a single mutation that both (a) and (b) reject, the locations agree.
@@ -55,7 +57,7 @@
 use jsonschema::error::ValidationErrorKind;
 use perago_schema::SchemaSet;
 use perago_schema::ir::Shape;
-use perago_schema::{Code, NodeId, Violation};
+use perago_schema::{Code, NodeId, Options, Validator, Violation};
 use perago_tests::mutate::{
     self, Generator, Mutation, Op, Optional, byte_variants, jsonpath_to_pointer,
 };
@@ -164,6 +166,8 @@ struct Doc {
 struct Results {
     interpreter: Option<Vec<Violation>>,
     interpreter_slice: Vec<Violation>,
+    /// The compiled interpreter (`perago_schema::Validator`) on the bytes.
+    compiled: Vec<Violation>,
     generated_slice: Option<Vec<Violation>>,
     generated_value: Option<Vec<Violation>>,
     /// The typed values of from_slice and from_value, serialised, when either accepted.
@@ -183,6 +187,7 @@ type Branch = (Option<String>, jsonschema::Validator);
 struct Validators<'a> {
     set: &'a SchemaSet,
     root: NodeId,
+    compiled: Validator,
     normalised: jsonschema::Validator,
     as_written: jsonschema::Validator,
     generated: Option<Generated>,
@@ -198,6 +203,7 @@ impl Validators<'_> {
             .as_ref()
             .map(|v| self.set.ir.validate(self.root, v));
         let interpreter_slice = self.set.ir.validate_slice(self.root, &doc.bytes);
+        let compiled = self.compiled.validate_slice(&doc.bytes);
         let generated_slice = self.generated.map(|g| (g.1)(&doc.bytes));
         let generated_value = match (self.generated, &doc.value) {
             (Some(g), Some(v)) => Some((g.2)(v)),
@@ -232,6 +238,7 @@ impl Validators<'_> {
         Results {
             interpreter,
             interpreter_slice,
+            compiled,
             generated_slice,
             generated_value,
             typed,
@@ -303,6 +310,9 @@ fn judge(doc: &Doc, r: &Results) -> Result<Judged, String> {
         && *i != r.interpreter_slice
     {
         return Err("interpreter: validate(value) and validate_slice(bytes) differ".into());
+    }
+    if r.compiled != r.interpreter_slice {
+        return Err("the compiled interpreter and the walk report different violations".into());
     }
     if let Some(g) = &r.generated_slice
         && *g != r.interpreter_slice
@@ -437,6 +447,7 @@ fn report(file: &str, doc: &Doc, r: &Results, why: &str) -> String {
         "interpreter validate_slice(bytes)",
         &Some(r.interpreter_slice.clone()),
     );
+    list(&mut s, "compiled interpreter", &Some(r.compiled.clone()));
     list(&mut s, "generated from_slice", &r.generated_slice);
     list(&mut s, "generated from_value", &r.generated_value);
     if let Some((slice, value)) = &r.typed {
@@ -664,9 +675,18 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
             }
             _ => None,
         };
+        let compiled = Validator::load_sources(
+            set.files
+                .iter()
+                .map(|f| (f.file.as_str(), f.source.as_str())),
+            &file.file,
+            Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: the compiled interpreter refuses it: {e}", file.file));
         let validators = Validators {
             set,
             root,
+            compiled,
             normalised: build(&normalised_registry),
             as_written: build(&written_registry),
             generated: g,

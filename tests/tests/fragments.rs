@@ -27,9 +27,9 @@
 //! and every named struct and `oneOf` in it (each has a `Contract` impl), is listed.
 
 use perago::Contract;
-use perago_schema::SchemaSet;
 use perago_schema::ir::{Ir, Shape};
 use perago_schema::{NodeId, Violation};
+use perago_schema::{Options, SchemaSet, Validator};
 use perago_tests::fragments as f;
 use perago_tests::mutate::{Generator, Optional, byte_variants};
 use perago_tests::schemas::node_at;
@@ -394,13 +394,28 @@ fn check_set(fragment: &str, set: &SchemaSet, checked: &[Checked]) {
     for c in checked {
         let root = node_at(set, c.location);
         let docs = documents(&set.ir, root, fnv(c.location));
+        let compiled = compiled_at(fragment, c.location);
+        // `type: [T, "null"]` is two IR nodes at one location, and the type is the inner one
+        // (no null): the compiled root, which refers to the location, admits null.
+        let inner_of_nullable = set.ir.nodes().any(|(_, n)| {
+            n.location == set.ir.node(root).location
+                && matches!(n.shape, Shape::Nullable(inner) if inner == root)
+        });
         let standalone: Value = serde_json::from_str(c.schema).expect("SCHEMA is JSON");
         let standalone = jsonschema::validator_for(&standalone)
             .unwrap_or_else(|e| panic!("{}: SCHEMA does not compile: {e}", c.name));
         let mut valid = 0;
         let mut failed = 0;
         for doc in &docs {
+            let walked = set.ir.validate_slice(root, &doc.bytes);
             let verdict = (c.check)(&set.ir, root, doc).and_then(|valid| {
+                let by_compiled = compiled.validate_slice(&doc.bytes);
+                let null = doc.value.as_ref().is_some_and(Value::is_null);
+                if by_compiled != walked && !(inner_of_nullable && null) {
+                    return Err(format!(
+                        "  - the compiled interpreter and the walk disagree\n      compiled: {by_compiled:?}\n      walk:     {walked:?}\n"
+                    ));
+                }
                 let Some(value) = &doc.value else {
                     return Ok(valid);
                 };
@@ -440,6 +455,30 @@ fn check_set(fragment: &str, set: &SchemaSet, checked: &[Checked]) {
         failures += failed;
     }
     assert!(failures == 0, "{failures} documents failed:{report}");
+}
+
+/// The compiled interpreter (`perago validate`'s) for the schema at `location`
+/// (`file#pointer`) of a fragment: every file of the fragment, and a root that refers there.
+fn compiled_at(fragment: &str, location: &str) -> Validator {
+    let dir = fragments_dir().join(fragment);
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("the fragment's directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).expect("readable"))
+        })
+        .collect();
+    files.sort();
+    let root = serde_json::json!({ "$ref": location }).to_string();
+    files.push(("(root).json".to_owned(), root));
+    Validator::load_sources(
+        files.iter().map(|(f, t)| (f.as_str(), t.as_str())),
+        "(root).json",
+        Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("{fragment}: the compiled interpreter refuses {location}: {e}"))
 }
 
 /// Every fragment directory is in the table, with every named struct and `oneOf` of its IR.

@@ -8,8 +8,8 @@ use crate::workspace::{self, WorkspaceCommand};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
 use perago_conductor::cli::{CommandError, output_error};
-use perago_schema::input::{self, Line};
-use perago_schema::{NodeId, SchemaSet};
+use perago_schema::input;
+use perago_schema::{Code, Options, SchemaSet, Scratch, Validator};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -146,12 +146,17 @@ fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
     }
 }
 
-/// perago's contract schemas: the runtime's envelopes and worker-completion/v1, by file name.
-fn builtins() -> Result<SchemaSet, Failure> {
+/// perago's contract schemas: `(file name, text)`, sorted by file name.
+fn builtin_sources() -> Vec<(&'static str, &'static str)> {
     let mut sources: Vec<(&str, &str)> = BUILTIN.iter().map(|b| (b.file, b.source)).collect();
     sources.push((perago_completion::SCHEMA_FILE, perago_completion::SCHEMA));
     sources.sort();
-    SchemaSet::load_sources(sources)
+    sources
+}
+
+/// perago's contract schemas: the runtime's envelopes and worker-completion/v1, by file name.
+fn builtins() -> Result<SchemaSet, Failure> {
+    SchemaSet::load_sources(builtin_sources())
         .map_err(|e| format!("the built-in schemas do not load:\n{e}").into())
 }
 
@@ -199,38 +204,58 @@ fn schemas(format: Format) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The schema `--schema` names: a built-in by `$id` or short name, or else a file.
-fn load_schema(name: &str) -> Result<(SchemaSet, NodeId), Failure> {
+/// The schema `--schema` names, compiled for the interpreter: a built-in by `$id` or short
+/// name, or else a file (JSON Schema 2020-12, with the sibling files its `$ref`s name).
+fn load_schema(name: &str) -> Result<Validator, Failure> {
     let set = builtins()?;
-    let (set, index) = match set
+    if let Some(file) = set
         .files
         .iter()
-        .position(|f| f.id == name || f.short_name() == name)
+        .find(|f| f.id == name || f.short_name() == name)
     {
-        Some(index) => (set, index),
-        None => {
-            let path = Path::new(name);
-            if !path.exists() {
-                return Err(format!(
-                    "{name}: neither a built-in schema (see `perago schemas`) nor a file"
-                )
-                .into());
-            }
-            (SchemaSet::load_file(path).map_err(|e| e.to_string())?, 0)
+        if file.root.is_none() {
+            return Err(format!(
+                "{}: has no root schema to validate against, only $defs",
+                file.file
+            )
+            .into());
         }
+        let sources = builtin_sources();
+        return Validator::load_sources(sources, &file.file, Options::default())
+            .map_err(|e| format!("the built-in schemas do not load:\n{e}").into());
+    }
+    let path = Path::new(name);
+    if !path.exists() {
+        return Err(
+            format!("{name}: neither a built-in schema (see `perago schemas`) nor a file").into(),
+        );
+    }
+    if definitions_only(path) {
+        return Err(format!("{name}: has no root schema to validate against, only $defs").into());
+    }
+    Validator::load_file(path).map_err(|e| e.to_string().into())
+}
+
+/// A schema file that only holds `$defs` (and annotations): JSON Schema reads its root as `{}`,
+/// which admits everything, but a user naming it almost surely meant one of its definitions.
+fn definitions_only(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
     };
-    let file = &set.files[index];
-    let root = file.root.ok_or_else(|| {
-        format!(
-            "{}: has no root schema to validate against, only $defs",
-            file.file
-        )
-    })?;
-    Ok((set, root))
+    let Ok(Value::Object(root)) = serde_json::from_str::<Value>(&text) else {
+        return false;
+    };
+    root.contains_key("$defs")
+        && root.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "$schema" | "$id" | "$defs" | "$comment" | "title" | "description" | "examples"
+            )
+        })
 }
 
 fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
-    let (set, root) = load_schema(&args.schema)?;
+    let validator = load_schema(&args.schema)?;
     let stdin = [PathBuf::from("-")];
     let files = if args.files.is_empty() {
         &stdin[..]
@@ -238,8 +263,8 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
         &args.files
     };
     let mut run = Validation {
-        set: &set,
-        root,
+        validator: &validator,
+        scratch: Scratch::default(),
         report: Report::new(BufWriter::new(io::stdout().lock()), args.format),
         unchecked: 0,
     };
@@ -295,8 +320,9 @@ enum Problem {
 
 /// One `perago validate` run: documents go through the interpreter to the report.
 struct Validation<'a, W: Write> {
-    set: &'a SchemaSet,
-    root: NodeId,
+    validator: &'a Validator,
+    /// The interpreter's buffers, kept from one document to the next.
+    scratch: Scratch,
     report: Report<W>,
     /// Inputs not checked: unreadable files, documents over the limit.
     unchecked: usize,
@@ -311,9 +337,15 @@ impl<W: Write> Validation<'_, W> {
 
     /// Checks one document and reports it.
     fn check(&mut self, file: &str, line: Option<usize>, text: &[u8]) -> Result<(), Problem> {
-        let (violations, error_line) = match perago_schema::json::parse_strict_slice(text) {
-            Ok(value) => (self.set.ir.validate(self.root, &value), None),
-            Err(e) => (vec![e.to_violation()], Some(e.line())),
+        let violations = self.validator.validate_slice_with(&mut self.scratch, text);
+        // Not strict JSON: the line where the parser stopped (the cold path parses again).
+        let error_line = match violations.first().map(|v| v.code) {
+            Some(Code::MalformedJson | Code::DuplicateField) => {
+                perago_schema::json::parse_strict_slice(text)
+                    .err()
+                    .map(|e| e.line())
+            }
+            _ => None,
         };
         let checked = Checked {
             file,
@@ -333,22 +365,24 @@ impl<W: Write> Validation<'_, W> {
     fn lines(&mut self, name: &str, reader: impl Read, limit: u64) -> Result<(), Problem> {
         let mut reader = BufReader::with_capacity(64 * 1024, reader);
         let mut number = 0;
+        // One buffer for every line: a stream allocates only for its longest line.
+        let mut text = Vec::new();
         loop {
             if reader.buffer().is_empty() {
                 self.report
                     .flush()
                     .map_err(|e| Problem::Stop(output_error(e)))?;
             }
-            let line = match input::read_line(&mut reader, limit) {
+            let line = match input::next_line(&mut reader, limit, &mut text) {
                 Ok(Some(line)) => line,
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(Problem::Skip(format!("{name}: {e}"))),
             };
             number += 1;
             match line {
-                Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => {}
-                Line::Text(text) => self.check(name, Some(number), &text)?,
-                Line::TooLarge(e) => self.skip(&format!("{name}:{number}: {e}")),
+                Ok(()) if text.iter().all(u8::is_ascii_whitespace) => {}
+                Ok(()) => self.check(name, Some(number), &text)?,
+                Err(e) => self.skip(&format!("{name}:{number}: {e}")),
             }
         }
     }

@@ -181,6 +181,82 @@ fn validate_lines_streams_in_constant_memory() {
     assert!(peak < 80 * 1024, "peak resident memory {peak} KiB");
 }
 
+/// A user schema in draft 2020-12 beyond the contract subset (`allOf`, `if`/`then`, `format`,
+/// `uniqueItems`), fed one line at a time by a child process: each result comes back before
+/// the next line is written, and memory stays under 20 MiB over 20,000 lines.
+#[test]
+fn validate_lines_streams_a_2020_12_schema_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("event.schema.json");
+    std::fs::write(
+        &schema,
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "allOf": [{"$ref": "#/$defs/base"}],
+            "properties": {"status": {"enum": ["OK", "FAILED"]}, "reason": {"type": "string"},
+                           "tags": {"type": "array", "uniqueItems": true}},
+            "if": {"properties": {"status": {"const": "FAILED"}}, "required": ["status"]},
+            "then": {"required": ["reason"]},
+            "$defs": {"base": {"properties": {"at": {"type": "string", "format": "date-time"}},
+                               "required": ["at"]}}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut child = Child::start(
+        perago(&[
+            "validate",
+            "--schema",
+            schema.to_str().unwrap(),
+            "--lines",
+            "--format",
+            "json",
+        ]),
+        Some(ADDRESS_SPACE),
+    );
+    let lines: [(&[u8], &str); 4] = [
+        (
+            b"{\"at\": \"2026-12-01T21:30:00Z\", \"status\": \"OK\"}\n",
+            "[]",
+        ),
+        (
+            b"{\"at\": \"2026-12-01T21:30:00Z\", \"status\": \"FAILED\"}\n",
+            "\"$.reason\"",
+        ),
+        (b"{\"at\": \"yesterday\", \"extra\": 1}\n", "\"$.extra\""),
+        (
+            b"{\"at\": \"2026-12-01T21:30:00Z\", \"tags\": [1, 1]}\n",
+            "unique_items",
+        ),
+    ];
+    for (n, (line, expected)) in lines.iter().enumerate() {
+        assert!(child.write_stdin(line));
+        assert!(
+            child.wait_stdout(PATIENCE, |out| out.lines().count() == n + 1),
+            "result {} before line {} is written: {}",
+            n + 1,
+            n + 2,
+            child.stdout()
+        );
+        let out = child.stdout();
+        let last = out.lines().last().unwrap();
+        assert!(last.contains(expected), "line {}: {last}", n + 1);
+    }
+    let valid = b"{\"at\": \"2026-12-01T21:30:00Z\", \"status\": \"FAILED\", \"reason\": \"r\", \"tags\": [\"a\", \"b\"]}\n";
+    for _ in 0..20_000 {
+        assert!(child.write_stdin(valid));
+    }
+    assert!(
+        child.wait_stdout(PATIENCE, |out| out.lines().count() == 4 + 20_000),
+        "{}",
+        child.stderr()
+    );
+    let peak = child.peak_rss_kib().expect("perago is running");
+    let done = child.wait(PATIENCE);
+    assert_eq!(done.code(), Some(1), "{}", done.stderr);
+    assert!(peak < 20 * 1024, "peak resident memory {peak} KiB");
+}
+
 /// A pattern that backtracking engines take exponential time on is matched in linear time;
 /// one that needs backtracking is refused when the schema loads.
 #[test]

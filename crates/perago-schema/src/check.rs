@@ -723,6 +723,53 @@ pub fn value_enum(v: &Value, path: &Path<'_>, out: &mut Out, allowed: &[Value]) 
     false
 }
 
+/// `const` with a non-string value, not met.
+pub fn const_violation(path: &Path<'_>, out: &mut Out, expected: &Value) {
+    push(out, path, Code::Const, format!("must be {expected}"));
+}
+
+/// `enum` of arbitrary values, none met.
+pub fn enum_violation(path: &Path<'_>, out: &mut Out, allowed: &[Value]) {
+    push(
+        out,
+        path,
+        Code::Enum,
+        one_of(allowed.iter().map(Value::to_string)),
+    );
+}
+
+/// `minProperties`/`maxProperties` of an object of `n` members.
+pub fn property_count(
+    n: u64,
+    path: &Path<'_>,
+    out: &mut Out,
+    min: Option<u64>,
+    max: Option<u64>,
+) -> bool {
+    let mut ok = true;
+    if let Some(m) = min.filter(|m| n < *m) {
+        let s = if m == 1 { "property" } else { "properties" };
+        push(
+            out,
+            path,
+            Code::MinProperties,
+            format!("must have at least {m} {s}"),
+        );
+        ok = false;
+    }
+    if let Some(m) = max.filter(|m| n > *m) {
+        let s = if m == 1 { "property" } else { "properties" };
+        push(
+            out,
+            path,
+            Code::MaxProperties,
+            format!("must have at most {m} {s}"),
+        );
+        ok = false;
+    }
+    ok
+}
+
 /// A discriminator value that names no branch.
 pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
     push(

@@ -84,6 +84,22 @@ pub enum Line {
 /// A longer line is read through and dropped, so the lines after it are still read.
 pub fn read_line(reader: &mut impl BufRead, limit: u64) -> io::Result<Option<Line>> {
     let mut line = Vec::new();
+    Ok(match next_line(reader, limit, &mut line)? {
+        None => None,
+        Some(Ok(())) => Some(Line::Text(line)),
+        Some(Err(e)) => Some(Line::TooLarge(e)),
+    })
+}
+
+/// [`read_line`] into `line`, a buffer kept from one line to the next (a stream of lines then
+/// allocates only for its longest one): `None` at the end, `Some(Err)` for a line over the
+/// limit, which is read through and not kept.
+pub fn next_line(
+    reader: &mut impl BufRead,
+    limit: u64,
+    line: &mut Vec<u8>,
+) -> io::Result<Option<Result<(), TooLarge>>> {
+    line.clear();
     let mut too_large = false;
     let mut any = false;
     loop {
@@ -92,14 +108,14 @@ pub fn read_line(reader: &mut impl BufRead, limit: u64) -> io::Result<Option<Lin
             break;
         }
         any = true;
-        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], Some(i + 1)),
             None => (buf, None),
         };
         if !too_large {
             if (line.len() + chunk.len()) as u64 > limit {
                 too_large = true;
-                line = Vec::new();
+                *line = Vec::new();
             } else {
                 line.extend_from_slice(chunk);
             }
@@ -114,12 +130,12 @@ pub fn read_line(reader: &mut impl BufRead, limit: u64) -> io::Result<Option<Lin
         return Ok(None);
     }
     if too_large {
-        return Ok(Some(Line::TooLarge(TooLarge { limit })));
+        return Ok(Some(Err(TooLarge { limit })));
     }
     if line.last() == Some(&b'\r') {
         line.pop();
     }
-    Ok(Some(Line::Text(line)))
+    Ok(Some(Ok(())))
 }
 
 /// Parses a size: a whole number of bytes, or one with a unit, `KB` `MB` `GB` (powers of 1000)

@@ -5,8 +5,12 @@
 //! - [`SchemaSet`]: schema files → [`load`](SchemaSet::load_dir) → lint against the supported
 //!   subset → normalise (close every object) → the one [`Ir`] of the set (`load`, `lint`,
 //!   `normalise`, `build`, [`bundle`]);
-//! - [`ir`]: that intermediate representation, and its interpreter ([`Ir::validate`]) for
-//!   schemas loaded at run time;
+//! - [`ir`]: that intermediate representation, what code generation reads, and its walk
+//!   ([`Ir::validate`]) over a parsed value, which checks defaults and examples;
+//! - [`Validator`]: the interpreter for schemas loaded at run time (`perago validate`): JSON
+//!   Schema 2020-12 whole (but `$dynamicRef` and references that would need the network),
+//!   compiled once (`compile`, into a `program`), each document read once from its bytes into
+//!   a reusable tape (`tape`) and checked there (`eval`), `format` included (`format`);
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
 //!   both report the same violations with the same messages;
 //! - `stream`: what generated readers read documents with, in one pass (generated code
@@ -18,7 +22,10 @@
 //!
 //! Task authors depend on `perago`, which re-exports what they need from here.
 //!
-//! # The supported subset (JSON Schema 2020-12)
+//! # The subset generated types cover (JSON Schema 2020-12)
+//!
+//! [`SchemaSet`] (what code generation reads) takes this subset and refuses the rest;
+//! [`Validator`] takes draft 2020-12 whole (see the README).
 //!
 //! | keyword | notes |
 //! |---|---|
@@ -45,9 +52,12 @@
 mod build;
 pub mod bundle;
 pub mod check;
+mod compile;
 mod contract;
 mod ecma;
 mod error;
+mod eval;
+mod format;
 pub mod input;
 pub mod ir;
 pub mod json;
@@ -55,9 +65,12 @@ mod lint;
 mod load;
 mod normalise;
 mod path;
+mod program;
 mod set;
 #[doc(hidden)] // generated code's, through `__private`
 pub mod stream;
+mod tape;
+mod validator;
 mod violation;
 
 pub use build::{SchemaFile, pascal};
@@ -67,6 +80,7 @@ pub use ir::{Ir, NodeId};
 pub use lint::DIALECT;
 pub use path::Path;
 pub use set::SchemaSet;
+pub use validator::{Options, Scratch, Validator};
 pub use violation::{Code, Violation, Violations};
 
 /// What generated code refers to, through the crate it names as its runtime (`perago`, which

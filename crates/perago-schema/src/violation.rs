@@ -45,6 +45,26 @@ pub enum Code {
     IntegerRange,
     /// A rule of a contract that JSON Schema cannot state (e.g. worker-completion/v1).
     Contract,
+    /// Not a multiple of `multipleOf`.
+    MultipleOf,
+    /// Fewer members than `minProperties`.
+    MinProperties,
+    /// More members than `maxProperties`.
+    MaxProperties,
+    /// An item repeated where `uniqueItems` forbids it.
+    UniqueItems,
+    /// Too few or too many items matching `contains` (`minContains`, `maxContains`).
+    Contains,
+    /// A string not in its `format`.
+    Format,
+    /// No branch of an `anyOf` matches.
+    AnyOf,
+    /// Not exactly one branch of a `oneOf` matches.
+    OneOf,
+    /// The schema of `not` matches.
+    Not,
+    /// A value where the schema is `false`.
+    NotAllowed,
 }
 
 impl Code {
@@ -70,6 +90,16 @@ impl Code {
             Code::MaxItems => "max_items",
             Code::IntegerRange => "integer_range",
             Code::Contract => "contract",
+            Code::MultipleOf => "multiple_of",
+            Code::MinProperties => "min_properties",
+            Code::MaxProperties => "max_properties",
+            Code::UniqueItems => "unique_items",
+            Code::Contains => "contains",
+            Code::Format => "format",
+            Code::AnyOf => "any_of",
+            Code::OneOf => "one_of",
+            Code::Not => "not",
+            Code::NotAllowed => "not_allowed",
         }
     }
 }

@@ -1,0 +1,1305 @@
+//! Schema documents (JSON Schema 2020-12, whole) → the interpreter's [`Program`]: resources
+//! found by `$id` anywhere, `$anchor`s, every `$ref` resolved against its base URI to a node,
+//! keyword values checked, patterns and formats compiled, objects closed as perago's policy
+//! says. What stays out (`$dynamicRef`, references that would need the network, other
+//! dialects) is refused with the location and the reason.
+
+use crate::check::{Bounds, Lengths, Pattern};
+use crate::error::LintError;
+use crate::format::Format;
+use crate::lint::DIALECT;
+use crate::load::{Documents, pointer_token};
+use crate::program::{Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, ty};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// How a schema is read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    /// perago's policy: an object schema that says nothing of other members admits none.
+    pub close_objects: bool,
+}
+
+/// Keywords whose value is one schema.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+/// Keywords whose value is an array of schemas.
+const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value is an object of schemas.
+const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "dependentSchemas",
+];
+/// Keywords that only annotate.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+const ASSERTIONS: &[&str] = &[
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "format",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+];
+const CORE: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$ref",
+    "$defs",
+];
+
+fn is_known(k: &str) -> bool {
+    SCHEMA_KEYWORDS.contains(&k)
+        || SCHEMA_ARRAY_KEYWORDS.contains(&k)
+        || SCHEMA_MAP_KEYWORDS.contains(&k)
+        || ANNOTATIONS.contains(&k)
+        || ASSERTIONS.contains(&k)
+        || CORE.contains(&k)
+}
+
+/// The compiled set and the node of each document's root, in document order.
+pub(crate) fn compile(
+    docs: &mut Documents,
+    options: Options,
+) -> Result<(Program, Vec<Ix>), Vec<LintError>> {
+    let mut c = Compiler {
+        docs,
+        options,
+        program: Program::default(),
+        memo: HashMap::new(),
+        resources: HashMap::new(),
+        anchors: HashMap::new(),
+        bases: HashMap::new(),
+        closable: Vec::new(),
+        indexed: 0,
+        errors: Vec::new(),
+    };
+    c.index_new();
+    let mut roots = Vec::new();
+    let mut i = 0;
+    while i < c.docs.docs.len() {
+        let root = c.at(i, "");
+        roots.push(root);
+        i += 1;
+        c.index_new();
+    }
+    c.finish();
+    if c.errors.is_empty() {
+        Ok((c.program, roots))
+    } else {
+        crate::lint::sort_errors(c.docs, &mut c.errors);
+        c.errors.dedup();
+        Err(c.errors)
+    }
+}
+
+struct Compiler<'d> {
+    docs: &'d mut Documents,
+    options: Options,
+    program: Program,
+    memo: HashMap<(usize, String), Ix>,
+    /// Absolute URI (no fragment) of every schema resource → where it is.
+    resources: HashMap<String, (usize, String)>,
+    /// `uri#name` of every `$anchor` → where it is.
+    anchors: HashMap<String, (usize, String)>,
+    /// The base URI of each schema with an `$id`.
+    bases: HashMap<(usize, String), String>,
+    /// Per node: it declares object members and nothing opens it.
+    closable: Vec<bool>,
+    /// Documents indexed so far.
+    indexed: usize,
+    errors: Vec<LintError>,
+}
+
+impl Compiler<'_> {
+    fn err(&mut self, doc: usize, pointer: &str, keyword: &str, message: impl Into<String>) {
+        let file = self.docs.get(doc).file.clone();
+        self.errors
+            .push(LintError::new(&file, pointer, keyword, message));
+    }
+
+    /// Finds the resources and anchors of documents loaded since the last call.
+    fn index_new(&mut self) {
+        while self.indexed < self.docs.docs.len() {
+            let doc = self.indexed;
+            self.indexed += 1;
+            let d = self.docs.get(doc);
+            let (id, root) = (d.id.clone(), d.root.clone());
+            let base = strip_empty_fragment(&id).to_owned();
+            self.resources
+                .entry(base.clone())
+                .or_insert((doc, String::new()));
+            self.index(doc, "", &root, &base, true);
+        }
+    }
+
+    fn index(&mut self, doc: usize, pointer: &str, schema: &Value, base: &str, root: bool) {
+        let Value::Object(map) = schema else { return };
+        let mut base = base.to_owned();
+        if let Some(Value::String(id)) = map.get("$id") {
+            if !root {
+                base = resolve(&base, strip_empty_fragment(id));
+                if id.contains('#') && !id.ends_with('#') {
+                    self.err(doc, pointer, "$id", format!("{id:?} has a fragment: an `$id` names a resource; use `$anchor` for a name inside one"));
+                }
+                self.resources
+                    .entry(base.clone())
+                    .or_insert((doc, pointer.to_owned()));
+            }
+            self.bases.insert((doc, pointer.to_owned()), base.clone());
+        }
+        for key in ["$anchor", "$dynamicAnchor"] {
+            if let Some(Value::String(name)) = map.get(key) {
+                self.anchors
+                    .entry(format!("{base}#{name}"))
+                    .or_insert((doc, pointer.to_owned()));
+            }
+        }
+        for (k, v) in map {
+            let at = format!("{pointer}/{}", pointer_token(k));
+            if SCHEMA_KEYWORDS.contains(&k.as_str()) {
+                self.index(doc, &at, v, &base, false);
+            } else if SCHEMA_ARRAY_KEYWORDS.contains(&k.as_str()) {
+                if let Value::Array(items) = v {
+                    for (i, s) in items.iter().enumerate() {
+                        self.index(doc, &format!("{at}/{i}"), s, &base, false);
+                    }
+                }
+            } else if SCHEMA_MAP_KEYWORDS.contains(&k.as_str())
+                && let Value::Object(entries) = v
+            {
+                for (name, s) in entries {
+                    self.index(
+                        doc,
+                        &format!("{at}/{}", pointer_token(name)),
+                        s,
+                        &base,
+                        false,
+                    );
+                }
+            }
+        }
+    }
+
+    /// The base URI in force at `pointer`: the nearest enclosing `$id`'s.
+    fn base_of(&self, doc: usize, pointer: &str) -> String {
+        let mut p = pointer;
+        loop {
+            if let Some(b) = self.bases.get(&(doc, p.to_owned())) {
+                return b.clone();
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return strip_empty_fragment(&self.docs.get(doc).id).to_owned(),
+            }
+        }
+    }
+
+    /// The node of the schema at `pointer` in `doc`, compiled once.
+    fn at(&mut self, doc: usize, pointer: &str) -> Ix {
+        if let Some(ix) = self.memo.get(&(doc, pointer.to_owned())) {
+            return *ix;
+        }
+        let file = self.docs.get(doc).file.clone();
+        let ix = self.program.nodes.len() as Ix;
+        self.program
+            .nodes
+            .push(Node::new(format!("{file}#{pointer}")));
+        self.closable.push(false);
+        self.memo.insert((doc, pointer.to_owned()), ix);
+        let schema = self
+            .docs
+            .get(doc)
+            .root
+            .pointer(pointer)
+            .cloned()
+            .unwrap_or(Value::Bool(true));
+        let node = self.build(doc, pointer, &schema, ix);
+        self.program.nodes[ix as usize] = node;
+        ix
+    }
+
+    fn child(&mut self, doc: usize, pointer: &str, keyword: &str) -> Ix {
+        self.at(doc, &format!("{pointer}/{}", pointer_token(keyword)))
+    }
+
+    fn build(&mut self, doc: usize, pointer: &str, schema: &Value, ix: Ix) -> Node {
+        let mut node = Node::new(self.program.nodes[ix as usize].location.clone());
+        let map = match schema {
+            Value::Bool(true) => return node,
+            Value::Bool(false) => {
+                node.reject = true;
+                node.any = false;
+                return node;
+            }
+            Value::Object(map) => map,
+            other => {
+                self.err(
+                    doc,
+                    pointer,
+                    "",
+                    format!("a schema must be an object or a boolean, found {other}"),
+                );
+                return node;
+            }
+        };
+        for k in map.keys() {
+            self.keyword_known(doc, pointer, k);
+        }
+        if let Some(s) = map.get("$schema") {
+            match s.as_str() {
+                Some(s) if s.trim_end_matches('#') == DIALECT => {}
+                _ => self.err(
+                    doc,
+                    pointer,
+                    "$schema",
+                    format!("must be {DIALECT:?}, found {s}: perago reads JSON Schema 2020-12"),
+                ),
+            }
+        }
+        if let Some(v) = map.get("$defs") {
+            match v {
+                Value::Object(defs) => {
+                    for name in defs.keys() {
+                        self.at(doc, &format!("{pointer}/$defs/{}", pointer_token(name)));
+                    }
+                }
+                _ => self.err(doc, pointer, "$defs", "must be an object of named schemas"),
+            }
+        }
+        self.types(doc, pointer, map, &mut node);
+        self.values(doc, pointer, map, &mut node);
+        self.arrays(doc, pointer, map, &mut node);
+        self.objects(doc, pointer, map, &mut node);
+        self.applicators(doc, pointer, map, &mut node);
+        node.any = node.types.is_none()
+            && node.constant.is_none()
+            && node.enumeration.is_none()
+            && is_empty_of_checks(&node);
+        self.closable[ix as usize] = self.options.close_objects
+            && node.discriminated.is_none()
+            && node.unevaluated_properties.is_none()
+            && matches!(node.additional, Additional::Unsaid)
+            && (map.contains_key("properties")
+                || map.contains_key("patternProperties")
+                || node
+                    .types
+                    .as_ref()
+                    .is_some_and(|t| t.bits & ty::OBJECT != 0));
+        node
+    }
+
+    fn keyword_known(&mut self, doc: usize, pointer: &str, k: &str) {
+        if is_known(k) || k.starts_with("x-") {
+            return;
+        }
+        let message = match k {
+            "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => format!(
+                "perago does not support `{k}` (dynamic scopes, for meta-schemas that extend one another): use `$ref`"
+            ),
+            "$vocabulary" => "perago reads the standard 2020-12 vocabularies only; `$vocabulary` belongs in a meta-schema".to_owned(),
+            "definitions" => "not a 2020-12 keyword: write `$defs`".to_owned(),
+            "dependencies" => "not a 2020-12 keyword: write `dependentRequired` (names) or `dependentSchemas` (schemas)".to_owned(),
+            "additionalItems" => "not a 2020-12 keyword: `items` beside `prefixItems` says what the other items are".to_owned(),
+            "id" => "write `$id`".to_owned(),
+            "nullable" => "write `\"type\": [T, \"null\"]`".to_owned(),
+            _ => {
+                let lower = k.to_ascii_lowercase();
+                let all = [SCHEMA_KEYWORDS, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, ANNOTATIONS, ASSERTIONS, CORE];
+                let close = |n: &str| {
+                    n.to_ascii_lowercase() == lower
+                        || n.trim_start_matches('$') == k
+                        || (k.len() > 4 && edits(&n.to_ascii_lowercase(), &lower) <= 2)
+                };
+                match all.into_iter().flatten().find(|n| close(n)) {
+                    Some(known) => format!("not a JSON Schema 2020-12 keyword: did you mean `{known}`? (an extension keyword of your own may start with `x-`)"),
+                    None => "not a JSON Schema 2020-12 keyword; perago refuses what it would otherwise ignore silently (an extension keyword of your own may start with `x-`)".to_owned(),
+                }
+            }
+        };
+        self.err(doc, pointer, k, message);
+    }
+
+    fn types(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, node: &mut Node) {
+        let Some(t) = map.get("type") else { return };
+        let names: Vec<&Value> = match t {
+            Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        let mut bits = 0u8;
+        let mut list = Vec::new();
+        for n in &names {
+            let Some(b) = n.as_str().and_then(type_bit) else {
+                self.err(doc, pointer, "type", format!("unknown type {n}; the types are \"string\", \"integer\", \"number\", \"boolean\", \"null\", \"object\", \"array\""));
+                return;
+            };
+            if bits & b != 0 {
+                self.err(doc, pointer, "type", format!("lists {n} twice"));
+            }
+            bits |= b;
+            list.push(b);
+        }
+        if names.is_empty() {
+            self.err(doc, pointer, "type", "must name at least one type");
+            return;
+        }
+        // `[T, "null"]` is reported as T (null is fine, any other type is not T).
+        let shown: Vec<u8> = if list.len() == 2 && list.contains(&ty::NULL) {
+            list.into_iter().filter(|b| *b != ty::NULL).collect()
+        } else {
+            list
+        };
+        let phrases: Vec<&str> = shown.iter().map(|b| type_phrase(*b)).collect();
+        let expected = match phrases.as_slice() {
+            [one] => (*one).to_owned(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+            [] => String::new(),
+        };
+        node.integer_range = bits & ty::INTEGER != 0 && bits & ty::NUMBER == 0;
+        node.types = Some(Types { bits, expected });
+    }
+
+    fn values(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, node: &mut Node) {
+        if let Some(c) = map.get("const") {
+            node.constant = Some(c.clone());
+        }
+        if let Some(e) = map.get("enum") {
+            match e {
+                Value::Array(values) => node.enumeration = Some(values.clone()),
+                _ => self.err(doc, pointer, "enum", "must be an array of values"),
+            }
+        }
+        // A `type` every listed value has says nothing more: the values are reported alone.
+        if let Some(t) = &node.types {
+            let listed: Vec<&Value> = match (&node.constant, &node.enumeration) {
+                (Some(c), _) => vec![c],
+                (None, Some(e)) => e.iter().collect(),
+                _ => vec![],
+            };
+            if !listed.is_empty() && listed.iter().all(|v| t.bits & value_bits(v) != 0) {
+                node.types = None;
+                node.integer_range = false;
+            }
+        }
+        let mut bound = |k: &str| -> Option<f64> {
+            let v = map.get(k)?;
+            match v.as_f64() {
+                Some(x) if v.is_number() => Some(x),
+                _ => {
+                    self.err(doc, pointer, k, format!("must be a number, found {v}"));
+                    None
+                }
+            }
+        };
+        node.bounds = Bounds {
+            minimum: bound("minimum"),
+            maximum: bound("maximum"),
+            exclusive_minimum: bound("exclusiveMinimum"),
+            exclusive_maximum: bound("exclusiveMaximum"),
+        };
+        if let Some(m) = bound("multipleOf") {
+            if m > 0.0 {
+                node.multiple_of = Some(m);
+            } else {
+                self.err(
+                    doc,
+                    pointer,
+                    "multipleOf",
+                    "must be a number greater than 0",
+                );
+            }
+        }
+        node.lengths = Lengths {
+            min: self.count(doc, pointer, map, "minLength"),
+            max: self.count(doc, pointer, map, "maxLength"),
+        };
+        if let Some(p) = map.get("pattern") {
+            match p.as_str().map(Pattern::new) {
+                Some(Ok(p)) => node.pattern = Some(p),
+                Some(Err(e)) => self.err(doc, pointer, "pattern", e.to_string()),
+                None => self.err(
+                    doc,
+                    pointer,
+                    "pattern",
+                    "must be a string holding a regular expression",
+                ),
+            }
+        }
+        if let Some(f) = map.get("format") {
+            match f.as_str() {
+                // A format perago does not know is an annotation, as the specification says.
+                Some(name) => node.format = Format::named(name),
+                None => self.err(doc, pointer, "format", "must be a string naming a format"),
+            }
+        }
+    }
+
+    /// A non-negative integer keyword (`2` and `2.0` alike).
+    fn count(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        k: &str,
+    ) -> Option<u64> {
+        let v = map.get(k)?;
+        match v.as_f64() {
+            Some(x) if v.is_number() && x >= 0.0 && x.fract() == 0.0 => {
+                Some(v.as_u64().unwrap_or(x as u64))
+            }
+            _ => {
+                self.err(
+                    doc,
+                    pointer,
+                    k,
+                    format!("must be a non-negative integer, found {v}"),
+                );
+                None
+            }
+        }
+    }
+
+    fn arrays(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, node: &mut Node) {
+        node.min_items = self.count(doc, pointer, map, "minItems");
+        node.max_items = self.count(doc, pointer, map, "maxItems");
+        if let Some(v) = map.get("prefixItems") {
+            match v {
+                Value::Array(items) if !items.is_empty() => {
+                    for i in 0..items.len() {
+                        let ix = self.at(doc, &format!("{pointer}/prefixItems/{i}"));
+                        node.prefix_items.push(ix);
+                    }
+                }
+                _ => self.err(
+                    doc,
+                    pointer,
+                    "prefixItems",
+                    "must be a non-empty array of schemas",
+                ),
+            }
+        }
+        if let Some(items) = map.get("items") {
+            if items.is_array() {
+                self.err(
+                    doc,
+                    pointer,
+                    "items",
+                    "in 2020-12, `items` is one schema; a tuple is `prefixItems`",
+                );
+            } else {
+                node.items = Some(self.child(doc, pointer, "items"));
+            }
+        }
+        if map.contains_key("contains") {
+            let min = match map.get("minContains") {
+                Some(_) => self.count(doc, pointer, map, "minContains").unwrap_or(1),
+                None => 1,
+            };
+            let max = self.count(doc, pointer, map, "maxContains");
+            node.contains = Some(Contains {
+                node: self.child(doc, pointer, "contains"),
+                min,
+                max,
+            });
+        }
+        match map.get("uniqueItems") {
+            None | Some(Value::Bool(false)) => {}
+            Some(Value::Bool(true)) => node.unique_items = true,
+            Some(v) => self.err(
+                doc,
+                pointer,
+                "uniqueItems",
+                format!("must be a boolean, found {v}"),
+            ),
+        }
+        if map.contains_key("unevaluatedItems") {
+            node.unevaluated_items = Some(self.child(doc, pointer, "unevaluatedItems"));
+        }
+    }
+
+    fn objects(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, node: &mut Node) {
+        let required: Vec<String> = match map.get("required") {
+            None => Vec::new(),
+            Some(Value::Array(names)) if names.iter().all(Value::is_string) => names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            Some(v) => {
+                self.err(
+                    doc,
+                    pointer,
+                    "required",
+                    format!("must be an array of property names, found {v}"),
+                );
+                Vec::new()
+            }
+        };
+        match map.get("properties") {
+            None => {}
+            Some(Value::Object(props)) => {
+                for name in props.keys() {
+                    let ix = self.at(
+                        doc,
+                        &format!("{pointer}/properties/{}", pointer_token(name)),
+                    );
+                    node.property_required.push(required.contains(name));
+                    node.properties.push((name.clone(), ix));
+                }
+            }
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "properties",
+                "must be an object of property schemas",
+            ),
+        }
+        for name in required {
+            if !node.properties.iter().any(|(p, _)| *p == name)
+                && !node.required_others.contains(&name)
+            {
+                node.required_others.push(name);
+            }
+        }
+        match map.get("patternProperties") {
+            None => {}
+            Some(Value::Object(props)) => {
+                for source in props.keys() {
+                    match Pattern::new(source) {
+                        Ok(p) => {
+                            let ix = self.at(
+                                doc,
+                                &format!("{pointer}/patternProperties/{}", pointer_token(source)),
+                            );
+                            node.pattern_properties.push((p, ix));
+                        }
+                        Err(e) => self.err(
+                            doc,
+                            pointer,
+                            "patternProperties",
+                            format!("{source:?}: {e}"),
+                        ),
+                    }
+                }
+            }
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "patternProperties",
+                "must be an object of pattern → schema",
+            ),
+        }
+        node.additional = match map.get("additionalProperties") {
+            None => Additional::Unsaid,
+            Some(Value::Bool(false)) => Additional::Forbidden,
+            Some(_) => Additional::Schema(self.child(doc, pointer, "additionalProperties")),
+        };
+        if map.contains_key("propertyNames") {
+            node.property_names = Some(self.child(doc, pointer, "propertyNames"));
+        }
+        node.min_properties = self.count(doc, pointer, map, "minProperties");
+        node.max_properties = self.count(doc, pointer, map, "maxProperties");
+        match map.get("dependentRequired") {
+            None => {}
+            Some(Value::Object(deps)) => {
+                for (name, names) in deps {
+                    match names.as_array() {
+                        Some(list) if list.iter().all(Value::is_string) => {
+                            node.dependent_required.push((
+                                name.clone(),
+                                list.iter()
+                                    .filter_map(Value::as_str)
+                                    .map(str::to_owned)
+                                    .collect(),
+                            ))
+                        }
+                        _ => self.err(
+                            doc,
+                            pointer,
+                            "dependentRequired",
+                            format!("{name:?}: must be an array of property names"),
+                        ),
+                    }
+                }
+            }
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "dependentRequired",
+                "must be an object of property → names",
+            ),
+        }
+        match map.get("dependentSchemas") {
+            None => {}
+            Some(Value::Object(deps)) => {
+                for name in deps.keys() {
+                    let ix = self.at(
+                        doc,
+                        &format!("{pointer}/dependentSchemas/{}", pointer_token(name)),
+                    );
+                    node.dependent_schemas.push((name.clone(), ix));
+                }
+            }
+            Some(_) => self.err(
+                doc,
+                pointer,
+                "dependentSchemas",
+                "must be an object of property → schema",
+            ),
+        }
+        if map.contains_key("unevaluatedProperties") {
+            node.unevaluated_properties = Some(self.child(doc, pointer, "unevaluatedProperties"));
+        }
+    }
+
+    fn applicators(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        node: &mut Node,
+    ) {
+        if let Some(r) = map.get("$ref") {
+            match r.as_str() {
+                Some(r) => {
+                    if let Some(target) = self.reference(doc, pointer, r) {
+                        node.reference = Some(target);
+                    }
+                }
+                None => self.err(
+                    doc,
+                    pointer,
+                    "$ref",
+                    format!("must be a URI reference string, found {r}"),
+                ),
+            }
+        }
+        for k in ["allOf", "anyOf", "oneOf"] {
+            let Some(v) = map.get(k) else { continue };
+            let Some(list) = v.as_array().filter(|l| !l.is_empty()) else {
+                self.err(doc, pointer, k, "must be a non-empty array of schemas");
+                continue;
+            };
+            let nodes: Vec<Ix> = (0..list.len())
+                .map(|i| self.at(doc, &format!("{pointer}/{k}/{i}")))
+                .collect();
+            match k {
+                "allOf" => node.all_of = nodes,
+                "anyOf" => node.any_of = nodes,
+                _ => node.one_of = nodes,
+            }
+        }
+        if map.contains_key("not") {
+            node.not = Some(self.child(doc, pointer, "not"));
+        }
+        if map.contains_key("if") {
+            node.condition = Some(self.child(doc, pointer, "if"));
+            if map.contains_key("then") {
+                node.then = Some(self.child(doc, pointer, "then"));
+            }
+            if map.contains_key("else") {
+                node.otherwise = Some(self.child(doc, pointer, "else"));
+            }
+        }
+        // The forms generated code reads the same way, run as if written here.
+        let others = map.keys().any(|k| {
+            !ANNOTATIONS.contains(&k.as_str())
+                && !matches!(
+                    k.as_str(),
+                    "$schema" | "$id" | "$anchor" | "$dynamicAnchor" | "$defs"
+                )
+                && !k.starts_with("x-")
+                && !matches!(k.as_str(), "$ref" | "anyOf" | "oneOf" | "type")
+        });
+        if !others && !map.is_empty() {
+            if map.contains_key("$ref")
+                && !map.contains_key("anyOf")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("type")
+            {
+                node.alias = node.reference.take();
+            } else if !map.contains_key("$ref")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("type")
+                && let Some(Value::Array(branches)) = map.get("anyOf")
+                && branches.len() == 2
+            {
+                let nulls: Vec<bool> = branches.iter().map(is_null_schema).collect();
+                if nulls[0] != nulls[1] {
+                    let i = usize::from(nulls[0]);
+                    node.nullable = Some(node.any_of[i]);
+                    node.any_of.clear();
+                }
+            } else if self.options.close_objects
+                && !map.contains_key("$ref")
+                && !map.contains_key("anyOf")
+                && map.get("type").is_none_or(|t| t == "object")
+                && let Some(Value::Array(branches)) = map.get("oneOf")
+                && let Some(d) = self.discriminated(doc, branches, &node.one_of)
+            {
+                node.discriminated = Some(d);
+                node.one_of.clear();
+                node.types = None;
+            }
+        }
+    }
+
+    /// A `oneOf` of closed objects one property tells apart, as the contract subset has them.
+    fn discriminated(
+        &mut self,
+        doc: usize,
+        branches: &[Value],
+        nodes: &[Ix],
+    ) -> Option<Discriminated> {
+        let mut resolved = Vec::new();
+        for b in branches {
+            let (d, v) = self.follow(doc, b)?;
+            let Value::Object(m) = &v else { return None };
+            if m.get("type").is_none_or(|t| t != "object")
+                || !m.contains_key("properties")
+                || [
+                    "oneOf",
+                    "anyOf",
+                    "allOf",
+                    "const",
+                    "enum",
+                    "$ref",
+                    "if",
+                    "not",
+                    "patternProperties",
+                    "unevaluatedProperties",
+                    "dependentSchemas",
+                ]
+                .iter()
+                .any(|k| m.contains_key(*k))
+                || m.get("additionalProperties").is_some_and(|a| a != false)
+            {
+                return None;
+            }
+            resolved.push((d, v));
+        }
+        let (property, tags) =
+            crate::lint::discriminator(&resolved, |d, s| self.follow(d, s)).ok()?;
+        Some(Discriminated {
+            property,
+            branches: tags.into_iter().zip(nodes.iter().copied()).collect(),
+        })
+    }
+
+    /// Follows pure `$ref`s from a schema to the one that says something.
+    fn follow(&mut self, doc: usize, schema: &Value) -> Option<(usize, Value)> {
+        let mut current = (doc, schema.clone(), String::new());
+        for _ in 0..32 {
+            let Some(r) = current
+                .1
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                return Some((current.0, current.1));
+            };
+            let base = self.base_of(current.0, &current.2);
+            let (d, p) = self.locate(current.0, &base, &r).ok()?;
+            let v = self.docs.get(d).root.pointer(&p)?.clone();
+            current = (d, v, p);
+        }
+        None
+    }
+
+    /// Resolves a `$ref` written at `pointer` to its node.
+    fn reference(&mut self, doc: usize, pointer: &str, reference: &str) -> Option<Ix> {
+        let base = self.base_of(doc, pointer);
+        match self.locate(doc, &base, reference) {
+            Ok((d, p)) => Some(self.at(d, &p)),
+            Err(message) => {
+                self.err(doc, pointer, "$ref", message);
+                None
+            }
+        }
+    }
+
+    /// Where a reference leads: (document, JSON Pointer).
+    fn locate(
+        &mut self,
+        doc: usize,
+        base: &str,
+        reference: &str,
+    ) -> Result<(usize, String), String> {
+        let absolute = resolve(base, reference);
+        let (uri, fragment) = absolute.split_once('#').unwrap_or((&absolute, ""));
+        let (uri, fragment) = (uri.to_owned(), fragment.to_owned());
+        let (rdoc, rptr) = match self.resources.get(&uri) {
+            Some(found) => found.clone(),
+            None => self.load_sibling(doc, reference, &uri)?,
+        };
+        let target = if fragment.is_empty() {
+            rptr
+        } else if fragment.starts_with('/') {
+            format!("{rptr}{}", decode_fragment(&fragment))
+        } else {
+            match self.anchors.get(&format!("{uri}#{fragment}")) {
+                Some((d, p)) if *d == rdoc => p.clone(),
+                _ => {
+                    return Err(format!(
+                        "{reference:?}: no `$anchor` named {fragment:?} in {uri}"
+                    ));
+                }
+            }
+        };
+        if self.docs.get(rdoc).root.pointer(&target).is_none() {
+            return Err(format!(
+                "{reference:?}: nothing at {target:?} in {}",
+                self.docs.get(rdoc).file
+            ));
+        }
+        Ok((rdoc, target))
+    }
+
+    /// A reference to a resource not loaded: a sibling file by name, or a refusal.
+    fn load_sibling(
+        &mut self,
+        doc: usize,
+        reference: &str,
+        uri: &str,
+    ) -> Result<(usize, String), String> {
+        let name = reference.split('#').next().unwrap_or("");
+        let name = name.strip_prefix("./").unwrap_or(name);
+        let plain = !name.is_empty() && !name.contains([':', '/', '\\']) && !name.starts_with('.');
+        if plain {
+            // In-memory documents by file name; files beside the referring one on disk.
+            if let Some(i) = self.docs.iter().position(|d| d.file == name) {
+                return Ok((i, String::new()));
+            }
+            if let Some(dir) = self.docs.get(doc).dir.clone() {
+                let path = dir.join(name);
+                if path.is_file() {
+                    let i = self
+                        .docs
+                        .add_file(&path)
+                        .map_err(|e| format!("{reference:?}: {e}"))?;
+                    self.index_new();
+                    self.resources
+                        .entry(uri.to_owned())
+                        .or_insert((i, String::new()));
+                    return Ok((i, String::new()));
+                }
+            }
+            return Err(format!(
+                "{reference:?}: no loaded schema has the URI {uri:?}, and there is no file named {name:?} beside {}",
+                self.docs.get(doc).file
+            ));
+        }
+        Err(format!(
+            "{reference:?}: no loaded schema has the URI {uri:?}; perago does not fetch schemas over the network: load the schema it names beside this one"
+        ))
+    }
+
+    /// After every node is built: how each object is closed, and no in-place cycle.
+    fn finish(&mut self) {
+        let n = self.program.nodes.len();
+        for i in 0..n {
+            let node = &self.program.nodes[i];
+            if !self.options.close_objects {
+                continue;
+            }
+            let general = node.has_general_in_place();
+            let close = if self.closable[i] && !general {
+                Close::Static
+            } else if general && self.closure_closable(i) {
+                Close::Dynamic
+            } else {
+                Close::No
+            };
+            self.program.nodes[i].close = close;
+        }
+        // An in-place cycle never reads further into the value: validation would not end.
+        let mut state = vec![0u8; n];
+        for i in 0..n {
+            if state[i] == 0
+                && let Some(at) = self.cycle(i, &mut state)
+            {
+                let location = self.program.nodes[at].location.clone();
+                let (file, pointer) = location.split_once('#').unwrap_or((&location, ""));
+                self.errors.push(LintError::new(file, pointer, "$ref", "leads back to this schema through `$ref`s and in-place applicators only, without reading into the value: validating would never end"));
+            }
+        }
+    }
+
+    /// True when `i` or a schema it applies in place declares object members.
+    fn closure_closable(&self, i: usize) -> bool {
+        let mut seen = vec![false; self.program.nodes.len()];
+        let mut stack = vec![i];
+        while let Some(j) = stack.pop() {
+            if std::mem::replace(&mut seen[j], true) {
+                continue;
+            }
+            if self.closable[j] {
+                return true;
+            }
+            let node = &self.program.nodes[j];
+            // What `not` and `if` evaluate is not what the object is made of.
+            stack.extend(
+                node.in_place()
+                    .filter(|c| Some(*c) != node.not && Some(*c) != node.condition)
+                    .map(|c| c as usize),
+            );
+        }
+        false
+    }
+
+    fn cycle(&self, i: usize, state: &mut [u8]) -> Option<usize> {
+        state[i] = 1;
+        for c in self.program.nodes[i].in_place() {
+            let c = c as usize;
+            match state[c] {
+                1 => return Some(c),
+                0 => {
+                    if let Some(at) = self.cycle(c, state) {
+                        return Some(at);
+                    }
+                }
+                _ => {}
+            }
+        }
+        state[i] = 2;
+        None
+    }
+}
+
+/// The edit distance between two words (insertions, deletions, substitutions, swaps of two
+/// neighbours), for "did you mean".
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+fn is_empty_of_checks(node: &Node) -> bool {
+    !node.reject
+        && node.bounds == Bounds::NONE
+        && node.multiple_of.is_none()
+        && node.lengths == Lengths::default()
+        && node.pattern.is_none()
+        && node.format.is_none()
+        && node.min_items.is_none()
+        && node.max_items.is_none()
+        && node.prefix_items.is_empty()
+        && node.items.is_none()
+        && node.contains.is_none()
+        && !node.unique_items
+        && node.unevaluated_items.is_none()
+        && node.properties.is_empty()
+        && node.required_others.is_empty()
+        && node.pattern_properties.is_empty()
+        && matches!(node.additional, Additional::Unsaid)
+        && node.property_names.is_none()
+        && node.min_properties.is_none()
+        && node.max_properties.is_none()
+        && node.dependent_required.is_empty()
+        && node.unevaluated_properties.is_none()
+        && node.in_place().next().is_none()
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("type").is_some_and(|t| t == "null")
+            && m.keys()
+                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+    })
+}
+
+fn type_bit(name: &str) -> Option<u8> {
+    Some(match name {
+        "null" => ty::NULL,
+        "boolean" => ty::BOOLEAN,
+        "integer" => ty::INTEGER,
+        "number" => ty::NUMBER,
+        "string" => ty::STRING,
+        "array" => ty::ARRAY,
+        "object" => ty::OBJECT,
+        _ => return None,
+    })
+}
+
+fn type_phrase(bit: u8) -> &'static str {
+    match bit {
+        ty::NULL => "null",
+        ty::BOOLEAN => "a boolean",
+        ty::INTEGER => "an integer",
+        ty::NUMBER => "a number",
+        ty::STRING => "a string",
+        ty::ARRAY => "an array",
+        _ => "an object",
+    }
+}
+
+/// The type bits a value has (an integral number is an integer and a number).
+fn value_bits(v: &Value) -> u8 {
+    match v {
+        Value::Null => ty::NULL,
+        Value::Bool(_) => ty::BOOLEAN,
+        Value::Number(n) if n.as_f64().is_some_and(|x| x.fract() == 0.0) => {
+            ty::INTEGER | ty::NUMBER
+        }
+        Value::Number(_) => ty::NUMBER,
+        Value::String(_) => ty::STRING,
+        Value::Array(_) => ty::ARRAY,
+        Value::Object(_) => ty::OBJECT,
+    }
+}
+
+fn strip_empty_fragment(id: &str) -> &str {
+    id.strip_suffix('#').unwrap_or(id)
+}
+
+/// `/$defs/A%20B` → `/$defs/A B` (URI fragments percent-encode; JSON Pointers do not).
+fn decode_fragment(fragment: &str) -> String {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(b) = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A URI's parts (RFC 3986 §3).
+struct Parts<'a> {
+    scheme: Option<&'a str>,
+    authority: Option<&'a str>,
+    path: &'a str,
+    query: Option<&'a str>,
+    fragment: Option<&'a str>,
+}
+
+fn parts(uri: &str) -> Parts<'_> {
+    let (rest, fragment) = match uri.split_once('#') {
+        Some((r, f)) => (r, Some(f)),
+        None => (uri, None),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, Some(q)),
+        None => (rest, None),
+    };
+    let scheme_end = rest.find(':').filter(|&i| {
+        i > 0
+            && rest[..i].starts_with(|c: char| c.is_ascii_alphabetic())
+            && rest[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    let (scheme, rest) = match scheme_end {
+        Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
+        None => (None, rest),
+    };
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(r) => {
+            let end = r.find('/').unwrap_or(r.len());
+            (Some(&r[..end]), &r[end..])
+        }
+        None => (None, rest),
+    };
+    Parts {
+        scheme,
+        authority,
+        path,
+        query,
+        fragment,
+    }
+}
+
+/// Resolves `reference` against `base` (RFC 3986 §5.2).
+pub(crate) fn resolve(base: &str, reference: &str) -> String {
+    let r = parts(reference);
+    let b = parts(base);
+    let (scheme, authority, path, query);
+    if r.scheme.is_some() {
+        scheme = r.scheme;
+        authority = r.authority;
+        path = remove_dots(r.path);
+        query = r.query;
+    } else {
+        scheme = b.scheme;
+        if r.authority.is_some() {
+            authority = r.authority;
+            path = remove_dots(r.path);
+            query = r.query;
+        } else {
+            authority = b.authority;
+            if r.path.is_empty() {
+                path = b.path.to_owned();
+                query = r.query.or(b.query);
+            } else {
+                path = if r.path.starts_with('/') {
+                    remove_dots(r.path)
+                } else if b.authority.is_some() && b.path.is_empty() {
+                    remove_dots(&format!("/{}", r.path))
+                } else {
+                    let dir = b.path.rfind('/').map_or("", |i| &b.path[..=i]);
+                    remove_dots(&format!("{dir}{}", r.path))
+                };
+                query = r.query;
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(s) = scheme {
+        out.push_str(s);
+        out.push(':');
+    }
+    if let Some(a) = authority {
+        out.push_str("//");
+        out.push_str(a);
+    }
+    out.push_str(&path);
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = r.fragment.filter(|f| !f.is_empty()) {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+fn remove_dots(path: &str) -> String {
+    if !path.contains('.') {
+        return path.to_owned();
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let absolute = path.starts_with('/');
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len() - 1;
+    for (i, s) in segments.iter().enumerate() {
+        match *s {
+            "." => {
+                if i == last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                if out.len() > usize::from(absolute) {
+                    out.pop();
+                }
+                if i == last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    let joined = out.join("/");
+    if absolute && !joined.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn resolves_references_as_rfc_3986_does() {
+        let base = "http://a/b/c/d;p?q";
+        for (r, want) in [
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("//g", "http://g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("#s", "http://a/b/c/d;p?q#s"),
+            ("../g", "http://a/b/g"),
+            ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"),
+            ("g:h", "g:h"),
+            ("", "http://a/b/c/d;p?q"),
+        ] {
+            assert_eq!(resolve(base, r), want, "{r}");
+        }
+        assert_eq!(
+            resolve("urn:uuid:1234", "#/$defs/a"),
+            "urn:uuid:1234#/$defs/a"
+        );
+        assert_eq!(
+            resolve("file:a.schema.json", "b.schema.json"),
+            "file:b.schema.json"
+        );
+        assert_eq!(
+            resolve("https://perago.dev/schemas/a.json", "b.json#/$defs/X"),
+            "https://perago.dev/schemas/b.json#/$defs/X"
+        );
+    }
+}

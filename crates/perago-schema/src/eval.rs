@@ -1,0 +1,827 @@
+//! The interpreter: a compiled [`Program`] run over a document's [`Tape`]. Every violation is
+//! collected, in the order the generated readers report them for the forms they share
+//! (unknown members in document order, then declared properties in schema order); the
+//! applicators that look at one value several times (`anyOf`, `oneOf`, `not`, `if`) run their
+//! branches over the same stretch of tape, and the members and items each schema evaluated
+//! are tracked (as bits) only where `unevaluated*` or a closed composition needs them.
+
+use crate::check::{self, Out, push};
+use crate::path::Path;
+use crate::program::{Additional, Close, Discriminated, Ix, Node, Program, ty};
+use crate::tape::{Tape, Tok};
+use crate::violation::Code;
+use serde_json::{Number, Value};
+
+/// Which members (or items) of one object (or array) were evaluated.
+#[derive(Debug, Clone)]
+pub(crate) struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    #[inline]
+    fn set(&mut self, i: usize) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    fn merge(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+}
+
+#[inline]
+fn mark(ann: &mut Option<&mut Bits>, i: usize) {
+    if let Some(b) = ann {
+        b.set(i);
+    }
+}
+
+/// A number as the tape has it.
+#[derive(Debug, Clone, Copy)]
+enum Num {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    fn f64(self) -> f64 {
+        match self {
+            Num::U(u) => u as f64,
+            Num::I(i) => i as f64,
+            Num::F(f) => f,
+        }
+    }
+    fn value(self) -> Value {
+        Value::Number(match self {
+            Num::U(u) => Number::from(u),
+            Num::I(i) => Number::from(i),
+            Num::F(f) => Number::from_f64(f).unwrap_or_else(|| Number::from(0)),
+        })
+    }
+    fn equals(self, other: Num) -> bool {
+        match (self, other) {
+            (Num::U(a), Num::U(b)) => a == b,
+            (Num::I(a), Num::I(b)) => a == b,
+            (Num::U(_), Num::I(_)) | (Num::I(_), Num::U(_)) => false,
+            (a, b) => a.f64() == b.f64(),
+        }
+    }
+    fn of(n: &Number) -> Num {
+        if let Some(u) = n.as_u64() {
+            Num::U(u)
+        } else if let Some(i) = n.as_i64() {
+            Num::I(i)
+        } else {
+            Num::F(n.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+}
+
+/// One run of a program over one tape.
+pub(crate) struct Eval<'a> {
+    pub program: &'a Program,
+    pub tape: &'a Tape,
+    pub input: &'a str,
+}
+
+impl Eval<'_> {
+    #[inline]
+    fn tok(&self, at: usize) -> Tok {
+        self.tape.toks[at]
+    }
+
+    /// The index just past the value at `at`.
+    #[inline]
+    fn next(&self, at: usize) -> usize {
+        match self.tok(at) {
+            Tok::Array { end, .. } | Tok::Object { end, .. } => end as usize,
+            _ => at + 1,
+        }
+    }
+
+    #[inline]
+    fn text(&self, at: usize) -> Option<&str> {
+        match self.tok(at) {
+            Tok::Str(span) => Some(self.tape.text(self.input, span)),
+            _ => None,
+        }
+    }
+
+    fn num(&self, at: usize) -> Option<Num> {
+        match self.tok(at) {
+            Tok::U64(u) => Some(Num::U(u)),
+            Tok::I64(i) => Some(Num::I(i)),
+            Tok::F64(f) => Some(Num::F(f)),
+            _ => None,
+        }
+    }
+
+    /// The members of the object at `at`: (ordinal, key index, value index).
+    fn members(&self, at: usize) -> Members<'_> {
+        let len = match self.tok(at) {
+            Tok::Object { len, .. } => len as usize,
+            _ => 0,
+        };
+        Members {
+            eval: self,
+            next: at + 1,
+            left: len,
+            ordinal: 0,
+        }
+    }
+
+    fn member(&self, at: usize, name: &str) -> Option<usize> {
+        self.members(at)
+            .find(|(_, k, _)| self.text(*k) == Some(name))
+            .map(|(_, _, v)| v)
+    }
+
+    /// Runs node `ix` on the value at `at`. `top` says the value is entered here (the root,
+    /// a member, an item), not reached in place from a schema on the same value: only there
+    /// is an object closed. `ann` collects the members or items evaluated, when asked.
+    pub(crate) fn run(
+        &self,
+        ix: Ix,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        top: bool,
+        mut ann: Option<&mut Bits>,
+    ) -> bool {
+        let node = &self.program.nodes[ix as usize];
+        if node.any {
+            return true;
+        }
+        if node.reject {
+            push(out, path, Code::NotAllowed, "no value is allowed here");
+            return false;
+        }
+        if let Some(target) = node.alias {
+            return self.run(target, at, path, out, top, ann);
+        }
+        if let Some(inner) = node.nullable {
+            return matches!(self.tok(at), Tok::Null) || self.run(inner, at, path, out, top, ann);
+        }
+        if let Some(d) = &node.discriminated {
+            return self.discriminated(d, at, path, out, top, ann);
+        }
+        let tok = self.tok(at);
+        if let Some(t) = &node.types
+            && !has_type(t.bits, tok)
+        {
+            push(
+                out,
+                path,
+                Code::Type,
+                format!("must be {}, found {}", t.expected, found(tok)),
+            );
+            return false;
+        }
+        let before = out.len();
+        let container_len = match tok {
+            Tok::Object { len, .. } | Tok::Array { len, .. } => Some(len as usize),
+            _ => None,
+        };
+        let local_needed = node.unevaluated_properties.is_some()
+            || node.unevaluated_items.is_some()
+            || (top && node.close == Close::Dynamic);
+        let mut local = match container_len {
+            Some(n) if local_needed => Some(Bits::new(n)),
+            _ => None,
+        };
+        {
+            let mut sink: Option<&mut Bits> = match local.as_mut() {
+                Some(b) => Some(b),
+                None => ann.as_deref_mut(),
+            };
+            if let Some(c) = &node.constant {
+                self.constant(c, at, path, out);
+            }
+            if let Some(values) = &node.enumeration {
+                self.enumeration(values, at, path, out);
+            }
+            match tok {
+                Tok::U64(_) | Tok::I64(_) | Tok::F64(_) => self.number(node, at, path, out),
+                Tok::Str(span) => {
+                    let s = self.tape.text(self.input, span);
+                    check::string_rules(s, path, out, &node.lengths, node.pattern.as_ref());
+                    if let Some(f) = &node.format
+                        && !f.is_valid(s)
+                    {
+                        push(out, path, Code::Format, f.message());
+                    }
+                }
+                Tok::Array { len, .. } => self.array(node, at, len as usize, path, out, &mut sink),
+                Tok::Object { .. } => self.object(node, at, path, out, top, &mut sink),
+                Tok::Null | Tok::Bool(_) => {}
+            }
+            self.in_place(node, at, path, out, &mut sink);
+            if let Some(u) = node.unevaluated_items
+                && let (Tok::Array { .. }, Some(bits)) = (tok, sink.as_deref_mut())
+            {
+                self.unevaluated_items(u, at, path, out, bits);
+            }
+            if let Some(u) = node.unevaluated_properties
+                && let (Tok::Object { .. }, Some(bits)) = (tok, sink.as_deref_mut())
+            {
+                self.unevaluated_properties(u, at, path, out, bits);
+            }
+            if top
+                && node.close == Close::Dynamic
+                && let (Tok::Object { .. }, Some(bits)) = (tok, sink)
+            {
+                for (k, key, _) in self.members(at) {
+                    if !bits.get(k) {
+                        check::unknown_field(&path.key(self.text(key).unwrap_or("")), out);
+                        bits.set(k);
+                    }
+                }
+            }
+        }
+        if let (Some(local), Some(ann)) = (&local, ann) {
+            ann.merge(local);
+        }
+        out.len() == before
+    }
+
+    fn discriminated(
+        &self,
+        d: &Discriminated,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        top: bool,
+        ann: Option<&mut Bits>,
+    ) -> bool {
+        let tok = self.tok(at);
+        if !matches!(tok, Tok::Object { .. }) {
+            push(
+                out,
+                path,
+                Code::Type,
+                format!("must be an object, found {}", found(tok)),
+            );
+            return false;
+        }
+        let chosen = match self.member(at, &d.property) {
+            None => d.branches.iter().find(|(t, _)| t.is_none()),
+            Some(v) => {
+                let tag = self.text(v);
+                d.branches
+                    .iter()
+                    .find(|(t, _)| t.is_some() && t.as_deref() == tag)
+            }
+        };
+        match chosen {
+            Some((_, branch)) => self.run(*branch, at, path, out, top, ann),
+            None if self.member(at, &d.property).is_some() => {
+                let tags: Vec<&str> = d
+                    .branches
+                    .iter()
+                    .filter_map(|(t, _)| t.as_deref())
+                    .collect();
+                check::unknown_discriminator(&path.key(&d.property), out, &tags);
+                false
+            }
+            None => {
+                check::required(&path.key(&d.property), out);
+                false
+            }
+        }
+    }
+
+    fn constant(&self, c: &Value, at: usize, path: &Path<'_>, out: &mut Out) {
+        match c {
+            Value::String(expected) => {
+                check::const_text(self.text(at), path, out, expected);
+            }
+            other => {
+                if !self.equal_value(at, other) {
+                    check::const_violation(path, out, other);
+                }
+            }
+        }
+    }
+
+    fn enumeration(&self, values: &[Value], at: usize, path: &Path<'_>, out: &mut Out) {
+        if values.iter().any(|v| self.equal_value(at, v)) {
+            return;
+        }
+        match crate::ir::string_values(values) {
+            Some(allowed) => {
+                check::enum_text(None, path, out, &allowed);
+            }
+            None => check::enum_violation(path, out, values),
+        }
+    }
+
+    fn number(&self, node: &Node, at: usize, path: &Path<'_>, out: &mut Out) {
+        let Some(n) = self.num(at) else { return };
+        let value = n.value();
+        if node.integer_range {
+            check::integer(&value, path, out, &node.bounds);
+        } else if node.bounds != check::Bounds::NONE {
+            check::number(&value, path, out, &node.bounds);
+        }
+        if let Some(m) = node.multiple_of
+            && !is_multiple(n, m)
+        {
+            push(
+                out,
+                path,
+                Code::MultipleOf,
+                format!("must be a multiple of {}", Num::F(m).value()),
+            );
+        }
+    }
+
+    fn array(
+        &self,
+        node: &Node,
+        at: usize,
+        len: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        sink: &mut Option<&mut Bits>,
+    ) {
+        check::item_count(len as u64, path, out, node.min_items, node.max_items);
+        let mut matched = 0u64;
+        let mut item = at + 1;
+        let wants_items = !node.prefix_items.is_empty() || node.items.is_some();
+        if wants_items || node.contains.is_some() {
+            for i in 0..len {
+                let item_path = path.index(i);
+                let schema =
+                    node.prefix_items
+                        .get(i)
+                        .copied()
+                        .or(if i >= node.prefix_items.len() {
+                            node.items
+                        } else {
+                            None
+                        });
+                if let Some(s) = schema {
+                    self.run(s, item, &item_path, out, true, None);
+                    mark(sink, i);
+                }
+                if let Some(c) = node.contains {
+                    let mark_at = out.len();
+                    if self.run(c.node, item, &item_path, out, true, None) {
+                        matched += 1;
+                        mark(sink, i);
+                    }
+                    out.truncate(mark_at);
+                }
+                item = self.next(item);
+            }
+        }
+        if let Some(c) = node.contains {
+            if matched < c.min {
+                push(
+                    out,
+                    path,
+                    Code::Contains,
+                    format!(
+                        "must contain at least {} {} matching `contains`, found {matched}",
+                        c.min,
+                        if c.min == 1 { "item" } else { "items" }
+                    ),
+                );
+            }
+            if let Some(max) = c.max.filter(|m| matched > *m) {
+                push(
+                    out,
+                    path,
+                    Code::Contains,
+                    format!(
+                        "must contain at most {max} {} matching `contains`, found {matched}",
+                        if max == 1 { "item" } else { "items" }
+                    ),
+                );
+            }
+        }
+        if node.unique_items
+            && let Some((i, j)) = self.repeated_item(at, len)
+        {
+            push(
+                out,
+                path,
+                Code::UniqueItems,
+                format!("must not repeat an item: items {i} and {j} are equal"),
+            );
+        }
+    }
+
+    /// The first two equal items, if any.
+    fn repeated_item(&self, at: usize, len: usize) -> Option<(usize, usize)> {
+        let mut starts = Vec::with_capacity(len);
+        let mut item = at + 1;
+        for _ in 0..len {
+            starts.push(item);
+            item = self.next(item);
+        }
+        for j in 1..len {
+            for i in 0..j {
+                if self.equal(starts[i], starts[j]) {
+                    return Some((i, j));
+                }
+            }
+        }
+        None
+    }
+
+    fn object(
+        &self,
+        node: &Node,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        top: bool,
+        sink: &mut Option<&mut Bits>,
+    ) {
+        let n = node.properties.len();
+        let mut small = [u32::MAX; 16];
+        let mut large = Vec::new();
+        let found: &mut [u32] = if n <= small.len() {
+            &mut small[..n]
+        } else {
+            large.resize(n, u32::MAX);
+            &mut large[..]
+        };
+        let closed_here = top && node.close == Close::Static;
+        let mut count = 0u64;
+        for (k, key_at, value_at) in self.members(at) {
+            count += 1;
+            let key = self.text(key_at).unwrap_or("");
+            let declared = node.properties.iter().position(|(p, _)| p == key);
+            if let Some(p) = declared {
+                found[p] = value_at as u32;
+                mark(sink, k);
+            }
+            let mut matched = false;
+            for (pattern, s) in &node.pattern_properties {
+                if pattern.is_match(key) {
+                    matched = true;
+                    self.run(*s, value_at, &path.key(key), out, true, None);
+                    mark(sink, k);
+                }
+            }
+            if declared.is_some() || matched {
+                continue;
+            }
+            match node.additional {
+                Additional::Schema(s) => {
+                    self.run(s, value_at, &path.key(key), out, true, None);
+                    mark(sink, k);
+                }
+                Additional::Forbidden => {
+                    check::unknown_field(&path.key(key), out);
+                    mark(sink, k);
+                }
+                Additional::Unsaid if closed_here => {
+                    check::unknown_field(&path.key(key), out);
+                    mark(sink, k);
+                }
+                Additional::Unsaid => {}
+            }
+        }
+        for (p, (name, s)) in node.properties.iter().enumerate() {
+            match found[p] {
+                u32::MAX if node.property_required[p] => check::required(&path.key(name), out),
+                u32::MAX => {}
+                v => {
+                    self.run(*s, v as usize, &path.key(name), out, true, None);
+                }
+            }
+        }
+        for name in &node.required_others {
+            if self.member(at, name).is_none() {
+                check::required(&path.key(name), out);
+            }
+        }
+        if let Some(names) = node.property_names {
+            for (_, key_at, _) in self.members(at) {
+                let key = self.text(key_at).unwrap_or("");
+                let start = out.len();
+                self.run(names, key_at, &path.key(key), out, true, None);
+                for v in &mut out[start..] {
+                    v.message = format!("property name {}: {}", check::quoted(key), v.message);
+                }
+            }
+        }
+        check::property_count(count, path, out, node.min_properties, node.max_properties);
+        for (name, needed) in &node.dependent_required {
+            if self.member(at, name).is_none() {
+                continue;
+            }
+            for n in needed {
+                if self.member(at, n).is_none() {
+                    push(
+                        out,
+                        &path.key(n),
+                        Code::Required,
+                        format!("required when {} is present", check::quoted(name)),
+                    );
+                }
+            }
+        }
+    }
+
+    fn in_place(
+        &self,
+        node: &Node,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        sink: &mut Option<&mut Bits>,
+    ) {
+        if let Some(r) = node.reference {
+            self.run(r, at, path, out, false, sink.as_deref_mut());
+        }
+        for s in &node.all_of {
+            self.run(*s, at, path, out, false, sink.as_deref_mut());
+        }
+        if !node.any_of.is_empty() {
+            let mut any = false;
+            for s in &node.any_of {
+                if self.branch(*s, at, path, out, sink) {
+                    any = true;
+                    if sink.is_none() {
+                        break;
+                    }
+                }
+            }
+            if !any {
+                push(
+                    out,
+                    path,
+                    Code::AnyOf,
+                    "must match at least one schema of `anyOf`",
+                );
+            }
+        }
+        if !node.one_of.is_empty() {
+            let mut matching = Vec::new();
+            let mut bits = Vec::new();
+            for (i, s) in node.one_of.iter().enumerate() {
+                let mut fresh = sink.as_ref().map(|b| Bits::new(b.0.len() * 64));
+                let start = out.len();
+                if self.run(*s, at, path, out, false, fresh.as_mut()) {
+                    matching.push(i);
+                    bits.extend(fresh);
+                }
+                out.truncate(start);
+            }
+            match matching.as_slice() {
+                [_] => {
+                    if let (Some(sink), Some(b)) = (sink.as_deref_mut(), bits.first()) {
+                        sink.merge(b);
+                    }
+                }
+                [] => push(
+                    out,
+                    path,
+                    Code::OneOf,
+                    "must match exactly one schema of `oneOf`, matches none",
+                ),
+                many => push(
+                    out,
+                    path,
+                    Code::OneOf,
+                    format!(
+                        "must match exactly one schema of `oneOf`, matches {} (branches {})",
+                        many.len(),
+                        many.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ),
+            }
+        }
+        if let Some(s) = node.not {
+            let start = out.len();
+            let valid = self.run(s, at, path, out, false, None);
+            out.truncate(start);
+            if valid {
+                push(out, path, Code::Not, "must not match the schema of `not`");
+            }
+        }
+        if let Some(c) = node.condition {
+            if self.branch(c, at, path, out, sink) {
+                if let Some(t) = node.then {
+                    self.run(t, at, path, out, false, sink.as_deref_mut());
+                }
+            } else if let Some(e) = node.otherwise {
+                self.run(e, at, path, out, false, sink.as_deref_mut());
+            }
+        }
+        for (name, s) in &node.dependent_schemas {
+            if matches!(self.tok(at), Tok::Object { .. }) && self.member(at, name).is_some() {
+                self.run(*s, at, path, out, false, sink.as_deref_mut());
+            }
+        }
+    }
+
+    /// Runs a branch whose violations are not reported; what it evaluated counts only if it
+    /// holds.
+    fn branch(
+        &self,
+        s: Ix,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        sink: &mut Option<&mut Bits>,
+    ) -> bool {
+        let mut fresh = sink.as_ref().map(|b| Bits::new(b.0.len() * 64));
+        let start = out.len();
+        let valid = self.run(s, at, path, out, false, fresh.as_mut());
+        out.truncate(start);
+        if valid && let (Some(sink), Some(b)) = (sink.as_deref_mut(), &fresh) {
+            sink.merge(b);
+        }
+        valid
+    }
+
+    fn unevaluated_items(&self, u: Ix, at: usize, path: &Path<'_>, out: &mut Out, bits: &mut Bits) {
+        let Tok::Array { len, .. } = self.tok(at) else {
+            return;
+        };
+        let mut item = at + 1;
+        for i in 0..len as usize {
+            if !bits.get(i) {
+                self.run(u, item, &path.index(i), out, true, None);
+                bits.set(i);
+            }
+            item = self.next(item);
+        }
+    }
+
+    fn unevaluated_properties(
+        &self,
+        u: Ix,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        bits: &mut Bits,
+    ) {
+        let forbidden = self.program.nodes[u as usize].reject;
+        for (k, key_at, value_at) in self.members(at) {
+            if bits.get(k) {
+                continue;
+            }
+            let key = self.text(key_at).unwrap_or("");
+            if forbidden {
+                check::unknown_field(&path.key(key), out);
+            } else {
+                self.run(u, value_at, &path.key(key), out, true, None);
+            }
+            bits.set(k);
+        }
+    }
+
+    /// JSON equality of two values on the tape.
+    fn equal(&self, a: usize, b: usize) -> bool {
+        match (self.tok(a), self.tok(b)) {
+            (Tok::Null, Tok::Null) => true,
+            (Tok::Bool(x), Tok::Bool(y)) => x == y,
+            (Tok::Str(_), Tok::Str(_)) => self.text(a) == self.text(b),
+            (Tok::Array { len: m, .. }, Tok::Array { len: n, .. }) => {
+                if m != n {
+                    return false;
+                }
+                let (mut i, mut j) = (a + 1, b + 1);
+                for _ in 0..m {
+                    if !self.equal(i, j) {
+                        return false;
+                    }
+                    i = self.next(i);
+                    j = self.next(j);
+                }
+                true
+            }
+            (Tok::Object { len: m, .. }, Tok::Object { len: n, .. }) => {
+                m == n
+                    && self.members(a).all(|(_, k, v)| {
+                        self.text(k)
+                            .and_then(|key| self.member(b, key))
+                            .is_some_and(|w| self.equal(v, w))
+                    })
+            }
+            _ => match (self.num(a), self.num(b)) {
+                (Some(x), Some(y)) => x.equals(y),
+                _ => false,
+            },
+        }
+    }
+
+    /// JSON equality of a value on the tape and a schema's value.
+    fn equal_value(&self, at: usize, v: &Value) -> bool {
+        match (self.tok(at), v) {
+            (Tok::Null, Value::Null) => true,
+            (Tok::Bool(x), Value::Bool(y)) => x == *y,
+            (Tok::Str(_), Value::String(s)) => self.text(at) == Some(s.as_str()),
+            (Tok::Array { len, .. }, Value::Array(items)) => {
+                if len as usize != items.len() {
+                    return false;
+                }
+                let mut i = at + 1;
+                for item in items {
+                    if !self.equal_value(i, item) {
+                        return false;
+                    }
+                    i = self.next(i);
+                }
+                true
+            }
+            (Tok::Object { len, .. }, Value::Object(map)) => {
+                len as usize == map.len()
+                    && self.members(at).all(|(_, k, value)| {
+                        self.text(k)
+                            .and_then(|key| map.get(key))
+                            .is_some_and(|w| self.equal_value(value, w))
+                    })
+            }
+            (_, Value::Number(n)) => self.num(at).is_some_and(|x| x.equals(Num::of(n))),
+            _ => false,
+        }
+    }
+}
+
+/// Iterates an object's members on the tape.
+struct Members<'e> {
+    eval: &'e Eval<'e>,
+    next: usize,
+    left: usize,
+    ordinal: usize,
+}
+
+impl Iterator for Members<'_> {
+    type Item = (usize, usize, usize);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = self.next;
+        let value = key + 1;
+        self.next = self.eval.next(value);
+        self.ordinal += 1;
+        Some((self.ordinal - 1, key, value))
+    }
+}
+
+fn has_type(bits: u8, tok: Tok) -> bool {
+    let own = match tok {
+        Tok::Null => ty::NULL,
+        Tok::Bool(_) => ty::BOOLEAN,
+        Tok::U64(_) | Tok::I64(_) => ty::INTEGER | ty::NUMBER,
+        Tok::F64(f) if f.fract() == 0.0 => ty::INTEGER | ty::NUMBER,
+        Tok::F64(_) => ty::NUMBER,
+        Tok::Str(_) => ty::STRING,
+        Tok::Array { .. } => ty::ARRAY,
+        Tok::Object { .. } => ty::OBJECT,
+    };
+    bits & own != 0
+}
+
+/// What a value is, for messages (as [`check::type_name`] says of a `Value`).
+fn found(tok: Tok) -> &'static str {
+    match tok {
+        Tok::Null => "null",
+        Tok::Bool(_) => "a boolean",
+        Tok::U64(_) | Tok::I64(_) => "an integer",
+        Tok::F64(_) => "a number",
+        Tok::Str(_) => "a string",
+        Tok::Array { .. } => "an array",
+        Tok::Object { .. } => "an object",
+    }
+}
+
+/// `multipleOf`: exact for integers; for fractions, within rounding of the division.
+fn is_multiple(n: Num, m: f64) -> bool {
+    if m.fract() == 0.0 && m <= u64::MAX as f64 {
+        let d = m as u64;
+        match n {
+            Num::U(u) => return u % d == 0,
+            Num::I(i) => return i.unsigned_abs() % d == 0,
+            Num::F(_) => {}
+        }
+    }
+    let q = n.f64() / m;
+    if !q.is_finite() {
+        return false;
+    }
+    let r = q.round();
+    (q - r).abs() <= 1e-9 * r.abs().max(1.0)
+}

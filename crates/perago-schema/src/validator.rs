@@ -1,0 +1,280 @@
+//! [`Validator`]: a schema in JSON Schema 2020-12, whole, compiled for the interpreter, which
+//! reads each document's bytes once (no `Value` tree) and reports every violation.
+
+use crate::compile::{self, Options as CompileOptions};
+use crate::error::{Error, LintError};
+use crate::eval::Eval;
+use crate::json;
+use crate::load::Documents;
+use crate::path::Path;
+use crate::program::{Ix, Program};
+use crate::tape::{Tape, TapeError};
+use crate::violation::{Code, Violation};
+use serde_json::Value;
+
+/// How schemas are read.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// perago's policy, on by default: an object schema that declares members and says
+    /// nothing of others admits no others (an `unknown_field` each). Off, the schema is read
+    /// as JSON Schema writes it (objects open), which is what conformance tests need.
+    pub close_objects: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            close_objects: true,
+        }
+    }
+}
+
+/// A compiled schema: validate documents against it from their bytes.
+#[derive(Debug)]
+pub struct Validator {
+    program: Program,
+    root: Ix,
+}
+
+/// The buffers a validator reads documents into, kept from one document to the next: a
+/// stream of documents then runs in the memory of its largest one.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    tape: Tape,
+}
+
+impl Validator {
+    /// Loads a schema file and the sibling files its `$ref`s name.
+    pub fn load_file(path: &std::path::Path) -> Result<Validator, Error> {
+        Validator::load_file_with(path, Options::default())
+    }
+
+    /// [`load_file`](Self::load_file) with options.
+    pub fn load_file_with(path: &std::path::Path, options: Options) -> Result<Validator, Error> {
+        let mut docs = Documents::default();
+        docs.add_file(path)?;
+        finish(docs, 0, options)
+    }
+
+    /// Loads schemas held in memory as `(file name, text)` and validates against the one
+    /// whose file name or `$id` is `root`.
+    pub fn load_sources<'a>(
+        sources: impl IntoIterator<Item = (&'a str, &'a str)>,
+        root: &str,
+        options: Options,
+    ) -> Result<Validator, Error> {
+        let mut docs = Documents::default();
+        for (file, text) in sources {
+            docs.add_source(file, None, text.to_owned())?;
+        }
+        let index = docs
+            .iter()
+            .position(|d| d.file == root || d.id == root)
+            .ok_or_else(|| {
+                Error::Lint(vec![LintError::new(
+                    root,
+                    "",
+                    "",
+                    "no schema of this file name or `$id` was given",
+                )])
+            })?;
+        finish(docs, index, options)
+    }
+
+    /// One schema given as a value (its `$ref`s name only what is inside it).
+    pub fn from_value(schema: &Value, options: Options) -> Result<Validator, Error> {
+        let text = schema.to_string();
+        Validator::load_sources([("schema.json", text.as_str())], "schema.json", options)
+    }
+
+    /// Every violation of the document in `bytes`, in check order: malformed JSON is one
+    /// violation at `$`, a repeated key one at its path.
+    pub fn validate_slice(&self, bytes: &[u8]) -> Vec<Violation> {
+        self.validate_slice_with(&mut Scratch::default(), bytes)
+    }
+
+    /// [`validate_slice`](Self::validate_slice), reusing `scratch`'s buffers.
+    pub fn validate_slice_with(&self, scratch: &mut Scratch, bytes: &[u8]) -> Vec<Violation> {
+        let text = match simdutf8::basic::from_utf8(bytes) {
+            Ok(text) if !text.starts_with('\u{feff}') => text,
+            _ => return not_strict_json(bytes),
+        };
+        match scratch.tape.read(text) {
+            Ok(()) => self.run(&scratch.tape, text),
+            Err(TapeError::NotStrictJson) => not_strict_json(bytes),
+            Err(TapeError::TooLarge) => vec![Violation::new(
+                "$",
+                Code::MalformedJson,
+                "the document is larger than the interpreter reads (4 GiB)",
+            )],
+        }
+    }
+
+    /// Every violation of a parsed value.
+    pub fn validate_value(&self, value: &Value) -> Vec<Violation> {
+        let mut tape = Tape::default();
+        match tape.read_value(value) {
+            Ok(()) => self.run(&tape, ""),
+            Err(_) => vec![Violation::new(
+                "$",
+                Code::MalformedJson,
+                "the value cannot be read",
+            )],
+        }
+    }
+
+    /// True when the document is valid.
+    pub fn is_valid(&self, bytes: &[u8]) -> bool {
+        self.validate_slice(bytes).is_empty()
+    }
+
+    fn run(&self, tape: &Tape, input: &str) -> Vec<Violation> {
+        let mut out = Vec::new();
+        let eval = Eval {
+            program: &self.program,
+            tape,
+            input,
+        };
+        eval.run(self.root, 0, &Path::Root, &mut out, true, None);
+        out
+    }
+}
+
+/// The strict parser's own account of why a text is not strict JSON.
+#[cold]
+fn not_strict_json(bytes: &[u8]) -> Vec<Violation> {
+    match json::parse_strict_slice(bytes) {
+        Err(e) => vec![e.to_violation()],
+        // The tape and the parser read with the same lexer; should they ever disagree, the
+        // document is still not read as valid.
+        Ok(_) => vec![Violation::new(
+            "$",
+            Code::MalformedJson,
+            "malformed JSON: the document could not be read",
+        )],
+    }
+}
+
+fn finish(mut docs: Documents, root: usize, options: Options) -> Result<Validator, Error> {
+    let (program, roots) = compile::compile(
+        &mut docs,
+        CompileOptions {
+            close_objects: options.close_objects,
+        },
+    )
+    .map_err(Error::Lint)?;
+    Ok(Validator {
+        program,
+        root: roots[root],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn validator(schema: Value) -> Validator {
+        Validator::from_value(&schema, Options::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// What the tape refuses is what the strict parser refuses, with the parser's words.
+    #[test]
+    fn documents_that_are_not_strict_json_are_the_parsers_violations() {
+        let v = validator(json!({}));
+        let many: String = (0..40).map(|i| format!("\"k{i}\": {i}, ")).collect();
+        let cases: Vec<Vec<u8>> = vec![
+            b"{\"a\": 1, \"a\": 2}".to_vec(),
+            b"{\"a\": 1, \"\\u0061\": 2}".to_vec(),
+            b"{\"x\": [{\"b\": 1, \"b\": 1}]}".to_vec(),
+            format!("{{{many}\"k3\": 0}}").into_bytes(),
+            b"{\"a\": 1".to_vec(),
+            b"".to_vec(),
+            b"\xef\xbb\xbf{}".to_vec(),
+            b"\"\xff\"".to_vec(),
+            b"[1,]".to_vec(),
+            b"{} x".to_vec(),
+            "[".repeat(200).into_bytes(),
+        ];
+        for bytes in cases {
+            let expected = vec![
+                json::parse_strict_slice(&bytes)
+                    .expect_err("not strict JSON")
+                    .to_violation(),
+            ];
+            assert_eq!(
+                v.validate_slice(&bytes),
+                expected,
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+        let fine = format!("{{{many}\"last\": {{\"k3\": \"\\u00e9\"}}}}");
+        assert!(v.validate_slice(fine.as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn a_scratch_is_reused_across_documents_of_any_size() {
+        let v = validator(json!({"type": "array", "items": {"type": "string", "maxLength": 3}}));
+        let mut scratch = Scratch::default();
+        let big = serde_json::to_vec(&vec!["abc"; 10_000]).unwrap();
+        assert!(v.validate_slice_with(&mut scratch, &big).is_empty());
+        let bad = v.validate_slice_with(&mut scratch, b"[\"abcd\", \"a\\nb\", 3]");
+        let paths: Vec<&str> = bad.iter().map(|x| x.path.as_str()).collect();
+        assert_eq!(paths, ["$[0]", "$[2]"]);
+        assert_eq!(v.validate_value(&json!(["abcd", "ab", 3])), bad);
+    }
+
+    #[test]
+    fn objects_close_where_a_value_is_entered_over_everything_applied_to_it() {
+        let v = validator(json!({
+            "$defs": {"base": {"properties": {"id": {"type": "integer"}}, "required": ["id"]}},
+            "allOf": [{"$ref": "#/$defs/base"}, {"properties": {"extra": {"type": "string"}}}],
+            "properties": {"inner": {"$ref": "#/$defs/base"}}
+        }));
+        assert!(
+            v.validate_slice(br#"{"id": 1, "extra": "x", "inner": {"id": 2}}"#)
+                .is_empty()
+        );
+        let bad = v.validate_slice(br#"{"id": 1, "other": 0, "inner": {"id": 2, "extra": "x"}}"#);
+        let found: Vec<String> = bad
+            .iter()
+            .map(|x| format!("{} {}", x.path, x.code))
+            .collect();
+        assert_eq!(
+            found,
+            ["$.inner.extra unknown_field", "$.other unknown_field"]
+        );
+        let open = Validator::from_value(
+            &json!({"properties": {"a": {}}}),
+            Options {
+                close_objects: false,
+            },
+        )
+        .unwrap();
+        assert!(open.validate_slice(br#"{"b": 1}"#).is_empty());
+    }
+
+    #[test]
+    fn what_stays_out_is_refused_with_the_reason() {
+        let refused = |schema: Value| {
+            Validator::from_value(&schema, Options::default())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            refused(json!({"$dynamicRef": "#a"}))
+                .contains("`$dynamicRef`: perago does not support")
+        );
+        assert!(
+            refused(json!({"$ref": "https://example.com/x.json"}))
+                .contains("does not fetch schemas over the network")
+        );
+        assert!(refused(json!({"$ref": "#"})).contains("validating would never end"));
+        assert!(refused(json!({"minLenght": 1})).contains("did you mean `minLength`?"));
+        assert!(
+            refused(json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
+                .contains("perago reads JSON Schema 2020-12")
+        );
+    }
+}

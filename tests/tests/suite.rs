@@ -1,0 +1,224 @@
+//! The official JSON-Schema-Test-Suite, draft 2020-12 (`tests/data/json-schema-test-suite`,
+//! see its README for the source), run through the interpreter (`perago_schema::Validator`).
+//!
+//! Every case of the required files (leaving `format.json` aside) is counted as
+//!
+//! - **agrees**: perago's verdict is the suite's;
+//! - **agrees by policy**: perago's verdict differs, and the same schema read with objects
+//!   open (`Options { close_objects: false }`, the one difference) gives the suite's verdict:
+//!   perago's closed-object policy explains it, nothing else;
+//! - **refused**: the schema uses what perago leaves out (`$dynamicRef`, remote references,
+//!   other vocabularies), and loading it says so;
+//! - **disagrees**: anything else.
+//!
+//! The test prints the figures per file, fails on any disagreement, and requires at least 90%
+//! of the required cases to agree (by policy included). The `optional/format` files are
+//! measured the same way; a disagreement there fails too, for the formats perago checks.
+
+use perago_schema::{Options, Validator};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    cases: usize,
+    agree: usize,
+    by_policy: usize,
+    refused: usize,
+    disagree: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.cases += o.cases;
+        self.agree += o.agree;
+        self.by_policy += o.by_policy;
+        self.refused += o.refused;
+        self.disagree += o.disagree;
+    }
+}
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/json-schema-test-suite/draft2020-12")
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs one suite file; returns its tally, and what disagreed and why schemas were refused.
+fn run_file(path: &Path, failures: &mut Vec<String>, refusals: &mut Vec<String>) -> Tally {
+    let text = std::fs::read_to_string(path).expect("suite file readable");
+    let groups: Vec<Value> = serde_json::from_str(&text).expect("suite file is JSON");
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut t = Tally::default();
+    for group in &groups {
+        let schema = &group["schema"];
+        let tests = group["tests"].as_array().expect("tests");
+        let description = group["description"].as_str().unwrap_or("");
+        let closed = Validator::from_value(schema, Options::default());
+        let open = Validator::from_value(
+            schema,
+            Options {
+                close_objects: false,
+            },
+        );
+        let (closed, open) = match (closed, open) {
+            (Ok(c), Ok(o)) => (c, o),
+            (Err(e), _) | (_, Err(e)) => {
+                t.cases += tests.len();
+                t.refused += tests.len();
+                let first = e.to_string().lines().next().unwrap_or("").to_owned();
+                refusals.push(format!(
+                    "{name}: {description} ({} cases): {first}",
+                    tests.len()
+                ));
+                continue;
+            }
+        };
+        for case in tests {
+            t.cases += 1;
+            let bytes = serde_json::to_vec(&case["data"]).expect("serialisable");
+            let expected = case["valid"].as_bool().expect("valid is a boolean");
+            let violations = closed.validate_slice(&bytes);
+            if violations.is_empty() == expected {
+                t.agree += 1;
+                continue;
+            }
+            if open.validate_slice(&bytes).is_empty() == expected {
+                t.by_policy += 1;
+                continue;
+            }
+            t.disagree += 1;
+            failures.push(format!(
+                "{name}: {description} / {}: suite says {}, perago reports {:?}\n    schema: {schema}\n    data: {}",
+                case["description"].as_str().unwrap_or(""),
+                if expected { "valid" } else { "invalid" },
+                violations
+                    .iter()
+                    .map(|v| format!("{} [{}] {}", v.path, v.code, v.message))
+                    .collect::<Vec<_>>(),
+                case["data"]
+            ));
+        }
+    }
+    t
+}
+
+fn run_dir(dir: &Path, skip: &[&str]) -> (BTreeMap<String, Tally>, Vec<String>, Vec<String>) {
+    let mut tallies = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut refusals = Vec::new();
+    for path in json_files(dir) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if skip.contains(&name.as_str()) {
+            continue;
+        }
+        let t = run_file(&path, &mut failures, &mut refusals);
+        tallies.insert(name, t);
+    }
+    (tallies, failures, refusals)
+}
+
+fn print(title: &str, tallies: &BTreeMap<String, Tally>) -> Tally {
+    let mut total = Tally::default();
+    eprintln!("{title}");
+    eprintln!(
+        "  {:32} {:>6} {:>6} {:>9} {:>8} {:>9}",
+        "file", "cases", "agree", "by policy", "refused", "disagree"
+    );
+    for (name, t) in tallies {
+        eprintln!(
+            "  {name:32} {:>6} {:>6} {:>9} {:>8} {:>9}",
+            t.cases, t.agree, t.by_policy, t.refused, t.disagree
+        );
+        total.add(t);
+    }
+    eprintln!(
+        "  {:32} {:>6} {:>6} {:>9} {:>8} {:>9}",
+        "total", total.cases, total.agree, total.by_policy, total.refused, total.disagree
+    );
+    total
+}
+
+#[test]
+fn the_interpreter_agrees_with_the_json_schema_test_suite() {
+    let (tallies, failures, refusals) = run_dir(&suite_dir(), &["format.json"]);
+    let total = print(
+        "JSON-Schema-Test-Suite draft 2020-12, required files (format.json aside)",
+        &tallies,
+    );
+    let agreeing = total.agree + total.by_policy;
+    eprintln!(
+        "agreeing: {agreeing} of {} ({:.1}%): {} as written, {} by the closed-object policy; {} refused; {} disagree",
+        total.cases,
+        100.0 * agreeing as f64 / total.cases as f64,
+        total.agree,
+        total.by_policy,
+        total.refused,
+        total.disagree
+    );
+    eprintln!("refused schemas:");
+    for r in &refusals {
+        eprintln!("  {r}");
+    }
+    for f in &failures {
+        eprintln!("DISAGREES {f}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases disagree (printed above)",
+        failures.len()
+    );
+    assert!(
+        agreeing * 10 >= total.cases * 9,
+        "only {agreeing} of {} cases agree; at least 90% must",
+        total.cases
+    );
+}
+
+#[test]
+fn formats_measured_on_the_suites_optional_format_files() {
+    let (tallies, failures, refusals) = run_dir(&suite_dir().join("optional/format"), &[]);
+    let total = print(
+        "JSON-Schema-Test-Suite draft 2020-12, optional/format",
+        &tallies,
+    );
+    for r in &refusals {
+        eprintln!("  refused: {r}");
+    }
+    for f in &failures {
+        eprintln!("DISAGREES {f}");
+    }
+    eprintln!(
+        "format: {} of {} agree, {} disagree",
+        total.agree + total.by_policy,
+        total.cases,
+        total.disagree
+    );
+    // Formats perago does not check are annotations: their invalid cases are expected to
+    // disagree. Every other format must agree on every case.
+    let checked: Vec<&String> = failures
+        .iter()
+        .filter(|f| {
+            !UNCHECKED
+                .iter()
+                .any(|u| f.starts_with(&format!("{u}.json:")))
+        })
+        .collect();
+    assert!(
+        checked.is_empty(),
+        "{} cases of checked formats disagree",
+        checked.len()
+    );
+}
+
+/// Formats perago leaves as annotations (see the README).
+const UNCHECKED: &[&str] = &["idn-email", "idn-hostname", "uri-template", "unknown"];
