@@ -362,7 +362,12 @@ fn fnv(s: &str) -> u64 {
 }
 
 fn check_fragment(fragment: &str, checked: &[Checked]) {
-    check_set(fragment, &load(fragment), checked);
+    check_set(
+        fragment,
+        &load(fragment),
+        &fragment_files(fragment),
+        checked,
+    );
 }
 
 /// The schemas written as users write them (`tests/user-schemas/`, the corpora's and the
@@ -371,9 +376,14 @@ fn check_fragment(fragment: &str, checked: &[Checked]) {
 #[test]
 fn user_schemas() {
     use perago_tests::user_contracts::{agent_result as a, train_model_input as t};
+    let files: Vec<(String, String)> = perago_tests::user_corpus::SCHEMAS
+        .iter()
+        .map(|(f, t)| (f.to_string(), t.to_string()))
+        .collect();
     check_set(
         "user-schemas",
         &perago_tests::user_corpus::schemas(),
+        &files,
         &[
             Checked::of::<a::AgentResult>(),
             Checked::of::<a::AgentResultVariant0>(),
@@ -388,13 +398,14 @@ fn user_schemas() {
     );
 }
 
-fn check_set(fragment: &str, set: &SchemaSet, checked: &[Checked]) {
+/// `files`: the set's schema files, `(file name, text)`, for the compiled interpreter.
+fn check_set(fragment: &str, set: &SchemaSet, files: &[(String, String)], checked: &[Checked]) {
     let mut report = String::new();
     let mut failures = 0;
     for c in checked {
         let root = node_at(set, c.location);
         let docs = documents(&set.ir, root, fnv(c.location));
-        let compiled = compiled_at(fragment, c.location);
+        let compiled = compiled_at(fragment, files, c.location);
         // `type: [T, "null"]` is two IR nodes at one location, and the type is the inner one
         // (no null): the compiled root, which refers to the location, admits null.
         let inner_of_nullable = set.ir.nodes().any(|(_, n)| {
@@ -457,9 +468,8 @@ fn check_set(fragment: &str, set: &SchemaSet, checked: &[Checked]) {
     assert!(failures == 0, "{failures} documents failed:{report}");
 }
 
-/// The compiled interpreter (`perago validate`'s) for the schema at `location`
-/// (`file#pointer`) of a fragment: every file of the fragment, and a root that refers there.
-fn compiled_at(fragment: &str, location: &str) -> Validator {
+/// A fragment's schema files, `(file name, text)`, sorted by name.
+fn fragment_files(fragment: &str) -> Vec<(String, String)> {
     let dir = fragments_dir().join(fragment);
     let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
         .expect("the fragment's directory")
@@ -471,14 +481,19 @@ fn compiled_at(fragment: &str, location: &str) -> Validator {
         })
         .collect();
     files.sort();
+    files
+}
+
+/// The compiled interpreter (`perago validate`'s) for the schema at `location`
+/// (`file#pointer`) of a set: every file of the set, and a root that refers there.
+fn compiled_at(fragment: &str, files: &[(String, String)], location: &str) -> Validator {
     let root = serde_json::json!({ "$ref": location }).to_string();
-    files.push(("(root).json".to_owned(), root));
-    Validator::load_sources(
-        files.iter().map(|(f, t)| (f.as_str(), t.as_str())),
-        "(root).json",
-        Options::default(),
-    )
-    .unwrap_or_else(|e| panic!("{fragment}: the compiled interpreter refuses {location}: {e}"))
+    let sources = files
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .chain([("(root).json", root.as_str())]);
+    Validator::load_sources(sources, "(root).json", Options::default())
+        .unwrap_or_else(|e| panic!("{fragment}: the compiled interpreter refuses {location}: {e}"))
 }
 
 /// Every fragment directory is in the table, with every named struct and `oneOf` of its IR.
