@@ -1,0 +1,263 @@
+//! The delivery thread: sends the outbox to Conductor after commit.
+//!
+//! It reads the rows that are due (updates first), sends each with the blocking Conductor
+//! client (on this thread, never on the HTTP runtime), and records how each attempt ended
+//! through the [`Writer`]: `delivered` (with a `conductor.update_delivered` audit event for an
+//! update), a retry later (connection errors, 5xx and 429 back off from 250 ms to 8 s), or
+//! given up (an update Conductor refuses with another 4xx is `rejected`, audited and logged;
+//! a log line is dropped after [`outbox::LOG_ATTEMPTS`]). While Conductor is down nothing is
+//! lost: the rows wait in the ledger, across restarts, and go out when it answers again.
+//! The thread wakes when a commit queued something, or when the next retry is due.
+
+use crate::ledger::outbox::{self, Attempt, Kind, OutboxRow};
+use crate::ledger::{self, audit, now_ms};
+use crate::log::EventLog;
+use crate::writer::Writer;
+use perago_conductor::{Backoff, Client, Error, Method, path_segment, tasks};
+use rusqlite::Connection;
+use serde_json::json;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// The waits between attempts at one row, and after Conductor did not answer at all.
+pub const BACKOFF: Backoff = Backoff {
+    initial: Duration::from_millis(250),
+    max: Duration::from_secs(8),
+};
+
+/// How many due rows are read at once.
+const BATCH: usize = 128;
+
+/// Wakes the delivery thread, or stops it.
+#[derive(Debug, Default)]
+pub struct Wake {
+    state: Mutex<(bool, bool)>,
+    cv: Condvar,
+}
+
+impl Wake {
+    /// Something was queued.
+    pub fn notify(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0 = true;
+        self.cv.notify_one();
+    }
+
+    /// Stop after the attempt in progress.
+    pub fn stop(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+        self.cv.notify_one();
+    }
+
+    /// Waits for a notification, a stop or `timeout`; true when stopping.
+    fn wait(&self, timeout: Duration) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if !st.0 && !st.1 {
+            st = self
+                .cv
+                .wait_timeout(st, timeout)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        st.0 = false;
+        st.1
+    }
+
+    /// Waits `timeout` whatever is queued meanwhile (Conductor is down: new rows wait for the
+    /// backoff too); true when stopping.
+    fn pause(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let now = std::time::Instant::now();
+            if st.1 || now >= deadline {
+                st.0 = false;
+                return st.1;
+            }
+            st = self
+                .cv
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).1
+    }
+}
+
+/// Starts the delivery thread.
+pub fn spawn(
+    reader: Connection,
+    client: Client,
+    writer: Writer,
+    wake: Arc<Wake>,
+    log: EventLog,
+) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("perago-gateway-delivery".into())
+        .spawn(move || run(&reader, &client, &writer, &wake, &log))
+        .expect("the delivery thread starts")
+}
+
+fn run(reader: &Connection, client: &Client, writer: &Writer, wake: &Wake, log: &EventLog) {
+    // Conductor's failures in a row: while it does not answer, the thread waits before each
+    // new pass instead of trying every row.
+    let mut outage = 0u32;
+    loop {
+        if wake.stopping() {
+            return;
+        }
+        let now = now_ms();
+        let rows = match outbox::due(reader, now, BATCH) {
+            Ok(rows) => rows,
+            Err(e) => {
+                log.event("internal_error", json!({"error": format!("reading the outbox: {e}")}));
+                if wake.wait(BACKOFF.max) {
+                    return;
+                }
+                continue;
+            }
+        };
+        if rows.is_empty() {
+            let next = outbox::next_due(reader).ok().flatten();
+            let wait = next.map_or(Duration::from_secs(60), |at| {
+                Duration::from_millis(u64::try_from(at - now).unwrap_or(0).max(1))
+            });
+            if wake.wait(wait) {
+                return;
+            }
+            continue;
+        }
+        let mut results = Vec::with_capacity(rows.len());
+        let mut down = false;
+        for row in &rows {
+            if wake.stopping() {
+                break;
+            }
+            let (attempt, no_answer) = attempt(client, row, log);
+            down = no_answer;
+            results.push((row.clone(), attempt));
+            if down {
+                break;
+            }
+        }
+        if let Err(e) = writer.write_blocking(move |conn| record(conn, &results)) {
+            log.event("internal_error", json!({"error": format!("recording deliveries: {e}")}));
+        }
+        if down {
+            outage += 1;
+            if wake.pause(BACKOFF.delay(outage)) {
+                return;
+            }
+        } else {
+            outage = 0;
+        }
+    }
+}
+
+/// One attempt at a row, and whether Conductor gave no answer at all (it is down: the pass
+/// stops there).
+fn attempt(client: &Client, row: &OutboxRow, log: &EventLog) -> (Attempt, bool) {
+    let sent = match row.kind {
+        // The body is the TaskResult as committed, sent byte for byte.
+        Kind::Update => client.send(Method::Post, "/api/tasks", &[], Some(row.body.as_bytes())),
+        Kind::Log => client.send(
+            Method::Post,
+            &format!("/api/tasks/{}/log", path_segment(&row.task_id)),
+            &[],
+            Some(row.body.as_bytes()),
+        ),
+    };
+    let error = match sent {
+        Ok(_) => return (Attempt::Delivered, false),
+        Err(error) => error,
+    };
+    let retryable = error.is_retryable() || error.status() == Some(429);
+    let attempts = row.attempts + 1;
+    if !retryable || (row.kind == Kind::Log && attempts >= outbox::LOG_ATTEMPTS) {
+        let event = if row.kind == Kind::Update {
+            "delivery_rejected"
+        } else {
+            "log_dropped"
+        };
+        log.event(
+            event,
+            json!({"task_id": row.task_id, "attempts": attempts, "error": error.to_string()}),
+        );
+        return (
+            Attempt::GivenUp {
+                error: error.to_string(),
+            },
+            false,
+        );
+    }
+    let wait = BACKOFF.delay(u32::try_from(attempts).unwrap_or(u32::MAX));
+    if row.kind == Kind::Update {
+        log.event(
+            "delivery_retry",
+            json!({"task_id": row.task_id, "attempt": attempts, "error": error.to_string(),
+                   "retry_in_ms": wait.as_millis()}),
+        );
+    }
+    let no_answer = matches!(error, Error::Transport { .. });
+    let retry = Attempt::Retry {
+        retry_at_ms: now_ms().saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)),
+        error: error.to_string(),
+    };
+    (retry, no_answer)
+}
+
+/// Records the attempts of a pass in one transaction, auditing the updates' fates.
+fn record(conn: &Connection, results: &[(OutboxRow, Attempt)]) -> rusqlite::Result<()> {
+    let now = ledger::now_ms();
+    for (row, attempt) in results {
+        outbox::record(conn, row.id, attempt, now)?;
+        if row.kind != Kind::Update {
+            continue;
+        }
+        match attempt {
+            Attempt::Delivered => {
+                audit::append(
+                    conn,
+                    &row.task_id,
+                    "conductor.update_delivered",
+                    &json!({"outbox_id": row.id, "attempts": row.attempts + 1}),
+                    now,
+                )?;
+            }
+            Attempt::GivenUp { error } => {
+                audit::append(
+                    conn,
+                    &row.task_id,
+                    "conductor.update_rejected",
+                    &json!({"outbox_id": row.id, "attempts": row.attempts + 1, "error": error}),
+                    now,
+                )?;
+            }
+            Attempt::Retry { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Sends `extendLease` for a task (a heartbeat): whether Conductor took it.
+pub fn extend_lease(
+    client: &Client,
+    task_id: &str,
+    workflow_instance_id: &str,
+    worker_id: &str,
+) -> Result<(), Error> {
+    let heartbeat = tasks::TaskResult {
+        workflow_instance_id: workflow_instance_id.to_owned(),
+        task_id: task_id.to_owned(),
+        status: tasks::TaskResultStatus::InProgress,
+        output_data: serde_json::Map::new(),
+        reason_for_incompletion: None,
+        callback_after_seconds: None,
+        worker_id: Some(worker_id.to_owned()),
+        logs: Vec::new(),
+        extend_lease: true,
+    };
+    tasks::update(client, &heartbeat).map(drop)
+}
