@@ -82,9 +82,8 @@ fn with_default_flags_the_built_gateway_serves_a_claim_and_a_complete() {
     );
     assert_eq!(done.status, 200, "{}", done.text);
     assert!(server.wait_until(PATIENCE, |s| s.task(&id).unwrap().status == TaskStatus::Completed));
-    assert!(server.wait_until(PATIENCE, |_| {
-        agent.task(&id).json["conductor_update"]["state"] == "delivered"
-    }));
+    assert!(child.wait_stderr(PATIENCE, |e| e.contains("\"update_delivered\"")));
+    assert_eq!(agent.task(&id).json["conductor_update"]["state"], "delivered");
     let stopped = child.stop(PATIENCE);
     assert_eq!(stopped.code(), Some(0), "{stopped}");
     let log = json_lines(&stopped.stderr);
@@ -151,9 +150,8 @@ fn killed_between_commit_and_delivery_the_restarted_gateway_delivers_once() {
     let agent = Agent::new(&base, TOKEN, "agent-1");
     assert!(server.wait_until(PATIENCE, |s| s.task(&first).unwrap().status == TaskStatus::Completed));
     assert_eq!(server.task(&first).unwrap().output_data["result"]["summary"], "committed");
-    assert!(server.wait_until(PATIENCE, |_| {
-        agent.task(&first).json["conductor_update"]["state"] == "delivered"
-    }));
+    assert!(child.wait_stderr(PATIENCE, |e| e.contains("\"update_delivered\"")));
+    assert_eq!(agent.task(&first).json["conductor_update"]["state"], "delivered");
     assert_eq!(updates_ending(&server, &first), 1, "delivered once");
 
     // The claim held across the crash is held still.

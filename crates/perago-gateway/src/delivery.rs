@@ -28,11 +28,14 @@ pub const BACKOFF: Backoff = Backoff {
 /// How many due rows are read at once.
 const BATCH: usize = 128;
 
-/// Wakes the delivery thread, or stops it.
+/// Wakes the delivery thread, or stops it; and tells who waits for deliveries when a pass
+/// was recorded.
 #[derive(Debug, Default)]
 pub struct Wake {
     state: Mutex<(bool, bool)>,
     cv: Condvar,
+    passes: Mutex<u64>,
+    passed: Condvar,
 }
 
 impl Wake {
@@ -83,6 +86,32 @@ impl Wake {
 
     fn stopping(&self) -> bool {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).1
+    }
+
+    /// How many passes were recorded so far.
+    pub fn passes(&self) -> u64 {
+        *self.passes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits until more than `seen` passes were recorded, or `deadline`.
+    pub fn wait_pass(&self, seen: u64, deadline: std::time::Instant) {
+        let mut passes = self.passes.lock().unwrap_or_else(|p| p.into_inner());
+        while *passes <= seen {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return;
+            }
+            passes = self
+                .passed
+                .wait_timeout(passes, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    fn pass_recorded(&self) {
+        *self.passes.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.passed.notify_all();
     }
 }
 
@@ -142,9 +171,23 @@ fn run(reader: &Connection, client: &Client, writer: &Writer, wake: &Wake, log: 
                 break;
             }
         }
-        if let Err(e) = writer.write_blocking(move |conn| record(conn, &results)) {
-            log.event("internal_error", json!({"error": format!("recording deliveries: {e}")}));
+        let delivered: Vec<String> = results
+            .iter()
+            .filter(|(row, attempt)| row.kind == Kind::Update && *attempt == Attempt::Delivered)
+            .map(|(row, _)| row.task_id.clone())
+            .collect();
+        match writer.write_blocking(move |conn| record(conn, &results)) {
+            Ok(()) => {
+                for task_id in delivered {
+                    log.event("update_delivered", json!({"task_id": task_id}));
+                }
+            }
+            Err(e) => log.event(
+                "internal_error",
+                json!({"error": format!("recording deliveries: {e}")}),
+            ),
         }
+        wake.pass_recorded();
         if down {
             outage += 1;
             if wake.pause(BACKOFF.delay(outage)) {

@@ -3,7 +3,8 @@
 //!
 //! Events: `gateway_started` (with the address it listens on), `poll_error`,
 //! `task_left_in_progress` (a task a claim's poll may have left with Conductor unrecorded),
-//! `lease_expired`, `lease_extension_failed`, `delivery_retry`, `delivery_rejected`,
+//! `lease_expired`, `lease_extension_failed`, `update_delivered`, `delivery_retry`,
+//! `delivery_rejected`,
 //! `log_dropped`, `internal_error`, `gateway_stopped`.
 
 use perago::log::{JsonLines, rfc3339_now};

@@ -70,6 +70,7 @@ pub struct Gateway {
     wake: Arc<Wake>,
     threads: Vec<std::thread::JoinHandle<()>>,
     writer: Writer,
+    reader: Mutex<rusqlite::Connection>,
     log: EventLog,
     started: Instant,
 }
@@ -152,6 +153,7 @@ impl Gateway {
             wake,
             threads: vec![delivery_thread, writer_thread],
             writer,
+            reader: Mutex::new(ledger::open_existing(&app.config.db)?),
             log,
             started: Instant::now(),
         })
@@ -165,6 +167,26 @@ impl Gateway {
     /// `http://<address>`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Waits until every committed update reached Conductor (no update is pending in the
+    /// outbox), or `timeout` passes; whether it did.
+    pub fn wait_delivered(&self, timeout: std::time::Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let seen = self.wake.passes();
+            let pending = {
+                let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+                crate::ledger::outbox::pending_updates(&conn)
+            };
+            if pending.is_ok_and(|n| n == 0) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            self.wake.wait_pass(seen, deadline);
+        }
     }
 
     /// Blocks until SIGINT or SIGTERM, then stops.

@@ -263,6 +263,7 @@ fn the_completion_api_table_row_by_row() {
         assert!(logs.iter().any(|l| l.contains(event)), "{event} in {logs:?}");
     }
     // Every terminal task was reported exactly once.
+    assert!(s.gateway.wait_delivered(PATIENCE));
     for id in &ids[..6] {
         assert_eq!(final_updates(&s.server, id).len(), 1, "{id}");
         assert_eq!(agent.task(id).json["conductor_update"]["state"], "delivered");
@@ -298,7 +299,7 @@ fn fifty_concurrent_completes_of_one_task_have_one_winner() {
     assert_eq!(record["result_summary"], winner.as_str());
     let t = s.terminal(&id);
     assert_eq!(t.output_data["result"]["summary"], winner.as_str());
-    assert!(s.server.wait_until(PATIENCE, |_| record_state(&agent, &id) == "delivered"));
+    assert!(s.gateway.wait_delivered(PATIENCE));
     assert_eq!(final_updates(&s.server, &id).len(), 1);
 }
 
@@ -348,7 +349,7 @@ fn a_refusal_delivered_twice_derives_one_followup_set() {
         .collect();
     assert_eq!(fanned, ids);
     assert_eq!(t.output_data["result"]["followups"][1]["title"], "billing");
-    assert!(s.server.wait_until(PATIENCE, |_| record_state(&agent, &id) == "delivered"));
+    assert!(s.gateway.wait_delivered(PATIENCE));
     assert_eq!(final_updates(&s.server, &id).len(), 1);
 }
 
@@ -407,10 +408,11 @@ fn while_conductor_is_down_completes_are_answered_and_delivered_when_it_returns(
     let down = agent.claim(TYPE);
     assert_eq!(down.status, 503, "{}", down.text);
     s.server.restart();
+    assert!(s.gateway.wait_delivered(PATIENCE));
     let expected = [TaskStatus::Completed, TaskStatus::Completed, TaskStatus::Failed];
     for (id, status) in ids.iter().zip(expected) {
         assert_eq!(s.terminal(id).status, status);
-        assert!(s.server.wait_until(PATIENCE, |_| record_state(&agent, id) == "delivered"));
+        assert_eq!(record_state(&agent, id), "delivered");
         assert_eq!(final_updates(&s.server, id).len(), 1, "{id}");
     }
 }
@@ -424,9 +426,7 @@ fn an_edited_removed_or_reordered_audit_event_is_found() {
         agent.claim_one(TYPE);
         agent.complete(id, &json!({"payload": {"summary": format!("done {id}")}}));
     }
-    for id in &ids {
-        assert!(s.server.wait_until(PATIENCE, |_| record_state(&agent, id) == "delivered"));
-    }
+    assert!(s.gateway.wait_delivered(PATIENCE));
     let Setup { gateway, db, _dir: dir, .. } = s;
     gateway.stop();
     let intact = ledger::audit::verify(&ledger::open_existing(&db).unwrap()).unwrap();

@@ -141,3 +141,10 @@ pub fn update_state(
     .query_row([task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
     .optional()
 }
+
+/// How many updates wait for delivery.
+pub fn pending_updates(conn: &Connection) -> rusqlite::Result<u64> {
+    conn.prepare_cached("SELECT count(*) FROM outbox WHERE state = 'pending' AND kind = 'update'")?
+        .query_row([], |r| r.get::<_, i64>(0))
+        .map(|n| u64::try_from(n).unwrap_or(0))
+}
