@@ -25,7 +25,10 @@ pub const TASKDEFS_DIR: &str = "taskdefs";
 pub fn registries() -> Vec<(&'static str, Registry)> {
     vec![
         ("crates/perago-example", perago_example::registry()),
-        ("crates/perago-gateway", perago_gateway::agent_task::registry()),
+        (
+            "crates/perago-gateway",
+            perago_gateway::agent_task::registry(),
+        ),
     ]
 }
 

@@ -92,8 +92,9 @@ pub fn run(args: &GatewayArgs) -> Result<ExitCode, CommandError> {
 }
 
 fn duration(flag: &str, value: &str) -> Result<Duration, String> {
-    humantime::parse_duration(value.trim())
-        .map_err(|e| format!("{flag}: expected a duration such as 500ms or 30s, got {value:?} ({e})"))
+    humantime::parse_duration(value.trim()).map_err(|e| {
+        format!("{flag}: expected a duration such as 500ms or 30s, got {value:?} ({e})")
+    })
 }
 
 fn serve(args: &RunArgs) -> Result<ExitCode, CommandError> {
@@ -106,7 +107,8 @@ fn serve(args: &RunArgs) -> Result<ExitCode, CommandError> {
         .map(|t| TaskTypeSlots::parse(t))
         .collect::<Result<Vec<_>, _>>()?;
     let mut config = GatewayConfig::new(&url, task_types, token);
-    config.conductor_token = lookup(perago_conductor::AUTH_TOKEN_ENV).filter(|t| !t.trim().is_empty());
+    config.conductor_token =
+        lookup(perago_conductor::AUTH_TOKEN_ENV).filter(|t| !t.trim().is_empty());
     config.listen = args.listen;
     config.db = args.db.clone();
     config.lease = args

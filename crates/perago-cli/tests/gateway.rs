@@ -71,7 +71,12 @@ fn with_default_flags_the_built_gateway_serves_a_claim_and_a_complete() {
     let id = server.enqueue("agent_task", json!({"params": {"title": "Add tests"}}));
     let (child, base) = gateway(
         dir.path(),
-        &["--conductor-url", &server.base_url(), "--task-type", "agent_task"],
+        &[
+            "--conductor-url",
+            &server.base_url(),
+            "--task-type",
+            "agent_task",
+        ],
     );
     assert_eq!(base, "http://127.0.0.1:8642", "the default address");
     let agent = Agent::new(&base, TOKEN, "agent-1");
@@ -81,33 +86,51 @@ fn with_default_flags_the_built_gateway_serves_a_claim_and_a_complete() {
         &json!({"payload": {"summary": "Added tests", "files_changed": ["t.rs"]}}),
     );
     assert_eq!(done.status, 200, "{}", done.text);
-    assert!(server.wait_until(PATIENCE, |s| s.task(&id).unwrap().status == TaskStatus::Completed));
+    assert!(server.wait_until(PATIENCE, |s| s.task(&id).unwrap().status
+        == TaskStatus::Completed));
     assert!(child.wait_stderr(PATIENCE, |e| e.contains("\"update_delivered\"")));
-    assert_eq!(agent.task(&id).json["conductor_update"]["state"], "delivered");
+    assert_eq!(
+        agent.task(&id).json["conductor_update"]["state"],
+        "delivered"
+    );
     let stopped = child.stop(PATIENCE);
     assert_eq!(stopped.code(), Some(0), "{stopped}");
     let log = json_lines(&stopped.stderr);
     assert_eq!(events(&log, "gateway_stopped").len(), 1);
     assert!(!stopped.stderr.contains(TOKEN), "the token is never logged");
-    assert!(dir.path().join("perago-gateway.db").is_file(), "the default db");
+    assert!(
+        dir.path().join("perago-gateway.db").is_file(),
+        "the default db"
+    );
 
     // The audit trail of the default database.
     let intact = verify(dir.path(), &[]);
     assert_eq!(intact.code(), Some(0), "{intact}");
     assert!(
-        intact.stdout.starts_with("perago-gateway.db: audit trail intact: 4 events, head 4 "),
+        intact
+            .stdout
+            .starts_with("perago-gateway.db: audit trail intact: 4 events, head 4 "),
         "{intact}"
     );
     let conn = rusqlite::Connection::open(dir.path().join("perago-gateway.db")).unwrap();
-    conn.execute("UPDATE audit SET recorded_at_ms = recorded_at_ms + 1 WHERE seq = 2", [])
-        .unwrap();
+    conn.execute(
+        "UPDATE audit SET recorded_at_ms = recorded_at_ms + 1 WHERE seq = 2",
+        [],
+    )
+    .unwrap();
     drop(conn);
     let broken = verify(dir.path(), &["--db", "perago-gateway.db"]);
     assert_eq!(broken.code(), Some(1), "{broken}");
-    assert!(broken.stdout.contains("event 2 (task.contract_validation"), "{broken}");
+    assert!(
+        broken.stdout.contains("event 2 (task.contract_validation"),
+        "{broken}"
+    );
     let missing = verify(dir.path(), &["--db", "nope.db"]);
     assert_eq!(missing.code(), Some(2), "{missing}");
-    assert!(missing.stderr.contains("nope.db: no such database"), "{missing}");
+    assert!(
+        missing.stderr.contains("nope.db: no such database"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -138,20 +161,36 @@ fn killed_between_commit_and_delivery_the_restarted_gateway_delivers_once() {
     server.stop();
     let done = agent.complete(&first, &json!({"payload": {"summary": "committed"}}));
     assert_eq!(done.status, 200, "{}", done.text);
-    assert_eq!(agent.task(&first).json["conductor_update"]["state"], "pending");
+    assert_eq!(
+        agent.task(&first).json["conductor_update"]["state"],
+        "pending"
+    );
     child.signal("KILL");
     let killed = child.wait(PATIENCE);
     assert_eq!(killed.code(), None, "killed by a signal: {killed}");
 
     server.restart();
     assert_eq!(server.task(&first).unwrap().status, TaskStatus::InProgress);
-    assert_eq!(updates_ending(&server, &first), 0, "nothing was delivered before the kill");
+    assert_eq!(
+        updates_ending(&server, &first),
+        0,
+        "nothing was delivered before the kill"
+    );
     let (child, base) = gateway(dir.path(), &args);
     let agent = Agent::new(&base, TOKEN, "agent-1");
-    assert!(server.wait_until(PATIENCE, |s| s.task(&first).unwrap().status == TaskStatus::Completed));
-    assert_eq!(server.task(&first).unwrap().output_data["result"]["summary"], "committed");
+    assert!(
+        server.wait_until(PATIENCE, |s| s.task(&first).unwrap().status
+            == TaskStatus::Completed)
+    );
+    assert_eq!(
+        server.task(&first).unwrap().output_data["result"]["summary"],
+        "committed"
+    );
     assert!(child.wait_stderr(PATIENCE, |e| e.contains("\"update_delivered\"")));
-    assert_eq!(agent.task(&first).json["conductor_update"]["state"], "delivered");
+    assert_eq!(
+        agent.task(&first).json["conductor_update"]["state"],
+        "delivered"
+    );
     assert_eq!(updates_ending(&server, &first), 1, "delivered once");
 
     // The claim held across the crash is held still.
@@ -164,7 +203,10 @@ fn killed_between_commit_and_delivery_the_restarted_gateway_delivers_once() {
         &json!({"result_summary": json!({"kind": "blocked_on_dependency", "detail": "Needs the API.", "blocking_dep": "T-9"}).to_string()}),
     );
     assert_eq!(refused.status, 200, "{}", refused.text);
-    assert!(server.wait_until(PATIENCE, |s| s.task(&second).unwrap().status == TaskStatus::Completed));
+    assert!(
+        server.wait_until(PATIENCE, |s| s.task(&second).unwrap().status
+            == TaskStatus::Completed)
+    );
     assert_eq!(
         server.task(&second).unwrap().output_data["result"]["kind"],
         Value::from("blocked_on_dependency")
@@ -189,7 +231,8 @@ fn without_a_token_the_gateway_does_not_start() {
     let done = Child::start(cmd, None).wait(PATIENCE);
     assert_eq!(done.code(), Some(2), "{done}");
     assert!(
-        done.stderr.starts_with("perago: PERAGO_GATEWAY_TOKEN is not set"),
+        done.stderr
+            .starts_with("perago: PERAGO_GATEWAY_TOKEN is not set"),
         "{done}"
     );
     let mut cmd = perago(dir.path());

@@ -56,7 +56,12 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1e6
 }
 
-fn summarise(n: usize, wall: Duration, mut latencies: Vec<Duration>, delivered: Option<Duration>) -> Round {
+fn summarise(
+    n: usize,
+    wall: Duration,
+    mut latencies: Vec<Duration>,
+    delivered: Option<Duration>,
+) -> Round {
     latencies.sort();
     Round {
         per_s: n as f64 / wall.as_secs_f64(),
@@ -110,7 +115,9 @@ fn bare(server: &TestServer, n: usize, done: &mut usize) -> Round {
     for i in 0..n {
         server.enqueue("bench_bare", json!({"params": {"title": format!("t{i}")}}));
     }
-    let client = Client::new(&server.base_url()).unwrap().with_retry(Retry::NONE);
+    let client = Client::new(&server.base_url())
+        .unwrap()
+        .with_retry(Retry::NONE);
     let mut polled = Vec::new();
     while polled.len() < n {
         let request = PollRequest {
@@ -120,7 +127,12 @@ fn bare(server: &TestServer, n: usize, done: &mut usize) -> Round {
             count: n - polled.len(),
             timeout: Duration::from_millis(100),
         };
-        polled.extend(tasks::poll_batch(&client, &request).unwrap().into_iter().map(Result::unwrap));
+        polled.extend(
+            tasks::poll_batch(&client, &request)
+                .unwrap()
+                .into_iter()
+                .map(Result::unwrap),
+        );
     }
     let items: Vec<(usize, String, String)> = polled
         .into_iter()
@@ -244,8 +256,16 @@ fn median(mut values: Vec<f64>) -> f64 {
 fn main() {
     // `cargo test --benches` runs this with `--bench` absent: a quick smoke round only.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let n = if quick { 40 } else { setting("PERAGO_BENCH_GATEWAY_TASKS", 2000) };
-    let rounds = if quick { 1 } else { setting("PERAGO_BENCH_GATEWAY_ROUNDS", 5) };
+    let n = if quick {
+        40
+    } else {
+        setting("PERAGO_BENCH_GATEWAY_TASKS", 2000)
+    };
+    let rounds = if quick {
+        1
+    } else {
+        setting("PERAGO_BENCH_GATEWAY_ROUNDS", 5)
+    };
     let server = TestServer::start();
     let mut done = 0;
     let mut bares = Vec::new();

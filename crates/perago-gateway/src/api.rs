@@ -60,7 +60,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/v1/tasks/{task_id}", get(task))
         .route("/v1/tasks/{task_id}/heartbeat", post(heartbeat))
         .route("/v1/tasks/{task_id}/complete", post(complete))
-        .layer(middleware::from_fn_with_state(Arc::clone(&app), authenticate))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&app),
+            authenticate,
+        ))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .with_state(app)
@@ -72,6 +75,11 @@ pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) 
         status,
         &json!({"detail": {"error": code, "message": message.into()}}),
     )
+}
+
+/// [`error`], boxed for an early return.
+fn reject(status: StatusCode, code: &str, message: impl Into<String>) -> Box<Response> {
+    Box::new(error(status, code, message))
 }
 
 /// `body` as JSON with `status`.
@@ -96,7 +104,11 @@ async fn wrong_method(request: Request) -> Response {
     error(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
-        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
     )
 }
 
@@ -121,10 +133,10 @@ async fn authenticate(State(app): State<Arc<App>>, request: Request, next: Next)
 }
 
 /// The body, bounded by the size limit and the request timeout.
-async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
     let limit = app.config.max_body_bytes;
     let too_large = || {
-        error(
+        reject(
             StatusCode::PAYLOAD_TOO_LARGE,
             "body_too_large",
             format!("the request body is larger than the limit of {limit} bytes"),
@@ -139,7 +151,7 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
     }
     let read = Limited::new(body, limit).collect();
     match tokio::time::timeout(app.config.request_timeout, read).await {
-        Err(_) => Err(error(
+        Err(_) => Err(reject(
             StatusCode::REQUEST_TIMEOUT,
             "request_timeout",
             format!(
@@ -148,7 +160,7 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
             ),
         )),
         Ok(Err(e)) if e.is::<LengthLimitError>() => Err(too_large()),
-        Ok(Err(e)) => Err(error(
+        Ok(Err(e)) => Err(reject(
             StatusCode::BAD_REQUEST,
             "unreadable_body",
             format!("the request body could not be read: {e}"),
@@ -159,27 +171,34 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
 
 /// The body as a JSON object with only `allowed` keys (read strictly: a repeated key is an
 /// error); an empty body is `{}`.
-fn object(bytes: &[u8], allowed: &[&str], shape: &str) -> Result<Map<String, Value>, Response> {
+fn object(
+    bytes: &[u8],
+    allowed: &[&str],
+    shape: &str,
+) -> Result<Map<String, Value>, Box<Response>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
     let value = perago_schema::json::parse_strict_slice(bytes).map_err(|e| {
         let v = e.to_violation();
-        error(
+        reject(
             StatusCode::BAD_REQUEST,
             "malformed_body",
-            format!("the body is not a JSON object {shape}: {}: {}", v.path, v.message),
+            format!(
+                "the body is not a JSON object {shape}: {}: {}",
+                v.path, v.message
+            ),
         )
     })?;
     let Value::Object(map) = value else {
-        return Err(error(
+        return Err(reject(
             StatusCode::BAD_REQUEST,
             "malformed_body",
             format!("the body must be a JSON object {shape}"),
         ));
     };
     if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(error(
+        return Err(reject(
             StatusCode::BAD_REQUEST,
             "unknown_field",
             format!("unknown field {key:?}: the body is {shape}"),
@@ -189,19 +208,23 @@ fn object(bytes: &[u8], allowed: &[&str], shape: &str) -> Result<Map<String, Val
 }
 
 /// A required non-blank string field of at most `max` characters.
-fn text_field(map: &Map<String, Value>, key: &str, max: usize) -> Result<String, Response> {
+fn text_field(map: &Map<String, Value>, key: &str, max: usize) -> Result<String, Box<Response>> {
     match map.get(key) {
         Some(Value::String(s))
-            if !s.trim().is_empty() && s.chars().count() <= max && !s.chars().any(char::is_control) =>
+            if !s.trim().is_empty()
+                && s.chars().count() <= max
+                && !s.chars().any(char::is_control) =>
         {
             Ok(s.clone())
         }
-        Some(_) => Err(error(
+        Some(_) => Err(reject(
             StatusCode::BAD_REQUEST,
             "invalid_field",
-            format!("{key} must be a non-blank string of at most {max} characters, without control characters"),
+            format!(
+                "{key} must be a non-blank string of at most {max} characters, without control characters"
+            ),
         )),
-        None => Err(error(
+        None => Err(reject(
             StatusCode::BAD_REQUEST,
             "missing_field",
             format!("{key} is required"),
@@ -210,11 +233,14 @@ fn text_field(map: &Map<String, Value>, key: &str, max: usize) -> Result<String,
 }
 
 /// The agent a heartbeat or completion comes from.
-fn agent(headers: &HeaderMap) -> Result<String, Response> {
-    let value = headers.get(AGENT_HEADER).and_then(|v| v.to_str().ok()).map(str::trim);
+fn agent(headers: &HeaderMap) -> Result<String, Box<Response>> {
+    let value = headers
+        .get(AGENT_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
     match value {
         Some(id) if !id.is_empty() && id.chars().count() <= MAX_AGENT_ID_CHARS => Ok(id.to_owned()),
-        _ => Err(error(
+        _ => Err(reject(
             StatusCode::BAD_REQUEST,
             "missing_agent_id",
             format!(
@@ -230,7 +256,10 @@ fn bad_path(rejection: &PathRejection) -> Response {
     error(
         StatusCode::BAD_REQUEST,
         "invalid_task_id",
-        format!("the task id in the path cannot be read: {}", rejection.body_text()),
+        format!(
+            "the task id in the path cannot be read: {}",
+            rejection.body_text()
+        ),
     )
 }
 
@@ -251,12 +280,16 @@ fn refused(task_id: &str, refusal: Refused) -> Response {
         Refused::NotFound => error(
             StatusCode::NOT_FOUND,
             "unknown_task",
-            format!("no task {task_id} in this gateway's ledger (a task is known once claimed here)"),
+            format!(
+                "no task {task_id} in this gateway's ledger (a task is known once claimed here)"
+            ),
         ),
         Refused::NotYours { .. } => error(
             StatusCode::FORBIDDEN,
             "not_your_claim",
-            format!("task {task_id} is claimed by another agent: an agent completes only what it claimed"),
+            format!(
+                "task {task_id} is claimed by another agent: an agent completes only what it claimed"
+            ),
         ),
         Refused::Terminal(ended) => conflict(&ended),
     }
@@ -272,22 +305,27 @@ fn conflict(ended: &Ended) -> Response {
 async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
     let bytes = match read_body(&app, &headers, body).await {
         Ok(bytes) => bytes,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let shape = "{\"task_type\": string, \"agent_id\": string}";
     let fields = match object(&bytes, &["task_type", "agent_id"], shape) {
         Ok(map) => map,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let (task_type, agent_id) = match (
         text_field(&fields, "task_type", 256),
         text_field(&fields, "agent_id", MAX_AGENT_ID_CHARS),
     ) {
         (Ok(t), Ok(a)) => (t, a),
-        (Err(response), _) | (_, Err(response)) => return response,
+        (Err(response), _) | (_, Err(response)) => return *response,
     };
     let Some(slots) = app.config.slots(&task_type) else {
-        let served: Vec<&str> = app.config.task_types.iter().map(|t| t.name.as_str()).collect();
+        let served: Vec<&str> = app
+            .config
+            .task_types
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
         return error(
             StatusCode::BAD_REQUEST,
             "unknown_task_type",
@@ -338,7 +376,11 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
         return StatusCode::NO_CONTENT.into_response();
     };
     for extra in received.flatten() {
-        left_in_progress(&app, &extra.task_id, "Conductor handed out more than was asked for");
+        left_in_progress(
+            &app,
+            &extra.task_id,
+            "Conductor handed out more than was asked for",
+        );
     }
     let task = match first {
         Ok(task) => task,
@@ -350,7 +392,10 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
             return error(
                 StatusCode::BAD_GATEWAY,
                 "invalid_task",
-                format!("Conductor handed out a task that cannot be claimed: {}", invalid.reason),
+                format!(
+                    "Conductor handed out a task that cannot be claimed: {}",
+                    invalid.reason
+                ),
             );
         }
     };
@@ -358,12 +403,11 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
         .response_timeout_seconds
         .unwrap_or(perago_conductor::taskdef::DEFAULT_RESPONSE_TIMEOUT_SECONDS)
         .saturating_mul(1000);
-    let lease_ms = app
-        .config
-        .lease
-        .map_or(conductor_lease_ms, |l| {
-            u64::try_from(l.as_millis()).unwrap_or(u64::MAX).min(conductor_lease_ms)
-        });
+    let lease_ms = app.config.lease.map_or(conductor_lease_ms, |l| {
+        u64::try_from(l.as_millis())
+            .unwrap_or(u64::MAX)
+            .min(conductor_lease_ms)
+    });
     let lease_ms = i64::try_from(lease_ms).unwrap_or(i64::MAX);
     let now = now_ms();
     let written = {
@@ -448,11 +492,11 @@ async fn heartbeat(
     };
     let agent_id = match agent(&headers) {
         Ok(agent) => agent,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     // The body carries nothing, but is bounded like any other.
     if let Err(response) = read_body(&app, &headers, body).await {
-        return response;
+        return *response;
     }
     let now = now_ms();
     let (reason_max, worker_id) = (app.config.reason_max_length, app.config.worker_id.clone());
@@ -518,16 +562,16 @@ async fn complete(
     };
     let agent_id = match agent(&headers) {
         Ok(agent) => agent,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let bytes = match read_body(&app, &headers, body).await {
         Ok(bytes) => bytes,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let shape = "{\"result_summary\": string, \"payload\": object | null}";
     let fields = match object(&bytes, &["result_summary", "payload"], shape) {
         Ok(map) => map,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let result_summary = match fields.get("result_summary") {
         None | Some(Value::Null) => "",

@@ -88,6 +88,9 @@ mod tests {
         assert!(BearerToken::new("  ").is_none());
         assert!(!format!("{token:?}").contains("s3cret"));
         let missing = BearerToken::from_lookup(|_| None).unwrap_err();
-        assert!(missing.starts_with("PERAGO_GATEWAY_TOKEN is not set"), "{missing}");
+        assert!(
+            missing.starts_with("PERAGO_GATEWAY_TOKEN is not set"),
+            "{missing}"
+        );
     }
 }

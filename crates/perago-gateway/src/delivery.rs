@@ -141,7 +141,10 @@ fn run(reader: &Connection, client: &Client, writer: &Writer, wake: &Wake, log: 
         let rows = match outbox::due(reader, now, BATCH) {
             Ok(rows) => rows,
             Err(e) => {
-                log.event("internal_error", json!({"error": format!("reading the outbox: {e}")}));
+                log.event(
+                    "internal_error",
+                    json!({"error": format!("reading the outbox: {e}")}),
+                );
                 if wake.wait(BACKOFF.max) {
                     return;
                 }

@@ -56,7 +56,10 @@ impl EventLog {
             }
         }
         if let Err(e) = self.out.write(&record) {
-            let _ = writeln!(std::io::stderr(), "perago gateway: cannot write its log: {e}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "perago gateway: cannot write its log: {e}"
+            );
         }
     }
 }

@@ -118,10 +118,12 @@ impl Gateway {
                 addr: config.listen,
                 source,
             })?;
-        let addr = listener.local_addr().map_err(|source| GatewayError::Listen {
-            addr: config.listen,
-            source,
-        })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| GatewayError::Listen {
+                addr: config.listen,
+                source,
+            })?;
         log.event(
             "gateway_started",
             json!({
@@ -253,7 +255,11 @@ impl Drop for Gateway {
 }
 
 /// Accepts connections until told to stop; each is served by hyper with the head timeout.
-async fn serve(listener: tokio::net::TcpListener, app: Arc<App>, mut stopped: watch::Receiver<bool>) {
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    mut stopped: watch::Receiver<bool>,
+) {
     let router = api::router(Arc::clone(&app));
     let head_timeout = app.config.request_timeout;
     loop {
@@ -301,13 +307,16 @@ async fn sweep_leases(app: Arc<App>, mut stopped: watch::Receiver<bool>) {
         let lapsed = match lapsed {
             Ok(ids) => ids,
             Err(e) => {
-                app.log
-                    .event("internal_error", json!({"error": format!("reading leases: {e}")}));
+                app.log.event(
+                    "internal_error",
+                    json!({"error": format!("reading leases: {e}")}),
+                );
                 continue;
             }
         };
         for task_id in lapsed {
-            let (reason_max, worker_id) = (app.config.reason_max_length, app.config.worker_id.clone());
+            let (reason_max, worker_id) =
+                (app.config.reason_max_length, app.config.worker_id.clone());
             let id = task_id.clone();
             let expired = app
                 .writer

@@ -15,7 +15,10 @@ pub(crate) struct Slots {
 
 impl Slots {
     /// `limits` per type, `held` of them already taken by claims in the ledger.
-    pub(crate) fn new(limits: impl IntoIterator<Item = (String, usize)>, held: &BTreeMap<String, usize>) -> Slots {
+    pub(crate) fn new(
+        limits: impl IntoIterator<Item = (String, usize)>,
+        held: &BTreeMap<String, usize>,
+    ) -> Slots {
         let types = limits
             .into_iter()
             .map(|(name, limit)| {

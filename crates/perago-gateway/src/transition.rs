@@ -144,7 +144,8 @@ pub fn decide(
             let followups = derive_followups(task_id, &refusal);
             let mut result = refusal.to_canonical();
             if !followups.is_empty() {
-                let specs = serde_json::to_value(&followups).map_err(|e| InvalidResult(e.to_string()))?;
+                let specs =
+                    serde_json::to_value(&followups).map_err(|e| InvalidResult(e.to_string()))?;
                 if let Value::Object(map) = &mut result {
                     map.insert("followups".into(), specs);
                 }
@@ -272,7 +273,10 @@ mod tests {
     #[test]
     fn each_outcome_ends_the_task_as_the_table_says() {
         let done = decide_text(r#"{"summary": "Added tests", "files_changed": ["a.rs"]}"#);
-        assert_eq!((done.status, done.outcome), (TaskStatus::Done, "completion"));
+        assert_eq!(
+            (done.status, done.outcome),
+            (TaskStatus::Done, "completion")
+        );
         assert_eq!(done.result_summary.as_deref(), Some("Added tests"));
         assert_eq!(done.conductor.status, TaskResultStatus::Completed);
         assert_eq!(
@@ -284,7 +288,10 @@ mod tests {
             r#"{"kind": "scope_exceeded", "detail": "Too big.", "proposed_split": ["part one", "part two"]}"#,
         );
         assert_eq!(refused.status, TaskStatus::Refused);
-        assert_eq!(refused.terminal_reason.as_deref(), Some("refused:scope_exceeded"));
+        assert_eq!(
+            refused.terminal_reason.as_deref(),
+            Some("refused:scope_exceeded")
+        );
         let ids: Vec<&str> = refused.followups.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["fu-90df2783d9e0", "fu-2970de185e27"]);
         let result = &refused.conductor.output["result"];
@@ -293,7 +300,10 @@ mod tests {
         assert_eq!(result["followups"][0]["title"], "part one");
 
         let prose = decide_text("Fixed the flaky login test.");
-        assert_eq!((prose.status, prose.outcome), (TaskStatus::Done, "legacy_prose"));
+        assert_eq!(
+            (prose.status, prose.outcome),
+            (TaskStatus::Done, "legacy_prose")
+        );
         assert!(prose.record.is_none());
         assert_eq!(
             prose.conductor.output["result"],
@@ -309,7 +319,10 @@ mod tests {
         assert!(empty.conductor.output.is_empty());
 
         let violation = decide_text(r#"{"summary": "   ", "notes": 1}"#);
-        assert_eq!(violation.terminal_reason.as_deref(), Some("contract_violation"));
+        assert_eq!(
+            violation.terminal_reason.as_deref(),
+            Some("contract_violation")
+        );
         assert_eq!(
             violation.conductor.reason.as_deref(),
             Some("contract_violation: $.notes: unknown field")
@@ -330,10 +343,8 @@ mod tests {
         assert!(reason.starts_with("contract_violation: $.kkk"), "{reason}");
         let lapsed = lease_expired("a-1", 1500, 500);
         assert_eq!(lapsed.terminal_reason.as_deref(), Some("lease_expired"));
-        assert!(
-            lapsed.conductor.reason.unwrap().starts_with(
-                "lease_expired: agent \"a-1\" sent no heartbeat within its lease of 1s 500ms"
-            )
-        );
+        assert!(lapsed.conductor.reason.unwrap().starts_with(
+            "lease_expired: agent \"a-1\" sent no heartbeat within its lease of 1s 500ms"
+        ));
     }
 }

@@ -24,7 +24,9 @@ pub enum WriteError {
     Sqlite(String),
     /// The transition never ran: the writer has stopped (the gateway is shutting down), or
     /// SQLite could not open a transaction for it.
-    #[error("the ledger writer could not run the transition (stopped, or no transaction could be opened)")]
+    #[error(
+        "the ledger writer could not run the transition (stopped, or no transaction could be opened)"
+    )]
     NotRun,
 }
 

@@ -75,9 +75,11 @@ impl Setup {
     /// Waits until Conductor's task `id` is terminal; its state.
     fn terminal(&self, id: &str) -> perago_testserver::TaskState {
         assert!(
-            self.server.wait_until(PATIENCE, |s| s
-                .task(id)
-                .is_some_and(|t| !matches!(t.status, TaskStatus::InProgress | TaskStatus::Scheduled))),
+            self.server
+                .wait_until(PATIENCE, |s| s.task(id).is_some_and(|t| !matches!(
+                    t.status,
+                    TaskStatus::InProgress | TaskStatus::Scheduled
+                ))),
             "task {id} never ended at Conductor: {:?}",
             self.server.task(id)
         );
@@ -124,7 +126,10 @@ fn the_completion_api_table_row_by_row() {
     assert_eq!(r.json["status"], "done");
     assert_eq!(r.json["result_summary"], "Added tests");
     assert_eq!(r.json["terminal_reason"], Value::Null);
-    assert_eq!(r.json["ledger_entry"]["contract_version"], "worker-completion/v1");
+    assert_eq!(
+        r.json["ledger_entry"]["contract_version"],
+        "worker-completion/v1"
+    );
     assert_eq!(r.json["ledger_entry"]["contract_validation"], "valid");
     assert_eq!(r.json["ledger_entry"]["canonical"], completion);
     let t = s.terminal(&ids[0]);
@@ -133,13 +138,17 @@ fn the_completion_api_table_row_by_row() {
     assert_eq!(t.worker_id.as_deref(), Some("gw-test/agent-1"));
 
     // Valid refusal: 200, refused, result_summary := detail, terminal_reason refused:<kind>.
-    let refusal = json!({"kind": "underspecified", "detail": "Which API?", "question": "v1 or v2?"});
+    let refusal =
+        json!({"kind": "underspecified", "detail": "Which API?", "question": "v1 or v2?"});
     let r = agent.complete(&ids[1], &json!({"result_summary": refusal.to_string()}));
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json["status"], "refused");
     assert_eq!(r.json["result_summary"], "Which API?");
     assert_eq!(r.json["terminal_reason"], "refused:underspecified");
-    assert_eq!(r.json["ledger_entry"]["contract_validation"], "refused:underspecified");
+    assert_eq!(
+        r.json["ledger_entry"]["contract_validation"],
+        "refused:underspecified"
+    );
     let t = s.terminal(&ids[1]);
     assert_eq!(t.status, TaskStatus::Completed, "a refusal is a result");
     assert_eq!(t.output_data["result"]["kind"], "underspecified");
@@ -173,7 +182,10 @@ fn the_completion_api_table_row_by_row() {
         t.reason_for_incompletion.as_deref(),
         Some("empty_result_summary: completion missing summary")
     );
-    assert_eq!(agent.task(&ids[3]).json["failure"], "completion missing summary");
+    assert_eq!(
+        agent.task(&ids[3]).json["failure"],
+        "completion missing summary"
+    );
 
     // Violation: 422 contract_violation with the schema error path; failed, slot released.
     let r = agent.complete(
@@ -202,7 +214,10 @@ fn the_completion_api_table_row_by_row() {
     assert_eq!(record["ledger"][0]["contract_error_path"], "$.summary");
 
     // A truncated document in result_summary is a payload, so a violation at `$`.
-    let r = agent.complete(&ids[5], &json!({"result_summary": "{\"summary\": \"unterminated"}));
+    let r = agent.complete(
+        &ids[5],
+        &json!({"result_summary": "{\"summary\": \"unterminated"}),
+    );
     assert_eq!(r.status, 422, "{}", r.text);
     assert_eq!(r.json["detail"]["schema_error_path"], "$");
 
@@ -210,10 +225,12 @@ fn the_completion_api_table_row_by_row() {
     let before = final_updates(&s.server, &ids[0]).len();
     let r = agent.complete(&ids[0], &json!({"payload": {"summary": "again"}}));
     assert_eq!(r.status, 409, "{}", r.text);
-    assert!(r.json["detail"].as_str().unwrap().starts_with(&format!(
-        "task {} is already done",
-        ids[0]
-    )));
+    assert!(
+        r.json["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("task {} is already done", ids[0]))
+    );
     assert_eq!(r.json["ledger_entry"]["canonical"], completion);
     let record = agent.task(&ids[0]).json;
     assert_eq!(record["ledger"].as_array().unwrap().len(), 1);
@@ -260,13 +277,19 @@ fn the_completion_api_table_row_by_row() {
         .map(|l| l["log"].as_str().unwrap_or_default().to_owned())
         .collect();
     for event in ["task.claimed", "task.contract_validation", "task.done"] {
-        assert!(logs.iter().any(|l| l.contains(event)), "{event} in {logs:?}");
+        assert!(
+            logs.iter().any(|l| l.contains(event)),
+            "{event} in {logs:?}"
+        );
     }
     // Every terminal task was reported exactly once.
     assert!(s.gateway.wait_delivered(PATIENCE));
     for id in &ids[..6] {
         assert_eq!(final_updates(&s.server, id).len(), 1, "{id}");
-        assert_eq!(agent.task(id).json["conductor_update"]["state"], "delivered");
+        assert_eq!(
+            agent.task(id).json["conductor_update"]["state"],
+            "delivered"
+        );
     }
     // The last claim is still held; its slot too.
     assert_eq!(agent.task(&ids[6]).json["status"], "claimed");
@@ -284,15 +307,27 @@ fn fifty_concurrent_completes_of_one_task_have_one_winner() {
             let (agent, barrier, id) = (agent.clone(), Arc::clone(&barrier), id.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                let r = agent.complete(&id, &json!({"payload": {"summary": format!("attempt {i}")}}));
+                let r = agent.complete(
+                    &id,
+                    &json!({"payload": {"summary": format!("attempt {i}")}}),
+                );
                 (i, r)
             })
         })
         .collect();
     let replies: Vec<(usize, Reply)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     let winners: Vec<&(usize, Reply)> = replies.iter().filter(|(_, r)| r.status == 200).collect();
-    assert_eq!(winners.len(), 1, "{:?}", replies.iter().map(|(_, r)| r.status).collect::<Vec<_>>());
-    assert!(replies.iter().all(|(_, r)| r.status == 200 || r.status == 409));
+    assert_eq!(
+        winners.len(),
+        1,
+        "{:?}",
+        replies.iter().map(|(_, r)| r.status).collect::<Vec<_>>()
+    );
+    assert!(
+        replies
+            .iter()
+            .all(|(_, r)| r.status == 200 || r.status == 409)
+    );
     let winner = format!("attempt {}", winners[0].0);
     let record = agent.task(&id).json;
     assert_eq!(record["ledger"].as_array().unwrap().len(), 1);
@@ -372,7 +407,9 @@ fn a_lapsed_lease_fails_the_task_back_and_frees_the_slot() {
     assert_eq!(t.status, TaskStatus::Failed, "{t:?}");
     let reason = t.reason_for_incompletion.unwrap();
     assert!(
-        reason.starts_with("lease_expired: agent \"sleepy\" sent no heartbeat within its lease of 1s"),
+        reason.starts_with(
+            "lease_expired: agent \"sleepy\" sent no heartbeat within its lease of 1s"
+        ),
         "{reason}"
     );
     // The slot is free again.
@@ -409,7 +446,11 @@ fn while_conductor_is_down_completes_are_answered_and_delivered_when_it_returns(
     assert_eq!(down.status, 503, "{}", down.text);
     s.server.restart();
     assert!(s.gateway.wait_delivered(PATIENCE));
-    let expected = [TaskStatus::Completed, TaskStatus::Completed, TaskStatus::Failed];
+    let expected = [
+        TaskStatus::Completed,
+        TaskStatus::Completed,
+        TaskStatus::Failed,
+    ];
     for (id, status) in ids.iter().zip(expected) {
         assert_eq!(s.terminal(id).status, status);
         assert_eq!(record_state(&agent, id), "delivered");
@@ -427,7 +468,12 @@ fn an_edited_removed_or_reordered_audit_event_is_found() {
         agent.complete(id, &json!({"payload": {"summary": format!("done {id}")}}));
     }
     assert!(s.gateway.wait_delivered(PATIENCE));
-    let Setup { gateway, db, _dir: dir, .. } = s;
+    let Setup {
+        gateway,
+        db,
+        _dir: dir,
+        ..
+    } = s;
     gateway.stop();
     let intact = ledger::audit::verify(&ledger::open_existing(&db).unwrap()).unwrap();
     assert!(intact.is_intact(), "{:?}", intact.problems);
@@ -445,16 +491,25 @@ fn an_edited_removed_or_reordered_audit_event_is_found() {
          WHERE seq = (SELECT min(seq) FROM audit WHERE event_type = 'task.contract_validation')",
     );
     assert_eq!(edited.len(), 1, "{edited:?}");
-    assert!(edited[0].contains(" (task.contract_validation, task "), "{edited:?}");
+    assert!(
+        edited[0].contains(" (task.contract_validation, task "),
+        "{edited:?}"
+    );
     assert!(edited[0].ends_with("(edited)"), "{edited:?}");
     let removed = tampered("removed.db", "DELETE FROM audit WHERE seq = 5");
-    assert!(removed[0].starts_with("events 5..5 are missing (removed)"), "{removed:?}");
+    assert!(
+        removed[0].starts_with("events 5..5 are missing (removed)"),
+        "{removed:?}"
+    );
     let reordered = tampered(
         "reordered.db",
         "UPDATE audit SET seq = -1 WHERE seq = 6; UPDATE audit SET seq = 6 WHERE seq = 7;
          UPDATE audit SET seq = 7 WHERE seq = -1;",
     );
-    assert!(reordered.iter().any(|p| p.starts_with("event 6 ")), "{reordered:?}");
+    assert!(
+        reordered.iter().any(|p| p.starts_with("event 6 ")),
+        "{reordered:?}"
+    );
     let truncated = tampered("truncated.db", "DELETE FROM audit WHERE seq = 12");
     assert!(
         truncated[0].starts_with("the head names event 12 but the trail ends at event 11"),
@@ -479,33 +534,87 @@ fn bad_requests_are_json_errors_that_change_nothing() {
     let bearer = format!("Bearer {TOKEN}");
     let cases: Vec<(Reply, u16, &str)> = vec![
         (send(None, "owner", body.as_bytes()), 401, "unauthorized"),
-        (send(Some("Bearer wrong"), "owner", body.as_bytes()), 401, "unauthorized"),
-        (send(Some(TOKEN), "owner", body.as_bytes()), 401, "unauthorized"),
-        (send(Some(&bearer), "intruder", body.as_bytes()), 403, "not_your_claim"),
-        (send(Some(&bearer), "owner", &vec![b' '; 2048]), 413, "body_too_large"),
-        (send(Some(&bearer), "owner", b"{\"result_summary\": "), 400, "malformed_body"),
+        (
+            send(Some("Bearer wrong"), "owner", body.as_bytes()),
+            401,
+            "unauthorized",
+        ),
+        (
+            send(Some(TOKEN), "owner", body.as_bytes()),
+            401,
+            "unauthorized",
+        ),
+        (
+            send(Some(&bearer), "intruder", body.as_bytes()),
+            403,
+            "not_your_claim",
+        ),
+        (
+            send(Some(&bearer), "owner", &vec![b' '; 2048]),
+            413,
+            "body_too_large",
+        ),
+        (
+            send(Some(&bearer), "owner", b"{\"result_summary\": "),
+            400,
+            "malformed_body",
+        ),
         (send(Some(&bearer), "owner", b"[1]"), 400, "malformed_body"),
-        (send(Some(&bearer), "owner", b"{\"a\": 1, \"a\": 2}"), 400, "malformed_body"),
-        (send(Some(&bearer), "owner", b"{\"summary\": \"x\"}"), 400, "unknown_field"),
-        (send(Some(&bearer), "owner", b"{\"result_summary\": 3}"), 400, "invalid_field"),
-        (send(Some(&bearer), "", body.as_bytes()), 400, "missing_agent_id"),
+        (
+            send(Some(&bearer), "owner", b"{\"a\": 1, \"a\": 2}"),
+            400,
+            "malformed_body",
+        ),
+        (
+            send(Some(&bearer), "owner", b"{\"summary\": \"x\"}"),
+            400,
+            "unknown_field",
+        ),
+        (
+            send(Some(&bearer), "owner", b"{\"result_summary\": 3}"),
+            400,
+            "invalid_field",
+        ),
+        (
+            send(Some(&bearer), "", body.as_bytes()),
+            400,
+            "missing_agent_id",
+        ),
         (
             owner.send("GET", "/nowhere", &[], None, Some(&bearer)),
             404,
             "no_route",
         ),
         (
-            owner.send("DELETE", &format!("/v1/tasks/{id}"), &[], None, Some(&bearer)),
+            owner.send(
+                "DELETE",
+                &format!("/v1/tasks/{id}"),
+                &[],
+                None,
+                Some(&bearer),
+            ),
             405,
             "method_not_allowed",
         ),
         (
-            owner.send("POST", "/v1/claims", &[], Some(b"{\"task_type\": \"other\", \"agent_id\": \"x\"}"), Some(&bearer)),
+            owner.send(
+                "POST",
+                "/v1/claims",
+                &[],
+                Some(b"{\"task_type\": \"other\", \"agent_id\": \"x\"}"),
+                Some(&bearer),
+            ),
             400,
             "unknown_task_type",
         ),
         (
-            owner.send("POST", "/v1/claims", &[], Some(b"{\"task_type\": \"agent_task\"}"), Some(&bearer)),
+            owner.send(
+                "POST",
+                "/v1/claims",
+                &[],
+                Some(b"{\"task_type\": \"agent_task\"}"),
+                Some(&bearer),
+            ),
             400,
             "missing_field",
         ),
@@ -534,7 +643,10 @@ fn bad_requests_are_json_errors_that_change_nothing() {
     // The gateway closes the connection (the read ends) rather than wait for the head forever.
     let closed = stalled.read_to_end(&mut rest);
     assert!(
-        closed.is_ok() || closed.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        closed.is_ok()
+            || closed
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
         "{closed:?}"
     );
 

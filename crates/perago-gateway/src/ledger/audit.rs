@@ -50,7 +50,14 @@ impl AuditEntry {
 }
 
 /// The hash of an event's content.
-fn hash(seq: i64, prev_hash: &str, task_id: &str, event_type: &str, at_ms: i64, details: &str) -> String {
+fn hash(
+    seq: i64,
+    prev_hash: &str,
+    task_id: &str,
+    event_type: &str,
+    at_ms: i64,
+    details: &str,
+) -> String {
     let mut h = Sha256::new();
     h.update(format!(
         "perago-audit-v1\n{seq}\n{prev_hash}\n{task_id}\n{event_type}\n{at_ms}\n"
@@ -84,7 +91,9 @@ pub fn append(
         "INSERT INTO audit (seq, task_id, event_type, recorded_at_ms, details, prev_hash, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
-    .execute(params![seq, task_id, event_type, at_ms, text, prev_hash, hash])?;
+    .execute(params![
+        seq, task_id, event_type, at_ms, text, prev_hash, hash
+    ])?;
     conn.prepare_cached(
         "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?1, ?2)
          ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",

@@ -113,7 +113,9 @@ pub enum LedgerError {
         source: rusqlite::Error,
     },
     /// SQLite would not put the database in WAL mode (e.g. an in-memory path).
-    #[error("ledger {path}: journal mode is {mode}, not WAL (the ledger needs a file on a local disk)")]
+    #[error(
+        "ledger {path}: journal mode is {mode}, not WAL (the ledger needs a file on a local disk)"
+    )]
     NotWal {
         /// The database file.
         path: String,
@@ -121,7 +123,9 @@ pub enum LedgerError {
         mode: String,
     },
     /// The file was written by a newer gateway.
-    #[error("ledger {path}: schema version {found} is newer than this gateway's ({SCHEMA_VERSION})")]
+    #[error(
+        "ledger {path}: schema version {found} is newer than this gateway's ({SCHEMA_VERSION})"
+    )]
     NewerSchema {
         /// The database file.
         path: String,
@@ -144,13 +148,12 @@ pub fn open(path: &Path) -> Result<Connection, LedgerError> {
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
         .map_err(wrap)?;
     if !mode.eq_ignore_ascii_case("wal") {
-        return Err(LedgerError::NotWal {
-            path: shown,
-            mode,
-        });
+        return Err(LedgerError::NotWal { path: shown, mode });
     }
-    conn.pragma_update(None, "synchronous", "FULL").map_err(wrap)?;
-    conn.pragma_update(None, "foreign_keys", "ON").map_err(wrap)?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(wrap)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(wrap)?;
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(wrap)?;
@@ -253,7 +256,13 @@ pub fn claim(conn: &Connection, claim: &NewClaim<'_>, now: i64) -> rusqlite::Res
         }),
         now,
     )?;
-    outbox::push(conn, claim.task_id, outbox::Kind::Log, &event.log_line(), now)?;
+    outbox::push(
+        conn,
+        claim.task_id,
+        outbox::Kind::Log,
+        &event.log_line(),
+        now,
+    )?;
     Ok(true)
 }
 
@@ -470,9 +479,7 @@ pub fn lapsed(conn: &Connection, now: i64) -> rusqlite::Result<Vec<String>> {
 pub fn claimed_counts(conn: &Connection) -> rusqlite::Result<BTreeMap<String, usize>> {
     let mut stmt =
         conn.prepare("SELECT task_type, count(*) FROM tasks WHERE status = 'claimed' GROUP BY 1")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-    })?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
     rows.map(|r| r.map(|(t, n)| (t, usize::try_from(n).unwrap_or(0))))
         .collect()
 }

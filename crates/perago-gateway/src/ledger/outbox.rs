@@ -49,7 +49,13 @@ impl Kind {
 pub const LOG_ATTEMPTS: i64 = 5;
 
 /// Queues a row (inside the caller's transaction).
-pub fn push(conn: &Connection, task_id: &str, kind: Kind, body: &str, at_ms: i64) -> rusqlite::Result<i64> {
+pub fn push(
+    conn: &Connection,
+    task_id: &str,
+    kind: Kind,
+    body: &str,
+    at_ms: i64,
+) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO outbox (task_id, kind, body, created_at_ms, next_attempt_ms)
          VALUES (?1, ?2, ?3, ?4, ?4)",
@@ -70,7 +76,11 @@ pub fn due(conn: &Connection, now_ms: i64, limit: usize) -> rusqlite::Result<Vec
         Ok(OutboxRow {
             id: r.get(0)?,
             task_id: r.get(1)?,
-            kind: if kind == "log" { Kind::Log } else { Kind::Update },
+            kind: if kind == "log" {
+                Kind::Log
+            } else {
+                Kind::Update
+            },
             body: r.get(3)?,
             attempts: r.get(4)?,
         })

@@ -121,6 +121,12 @@ impl Agent {
 
     pub fn task(&self, task_id: &str) -> Reply {
         let bearer = self.bearer();
-        self.send("GET", &format!("/v1/tasks/{task_id}"), &[], None, Some(&bearer))
+        self.send(
+            "GET",
+            &format!("/v1/tasks/{task_id}"),
+            &[],
+            None,
+            Some(&bearer),
+        )
     }
 }
