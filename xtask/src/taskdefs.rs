@@ -271,7 +271,7 @@ mod tests {
             "{e}"
         );
         assert!(
-            e.ends_with("not registered: validate_song, build_features, publish_features"),
+            e.ends_with("not registered: validate_song, build_features, publish_features, agent_task"),
             "{e}"
         );
     }
