@@ -271,7 +271,9 @@ mod tests {
             "{e}"
         );
         assert!(
-            e.ends_with("not registered: validate_song, build_features, publish_features, agent_task"),
+            e.ends_with(
+                "not registered: validate_song, build_features, publish_features, agent_task"
+            ),
             "{e}"
         );
     }

@@ -60,6 +60,11 @@ struct RunArgs {
     /// The ledger: an SQLite database, created when missing.
     #[arg(long, value_name = "FILE", default_value = config::DEFAULT_DB)]
     db: PathBuf,
+    /// `full`: every commit is on disk before it is answered (survives a machine crash);
+    /// `normal`: in the write-ahead log (survives the gateway being killed, not a machine
+    /// crash), several times faster on slow disks.
+    #[arg(long, value_name = "full|normal", default_value = "full")]
+    durability: String,
     /// A claim's lease, when shorter than the task's responseTimeoutSeconds (the default): an
     /// agent that does not heartbeat within it loses the task, failed back to Conductor.
     #[arg(long, value_name = "DURATION")]
@@ -111,6 +116,7 @@ fn serve(args: &RunArgs) -> Result<ExitCode, CommandError> {
         lookup(perago_conductor::AUTH_TOKEN_ENV).filter(|t| !t.trim().is_empty());
     config.listen = args.listen;
     config.db = args.db.clone();
+    config.durability = ledger::Durability::parse(&args.durability)?;
     config.lease = args
         .lease
         .as_deref()

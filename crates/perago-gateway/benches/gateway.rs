@@ -16,7 +16,10 @@
 //!   answer, which comes after the ledger commit. Throughput is counted twice: until the last
 //!   answer, and until the last update reached Conductor (the outbox delivered everything).
 //!
-//! Rounds alternate bare and gateway; the table shows medians over rounds.
+//! - `gateway (durability normal)`: the same with `--durability normal` (commits in the
+//!   write-ahead log, no `fsync` per commit).
+//!
+//! Rounds alternate the contenders; the table shows medians over rounds.
 
 #[path = "../tests/common/agent.rs"]
 mod agent;
@@ -24,6 +27,7 @@ mod agent;
 use agent::Agent;
 use perago_conductor::tasks::{self, PollRequest, TaskResult, TaskResultStatus};
 use perago_conductor::{Client, Retry};
+use perago_gateway::ledger::Durability;
 use perago_gateway::log::EventLog;
 use perago_gateway::{BearerToken, Gateway, GatewayConfig, TaskTypeSlots};
 use perago_testserver::TestServer;
@@ -165,7 +169,7 @@ fn bare(server: &TestServer, n: usize, done: &mut usize) -> Round {
     summarise(n, wall, latencies, None)
 }
 
-fn gateway(server: &TestServer, n: usize, done: &mut usize) -> Round {
+fn gateway(server: &TestServer, n: usize, done: &mut usize, durability: Durability) -> Round {
     let dir = tempfile::tempdir().unwrap();
     let mut config = GatewayConfig::new(
         &server.base_url(),
@@ -177,6 +181,7 @@ fn gateway(server: &TestServer, n: usize, done: &mut usize) -> Round {
     );
     config.listen = "127.0.0.1:0".parse().unwrap();
     config.db = dir.path().join("bench.db");
+    config.durability = durability;
     config.poll_timeout = Duration::from_millis(100);
     let gateway = Gateway::start(config, EventLog::discard()).unwrap();
     for i in 0..n {
@@ -270,23 +275,27 @@ fn main() {
     let mut done = 0;
     let mut bares = Vec::new();
     let mut gateways = Vec::new();
-    for round in 0..rounds {
-        let b = bare(&server, n, &mut done);
-        let g = gateway(&server, n, &mut done);
+    let mut normals = Vec::new();
+    let show = |name: &str, r: &Round| {
         println!(
-            "round {}: bare {:.0}/s (p50 {:.0} µs, p99 {:.0} µs); gateway {:.0}/s answered, \
-             {:.0}/s delivered (p50 {:.0} µs, p99 {:.0} µs)",
-            round + 1,
-            b.per_s,
-            b.p50_us,
-            b.p99_us,
-            g.per_s,
-            g.delivered_per_s.unwrap_or(0.0),
-            g.p50_us,
-            g.p99_us
+            "  {name}: {:.0}/s answered, {:.0}/s delivered (p50 {:.0} µs, p99 {:.0} µs)",
+            r.per_s,
+            r.delivered_per_s.unwrap_or(r.per_s),
+            r.p50_us,
+            r.p99_us
         );
+    };
+    for round in 0..rounds {
+        println!("round {}:", round + 1);
+        let b = bare(&server, n, &mut done);
+        show("bare", &b);
+        let g = gateway(&server, n, &mut done, Durability::Full);
+        show("gateway (durability full)", &g);
+        let g2 = gateway(&server, n, &mut done, Durability::Normal);
+        show("gateway (durability normal)", &g2);
         bares.push(b);
         gateways.push(g);
+        normals.push(g2);
     }
     let col = |rs: &[Round], f: fn(&Round) -> f64| median(rs.iter().map(f).collect());
     let (b_s, g_s) = (col(&bares, |r| r.per_s), col(&gateways, |r| r.per_s));
@@ -305,9 +314,22 @@ fn main() {
         col(&gateways, |r| r.p99_us)
     );
     println!("| gateway, delivered to Conductor | {g_d:.0} | | |");
+    let (n_s, n_d) = (
+        col(&normals, |r| r.per_s),
+        col(&normals, |r| r.delivered_per_s.unwrap_or(0.0)),
+    );
     println!(
-        "gateway / bare: {:.2} answered, {:.2} delivered (target ≥ 0.5)",
+        "| gateway `--durability normal`, answered | {n_s:.0} | {:.0} µs | {:.0} µs |",
+        col(&normals, |r| r.p50_us),
+        col(&normals, |r| r.p99_us)
+    );
+    println!("| gateway `--durability normal`, delivered | {n_d:.0} | | |");
+    println!(
+        "gateway / bare: {:.2} answered, {:.2} delivered; with --durability normal {:.2}, {:.2} \
+         (target ≥ 0.5)",
         g_s / b_s,
-        g_d / b_s
+        g_d / b_s,
+        n_s / b_s,
+        n_d / b_s
     );
 }

@@ -69,6 +69,8 @@ pub struct GatewayConfig {
     pub listen: SocketAddr,
     /// The SQLite database: the ledger, audit trail and outbox.
     pub db: PathBuf,
+    /// How durable a commit is before it is answered (default: on disk).
+    pub durability: crate::ledger::Durability,
     /// The agents' token.
     pub token: BearerToken,
     /// This gateway's id, sent to Conductor as `workerid` / `workerId` (followed by
@@ -105,6 +107,7 @@ impl GatewayConfig {
             task_types,
             listen: DEFAULT_LISTEN.parse().expect("a valid address"),
             db: PathBuf::from(DEFAULT_DB),
+            durability: crate::ledger::Durability::Full,
             token,
             worker_id: perago_conductor::worker::default_worker_id(),
             lease: None,

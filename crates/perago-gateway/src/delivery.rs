@@ -1,7 +1,9 @@
-//! The delivery thread: sends the outbox to Conductor after commit.
+//! The delivery threads: send the outbox to Conductor after commit.
 //!
-//! It reads the rows that are due (updates first), sends each with the blocking Conductor
-//! client (on this thread, never on the HTTP runtime), and records how each attempt ended
+//! [`LANES`] threads each own the rows whose id falls in their lane (so a row has exactly one
+//! sender) and a keep-alive connection of their own. Each reads its rows that are due (updates
+//! first), sends each with the blocking Conductor client (on its thread, never on the HTTP
+//! runtime), and records how each attempt ended
 //! through the [`Writer`]: `delivered` (with a `conductor.update_delivered` audit event for an
 //! update), a retry later (connection errors, 5xx and 429 back off from 250 ms to 8 s), or
 //! given up (an update Conductor refuses with another 4xx is `rejected`, audited and logged;
@@ -9,7 +11,7 @@
 //! lost: the rows wait in the ledger, across restarts, and go out when it answers again.
 //! The thread wakes when a commit queued something, or when the next retry is due.
 
-use crate::ledger::outbox::{self, Attempt, Kind, OutboxRow};
+use crate::ledger::outbox::{self, Attempt, Kind, Lane, OutboxRow};
 use crate::ledger::{self, audit, now_ms};
 use crate::log::EventLog;
 use crate::writer::Writer;
@@ -28,11 +30,12 @@ pub const BACKOFF: Backoff = Backoff {
 /// How many due rows are read at once.
 const BATCH: usize = 128;
 
-/// Wakes the delivery thread, or stops it; and tells who waits for deliveries when a pass
+/// Wakes the delivery threads, or stops them; and tells who waits for deliveries when a pass
 /// was recorded.
 #[derive(Debug, Default)]
 pub struct Wake {
-    state: Mutex<(bool, bool)>,
+    /// How many notifications so far, and whether to stop.
+    state: Mutex<(u64, bool)>,
     cv: Condvar,
     passes: Mutex<u64>,
     passed: Condvar,
@@ -41,27 +44,31 @@ pub struct Wake {
 impl Wake {
     /// Something was queued.
     pub fn notify(&self) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).0 = true;
-        self.cv.notify_one();
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0 += 1;
+        self.cv.notify_all();
     }
 
-    /// Stop after the attempt in progress.
+    /// Stop after the attempts in progress.
     pub fn stop(&self) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
-        self.cv.notify_one();
+        self.cv.notify_all();
     }
 
-    /// Waits for a notification, a stop or `timeout`; true when stopping.
-    fn wait(&self, timeout: Duration) -> bool {
+    /// The notifications so far.
+    fn seen(&self) -> u64 {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0
+    }
+
+    /// Waits for a notification after `seen`, a stop or `timeout`; true when stopping.
+    fn wait(&self, seen: u64, timeout: Duration) -> bool {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if !st.0 && !st.1 {
+        if st.0 == seen && !st.1 {
             st = self
                 .cv
                 .wait_timeout(st, timeout)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
-        st.0 = false;
         st.1
     }
 
@@ -73,7 +80,6 @@ impl Wake {
         loop {
             let now = std::time::Instant::now();
             if st.1 || now >= deadline {
-                st.0 = false;
                 return st.1;
             }
             st = self
@@ -115,8 +121,12 @@ impl Wake {
     }
 }
 
-/// Starts the delivery thread.
+/// How many threads deliver, each its own lane of the outbox and its own connection.
+pub const LANES: u32 = 4;
+
+/// Starts the delivery thread of `lane`, reading through `reader`.
 pub fn spawn(
+    lane: Lane,
     reader: Connection,
     client: Client,
     writer: Writer,
@@ -124,12 +134,19 @@ pub fn spawn(
     log: EventLog,
 ) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
-        .name("perago-gateway-delivery".into())
-        .spawn(move || run(&reader, &client, &writer, &wake, &log))
+        .name(format!("perago-gateway-delivery-{}", lane.lane))
+        .spawn(move || run(lane, &reader, &client, &writer, &wake, &log))
         .expect("the delivery thread starts")
 }
 
-fn run(reader: &Connection, client: &Client, writer: &Writer, wake: &Wake, log: &EventLog) {
+fn run(
+    lane: Lane,
+    reader: &Connection,
+    client: &Client,
+    writer: &Writer,
+    wake: &Wake,
+    log: &EventLog,
+) {
     // Conductor's failures in a row: while it does not answer, the thread waits before each
     // new pass instead of trying every row.
     let mut outage = 0u32;
@@ -137,26 +154,27 @@ fn run(reader: &Connection, client: &Client, writer: &Writer, wake: &Wake, log: 
         if wake.stopping() {
             return;
         }
+        let seen = wake.seen();
         let now = now_ms();
-        let rows = match outbox::due(reader, now, BATCH) {
+        let rows = match outbox::due(reader, lane, now, BATCH) {
             Ok(rows) => rows,
             Err(e) => {
                 log.event(
                     "internal_error",
                     json!({"error": format!("reading the outbox: {e}")}),
                 );
-                if wake.wait(BACKOFF.max) {
+                if wake.pause(BACKOFF.max) {
                     return;
                 }
                 continue;
             }
         };
         if rows.is_empty() {
-            let next = outbox::next_due(reader).ok().flatten();
+            let next = outbox::next_due(reader, lane).ok().flatten();
             let wait = next.map_or(Duration::from_secs(60), |at| {
                 Duration::from_millis(u64::try_from(at - now).unwrap_or(0).max(1))
             });
-            if wake.wait(wait) {
+            if wake.wait(seen, wait) {
                 return;
             }
             continue;

@@ -26,6 +26,7 @@
 use crate::api::{self, App};
 use crate::config::GatewayConfig;
 use crate::delivery::{self, Wake};
+use crate::ledger::outbox::Lane;
 use crate::ledger::{self, LedgerError, now_ms};
 use crate::log::EventLog;
 use crate::slots::Slots;
@@ -68,7 +69,8 @@ pub struct Gateway {
     runtime: Option<tokio::runtime::Runtime>,
     stop: watch::Sender<bool>,
     wake: Arc<Wake>,
-    threads: Vec<std::thread::JoinHandle<()>>,
+    delivery_threads: Vec<std::thread::JoinHandle<()>>,
+    writer_thread: Option<std::thread::JoinHandle<()>>,
     writer: Writer,
     reader: Mutex<rusqlite::Connection>,
     log: EventLog,
@@ -90,7 +92,8 @@ impl Gateway {
         };
         let wake = Arc::new(Wake::default());
         let woken = Arc::clone(&wake);
-        let (writer, writer_thread) = Writer::start(&config.db, move || woken.notify())?;
+        let (writer, writer_thread) =
+            Writer::start(&config.db, config.durability, move || woken.notify())?;
         let reader = ledger::open_existing(&config.db)?;
         let held = ledger::claimed_counts(&reader).map_err(|source| LedgerError::Sqlite {
             path: config.db.display().to_string(),
@@ -100,13 +103,23 @@ impl Gateway {
             config.task_types.iter().map(|t| (t.name.clone(), t.slots)),
             &held,
         ));
-        let delivery_thread = delivery::spawn(
-            ledger::open_existing(&config.db)?,
-            client.clone(),
-            writer.clone(),
-            Arc::clone(&wake),
-            log.clone(),
-        );
+        let mut delivery_threads = Vec::new();
+        for lane in 0..delivery::LANES {
+            delivery_threads.push(delivery::spawn(
+                Lane {
+                    lane,
+                    lanes: delivery::LANES,
+                },
+                ledger::open_existing(&config.db)?,
+                // Its own connection pool: one keep-alive connection per thread.
+                client
+                    .clone()
+                    .with_timeout(config.conductor_timeout + config.poll_timeout),
+                writer.clone(),
+                Arc::clone(&wake),
+                log.clone(),
+            ));
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("perago-gateway")
@@ -135,6 +148,7 @@ impl Gateway {
                 "lease_ms": config.lease.map(|l| l.as_millis()),
                 "max_body_bytes": config.max_body_bytes,
                 "request_timeout_ms": config.request_timeout.as_millis(),
+                "durability": format!("{:?}", config.durability).to_lowercase(),
             }),
         );
         let app = Arc::new(App {
@@ -153,7 +167,8 @@ impl Gateway {
             runtime: Some(runtime),
             stop,
             wake,
-            threads: vec![delivery_thread, writer_thread],
+            delivery_threads,
+            writer_thread: Some(writer_thread),
             writer,
             reader: Mutex::new(ledger::open_existing(&app.config.db)?),
             log,
@@ -232,13 +247,12 @@ impl Gateway {
         // Requests in flight get a moment to finish; the ledger has whatever they committed.
         runtime.shutdown_timeout(std::time::Duration::from_secs(5));
         self.wake.stop();
-        // The delivery thread first (it may record a last attempt), then the writer.
-        let mut threads = self.threads.drain(..);
-        if let Some(delivery) = threads.next() {
-            let _ = delivery.join();
+        // The delivery threads first (they may record a last attempt), then the writer.
+        for thread in self.delivery_threads.drain(..) {
+            let _ = thread.join();
         }
         self.writer.stop();
-        for thread in threads {
+        if let Some(thread) = self.writer_thread.take() {
             let _ = thread.join();
         }
         self.log.event(

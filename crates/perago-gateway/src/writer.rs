@@ -50,13 +50,15 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Opens the database at `path` and starts the writer; `after_commit` runs after every
+    /// Opens the database at `path` (commits as durable as `durability` says) and starts the
+    /// writer; `after_commit` runs after every
     /// batch that committed (it wakes the delivery thread).
     pub fn start(
         path: &Path,
+        durability: ledger::Durability,
         after_commit: impl Fn() + Send + 'static,
     ) -> Result<(Writer, std::thread::JoinHandle<()>), LedgerError> {
-        let conn = ledger::open(path)?;
+        let conn = ledger::open(path, durability)?;
         let (jobs, receiver) = mpsc::channel::<Message>();
         let thread = std::thread::Builder::new()
             .name("perago-gateway-writer".into())

@@ -134,9 +134,42 @@ pub enum LedgerError {
     },
 }
 
-/// Opens (creating when missing) the database at `path` for reading and writing, in WAL mode
-/// with `synchronous = FULL`: a commit is on disk before it is answered.
-pub fn open(path: &Path) -> Result<Connection, LedgerError> {
+/// How durable a commit is before it is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `synchronous = FULL`: every commit is on disk (`fsync`) before it is answered, so it
+    /// survives a crash of the machine, not only of the gateway. The default.
+    #[default]
+    Full,
+    /// `synchronous = NORMAL`: a commit is in the write-ahead log (the operating system's
+    /// cache) when answered: it survives the gateway being killed, but the last commits may be
+    /// lost if the machine itself fails before the log is synced (at checkpoints).
+    Normal,
+}
+
+impl Durability {
+    /// Reads `full` or `normal` (the `--durability` flag).
+    pub fn parse(text: &str) -> Result<Durability, String> {
+        match text.trim() {
+            "full" => Ok(Durability::Full),
+            "normal" => Ok(Durability::Normal),
+            other => Err(format!(
+                "--durability: expected full or normal, got {other:?}"
+            )),
+        }
+    }
+
+    fn pragma(self) -> &'static str {
+        match self {
+            Durability::Full => "FULL",
+            Durability::Normal => "NORMAL",
+        }
+    }
+}
+
+/// Opens (creating when missing) the database at `path` for reading and writing, in WAL mode,
+/// commits as durable as `durability` says.
+pub fn open(path: &Path, durability: Durability) -> Result<Connection, LedgerError> {
     let shown = path.display().to_string();
     let wrap = |source| LedgerError::Sqlite {
         path: shown.clone(),
@@ -150,7 +183,7 @@ pub fn open(path: &Path) -> Result<Connection, LedgerError> {
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(LedgerError::NotWal { path: shown, mode });
     }
-    conn.pragma_update(None, "synchronous", "FULL")
+    conn.pragma_update(None, "synchronous", durability.pragma())
         .map_err(wrap)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(wrap)?;

@@ -64,14 +64,29 @@ pub fn push(
     Ok(conn.last_insert_rowid())
 }
 
-/// The pending rows due at `now_ms`, updates first, each kind in order.
-pub fn due(conn: &Connection, now_ms: i64, limit: usize) -> rusqlite::Result<Vec<OutboxRow>> {
+/// Which rows a delivery thread sends: those whose id is `lane` modulo `lanes`, so each row
+/// has exactly one sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lane {
+    /// This thread's lane, below `lanes`.
+    pub lane: u32,
+    /// How many threads deliver.
+    pub lanes: u32,
+}
+
+/// The pending rows of `lane` due at `now_ms`, updates first, each kind in order.
+pub fn due(
+    conn: &Connection,
+    lane: Lane,
+    now_ms: i64,
+    limit: usize,
+) -> rusqlite::Result<Vec<OutboxRow>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, task_id, kind, body, attempts FROM outbox
-         WHERE state = 'pending' AND next_attempt_ms <= ?1
+         WHERE state = 'pending' AND next_attempt_ms <= ?1 AND id % ?3 = ?4
          ORDER BY kind = 'log', id LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![now_ms, limit as i64], |r| {
+    let rows = stmt.query_map(params![now_ms, limit as i64, lane.lanes, lane.lane], |r| {
         let kind: String = r.get(2)?;
         Ok(OutboxRow {
             id: r.get(0)?,
@@ -88,10 +103,12 @@ pub fn due(conn: &Connection, now_ms: i64, limit: usize) -> rusqlite::Result<Vec
     rows.collect()
 }
 
-/// When the next pending row is due (epoch ms), if any.
-pub fn next_due(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    conn.prepare_cached("SELECT min(next_attempt_ms) FROM outbox WHERE state = 'pending'")?
-        .query_row([], |r| r.get(0))
+/// When the next pending row of `lane` is due (epoch ms), if any.
+pub fn next_due(conn: &Connection, lane: Lane) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT min(next_attempt_ms) FROM outbox WHERE state = 'pending' AND id % ?1 = ?2",
+    )?
+    .query_row(params![lane.lanes, lane.lane], |r| r.get(0))
 }
 
 /// How an attempt at a row ended.
