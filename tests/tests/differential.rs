@@ -128,6 +128,7 @@ fn generated() -> Vec<Generated> {
         "workspace-task-result.schema.json" => workspace_task_result::WorkspaceTaskResult,
         "workspace-free-task-result.schema.json" => workspace_free_task_result::WorkspaceFreeTaskResult,
         "worker-completion.v1.schema.json" => perago_completion::contracts::worker_completion_v1::WorkerCompletionV1,
+        "worker-completion-result.v1.schema.json" => perago_completion::contracts::worker_completion_result_v1::WorkerCompletionResultV1,
     }
 }
 

@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | valid completion | `done`, result_summary := `summary` | — | `COMPLETED`, `output.result` = the canonical completion |
 //! | valid refusal | `refused`, result_summary := `detail` | `refused:<kind>` | `COMPLETED`, `output.result` = the canonical refusal (routable by `kind`), with `followups` for `scope_exceeded` |
-//! | legacy prose | `done`, the text unchanged | — | `COMPLETED`, `output.result` = `{"kind": "legacy_prose", "summary": text}` |
+//! | legacy prose | `done`, the text unchanged | — | `COMPLETED`, `output.result` = `{"kind": "legacy_prose", "text": text}` |
 //! | empty text | `failed` (`completion missing summary`) | — | `FAILED`, `empty_result_summary: completion missing summary` |
 //! | violation | `failed` | `contract_violation` | `FAILED`, `contract_violation: <path>: <message>` |
 //! | lease lapsed | `failed` | `lease_expired` | `FAILED`, `lease_expired: …` (Conductor retries it per its TaskDef) |
@@ -165,7 +165,7 @@ pub fn decide(
         Outcome::LegacyProse(text) => Decision {
             status: TaskStatus::Done,
             outcome: "legacy_prose",
-            conductor: completed(json!({"kind": "legacy_prose", "summary": text}))?,
+            conductor: completed(json!({"kind": "legacy_prose", "text": text}))?,
             result_summary: Some(text),
             terminal_reason: None,
             failure: None,
@@ -307,7 +307,7 @@ mod tests {
         assert!(prose.record.is_none());
         assert_eq!(
             prose.conductor.output["result"],
-            json!({"kind": "legacy_prose", "summary": "Fixed the flaky login test."})
+            json!({"kind": "legacy_prose", "text": "Fixed the flaky login test."})
         );
 
         let empty = decide("T-1", classify_submission(" \n", None), 500).unwrap();

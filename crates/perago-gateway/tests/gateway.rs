@@ -165,7 +165,7 @@ fn the_completion_api_table_row_by_row() {
     let t = s.terminal(&ids[2]);
     assert_eq!(
         t.output_data,
-        json!({"result": {"kind": "legacy_prose", "summary": prose}})
+        json!({"result": {"kind": "legacy_prose", "text": prose}})
     );
 
     // Empty: 422 empty_result_summary, failed (completion missing summary).

@@ -50,7 +50,7 @@ fn outputs_the_gateway_never_builds_do_not_fit() {
         json!({"result": {"summary": "x", "extra": 1}}),
         json!({"result": {"contract": "worker-completion/v1", "kind": "scope_exceeded",
                           "detail": "x", "proposed_split": ["a"]}}),
-        json!({"result": {"kind": "legacy_prose", "summary": "  "}}),
+        json!({"result": {"kind": "legacy_prose", "text": "  "}}),
         json!({"result": {"summary": "x"}, "reason": "no"}),
         json!({}),
     ] {

@@ -24,7 +24,7 @@ pub enum WorkerCompletionResultV1 {
 }
 impl ::perago_schema::Contract for WorkerCompletionResultV1 {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionResultV1\",\"description\":\"The `result` a Conductor task worked through the completion contract reports as COMPLETED (perago gateway): the canonical completion (no `kind`); the canonical refusal, routed on `kind`, a scope_exceeded one with the follow-ups its split derives; or legacy prose accepted unchanged and not validated (`kind` is `legacy_prose`, no `contract`). A violation or an empty submission is FAILED, with no output.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"},{\"$ref\":\"#/$defs/LegacyProse\"}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1},\"followups\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/FollowUp\"},\"minItems\":1}},\"required\":[\"contract\",\"kind\",\"detail\",\"proposed_split\",\"followups\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"LegacyProse\":{\"description\":\"Plain prose in result_summary, accepted unchanged and never validated.\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"legacy_prose\"},\"summary\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"summary\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false},\"FollowUp\":{\"description\":\"One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.\",\"type\":\"object\",\"properties\":{\"id\":{\"description\":\"`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.\",\"type\":\"string\",\"pattern\":\"^fu-[0-9a-f]{12}$\"},\"parent_task_id\":{\"type\":\"string\",\"minLength\":1},\"split_index\":{\"type\":\"integer\",\"minimum\":0},\"title\":{\"description\":\"The item, cut to 77 code points and `...` when longer than 80.\",\"type\":\"string\",\"minLength\":1},\"description\":{\"type\":\"string\",\"minLength\":1},\"origin\":{\"const\":\"scope_exceeded_split\"},\"contract_version\":{\"const\":\"worker-completion/v1\"}},\"required\":[\"id\",\"parent_task_id\",\"split_index\",\"title\",\"description\",\"origin\",\"contract_version\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionResultV1\",\"description\":\"The `result` a Conductor task worked through the completion contract reports as COMPLETED (perago gateway): the canonical completion (no `kind`); the canonical refusal, routed on `kind`, a scope_exceeded one with the follow-ups its split derives; or legacy prose accepted unchanged and not validated (`kind` is `legacy_prose`, no `contract`). A violation or an empty submission is FAILED, with no output.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"},{\"$ref\":\"#/$defs/LegacyProse\"}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1},\"followups\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/FollowUp\"},\"minItems\":1}},\"required\":[\"contract\",\"kind\",\"detail\",\"proposed_split\",\"followups\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"LegacyProse\":{\"description\":\"Plain prose in result_summary, accepted unchanged and never validated.\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"legacy_prose\"},\"text\":{\"description\":\"The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).\",\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"text\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false},\"FollowUp\":{\"description\":\"One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.\",\"type\":\"object\",\"properties\":{\"id\":{\"description\":\"`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.\",\"type\":\"string\",\"pattern\":\"^fu-[0-9a-f]{12}$\"},\"parent_task_id\":{\"type\":\"string\",\"minLength\":1},\"split_index\":{\"type\":\"integer\",\"minimum\":0},\"title\":{\"description\":\"The item, cut to 77 code points and `...` when longer than 80.\",\"type\":\"string\",\"minLength\":1},\"description\":{\"type\":\"string\",\"minLength\":1},\"origin\":{\"const\":\"scope_exceeded_split\"},\"contract_version\":{\"const\":\"worker-completion/v1\"}},\"required\":[\"id\",\"parent_task_id\",\"split_index\",\"title\",\"description\",\"origin\",\"contract_version\"],\"additionalProperties\":false}}}";
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -48,7 +48,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                 mut map: A,
             ) -> Result<Option<WorkerCompletionResultV1>, A::Error> {
                 let __Body(path, out) = self;
-                const KEYS: [&str; 11usize] = [
+                const KEYS: [&str; 12usize] = [
                     "kind",
                     "contract",
                     "summary",
@@ -60,6 +60,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                     "proposed_split",
                     "followups",
                     "blocking_dep",
+                    "text",
                 ];
                 let mut members = ::perago_schema::__private::stream::Members::new(
                     &KEYS,
@@ -76,6 +77,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                 let mut f8 = None;
                 let mut f9 = None;
                 let mut f10 = None;
+                let mut f11 = None;
                 while let Some(key) = map
                     .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
                 {
@@ -110,7 +112,13 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::AnyValue,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
                                     path,
                                     out,
                                 )?;
@@ -249,6 +257,22 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
+                        ::perago_schema::__private::stream::Key::Declared(11usize) => {
+                            f11 = members
+                                .read(
+                                    &mut map,
+                                    11usize,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
                         ::perago_schema::__private::stream::Key::Declared(_) => {}
                         ::perago_schema::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
@@ -257,20 +281,6 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                 }
                 match f0.flatten() {
                     None => {
-                        let g2 = members
-                            .recheck(
-                                2usize,
-                                f2,
-                                &::perago_schema::__private::stream::Str {
-                                    lengths: ::perago_schema::__private::check::Lengths {
-                                        min: None,
-                                        max: Some(2000u64),
-                                    },
-                                    pattern: Some(&*PATTERN_0),
-                                },
-                                path,
-                                out,
-                            );
                         if !members
                             .finish(
                                 &[
@@ -288,7 +298,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                         }
                         let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
                             ::perago_schema::__private::stream::optional(f1),
-                            ::perago_schema::__private::stream::required(g2),
+                            ::perago_schema::__private::stream::required(f2),
                             ::perago_schema::__private::stream::or_else(f3, || None),
                             ::perago_schema::__private::stream::or_else(f4, || None),
                             ::perago_schema::__private::stream::or_else(f5, || None),
@@ -445,27 +455,13 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                 )
                             }
                             Some("legacy_prose") => {
-                                let g2 = members
-                                    .recheck(
-                                        2usize,
-                                        f2,
-                                        &::perago_schema::__private::stream::Str {
-                                            lengths: ::perago_schema::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: Some(&*PATTERN_0),
-                                        },
-                                        path,
-                                        out,
-                                    );
                                 if !members
-                                    .finish(&[(0usize, true), (2usize, true)], path, out)
+                                    .finish(&[(0usize, true), (11usize, true)], path, out)
                                 {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago_schema::__private::stream::required(g2),
+                                    ::perago_schema::__private::stream::required(f11),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -473,7 +469,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     Some(
                                         WorkerCompletionResultV1::LegacyProse(LegacyProse {
                                             kind: LegacyProseKind,
-                                            summary: x0,
+                                            text: x0,
                                         }),
                                     ),
                                 )
@@ -988,16 +984,17 @@ impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for FollowUp {
 pub struct LegacyProse {
     #[serde(rename = "kind")]
     pub kind: LegacyProseKind,
-    #[serde(rename = "summary")]
-    pub summary: super::worker_completion_v1::NonBlankText,
+    /// The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).
+    #[serde(rename = "text")]
+    pub text: super::worker_completion_v1::NonBlankText,
 }
 impl LegacyProse {
     /// The properties the schema declares, in its order.
-    pub const PROPERTIES: &'static [&'static str] = &["kind", "summary"];
+    pub const PROPERTIES: &'static [&'static str] = &["kind", "text"];
 }
 impl ::perago_schema::Contract for LegacyProse {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/LegacyProse";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Plain prose in result_summary, accepted unchanged and never validated.\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"legacy_prose\"},\"summary\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"summary\"],\"additionalProperties\":false,\"$defs\":{\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Plain prose in result_summary, accepted unchanged and never validated.\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"legacy_prose\"},\"text\":{\"description\":\"The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).\",\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"text\"],\"additionalProperties\":false,\"$defs\":{\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1021,7 +1018,7 @@ impl ::perago_schema::Contract for LegacyProse {
                 mut map: A,
             ) -> Result<Option<LegacyProse>, A::Error> {
                 let __Body(path, out) = self;
-                const KEYS: [&str; 2usize] = ["kind", "summary"];
+                const KEYS: [&str; 2usize] = ["kind", "text"];
                 let mut members = ::perago_schema::__private::stream::Members::new(
                     &KEYS,
                     out,
@@ -1078,12 +1075,7 @@ impl ::perago_schema::Contract for LegacyProse {
                 ) else {
                     return Ok(None);
                 };
-                Ok(
-                    Some(LegacyProse {
-                        kind: x0,
-                        summary: x1,
-                    }),
-                )
+                Ok(Some(LegacyProse { kind: x0, text: x1 }))
             }
         }
         ::perago_schema::__private::stream::read_body(d, __Body(path, out))
