@@ -11,7 +11,13 @@ pub fn contract_sources() -> Vec<(&'static str, &'static str)> {
     let mut sources: Vec<(&'static str, &'static str)> = perago::schemas::BUILTIN
         .iter()
         .map(|s| (s.file, s.source))
-        .chain([(perago_completion::SCHEMA_FILE, perago_completion::SCHEMA)])
+        .chain([
+            (perago_completion::SCHEMA_FILE, perago_completion::SCHEMA),
+            (
+                perago_completion::RESULT_SCHEMA_FILE,
+                perago_completion::RESULT_SCHEMA,
+            ),
+        ])
         .collect();
     sources.sort();
     sources

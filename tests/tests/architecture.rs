@@ -109,6 +109,7 @@ fn contracts_compile_lean_and_the_run_time_never_links_the_generator() {
         "perago",
         "perago-completion",
         "perago-conductor",
+        "perago-gateway",
     ] {
         assert!(
             !dependencies(package).contains("perago-codegen"),
@@ -126,4 +127,26 @@ fn contracts_compile_lean_and_the_run_time_never_links_the_generator() {
         dependencies("perago-taskdef-rules").is_empty(),
         "perago-taskdef-rules has no dependencies"
     );
+}
+
+#[test]
+fn the_gateway_calls_the_contract_and_the_client_rather_than_restating_them() {
+    let deps = dependencies("perago-gateway");
+    for needed in [
+        "perago-completion",
+        "perago-conductor",
+        "perago",
+        "rusqlite",
+        "axum",
+    ] {
+        assert!(deps.contains(needed), "perago-gateway depends on {needed}");
+    }
+    // The command line stays thin: the gateway's logic is the library's.
+    assert!(dependencies("perago-cli").contains("perago-gateway"));
+    for lean in ["perago-schema", "perago-completion", "perago"] {
+        let deps = dependencies(lean);
+        for heavy in ["perago-gateway", "rusqlite", "axum"] {
+            assert!(!deps.contains(heavy), "{lean} compiles {heavy}");
+        }
+    }
 }

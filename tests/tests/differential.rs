@@ -130,6 +130,7 @@ fn generated() -> Vec<Generated> {
         "workspace-task-result.schema.json" => workspace_task_result::WorkspaceTaskResult,
         "workspace-free-task-result.schema.json" => workspace_free_task_result::WorkspaceFreeTaskResult,
         "worker-completion.v1.schema.json" => perago_completion::contracts::worker_completion_v1::WorkerCompletionV1,
+        "worker-completion-result.v1.schema.json" => perago_completion::contracts::worker_completion_result_v1::WorkerCompletionResultV1,
     }
 }
 
@@ -590,7 +591,7 @@ fn validators_agree_on_generated_and_mutated_documents() {
         );
     }
     let schemas = differential(&set, &generated, 30);
-    assert_eq!(schemas, 7, "the seven contract schemas with a root");
+    assert_eq!(schemas, 8, "the eight contract schemas with a root");
 }
 
 /// The kitchen-sink schema ([`perago_tests::schemas::KITCHEN_SINK`]): every keyword of the

@@ -23,7 +23,13 @@ pub const TASKDEFS_DIR: &str = "taskdefs";
 /// crate joins here, and as an optional dependency of xtask under the `tasks` feature; a test
 /// fails, saying so, for a task crate (a member with `schemas/`) that has not.
 pub fn registries() -> Vec<(&'static str, Registry)> {
-    vec![("crates/perago-example", perago_example::registry())]
+    vec![
+        ("crates/perago-example", perago_example::registry()),
+        (
+            "crates/perago-gateway",
+            perago_gateway::agent_task::registry(),
+        ),
+    ]
 }
 
 /// `[workspace.metadata.perago]` of the workspace's `Cargo.toml`.
@@ -265,7 +271,9 @@ mod tests {
             "{e}"
         );
         assert!(
-            e.ends_with("not registered: validate_song, build_features, publish_features"),
+            e.ends_with(
+                "not registered: validate_song, build_features, publish_features, agent_task"
+            ),
             "{e}"
         );
     }

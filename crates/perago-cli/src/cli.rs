@@ -1,8 +1,9 @@
-//! The commands: `perago schemas`, `perago validate`, `perago completion`, `perago codegen`
-//! and `perago workspace`.
+//! The commands: `perago schemas`, `perago validate`, `perago completion`, `perago codegen`,
+//! `perago workspace` and `perago gateway`.
 
 use crate::completion::{self, CompletionCommand};
 use crate::documents::{Failure, count, open, read};
+use crate::gateway::{self, GatewayArgs};
 use crate::output::{Checked, Format, Report};
 use crate::workspace::{self, WorkspaceCommand};
 use clap::{Args, Parser, Subcommand};
@@ -61,6 +62,10 @@ enum Command {
         #[command(subcommand)]
         command: WorkspaceCommand,
     },
+    /// The completion gateway: agents claim Conductor tasks over HTTP and submit
+    /// worker-completion/v1 completions or refusals (`perago gateway --help`); and its audit
+    /// trail (`perago gateway audit verify --db FILE`).
+    Gateway(GatewayArgs),
 }
 
 #[derive(Debug, Args)]
@@ -111,6 +116,7 @@ pub fn run() -> ExitCode {
         Command::Completion { command } => completion::run(&command, limit),
         Command::Codegen(args) => codegen(&args),
         Command::Workspace { command } => workspace::run(&command),
+        Command::Gateway(args) => gateway::run(&args),
     });
     match result {
         Ok(code) => code,

@@ -5,6 +5,7 @@
 mod cli;
 mod completion;
 mod documents;
+mod gateway;
 mod locate;
 mod output;
 mod workspace;

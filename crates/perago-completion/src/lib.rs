@@ -52,6 +52,15 @@ pub const SCHEMA: &str = include_str!("../schemas/worker-completion.v1.schema.js
 /// The schema's file name.
 pub const SCHEMA_FILE: &str = "worker-completion.v1.schema.json";
 
+/// `worker-completion-result.v1.schema.json`: the `result` a Conductor task worked through the
+/// contract reports as COMPLETED (the canonical completion or refusal, follow-ups, legacy
+/// prose); built on [`SCHEMA`]'s definitions, the source of
+/// [`contracts::worker_completion_result_v1`].
+pub const RESULT_SCHEMA: &str = include_str!("../schemas/worker-completion-result.v1.schema.json");
+
+/// The result schema's file name.
+pub const RESULT_SCHEMA_FILE: &str = "worker-completion-result.v1.schema.json";
+
 /// The contract tag: the only accepted `contract` value, and what every record carries.
 pub const CONTRACT_VERSION: &str = "worker-completion/v1";
 

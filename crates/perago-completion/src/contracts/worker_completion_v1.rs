@@ -6,446 +6,6 @@ static PATTERN_0: ::std::sync::LazyLock<::perago_schema::__private::check::Patte
 ::perago_schema::__private::check::Pattern::checked(
     "[^\t-\r\u{1c}- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]",
 ));
-/// WorkerCompletionV1
-///
-/// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
-#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
-#[serde(crate = "::perago_schema::__private::serde", untagged)]
-pub enum WorkerCompletionV1 {
-    Completion(Completion),
-    AwaitingOperator(AwaitingOperator),
-    ScopeExceeded(ScopeExceeded),
-    Underspecified(Underspecified),
-    BlockedOnDependency(BlockedOnDependency),
-}
-impl ::perago_schema::Contract for WorkerCompletionV1 {
-    const LOCATION: &'static str = "worker-completion.v1.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionV1\",\"description\":\"worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"}],\"examples\":[{\"contract\":\"worker-completion/v1\",\"summary\":\"Added JWT refresh-token rotation and tests.\",\"files_changed\":[\"src/auth/jwt.py\",\"tests/test_jwt.py\"],\"verification\":{\"command\":\"pytest tests/test_jwt.py\",\"exit_code\":0},\"receipt_ref\":\"lineage:task-9f3a\"},{\"contract\":\"worker-completion/v1\",\"kind\":\"scope_exceeded\",\"detail\":\"Task spans three subsystems; splitting.\",\"proposed_split\":[\"Migrate the auth module\",\"Migrate the billing module\"]}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
-    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
-        d: D,
-        path: &::perago_schema::Path<'_>,
-        out: &mut Vec<::perago_schema::Violation>,
-    ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(
-            &'a ::perago_schema::Path<'p>,
-            &'a mut Vec<::perago_schema::Violation>,
-        );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
-            type Value = WorkerCompletionV1;
-            fn other(
-                self,
-                found: ::perago_schema::__private::serde_json::Value,
-            ) -> Option<WorkerCompletionV1> {
-                ::perago_schema::__private::check::object(&found, self.0, self.1);
-                None
-            }
-            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Option<WorkerCompletionV1>, A::Error> {
-                let __Body(path, out) = self;
-                const TAGS: [&str; 4usize] = [
-                    "awaiting_operator",
-                    "scope_exceeded",
-                    "underspecified",
-                    "blocked_on_dependency",
-                ];
-                const KEYS: [&str; 10usize] = [
-                    "kind",
-                    "contract",
-                    "summary",
-                    "files_changed",
-                    "verification",
-                    "receipt_ref",
-                    "detail",
-                    "question",
-                    "proposed_split",
-                    "blocking_dep",
-                ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
-                    &KEYS,
-                    out,
-                );
-                let mut f0 = None;
-                let mut f1 = None;
-                let mut f2 = None;
-                let mut f3 = None;
-                let mut f4 = None;
-                let mut f5 = None;
-                let mut f6 = None;
-                let mut f7 = None;
-                let mut f8 = None;
-                let mut f9 = None;
-                while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
-                {
-                    match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
-                            f0 = members
-                                .read(
-                                    &mut map,
-                                    0usize,
-                                    &::perago_schema::__private::stream::Tag(&TAGS),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
-                            f1 = members
-                                .read(
-                                    &mut map,
-                                    1usize,
-                                    &::perago_schema::__private::stream::ConstStr(
-                                        "worker-completion/v1",
-                                    ),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
-                            f2 = members
-                                .read(
-                                    &mut map,
-                                    2usize,
-                                    &::perago_schema::__private::stream::Str {
-                                        lengths: ::perago_schema::__private::check::Lengths {
-                                            min: None,
-                                            max: Some(2000u64),
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
-                            f3 = members
-                                .read(
-                                    &mut map,
-                                    3usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
-                                            lengths: ::perago_schema::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: Some(&*PATTERN_0),
-                                        },
-                                        min: None,
-                                        max: None,
-                                    }),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
-                            f4 = members
-                                .read(
-                                    &mut map,
-                                    4usize,
-                                    &::perago_schema::__private::stream::Nullable(
-                                        ::perago_schema::__private::stream::Typed::<
-                                            Verification,
-                                        >::new(),
-                                    ),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(5usize) => {
-                            f5 = members
-                                .read(
-                                    &mut map,
-                                    5usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
-                                        lengths: ::perago_schema::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    }),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(6usize) => {
-                            f6 = members
-                                .read(
-                                    &mut map,
-                                    6usize,
-                                    &::perago_schema::__private::stream::Str {
-                                        lengths: ::perago_schema::__private::check::Lengths {
-                                            min: None,
-                                            max: Some(2000u64),
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(7usize) => {
-                            f7 = members
-                                .read(
-                                    &mut map,
-                                    7usize,
-                                    &::perago_schema::__private::stream::Str {
-                                        lengths: ::perago_schema::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(8usize) => {
-                            f8 = members
-                                .read(
-                                    &mut map,
-                                    8usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
-                                            lengths: ::perago_schema::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: Some(&*PATTERN_0),
-                                        },
-                                        min: Some(1u64),
-                                        max: None,
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(9usize) => {
-                            f9 = members
-                                .read(
-                                    &mut map,
-                                    9usize,
-                                    &::perago_schema::__private::stream::Str {
-                                        lengths: ::perago_schema::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
-                            members.unknown(&mut map, key, path, out)?
-                        }
-                    }
-                }
-                match f0 {
-                    None => {
-                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                        if !members
-                            .finish(
-                                &[
-                                    (1usize, false),
-                                    (2usize, true),
-                                    (3usize, false),
-                                    (4usize, false),
-                                    (5usize, false),
-                                ],
-                                path,
-                                out,
-                            )
-                        {
-                            return Ok(None);
-                        }
-                        let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                            ::perago_schema::__private::stream::optional(h1),
-                            ::perago_schema::__private::stream::required(f2),
-                            ::perago_schema::__private::stream::or_else(f3, || None),
-                            ::perago_schema::__private::stream::or_else(f4, || None),
-                            ::perago_schema::__private::stream::or_else(f5, || None),
-                        ) else {
-                            return Ok(None);
-                        };
-                        Ok(
-                            Some(
-                                WorkerCompletionV1::Completion(Completion {
-                                    contract: x0,
-                                    summary: x1,
-                                    files_changed: x2,
-                                    verification: x3,
-                                    receipt_ref: x4,
-                                }),
-                            ),
-                        )
-                    }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::AwaitingOperator(AwaitingOperator {
-                                            contract: x0,
-                                            kind: AwaitingOperatorKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (8usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f8),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::ScopeExceeded(ScopeExceeded {
-                                            contract: x0,
-                                            kind: ScopeExceededKind,
-                                            detail: x1,
-                                            proposed_split: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::Underspecified(Underspecified {
-                                            contract: x0,
-                                            kind: UnderspecifiedKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (9usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f9),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::BlockedOnDependency(BlockedOnDependency {
-                                            contract: x0,
-                                            kind: BlockedOnDependencyKind,
-                                            detail: x1,
-                                            blocking_dep: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago_schema::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
-    }
-}
-impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
-    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
-            d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
-        )
-    }
-}
 /// A successful terminal payload.
 #[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
 #[serde(crate = "::perago_schema::__private::serde")]
@@ -959,192 +519,6 @@ impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for AwaitingOperat
     }
 }
 ::perago_schema::string_const!(pub AwaitingOperatorKind = "awaiting_operator");
-/// Too large; proposes a split.
-#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
-#[serde(crate = "::perago_schema::__private::serde")]
-pub struct ScopeExceeded {
-    #[serde(rename = "contract")]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub contract: Option<Contract>,
-    #[serde(rename = "kind")]
-    pub kind: ScopeExceededKind,
-    #[serde(rename = "detail")]
-    pub detail: CappedText,
-    /// The proposed split, one follow-up per item.
-    #[serde(rename = "proposed_split")]
-    pub proposed_split: Vec<NonBlankText>,
-}
-impl ScopeExceeded {
-    /// The properties the schema declares, in its order.
-    pub const PROPERTIES: &'static [&'static str] = &[
-        "contract",
-        "kind",
-        "detail",
-        "proposed_split",
-    ];
-}
-impl ::perago_schema::Contract for ScopeExceeded {
-    const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/ScopeExceeded";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
-    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
-        d: D,
-        path: &::perago_schema::Path<'_>,
-        out: &mut Vec<::perago_schema::Violation>,
-    ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(
-            &'a ::perago_schema::Path<'p>,
-            &'a mut Vec<::perago_schema::Violation>,
-        );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
-            type Value = ScopeExceeded;
-            fn other(
-                self,
-                found: ::perago_schema::__private::serde_json::Value,
-            ) -> Option<ScopeExceeded> {
-                ::perago_schema::__private::check::object(&found, self.0, self.1);
-                None
-            }
-            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Option<ScopeExceeded>, A::Error> {
-                let __Body(path, out) = self;
-                const KEYS: [&str; 4usize] = [
-                    "contract",
-                    "kind",
-                    "detail",
-                    "proposed_split",
-                ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
-                    &KEYS,
-                    out,
-                );
-                let mut f0 = None;
-                let mut f1 = None;
-                let mut f2 = None;
-                let mut f3 = None;
-                while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
-                {
-                    match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
-                            f0 = members
-                                .read(
-                                    &mut map,
-                                    0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
-                                            "worker-completion/v1",
-                                        ),
-                                        |(): ()| Contract,
-                                    ),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
-                            f1 = members
-                                .read(
-                                    &mut map,
-                                    1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
-                                            "scope_exceeded",
-                                        ),
-                                        |(): ()| ScopeExceededKind,
-                                    ),
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
-                            f2 = members
-                                .read(
-                                    &mut map,
-                                    2usize,
-                                    &::perago_schema::__private::stream::Str {
-                                        lengths: ::perago_schema::__private::check::Lengths {
-                                            min: None,
-                                            max: Some(2000u64),
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
-                            f3 = members
-                                .read(
-                                    &mut map,
-                                    3usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
-                                            lengths: ::perago_schema::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: Some(&*PATTERN_0),
-                                        },
-                                        min: Some(1u64),
-                                        max: None,
-                                    },
-                                    path,
-                                    out,
-                                )?;
-                        }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
-                            members.unknown(&mut map, key, path, out)?
-                        }
-                    }
-                }
-                if !members
-                    .finish(
-                        &[
-                            (0usize, false),
-                            (1usize, true),
-                            (2usize, true),
-                            (3usize, true),
-                        ],
-                        path,
-                        out,
-                    )
-                {
-                    return Ok(None);
-                }
-                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago_schema::__private::stream::optional(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
-                ) else {
-                    return Ok(None);
-                };
-                Ok(
-                    Some(ScopeExceeded {
-                        contract: x0,
-                        kind: x1,
-                        detail: x2,
-                        proposed_split: x3,
-                    }),
-                )
-            }
-        }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
-    }
-}
-impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
-    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
-            d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
-        )
-    }
-}
-::perago_schema::string_const!(pub ScopeExceededKind = "scope_exceeded");
 /// The task is too vague to act on.
 #[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
 #[serde(crate = "::perago_schema::__private::serde")]
@@ -1502,3 +876,629 @@ impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for BlockedOnDepen
     }
 }
 ::perago_schema::string_const!(pub BlockedOnDependencyKind = "blocked_on_dependency");
+/// WorkerCompletionV1
+///
+/// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde", untagged)]
+pub enum WorkerCompletionV1 {
+    Completion(Completion),
+    AwaitingOperator(AwaitingOperator),
+    ScopeExceeded(ScopeExceeded),
+    Underspecified(Underspecified),
+    BlockedOnDependency(BlockedOnDependency),
+}
+impl ::perago_schema::Contract for WorkerCompletionV1 {
+    const LOCATION: &'static str = "worker-completion.v1.schema.json#";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionV1\",\"description\":\"worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"}],\"examples\":[{\"contract\":\"worker-completion/v1\",\"summary\":\"Added JWT refresh-token rotation and tests.\",\"files_changed\":[\"src/auth/jwt.py\",\"tests/test_jwt.py\"],\"verification\":{\"command\":\"pytest tests/test_jwt.py\",\"exit_code\":0},\"receipt_ref\":\"lineage:task-9f3a\"},{\"contract\":\"worker-completion/v1\",\"kind\":\"scope_exceeded\",\"detail\":\"Task spans three subsystems; splitting.\",\"proposed_split\":[\"Migrate the auth module\",\"Migrate the billing module\"]}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = WorkerCompletionV1;
+            fn other(
+                self,
+                found: ::perago_schema::__private::serde_json::Value,
+            ) -> Option<WorkerCompletionV1> {
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
+            }
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<WorkerCompletionV1>, A::Error> {
+                let __Body(path, out) = self;
+                const TAGS: [&str; 4usize] = [
+                    "awaiting_operator",
+                    "scope_exceeded",
+                    "underspecified",
+                    "blocked_on_dependency",
+                ];
+                const KEYS: [&str; 10usize] = [
+                    "kind",
+                    "contract",
+                    "summary",
+                    "files_changed",
+                    "verification",
+                    "receipt_ref",
+                    "detail",
+                    "question",
+                    "proposed_split",
+                    "blocking_dep",
+                ];
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
+                let mut f5 = None;
+                let mut f6 = None;
+                let mut f7 = None;
+                let mut f8 = None;
+                let mut f9 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago_schema::__private::stream::Tag(&TAGS),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago_schema::__private::stream::ConstStr(
+                                        "worker-completion/v1",
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: None,
+                                        max: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
+                                    &::perago_schema::__private::stream::Nullable(
+                                        ::perago_schema::__private::stream::Typed::<
+                                            Verification,
+                                        >::new(),
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(5usize) => {
+                            f5 = members
+                                .read(
+                                    &mut map,
+                                    5usize,
+                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(6usize) => {
+                            f6 = members
+                                .read(
+                                    &mut map,
+                                    6usize,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(7usize) => {
+                            f7 = members
+                                .read(
+                                    &mut map,
+                                    7usize,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(8usize) => {
+                            f8 = members
+                                .read(
+                                    &mut map,
+                                    8usize,
+                                    &::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(9usize) => {
+                            f9 = members
+                                .read(
+                                    &mut map,
+                                    9usize,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                match f0 {
+                    None => {
+                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (2usize, true),
+                                    (3usize, false),
+                                    (4usize, false),
+                                    (5usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
+                            ::perago_schema::__private::stream::optional(h1),
+                            ::perago_schema::__private::stream::required(f2),
+                            ::perago_schema::__private::stream::or_else(f3, || None),
+                            ::perago_schema::__private::stream::or_else(f4, || None),
+                            ::perago_schema::__private::stream::or_else(f5, || None),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionV1::Completion(Completion {
+                                    contract: x0,
+                                    summary: x1,
+                                    files_changed: x2,
+                                    verification: x3,
+                                    receipt_ref: x4,
+                                }),
+                            ),
+                        )
+                    }
+                    Some(tag) => {
+                        match tag.flatten() {
+                            Some(0usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (7usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago_schema::__private::stream::optional(h1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f7),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::AwaitingOperator(AwaitingOperator {
+                                            contract: x0,
+                                            kind: AwaitingOperatorKind,
+                                            detail: x1,
+                                            question: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some(1usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (8usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago_schema::__private::stream::optional(h1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f8),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::ScopeExceeded(ScopeExceeded {
+                                            contract: x0,
+                                            kind: ScopeExceededKind,
+                                            detail: x1,
+                                            proposed_split: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some(2usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (7usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago_schema::__private::stream::optional(h1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f7),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::Underspecified(Underspecified {
+                                            contract: x0,
+                                            kind: UnderspecifiedKind,
+                                            detail: x1,
+                                            question: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            Some(3usize) => {
+                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                                if !members
+                                    .finish(
+                                        &[
+                                            (1usize, false),
+                                            (0usize, true),
+                                            (6usize, true),
+                                            (9usize, true),
+                                        ],
+                                        path,
+                                        out,
+                                    )
+                                {
+                                    return Ok(None);
+                                }
+                                let (Some(x0), Some(x1), Some(x2)) = (
+                                    ::perago_schema::__private::stream::optional(h1),
+                                    ::perago_schema::__private::stream::required(f6),
+                                    ::perago_schema::__private::stream::required(f9),
+                                ) else {
+                                    return Ok(None);
+                                };
+                                Ok(
+                                    Some(
+                                        WorkerCompletionV1::BlockedOnDependency(BlockedOnDependency {
+                                            contract: x0,
+                                            kind: BlockedOnDependencyKind,
+                                            detail: x1,
+                                            blocking_dep: x2,
+                                        }),
+                                    ),
+                                )
+                            }
+                            _ => {
+                                members.discard(out);
+                                ::perago_schema::__private::check::unknown_discriminator(
+                                    &path.key("kind"),
+                                    out,
+                                    &TAGS,
+                                );
+                                Ok(None)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+    }
+}
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+/// Too large; proposes a split.
+#[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
+#[serde(crate = "::perago_schema::__private::serde")]
+pub struct ScopeExceeded {
+    #[serde(rename = "contract")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+    #[serde(rename = "kind")]
+    pub kind: ScopeExceededKind,
+    #[serde(rename = "detail")]
+    pub detail: CappedText,
+    /// The proposed split, one follow-up per item.
+    #[serde(rename = "proposed_split")]
+    pub proposed_split: Vec<NonBlankText>,
+}
+impl ScopeExceeded {
+    /// The properties the schema declares, in its order.
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "contract",
+        "kind",
+        "detail",
+        "proposed_split",
+    ];
+}
+impl ::perago_schema::Contract for ScopeExceeded {
+    const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/ScopeExceeded";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago_schema::Path<'_>,
+        out: &mut Vec<::perago_schema::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(
+            &'a ::perago_schema::Path<'p>,
+            &'a mut Vec<::perago_schema::Violation>,
+        );
+        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+            type Value = ScopeExceeded;
+            fn other(
+                self,
+                found: ::perago_schema::__private::serde_json::Value,
+            ) -> Option<ScopeExceeded> {
+                ::perago_schema::__private::check::object(&found, self.0, self.1);
+                None
+            }
+            fn map<A: ::perago_schema::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<ScopeExceeded>, A::Error> {
+                let __Body(path, out) = self;
+                const KEYS: [&str; 4usize] = [
+                    "contract",
+                    "kind",
+                    "detail",
+                    "proposed_split",
+                ];
+                let mut members = ::perago_schema::__private::stream::Members::new(
+                    &KEYS,
+                    out,
+                );
+                let mut f0 = None;
+                let mut f1 = None;
+                let mut f2 = None;
+                let mut f3 = None;
+                while let Some(key) = map
+                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                {
+                    match key {
+                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                            f0 = members
+                                .read(
+                                    &mut map,
+                                    0usize,
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
+                                            "worker-completion/v1",
+                                        ),
+                                        |(): ()| Contract,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                            f1 = members
+                                .read(
+                                    &mut map,
+                                    1usize,
+                                    &::perago_schema::__private::stream::Then(
+                                        ::perago_schema::__private::stream::ConstStr(
+                                            "scope_exceeded",
+                                        ),
+                                        |(): ()| ScopeExceededKind,
+                                    ),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                            f2 = members
+                                .read(
+                                    &mut map,
+                                    2usize,
+                                    &::perago_schema::__private::stream::Str {
+                                        lengths: ::perago_schema::__private::check::Lengths {
+                                            min: None,
+                                            max: Some(2000u64),
+                                        },
+                                        pattern: Some(&*PATTERN_0),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago_schema::__private::stream::Array {
+                                        items: ::perago_schema::__private::stream::Str {
+                                            lengths: ::perago_schema::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: Some(&*PATTERN_0),
+                                        },
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago_schema::__private::stream::Key::Declared(_) => {}
+                        ::perago_schema::__private::stream::Key::Other(key) => {
+                            members.unknown(&mut map, key, path, out)?
+                        }
+                    }
+                }
+                if !members
+                    .finish(
+                        &[
+                            (0usize, false),
+                            (1usize, true),
+                            (2usize, true),
+                            (3usize, true),
+                        ],
+                        path,
+                        out,
+                    )
+                {
+                    return Ok(None);
+                }
+                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                    ::perago_schema::__private::stream::optional(f0),
+                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::stream::required(f2),
+                    ::perago_schema::__private::stream::required(f3),
+                ) else {
+                    return Ok(None);
+                };
+                Ok(
+                    Some(ScopeExceeded {
+                        contract: x0,
+                        kind: x1,
+                        detail: x2,
+                        proposed_split: x3,
+                    }),
+                )
+            }
+        }
+        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+    }
+}
+impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
+    fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago_schema::__private::stream::deserialize(
+            d,
+            &::perago_schema::__private::stream::Typed::<Self>::new(),
+        )
+    }
+}
+::perago_schema::string_const!(pub ScopeExceededKind = "scope_exceeded");

@@ -1,0 +1,335 @@
+//! Completions per second and p50/p99 latency through the gateway with 8 concurrent agents,
+//! beside the bare Conductor update round trip, against the same Conductor test server in the
+//! same run:
+//!
+//! ```sh
+//! cargo bench -p perago-gateway --bench gateway
+//! # PERAGO_BENCH_GATEWAY_TASKS (default 2000 per round), PERAGO_BENCH_GATEWAY_ROUNDS (5)
+//! ```
+//!
+//! - `bare`: 8 threads, each with its own connection, post a `COMPLETED` result with the same
+//!   output (`POST /api/tasks`) for tasks polled beforehand: the round trip an agent would
+//!   make if it reported to Conductor itself.
+//! - `gateway`: 8 agents, each with its own connection, complete tasks they claimed beforehand
+//!   (`POST /v1/tasks/{id}/complete` with a worker-completion/v1 payload), through a fresh
+//!   gateway (its own ledger file, `synchronous = FULL`). Latency is the agent's: until the
+//!   answer, which comes after the ledger commit. Throughput is counted twice: until the last
+//!   answer, and until the last update reached Conductor (the outbox delivered everything).
+//!
+//! - `gateway (durability normal)`: the same with `--durability normal` (commits in the
+//!   write-ahead log, no `fsync` per commit).
+//!
+//! Rounds alternate the contenders; the table shows medians over rounds.
+
+#[path = "../tests/common/agent.rs"]
+mod agent;
+
+use agent::Agent;
+use perago_conductor::tasks::{self, PollRequest, TaskResult, TaskResultStatus};
+use perago_conductor::{Client, Retry};
+use perago_gateway::ledger::Durability;
+use perago_gateway::log::EventLog;
+use perago_gateway::{BearerToken, Gateway, GatewayConfig, TaskTypeSlots};
+use perago_testserver::TestServer;
+use serde_json::{Map, Value, json};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+const AGENTS: usize = 8;
+const TOKEN: &str = "bench-token";
+
+fn setting(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One round of one contender.
+struct Round {
+    /// Completions per second until the last answer.
+    per_s: f64,
+    /// Completions per second until the last update reached Conductor (the gateway only).
+    delivered_per_s: Option<f64>,
+    p50_us: f64,
+    p99_us: f64,
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e6
+}
+
+fn summarise(
+    n: usize,
+    wall: Duration,
+    mut latencies: Vec<Duration>,
+    delivered: Option<Duration>,
+) -> Round {
+    latencies.sort();
+    Round {
+        per_s: n as f64 / wall.as_secs_f64(),
+        delivered_per_s: delivered.map(|d| n as f64 / d.as_secs_f64()),
+        p50_us: percentile(&latencies, 0.5),
+        p99_us: percentile(&latencies, 0.99),
+    }
+}
+
+fn completion(i: usize) -> Value {
+    json!({"contract": "worker-completion/v1", "summary": format!("Completed task {i}"),
+           "files_changed": ["src/lib.rs", "tests/it.rs"],
+           "verification": {"command": "cargo test", "exit_code": 0}})
+}
+
+/// Runs `work` on 8 threads, each over its share of `items`, after a common start; the wall
+/// time and every latency.
+fn concurrently<T: Send + Clone + 'static>(
+    items: Vec<T>,
+    work: impl Fn(usize, &T) + Send + Sync + 'static,
+) -> (Duration, Vec<Duration>) {
+    let work = Arc::new(work);
+    let barrier = Arc::new(Barrier::new(AGENTS + 1));
+    let threads: Vec<_> = (0..AGENTS)
+        .map(|a| {
+            let share: Vec<T> = items.iter().skip(a).step_by(AGENTS).cloned().collect();
+            let (work, barrier) = (Arc::clone(&work), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                barrier.wait();
+                share
+                    .iter()
+                    .map(|item| {
+                        let t = Instant::now();
+                        work(a, item);
+                        t.elapsed()
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    let latencies: Vec<Duration> = threads
+        .into_iter()
+        .flat_map(|t| t.join().expect("a bench thread"))
+        .collect();
+    (start.elapsed(), latencies)
+}
+
+fn bare(server: &TestServer, n: usize, done: &mut usize) -> Round {
+    for i in 0..n {
+        server.enqueue("bench_bare", json!({"params": {"title": format!("t{i}")}}));
+    }
+    let client = Client::new(&server.base_url())
+        .unwrap()
+        .with_retry(Retry::NONE);
+    let mut polled = Vec::new();
+    while polled.len() < n {
+        let request = PollRequest {
+            task_type: "bench_bare",
+            worker_id: "bench",
+            domain: None,
+            count: n - polled.len(),
+            timeout: Duration::from_millis(100),
+        };
+        polled.extend(
+            tasks::poll_batch(&client, &request)
+                .unwrap()
+                .into_iter()
+                .map(Result::unwrap),
+        );
+    }
+    let items: Vec<(usize, String, String)> = polled
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (i, t.task_id, t.workflow_instance_id))
+        .collect();
+    let clients: Arc<Vec<Client>> = Arc::new(
+        (0..AGENTS)
+            .map(|_| client.clone().with_timeout(Duration::from_secs(30)))
+            .collect(),
+    );
+    let (wall, latencies) = concurrently(items, move |a, (i, task_id, workflow)| {
+        let mut output = Map::new();
+        output.insert("result".into(), completion(*i));
+        let result = TaskResult {
+            workflow_instance_id: workflow.clone(),
+            task_id: task_id.clone(),
+            status: TaskResultStatus::Completed,
+            output_data: output,
+            reason_for_incompletion: None,
+            callback_after_seconds: None,
+            worker_id: Some("bench".into()),
+            logs: Vec::new(),
+            extend_lease: false,
+        };
+        tasks::update(&clients[a], &result).expect("the update");
+    });
+    *done += n;
+    assert!(server.wait_terminal(*done, Duration::from_secs(600)));
+    summarise(n, wall, latencies, None)
+}
+
+fn gateway(server: &TestServer, n: usize, done: &mut usize, durability: Durability) -> Round {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = GatewayConfig::new(
+        &server.base_url(),
+        vec![TaskTypeSlots {
+            name: "bench_agent".into(),
+            slots: n,
+        }],
+        BearerToken::new(TOKEN).unwrap(),
+    );
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.db = dir.path().join("bench.db");
+    config.durability = durability;
+    config.poll_timeout = Duration::from_millis(100);
+    let gateway = Gateway::start(config, EventLog::discard()).unwrap();
+    for i in 0..n {
+        server.enqueue("bench_agent", json!({"params": {"title": format!("t{i}")}}));
+    }
+    let agents: Arc<Vec<Agent>> = Arc::new(
+        (0..AGENTS)
+            .map(|a| Agent::new(&gateway.base_url(), TOKEN, &format!("agent-{a}")))
+            .collect(),
+    );
+    // Claims, not timed: each agent completes what it claimed.
+    let claimed: Vec<(usize, usize, String)> = {
+        let agents = Arc::clone(&agents);
+        let per_agent = n.div_ceil(AGENTS);
+        let threads: Vec<_> = (0..AGENTS)
+            .map(|a| {
+                let agents = Arc::clone(&agents);
+                std::thread::spawn(move || {
+                    let mut mine = Vec::new();
+                    while mine.len() < per_agent {
+                        let reply = agents[a].claim("bench_agent");
+                        match reply.status {
+                            200 => mine.push(reply.json["task_id"].as_str().unwrap().to_owned()),
+                            204 => break,
+                            other => panic!("claim: {other} {}", reply.text),
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .enumerate()
+            .flat_map(|(a, t)| {
+                t.join()
+                    .unwrap()
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(i, id)| (a, i * AGENTS + a, id))
+            })
+            .collect()
+    };
+    assert_eq!(claimed.len(), n, "every task claimed");
+    // `concurrently` shares items round-robin: give each thread its own agent's tasks.
+    let mut by_agent: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); AGENTS];
+    for item in claimed {
+        by_agent[item.0].push(item);
+    }
+    let mut items = Vec::with_capacity(n);
+    let longest = by_agent.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for list in &by_agent {
+            if let Some(item) = list.get(i) {
+                items.push(item.clone());
+            }
+        }
+    }
+    let bodies = Arc::clone(&agents);
+    let start = Instant::now();
+    let (wall, latencies) = concurrently(items, move |_, (a, i, task_id)| {
+        let reply = bodies[*a].complete(task_id, &json!({"payload": completion(*i)}));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    });
+    *done += n;
+    assert!(server.wait_terminal(*done, Duration::from_secs(600)));
+    let delivered = start.elapsed();
+    gateway.stop();
+    summarise(n, wall, latencies, Some(delivered))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    // `cargo test --benches` runs this with `--bench` absent: a quick smoke round only.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let n = if quick {
+        40
+    } else {
+        setting("PERAGO_BENCH_GATEWAY_TASKS", 2000)
+    };
+    let rounds = if quick {
+        1
+    } else {
+        setting("PERAGO_BENCH_GATEWAY_ROUNDS", 5)
+    };
+    let server = TestServer::start();
+    let mut done = 0;
+    let mut bares = Vec::new();
+    let mut gateways = Vec::new();
+    let mut normals = Vec::new();
+    let show = |name: &str, r: &Round| {
+        println!(
+            "  {name}: {:.0}/s answered, {:.0}/s delivered (p50 {:.0} µs, p99 {:.0} µs)",
+            r.per_s,
+            r.delivered_per_s.unwrap_or(r.per_s),
+            r.p50_us,
+            r.p99_us
+        );
+    };
+    for round in 0..rounds {
+        println!("round {}:", round + 1);
+        let b = bare(&server, n, &mut done);
+        show("bare", &b);
+        let g = gateway(&server, n, &mut done, Durability::Full);
+        show("gateway (durability full)", &g);
+        let g2 = gateway(&server, n, &mut done, Durability::Normal);
+        show("gateway (durability normal)", &g2);
+        bares.push(b);
+        gateways.push(g);
+        normals.push(g2);
+    }
+    let col = |rs: &[Round], f: fn(&Round) -> f64| median(rs.iter().map(f).collect());
+    let (b_s, g_s) = (col(&bares, |r| r.per_s), col(&gateways, |r| r.per_s));
+    let g_d = col(&gateways, |r| r.delivered_per_s.unwrap_or(0.0));
+    println!("\n{AGENTS} agents, {n} completions per round, {rounds} rounds, medians:");
+    println!("| contender | completions/s | p50 | p99 |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| bare Conductor update | {b_s:.0} | {:.0} µs | {:.0} µs |",
+        col(&bares, |r| r.p50_us),
+        col(&bares, |r| r.p99_us)
+    );
+    println!(
+        "| gateway, answered | {g_s:.0} | {:.0} µs | {:.0} µs |",
+        col(&gateways, |r| r.p50_us),
+        col(&gateways, |r| r.p99_us)
+    );
+    println!("| gateway, delivered to Conductor | {g_d:.0} | | |");
+    let (n_s, n_d) = (
+        col(&normals, |r| r.per_s),
+        col(&normals, |r| r.delivered_per_s.unwrap_or(0.0)),
+    );
+    println!(
+        "| gateway `--durability normal`, answered | {n_s:.0} | {:.0} µs | {:.0} µs |",
+        col(&normals, |r| r.p50_us),
+        col(&normals, |r| r.p99_us)
+    );
+    println!("| gateway `--durability normal`, delivered | {n_d:.0} | | |");
+    println!(
+        "gateway / bare: {:.2} answered, {:.2} delivered; with --durability normal {:.2}, {:.2} \
+         (target ≥ 0.5)",
+        g_s / b_s,
+        g_d / b_s,
+        n_s / b_s,
+        n_d / b_s
+    );
+}

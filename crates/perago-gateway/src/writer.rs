@@ -1,0 +1,178 @@
+//! The one writer of the ledger: a thread that owns the read-write connection and runs every
+//! transition, so writes never contend for SQLite's lock.
+//!
+//! Transitions that arrive together are committed together (group commit): one
+//! `BEGIN IMMEDIATE`, each transition in its own savepoint (one that fails is rolled back
+//! alone), one `COMMIT` and so one `fsync` for all of them. Each caller is answered only after
+//! the commit, so an answer is never ahead of the disk; a failed commit answers every
+//! transition of the batch with the error, and nothing of it was written.
+
+use crate::ledger::{self, LedgerError};
+use rusqlite::Connection;
+use std::path::Path;
+use std::sync::mpsc;
+use tokio::sync::oneshot;
+
+/// The most transitions committed at once.
+const MAX_BATCH: usize = 256;
+
+/// A transition failed and nothing of it was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// SQLite refused it, or the commit.
+    #[error("ledger write failed: {0}")]
+    Sqlite(String),
+    /// The transition never ran: the writer has stopped (the gateway is shutting down), or
+    /// SQLite could not open a transaction for it.
+    #[error(
+        "the ledger writer could not run the transition (stopped, or no transaction could be opened)"
+    )]
+    NotRun,
+}
+
+/// The answer to a transition, sent once its batch committed (or failed).
+type Answer = Box<dyn FnOnce(Result<(), WriteError>) + Send>;
+/// A transition: runs inside the batch's transaction; `Ok` keeps its writes.
+type Job = Box<dyn FnOnce(&Connection) -> (bool, Answer) + Send>;
+
+/// What the writer thread receives.
+enum Message {
+    /// A transition.
+    Job(Job),
+    /// Stop after the transitions received before this.
+    Stop,
+}
+
+/// A handle on the writer thread; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    jobs: mpsc::Sender<Message>,
+}
+
+impl Writer {
+    /// Opens the database at `path` (commits as durable as `durability` says) and starts the
+    /// writer; `after_commit` runs after every
+    /// batch that committed (it wakes the delivery thread).
+    pub fn start(
+        path: &Path,
+        durability: ledger::Durability,
+        after_commit: impl Fn() + Send + 'static,
+    ) -> Result<(Writer, std::thread::JoinHandle<()>), LedgerError> {
+        let conn = ledger::open(path, durability)?;
+        let (jobs, receiver) = mpsc::channel::<Message>();
+        let thread = std::thread::Builder::new()
+            .name("perago-gateway-writer".into())
+            .spawn(move || run(&conn, &receiver, &after_commit))
+            .expect("the writer thread starts");
+        Ok((Writer { jobs }, thread))
+    }
+
+    /// Runs `transition` in a transaction and waits (asynchronously) for its commit.
+    pub async fn write<T: Send + 'static>(
+        &self,
+        transition: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, WriteError> {
+        match self.submit(transition) {
+            Ok(answer) => answer.await.unwrap_or(Err(WriteError::NotRun)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`write`](Self::write) for a thread outside the runtime (the delivery thread).
+    pub fn write_blocking<T: Send + 'static>(
+        &self,
+        transition: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, WriteError> {
+        match self.submit(transition) {
+            Ok(answer) => answer.blocking_recv().unwrap_or(Err(WriteError::NotRun)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn submit<T: Send + 'static>(
+        &self,
+        transition: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<oneshot::Receiver<Result<T, WriteError>>, WriteError> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |conn| match transition(conn) {
+            Ok(value) => (
+                true,
+                Box::new(move |committed: Result<(), WriteError>| {
+                    let _ = tx.send(committed.map(|()| value));
+                }),
+            ),
+            Err(e) => {
+                let error = WriteError::Sqlite(e.to_string());
+                (
+                    false,
+                    Box::new(move |_| {
+                        let _ = tx.send(Err(error));
+                    }),
+                )
+            }
+        });
+        self.jobs
+            .send(Message::Job(job))
+            .map_err(|_| WriteError::NotRun)?;
+        Ok(rx)
+    }
+
+    /// Stops the writer once the transitions already submitted are done; later ones are
+    /// answered [`WriteError::NotRun`].
+    pub fn stop(&self) {
+        let _ = self.jobs.send(Message::Stop);
+    }
+}
+
+/// The writer's loop: until told to stop, or every [`Writer`] is dropped.
+fn run(conn: &Connection, jobs: &mpsc::Receiver<Message>, after_commit: &dyn Fn()) {
+    let mut stopping = false;
+    while !stopping {
+        let Ok(Message::Job(first)) = jobs.recv() else {
+            return;
+        };
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(Message::Job(job)) => batch.push(job),
+                Ok(Message::Stop) => {
+                    stopping = true;
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        if conn.execute_batch("BEGIN IMMEDIATE").is_err() {
+            // Dropping a job unrun answers it `NotRun`.
+            continue;
+        }
+        let mut answers = Vec::with_capacity(batch.len());
+        for job in batch {
+            if conn.execute_batch("SAVEPOINT transition").is_err() {
+                continue;
+            }
+            let (keep, answer) = job(conn);
+            let end = if keep {
+                "RELEASE transition"
+            } else {
+                "ROLLBACK TO transition; RELEASE transition"
+            };
+            match conn.execute_batch(end) {
+                Ok(()) => answers.push(answer),
+                Err(e) => answer(Err(WriteError::Sqlite(e.to_string()))),
+            }
+        }
+        let committed = conn
+            .execute_batch("COMMIT")
+            .map_err(|e| WriteError::Sqlite(e.to_string()));
+        if committed.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        for answer in answers {
+            answer(committed.clone());
+        }
+        if committed.is_ok() {
+            after_commit();
+        }
+    }
+}
