@@ -8,7 +8,7 @@ use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
 use crate::format::Format;
 use crate::lint::DIALECT;
-use crate::load::{Documents, pointer_token};
+use crate::load::{Documents, decode_fragment, pointer_token};
 use crate::program::{Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, ty};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -1108,28 +1108,6 @@ fn value_bits(v: &Value) -> u8 {
 
 fn strip_empty_fragment(id: &str) -> &str {
     id.strip_suffix('#').unwrap_or(id)
-}
-
-/// `/$defs/A%20B` → `/$defs/A B` (URI fragments percent-encode; JSON Pointers do not).
-fn decode_fragment(fragment: &str) -> String {
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(b) = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A URI's parts (RFC 3986 §3).

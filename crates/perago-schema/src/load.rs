@@ -180,7 +180,7 @@ fn join(base: &str, reference: &str) -> String {
 }
 
 /// `/$defs/A%20B` → `/$defs/A B` (URI fragments percent-encode; JSON Pointers do not).
-fn decode_fragment(fragment: &str) -> String {
+pub(crate) fn decode_fragment(fragment: &str) -> String {
     let bytes = fragment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
