@@ -263,6 +263,15 @@ fn bad_path(rejection: &PathRejection) -> Response {
     )
 }
 
+/// The task id of the path, then the agent's id: what a route on a claimed task reads first.
+fn task_and_agent(
+    task_id: Result<Path<String>, PathRejection>,
+    headers: &HeaderMap,
+) -> Result<(String, String), Box<Response>> {
+    let Path(task_id) = task_id.map_err(|rejection| Box::new(bad_path(&rejection)))?;
+    Ok((task_id, agent(headers)?))
+}
+
 /// 500: the ledger failed and nothing was recorded.
 fn ledger_failed(app: &App, what: &str, e: impl std::fmt::Display) -> Response {
     app.log
@@ -486,12 +495,8 @@ async fn heartbeat(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let task_id = match task_id {
-        Ok(Path(id)) => id,
-        Err(rejection) => return bad_path(&rejection),
-    };
-    let agent_id = match agent(&headers) {
-        Ok(agent) => agent,
+    let (task_id, agent_id) = match task_and_agent(task_id, &headers) {
+        Ok(ids) => ids,
         Err(response) => return *response,
     };
     // The body carries nothing, but is bounded like any other.
@@ -556,12 +561,8 @@ async fn complete(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let task_id = match task_id {
-        Ok(Path(id)) => id,
-        Err(rejection) => return bad_path(&rejection),
-    };
-    let agent_id = match agent(&headers) {
-        Ok(agent) => agent,
+    let (task_id, agent_id) = match task_and_agent(task_id, &headers) {
+        Ok(ids) => ids,
         Err(response) => return *response,
     };
     let bytes = match read_body(&app, &headers, body).await {
