@@ -13,8 +13,6 @@
 //!   (normalised) schemas, every error collected after a `Value` parse;
 //! - `perago_interpreter`: `Validator::validate_slice_with`, the run-time interpreter (the
 //!   schema compiled once, each document read once into a reused tape);
-//! - `perago_walk`: `Ir::validate_slice`, the interpreter it replaced (a `Value` parse and a
-//!   walk), for the before/after;
 //! - `perago_generated`: the generated `Contract::from_slice` (`perago_tests::user_contracts`):
 //!   one pass from the bytes to the typed value or every violation.
 //!
@@ -30,7 +28,7 @@ mod serde_peer;
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
-use perago_schema::{NodeId, Options as ValidatorOptions, SchemaSet, Scratch, Validator};
+use perago_schema::{Options as ValidatorOptions, Scratch, Validator};
 use perago_tests::corpus::Corpus;
 use perago_tests::user_contracts::agent_result::AgentResult;
 use perago_tests::user_contracts::train_model_input::TrainModelInput;
@@ -67,10 +65,6 @@ fn jsonschema_validate(validator: &jsonschema::Validator, doc: &[u8]) -> bool {
 
 fn interpreter(validator: &Validator, scratch: &RefCell<Scratch>, doc: &[u8]) -> bool {
     black_box(validator.validate_slice_with(&mut scratch.borrow_mut(), doc)).is_empty()
-}
-
-fn walk(set: &SchemaSet, root: NodeId, doc: &[u8]) -> bool {
-    black_box(set.ir.validate_slice(root, doc)).is_empty()
 }
 
 fn generated<T: Contract>(doc: &[u8]) -> bool {
@@ -185,7 +179,6 @@ fn main() {
         let file = set
             .find(corpus.schema)
             .expect("the corpus schema is in the set");
-        let root = file.root.expect("the corpus schema has a root");
         let validator = jsonschema::draft202012::options()
             .with_registry(&registry)
             .build(&file.normalised)
@@ -221,7 +214,6 @@ fn main() {
                 true,
                 Box::new(|doc| interpreter(&interpreted, &scratch, doc)),
             ),
-            ("perago_walk", true, Box::new(|doc| walk(&set, root, doc))),
             ("perago_generated", true, typed),
         ];
 

@@ -18,6 +18,7 @@
 
 use perago_schema::check::{Bounds, Lengths};
 use perago_schema::ir::{Ir, NodeId, Shape};
+use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
 
@@ -290,6 +291,8 @@ pub enum Optional {
 #[derive(Debug)]
 pub struct Generator<'a> {
     ir: &'a Ir,
+    /// The interpreter at each IR node (by index): what a valid value of the node is.
+    validators: Vec<Option<Validator>>,
     /// The randomness; public so a driver can draw from the same stream.
     pub rng: Rng,
     /// Which optional properties [`Generator::valid`] includes.
@@ -349,8 +352,21 @@ pub fn float(x: f64) -> Value {
 }
 
 impl<'a> Generator<'a> {
-    /// A generator over `ir` with a fixed seed.
-    pub fn new(ir: &'a Ir, seed: u64) -> Self {
+    /// A generator over `set`'s IR with a fixed seed.
+    pub fn new(set: &'a SchemaSet, seed: u64) -> Self {
+        let ir = &set.ir;
+        let compiled = set
+            .validator()
+            .unwrap_or_else(|e| panic!("the interpreter refuses the set: {e}"));
+        // A node the builder made up (the `{}` of an absent `items`) has no schema of its own
+        // to compile, and admits anything.
+        let validators = ir
+            .nodes()
+            .map(|(_, node)| match compiled.at(&node.location) {
+                None if matches!(node.shape, Shape::Any) => None,
+                at => Some(at.unwrap_or_else(|| panic!("{}: not compiled", node.location))),
+            })
+            .collect();
         let mut names = Vec::new();
         for (_, node) in ir.nodes() {
             if let Shape::Object { properties, .. } = &node.shape {
@@ -363,6 +379,7 @@ impl<'a> Generator<'a> {
         }
         Generator {
             ir,
+            validators,
             rng: Rng::new(seed),
             optional: Optional::Random,
             branch: None,
@@ -378,7 +395,9 @@ impl<'a> Generator<'a> {
     }
 
     fn is_valid(&self, id: NodeId, v: &Value) -> bool {
-        self.ir.validate(id, v).is_empty()
+        self.validators[id.0]
+            .as_ref()
+            .is_none_or(|at| at.validate_value(v).is_empty())
     }
 
     /// A valid value of node `id`.

@@ -5,8 +5,8 @@
 //! of a generated type is a call to it; `Serialize` is derived.
 //!
 //! typify is not used: perago's types must keep what typify drops (string `const`s as unit
-//! types, strictness about `null`) and must come from the same IR the run-time interpreter
-//! walks, so both report the same violations.
+//! types, strictness about `null`) and must report exactly what the run-time interpreter
+//! (`perago_schema::Validator`) reports, which the fragment and differential tests hold them to.
 
 use crate::SchemaSet;
 use perago_schema::check::{Bounds, Lengths};
@@ -449,7 +449,7 @@ impl Emitter<'_> {
         }
     }
 
-    /// `Contract::read` of a struct: its members into slots, then the walk's order and the value.
+    /// `Contract::read` of a struct: its members into slots, then the interpreter's order and the value.
     fn object_read(
         &mut self,
         id: NodeId,

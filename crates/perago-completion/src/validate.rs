@@ -88,7 +88,7 @@ fn only(violation: Violation) -> Violations {
     Violations::new(vec![violation])
 }
 
-/// The rules the schema cannot state, recorded like the walk's findings and restated with
+/// The rules the schema cannot state, recorded like the schema's findings and restated with
 /// them.
 fn beyond_the_schema(map: &Map<String, Value>, out: &mut check::Out) {
     match map.get("kind") {
@@ -208,7 +208,7 @@ fn step(v: &Violation) -> Step {
 }
 
 /// Sorts into check order and keeps the first violation of each check. The sort is stable,
-/// so unknown fields stay in document order and the walk's order holds within a step; a
+/// so unknown fields stay in document order and the schema's check order holds within a step; a
 /// blank text is reported before (and instead of) its length.
 fn in_check_order(mut found: Vec<Violation>) -> Vec<Violation> {
     found.sort_by_key(|v| (step(v), v.code == Code::MaxLength));

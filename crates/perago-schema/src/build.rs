@@ -105,43 +105,48 @@ impl<'a> Builder<'a> {
     }
 
     /// A default must be valid where it applies, or the typed value would break its own schema;
-    /// an example must be valid, or it misleads whoever reads the schema.
-    fn check_annotations(&self) -> Vec<LintError> {
-        let mut errors = Vec::new();
-        let at = |id: NodeId| {
-            let location = &self.ir.node(id).location;
-            location.split_once('#').unwrap_or((location, ""))
-        };
+    /// an example must be valid, or it misleads whoever reads the schema. Both are checked by
+    /// the interpreter, compiled from the same documents.
+    fn check_annotations(&mut self) -> Vec<LintError> {
+        let mut checks: Vec<(NodeId, &'static str, String, &Value)> = Vec::new();
         for (id, node) in self.ir.nodes() {
-            if let Some(default) = &node.default
-                && let Some(v) = self.ir.validate(id, default).first()
-            {
-                let (file, pointer) = at(id);
-                errors.push(LintError::new(
-                    file,
-                    pointer,
-                    "default",
-                    format!(
-                        "{default} is not valid against this schema: {}",
-                        violation_text(v)
-                    ),
-                ));
+            if let Some(default) = &node.default {
+                checks.push((id, "default", default.to_string(), default));
             }
         }
         for (id, examples) in &self.examples {
             for (i, example) in examples.iter().enumerate() {
-                if let Some(v) = self.ir.validate(*id, example).first() {
-                    let (file, pointer) = at(*id);
-                    errors.push(LintError::new(
-                        file,
-                        pointer,
-                        "examples",
-                        format!(
-                            "example {i} is not valid against this schema: {}",
-                            violation_text(v)
-                        ),
-                    ));
-                }
+                checks.push((*id, "examples", format!("example {i}"), example));
+            }
+        }
+        if checks.is_empty() {
+            return Vec::new();
+        }
+        let options = crate::Options {
+            close_objects: true,
+        };
+        let validator = match crate::validator::compile_documents(self.docs, 0, options) {
+            Ok(validator) => validator,
+            Err(errors) => return errors,
+        };
+        let mut errors = Vec::new();
+        for (id, keyword, what, value) in checks {
+            let location = &self.ir.node(id).location;
+            let violations = match validator.at(location) {
+                Some(at) => at.validate_value(value),
+                None => continue,
+            };
+            if let Some(v) = violations.first() {
+                let (file, pointer) = location.split_once('#').unwrap_or((location, ""));
+                errors.push(LintError::new(
+                    file,
+                    pointer,
+                    keyword,
+                    format!(
+                        "{what} is not valid against this schema: {}",
+                        violation_text(v)
+                    ),
+                ));
             }
         }
         errors

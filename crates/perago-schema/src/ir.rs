@@ -1,9 +1,8 @@
-//! The one intermediate representation of a set of schemas: what perago-codegen emits Rust from
-//! and what [`Ir::validate`] interprets at run time for a schema that was not compiled in.
+//! The one intermediate representation of a set of schemas: what perago-codegen emits Rust from.
+//! (What a document means against a schema is the interpreter's, [`crate::Validator`]; the
+//! IR only says how it is typed and read.)
 
-use crate::check::{self, Bounds, Lengths, Out, Pattern};
-use crate::path::Path;
-use crate::violation::Violation;
+use crate::check::{Bounds, Lengths, Pattern};
 use serde_json::Value;
 
 /// The index of a node in an [`Ir`].
@@ -143,119 +142,6 @@ impl Ir {
             id = target;
         }
         id
-    }
-
-    /// Validates `value` against node `root`: every violation, in check order.
-    pub fn validate(&self, root: NodeId, value: &Value) -> Vec<Violation> {
-        let mut out = Vec::new();
-        self.walk(root, value, &Path::Root, &mut out);
-        out
-    }
-
-    /// Parses `bytes` strictly and validates the document; malformed JSON is a violation at
-    /// `$`, a repeated key one at its path.
-    pub fn validate_slice(&self, root: NodeId, bytes: &[u8]) -> Vec<Violation> {
-        match crate::json::parse_strict_slice(bytes) {
-            Ok(value) => self.validate(root, &value),
-            Err(e) => vec![e.to_violation()],
-        }
-    }
-
-    /// The walk generated validators follow too: same checks, same order.
-    fn walk(&self, id: NodeId, v: &Value, path: &Path<'_>, out: &mut Out) -> bool {
-        match &self.node(id).shape {
-            Shape::Any => true,
-            Shape::Null => check::null(v, path, out).is_some(),
-            Shape::Boolean => check::boolean(v, path, out).is_some(),
-            Shape::Integer(bounds) => check::integer(v, path, out, bounds).is_some(),
-            Shape::Number(bounds) => check::number(v, path, out, bounds).is_some(),
-            Shape::String { lengths, pattern } => {
-                check::string(v, path, out, lengths, pattern.as_ref()).is_some()
-            }
-            Shape::Const(Value::String(s)) => check::const_str(v, path, out, s),
-            Shape::Const(c) => check::const_value(v, path, out, c),
-            Shape::Enum(values) => match string_values(values) {
-                Some(allowed) => check::string_enum(v, path, out, &allowed).is_some(),
-                None => check::value_enum(v, path, out, values),
-            },
-            Shape::Array {
-                items,
-                min_items,
-                max_items,
-            } => {
-                let Some((elements, mut ok)) = check::array(v, path, out, *min_items, *max_items)
-                else {
-                    return false;
-                };
-                for (i, element) in elements.iter().enumerate() {
-                    ok &= self.walk(*items, element, &path.index(i), out);
-                }
-                ok
-            }
-            Shape::Object {
-                properties,
-                additional,
-            } => {
-                let Some(map) = check::object(v, path, out) else {
-                    return false;
-                };
-                let mut ok = true;
-                for (key, value) in map {
-                    if properties.iter().any(|p| p.name == *key) {
-                        continue;
-                    }
-                    match additional {
-                        Some(schema) => ok &= self.walk(*schema, value, &path.key(key), out),
-                        None => {
-                            check::unknown_field(&path.key(key), out);
-                            ok = false;
-                        }
-                    }
-                }
-                for property in properties {
-                    match map.get(&property.name) {
-                        Some(value) => {
-                            ok &= self.walk(property.node, value, &path.key(&property.name), out)
-                        }
-                        None if property.required => {
-                            check::required(&path.key(&property.name), out);
-                            ok = false;
-                        }
-                        None => {}
-                    }
-                }
-                ok
-            }
-            Shape::OneOf {
-                discriminator,
-                branches,
-            } => {
-                let Some(map) = check::object(v, path, out) else {
-                    return false;
-                };
-                let chosen = match map.get(discriminator) {
-                    None => branches.iter().find(|b| b.tag.is_none()),
-                    Some(tag) => branches
-                        .iter()
-                        .find(|b| b.tag.is_some() && b.tag.as_deref() == tag.as_str()),
-                };
-                match chosen {
-                    Some(branch) => self.walk(branch.node, v, path, out),
-                    None if map.contains_key(discriminator) => {
-                        let tags: Vec<&str> =
-                            branches.iter().filter_map(|b| b.tag.as_deref()).collect();
-                        check::unknown_discriminator(&path.key(discriminator), out, &tags);
-                        false
-                    }
-                    None => {
-                        check::required(&path.key(discriminator), out);
-                        false
-                    }
-                }
-            }
-            Shape::Nullable(inner) => v.is_null() || self.walk(*inner, v, path, out),
-            Shape::Ref(target) => self.walk(*target, v, path, out),
-        }
     }
 }
 

@@ -5,12 +5,12 @@
 //! - [`SchemaSet`]: schema files → [`load`](SchemaSet::load_dir) → lint against the supported
 //!   subset → normalise (close every object) → the one [`Ir`] of the set (`load`, `lint`,
 //!   `normalise`, `build`, [`bundle`]);
-//! - [`ir`]: that intermediate representation, what code generation reads, and its walk
-//!   ([`Ir::validate`]) over a parsed value, which checks defaults and examples;
+//! - [`ir`]: that intermediate representation, what code generation reads;
 //! - [`Validator`]: the interpreter for schemas loaded at run time (`perago validate`): JSON
 //!   Schema 2020-12 whole (but `$dynamicRef` and references that would need the network),
 //!   compiled once (`compile`, into a `program`), each document read once from its bytes into
-//!   a reusable tape (`tape`) and checked there (`eval`), `format` included (`format`);
+//!   a reusable tape (`tape`) and checked there (`eval`), `format` included (`format`); it
+//!   checks defaults and examples too, and is the reference generated readers are held to;
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
 //!   both report the same violations with the same messages;
 //! - `stream`: what generated readers read documents with, in one pass (generated code

@@ -5,6 +5,7 @@ use crate::error::Error;
 use crate::ir::Ir;
 use crate::lint;
 use crate::load::{self, Documents};
+use crate::validator::{Options, Validator};
 use std::path::Path;
 
 /// A set of linted, normalised schemas and their IR.
@@ -42,6 +43,20 @@ impl SchemaSet {
             docs.add_source(file, None, text.to_owned())?;
         }
         finish(docs)
+    }
+
+    /// The interpreter for the set's schemas, compiled from the files as written: what a
+    /// document means against any of their nodes ([`Validator::at`] a node's location), the
+    /// reference generated readers are held to.
+    pub fn validator(&self) -> Result<Validator, Error> {
+        let first = self.files.first().map_or("", |f| f.file.as_str());
+        Validator::load_sources(
+            self.files
+                .iter()
+                .map(|f| (f.file.as_str(), f.source.as_str())),
+            first,
+            Options::default(),
+        )
     }
 
     /// A file by `$id`, file name or short name (the file name without `.schema.json`).

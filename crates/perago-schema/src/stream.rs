@@ -2,11 +2,11 @@
 //! while every violation is recorded, so an invalid document costs one parse, like a valid one.
 //!
 //! Generated [`Contract::read`](crate::Contract::read) implementations are built from the
-//! [`Check`]s here. Each check reports exactly what the walk over a parsed `Value` reports, in
-//! the walk's order: strings are checked as the parser hands them over, other scalars read as
+//! [`Check`]s here. Each check reports exactly what the interpreter ([`crate::Validator`])
+//! reports, in its order: strings are checked as the parser hands them over, other scalars read as
 //! a `Value`, both with the same [`check`] functions; arrays, maps and objects are read member
 //! by member, and [`Members`] puts what their members
-//! recorded back into the walk's order (undeclared keys in document order, then declared
+//! recorded back into the interpreter's order (undeclared keys in document order, then declared
 //! properties in schema order) whatever order the document has. A `oneOf` reads its
 //! discriminator as the index of a tag ([`Tag`]); a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
@@ -90,7 +90,7 @@ pub fn repeated_key<E: de::Error>(key: &str) -> E {
     E::custom(format_args!("repeated key {key:?}"))
 }
 
-/// A scalar check: read a `Value` (what the walk sees) and run the walk's check on it.
+/// A scalar check: read a `Value` and run the keyword's [`check`] function on it.
 macro_rules! scalar {
     ($ty:ty => $value:ty, |$this:ident, $v:ident, $path:ident, $out:ident| $body:expr) => {
         impl Check for $ty {
@@ -326,7 +326,7 @@ impl<C: Check, T, F: Fn(C::Value) -> T> Check for Then<C, F> {
 }
 
 /// What reads a container: its native JSON type, natively; any other value is read whole and
-/// handed to the walk's check, which reports the type error.
+/// handed to the scalar check, which reports the type error.
 pub trait Body<'de>: Sized {
     /// The typed value.
     type Value;
@@ -446,7 +446,7 @@ impl<'de, C: Check> Body<'de> for ArrayBody<'_, '_, C> {
         }
         let items_end = out.len();
         ok &= check::item_count(i as u64, path, out, array.min, array.max);
-        // The walk reports the count before the items.
+        // The interpreter reports the count before the items.
         let counted = out.len() - items_end;
         out[before..].rotate_right(counted);
         Ok(ok.then_some(typed))
@@ -583,7 +583,7 @@ impl<'de> Visitor<'de> for Keys<'_> {
 }
 
 /// Where the members of an object being read were and what they recorded, so that
-/// [`finish`](Members::finish) can report in the walk's order. `N` is the number of declared
+/// [`finish`](Members::finish) can report in the interpreter's order. `N` is the number of declared
 /// keys (every branch's, for a `oneOf`).
 #[derive(Debug)]
 pub struct Members<'k, const N: usize> {
@@ -689,7 +689,7 @@ impl<'k, const N: usize> Members<'k, N> {
     }
 
     /// Ends the object as the branch declaring `declared` (key index, required), and puts what
-    /// was recorded in the walk's order: undeclared keys in document order (a key another
+    /// was recorded in the interpreter's order: undeclared keys in document order (a key another
     /// branch declares is unknown here), then declared properties in schema order, a missing
     /// required one reported where it would be. True when nothing was recorded.
     pub fn finish(&self, declared: &[(usize, bool)], path: &Path<'_>, out: &mut Out) -> bool {
@@ -702,7 +702,7 @@ impl<'k, const N: usize> Members<'k, N> {
             if out.len() == self.before {
                 return true;
             }
-            // Only declared members recorded, and in schema order: already the walk's order.
+            // Only declared members recorded, and in schema order: already the interpreter's order.
             let mut at = self.before;
             for (i, _) in declared {
                 let (start, end) = self.spans[*i];
@@ -770,7 +770,7 @@ impl<'k, const N: usize> Members<'k, N> {
 
     /// The slot of declared key `i` for the chosen branch, whose `check` it is: `typed` when it
     /// was read with that check (the discriminator came first), else the [`captured`]
-    /// (Self::capture) text read now; what it records takes the member's place in the walk's
+    /// (Self::capture) text read now; what it records takes the member's place in the interpreter's
     /// order.
     pub fn settle<E: de::Error, C: Check>(
         &mut self,

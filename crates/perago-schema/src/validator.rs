@@ -11,6 +11,7 @@ use crate::program::{Ix, Program};
 use crate::tape::{Tape, TapeError};
 use crate::violation::{Code, Violation};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// How schemas are read.
 #[derive(Debug, Clone, Copy)]
@@ -32,7 +33,8 @@ impl Default for Options {
 /// A compiled schema: validate documents against it from their bytes.
 #[derive(Debug)]
 pub struct Validator {
-    program: Program,
+    /// Shared by the validators of its subschemas ([`Validator::at`]).
+    program: Arc<Program>,
     root: Ix,
 }
 
@@ -85,6 +87,21 @@ impl Validator {
     pub fn from_value(schema: &Value, options: Options) -> Result<Validator, Error> {
         let text = schema.to_string();
         Validator::load_sources([("schema.json", text.as_str())], "schema.json", options)
+    }
+
+    /// The validator of the subschema at `location` (`file#/json/pointer`, as lint errors
+    /// and IR nodes name places), sharing this one's compiled schemas; `None` when nothing
+    /// was compiled there.
+    pub fn at(&self, location: &str) -> Option<Validator> {
+        let ix = self
+            .program
+            .nodes
+            .iter()
+            .position(|n| n.location == location)?;
+        Some(Validator {
+            program: Arc::clone(&self.program),
+            root: Ix::try_from(ix).ok()?,
+        })
     }
 
     /// Every violation of the document in `bytes`, in check order: malformed JSON is one
@@ -156,15 +173,23 @@ fn not_strict_json(bytes: &[u8]) -> Vec<Violation> {
 }
 
 fn finish(mut docs: Documents, root: usize, options: Options) -> Result<Validator, Error> {
+    compile_documents(&mut docs, root, options).map_err(Error::Lint)
+}
+
+/// Compiles loaded documents and validates against the root of document `root`.
+pub(crate) fn compile_documents(
+    docs: &mut Documents,
+    root: usize,
+    options: Options,
+) -> Result<Validator, Vec<LintError>> {
     let (program, roots) = compile::compile(
-        &mut docs,
+        docs,
         CompileOptions {
             close_objects: options.close_objects,
         },
-    )
-    .map_err(Error::Lint)?;
+    )?;
     Ok(Validator {
-        program,
+        program: Arc::new(program),
         root: roots[root],
     })
 }

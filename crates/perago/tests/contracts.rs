@@ -226,7 +226,7 @@ fn repeated_keys_are_rejected_at_their_path() {
     );
 }
 
-/// Members in any order report in the walk's order: unknown fields in document order first,
+/// Members in any order report in the interpreter's order: unknown fields in document order first,
 /// then declared properties in schema order.
 #[test]
 fn member_order_does_not_change_the_report() {
