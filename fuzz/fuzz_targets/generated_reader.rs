@@ -1,14 +1,14 @@
 //! The generated reader (`Contract::from_slice` over bytes, `Contract::from_value` over a parsed
 //! value) of every schema-backed type of `perago::contracts`, `perago_completion::contracts`
 //! and the example crate, on
-//! arbitrary bytes, against the interpreter over the same schema: the IR of the schema files
-//! (the node at the type's `LOCATION`) and the IR of the type's own standalone
+//! arbitrary bytes, against the interpreter (`perago_schema::Validator`) over the same schema:
+//! the schema files (the subschema at the type's `LOCATION`) and the type's own standalone
 //! `Contract::SCHEMA`.
 //!
 //! What `tests/tests/differential.rs` promises, for any bytes:
 //!
 //! - `from_slice(bytes)` reports exactly the interpreter's violations (`validate_slice`), for
-//!   both IRs: same verdict, same list, same order;
+//!   both: same verdict, same list, same order;
 //! - when the bytes are strict JSON, `from_value` of the parsed document reports the same list
 //!   too, and serde's `Deserialize` (the same reader) the same verdict;
 //! - when accepted, `from_slice` and `from_value` build the same typed value, which serialises
@@ -19,8 +19,7 @@
 use libfuzzer_sys::fuzz_target;
 use perago::Contract;
 use perago_fuzz::{CONTRACTS, check_violations, parse};
-use perago_schema::{NodeId, SchemaSet, Violation};
-use perago_tests::schemas::node_at;
+use perago_schema::{Options, Validator, Violation};
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -74,11 +73,10 @@ macro_rules! generated {
 
 struct Target {
     generated: Generated,
-    /// The node at `LOCATION` in the schema files' IR.
-    file_node: NodeId,
-    /// `SCHEMA` loaded on its own, and its root.
-    standalone: SchemaSet,
-    standalone_root: NodeId,
+    /// The interpreter at `LOCATION` in the schema files.
+    file: Validator,
+    /// The interpreter of `SCHEMA` loaded on its own.
+    standalone: Validator,
 }
 
 static TARGETS: LazyLock<Vec<Target>> = LazyLock::new(|| {
@@ -111,20 +109,24 @@ static TARGETS: LazyLock<Vec<Target>> = LazyLock::new(|| {
         build_features_params::BuildFeaturesParamsColumns,
         build_features_result::BuildFeaturesResult,
     ];
+    let files = CONTRACTS
+        .validator()
+        .expect("the interpreter takes the contract schemas");
     all.into_iter()
         .map(|generated| {
-            let file_node = node_at(&CONTRACTS, generated.location);
-            let standalone =
-                SchemaSet::load_sources([("standalone.schema.json", generated.schema)])
-                    .unwrap_or_else(|e| panic!("{}: SCHEMA does not load: {e}", generated.name));
-            let standalone_root = standalone.files[0]
-                .root
-                .expect("a standalone schema has a root");
+            let file = files
+                .at(generated.location)
+                .unwrap_or_else(|| panic!("{}: LOCATION is not compiled", generated.name));
+            let standalone = Validator::load_sources(
+                [("standalone.schema.json", generated.schema)],
+                "standalone.schema.json",
+                Options::default(),
+            )
+            .unwrap_or_else(|e| panic!("{}: SCHEMA does not load: {e}", generated.name));
             Target {
                 generated,
-                file_node,
+                file,
                 standalone,
-                standalone_root,
             }
         })
         .collect()
@@ -142,7 +144,7 @@ fuzz_target!(|data: &[u8]| {
     for t in TARGETS.iter() {
         let g = &t.generated;
         let from_slice = (g.slice)(data);
-        let interpreted = CONTRACTS.ir.validate_slice(t.file_node, data);
+        let interpreted = t.file.validate_slice(data);
         assert_eq!(
             violations(&from_slice),
             interpreted,
@@ -150,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
             g.name
         );
         check_violations(parsed.as_ref(), &interpreted);
-        let standalone = t.standalone.ir.validate_slice(t.standalone_root, data);
+        let standalone = t.standalone.validate_slice(data);
         assert_eq!(
             interpreted, standalone,
             "{}: the interpreter over the schema files and over SCHEMA differ",
@@ -170,7 +172,7 @@ fuzz_target!(|data: &[u8]| {
             g.name
         );
         if let Ok(typed) = &from_value {
-            let again = CONTRACTS.ir.validate(t.file_node, typed);
+            let again = t.file.validate_value(typed);
             assert!(
                 again.is_empty(),
                 "{}: the typed value serialised is invalid: {again:?}",

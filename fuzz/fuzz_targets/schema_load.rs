@@ -4,6 +4,10 @@
 //! panic. When it loads:
 //!
 //! - generating Rust from it (`emit::emit`) must not panic either;
+//! Before that, the interpreter (`Validator`, draft 2020-12 whole) compiles the same bytes or
+//! refuses them with a message; when it compiles them, it validates the documents below from
+//! their bytes and from their parsed values alike, its violations naming places in them.
+//!
 //! - the interpreter validates a few fixed small documents, and the schema text itself,
 //!   against every root and `$defs` entry without panicking, and its violations name places in
 //!   the document;
@@ -18,7 +22,7 @@ use libfuzzer_sys::fuzz_target;
 use perago_codegen::emit;
 use perago_fuzz::{check_violations, entry_points};
 use perago_schema::ir::Shape;
-use perago_schema::{Error, SchemaSet, bundle};
+use perago_schema::{Error, Options, SchemaSet, Validator, bundle};
 use serde_json::Value;
 
 const SIBLING: &str = r##"{
@@ -63,6 +67,38 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    let documents: Vec<(&[u8], Option<Value>)> = DOCUMENTS
+        .iter()
+        .map(|d| d.as_bytes())
+        .chain([data])
+        .map(|d| (d, perago_schema::json::parse_strict_slice(d).ok()))
+        .collect();
+    // The interpreter takes draft 2020-12 whole, so far more than the set below: whatever it
+    // makes of the bytes, a schema it compiles validates every document from bytes and from
+    // the parsed value alike.
+    match Validator::load_sources(
+        [("fuzz.schema.json", text), ("sibling.schema.json", SIBLING)],
+        "fuzz.schema.json",
+        Options::default(),
+    ) {
+        Ok(validator) => {
+            for (bytes, value) in &documents {
+                let violations = validator.validate_slice(bytes);
+                check_violations(value.as_ref(), &violations);
+                if let Some(value) = value {
+                    assert_eq!(
+                        violations,
+                        validator.validate_value(value),
+                        "the interpreter: validate_slice and validate_value differ"
+                    );
+                }
+            }
+        }
+        Err(e) => assert!(
+            !e.to_string().trim().is_empty(),
+            "the interpreter refuses without a message"
+        ),
+    }
     let set = match SchemaSet::load_sources([
         ("fuzz.schema.json", text),
         ("sibling.schema.json", SIBLING),
@@ -90,13 +126,13 @@ fuzz_target!(|data: &[u8]| {
             command: "fuzz",
         },
     );
-    let documents: Vec<(&[u8], Option<Value>)> = DOCUMENTS
-        .iter()
-        .map(|d| d.as_bytes())
-        .chain([data])
-        .map(|d| (d, perago_schema::json::parse_strict_slice(d).ok()))
-        .collect();
+    let interpreter = set
+        .validator()
+        .unwrap_or_else(|e| panic!("the interpreter refuses a schema the set takes: {e}"));
     for (label, id) in entry_points(&set) {
+        let at = interpreter
+            .at(&set.ir.node(id).location)
+            .unwrap_or_else(|| panic!("{label}: not compiled"));
         let standalone = bundle::standalone(&set, id).to_string();
         let alone = SchemaSet::load_sources([("standalone.schema.json", standalone.as_str())])
             .unwrap_or_else(|e| {
@@ -111,12 +147,17 @@ fuzz_target!(|data: &[u8]| {
             );
             continue;
         };
+        let alone_at = alone
+            .validator()
+            .ok()
+            .and_then(|v| v.at(&alone.ir.node(alone_root).location))
+            .unwrap_or_else(|| panic!("{label}: the interpreter refuses the standalone schema"));
         for (bytes, value) in &documents {
-            let violations = set.ir.validate_slice(id, bytes);
+            let violations = at.validate_slice(bytes);
             check_violations(value.as_ref(), &violations);
             assert_eq!(
                 violations,
-                alone.ir.validate_slice(alone_root, bytes),
+                alone_at.validate_slice(bytes),
                 "{label}: the set and the standalone schema differ on {:?}",
                 String::from_utf8_lossy(bytes)
             );

@@ -41,6 +41,10 @@ pub static KITCHEN: LazyLock<SchemaSet> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("the kitchen-sink schema loads: {e}"))
 });
 
+/// The schemas written as users write them (`tests/user-schemas/`): tagged unions with inline
+/// `const`s, maps, bounds, patterns.
+pub static USER: LazyLock<SchemaSet> = LazyLock::new(perago_tests::user_corpus::schemas);
+
 /// Every root and `$defs` entry of a set, with a label.
 pub fn entry_points(set: &SchemaSet) -> Vec<(String, NodeId)> {
     let mut out = Vec::new();
