@@ -10,7 +10,9 @@
 
 use crate::SchemaSet;
 use perago_schema::check::{Bounds, Lengths};
-use perago_schema::ir::{Branch, Ir, Node, NodeId, Property, Shape, string_values};
+use perago_schema::ir::{
+    Alternative, Branch, Ir, Kind, Node, NodeId, Property, Shape, string_values,
+};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -221,7 +223,7 @@ impl Emitter<'_> {
                 let value = self.rust_type(*value);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
             }
-            Shape::Object { .. } | Shape::OneOf { .. } => {
+            Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
                 quote! { #k::__private::serde_json::Value }
             }
             Shape::Nullable(inner) => {
@@ -246,7 +248,7 @@ impl Emitter<'_> {
                 } if node.name.is_some() && !(properties.is_empty() && additional.is_some()) => {
                     return Some(id);
                 }
-                Shape::OneOf { .. } if node.name.is_some() => return Some(id),
+                Shape::OneOf { .. } | Shape::Union(_) if node.name.is_some() => return Some(id),
                 _ => return None,
             }
         }
@@ -271,6 +273,9 @@ impl Emitter<'_> {
                         .filter_map(|p| self.by_value_target(p.node)),
                 ),
                 Shape::OneOf { branches, .. } => {
+                    stack.extend(branches.iter().filter_map(|b| self.by_value_target(b.node)))
+                }
+                Shape::Union(branches) => {
                     stack.extend(branches.iter().filter_map(|b| self.by_value_target(b.node)))
                 }
                 _ => {}
@@ -332,6 +337,7 @@ impl Emitter<'_> {
                 discriminator,
                 branches,
             } => self.one_of_item(id, node, discriminator, branches),
+            Shape::Union(branches) => self.union_item(id, node, branches),
             Shape::Const(Value::String(value)) => {
                 quote! { #k::string_const!(#doc pub #name = #value); }
             }
@@ -855,6 +861,113 @@ impl Emitter<'_> {
         )
     }
 
+    /// A union of JSON types: an enum with one variant per branch, named after its type
+    /// (`String(String)`, `Integer(i64)`, `Null`), written as the bare value.
+    fn union_item(&mut self, id: NodeId, node: &Node, branches: &[Alternative]) -> TokenStream {
+        let k = self.krate;
+        let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
+        let doc = doc_attrs(node);
+        let location = &node.location;
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
+        let mut variants = Vec::new();
+        for b in branches {
+            let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+            let bdoc = doc_attrs(self.ir.node(b.node));
+            variants.push(match b.kind {
+                Kind::Null => quote! { #bdoc Null },
+                _ => {
+                    let ty = self.rust_type(b.node);
+                    quote! { #bdoc #variant(#ty) }
+                }
+            });
+        }
+        let read = self.union_read(&name, branches);
+        let contract = self.contract_impl(&name, location, schema, read);
+        let deserialize = self.deserialize_impl(
+            &name,
+            quote! { #k::__private::stream::Typed::<Self>::new() },
+        );
+        let serde_crate = self.serde_crate;
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
+            #[serde(crate = #serde_crate, untagged)]
+            pub enum #name { #(#variants,)* }
+
+            #contract
+
+            #deserialize
+        }
+    }
+
+    /// `Contract::read` of a union, in one pass: the parser says the value's JSON type, and the
+    /// branch of that type reads it (strings, arrays and objects straight from the parser);
+    /// a value of no branch's type is a type violation.
+    fn union_read(&mut self, name: &syn::Ident, branches: &[Alternative]) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let de = quote! { #k::__private::serde };
+        let expected = perago_schema::ir::kinds_text(branches.iter().map(|b| b.kind));
+        let mut scalars = Vec::new();
+        let mut methods = Vec::new();
+        for b in branches {
+            let check = self.check_expr(b.node);
+            let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+            let make = match b.kind {
+                Kind::Null => quote! { |()| #name::Null },
+                _ => quote! { #name::#variant },
+            };
+            match b.kind {
+                Kind::Null | Kind::Boolean | Kind::Integer | Kind::Number => {
+                    let kind = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+                    scalars.push(quote! {
+                        if #s::Kind::#kind.admits(&found) {
+                            return #s::union_scalar(&#check, &found, path, out).map(#make);
+                        }
+                    });
+                }
+                Kind::String => methods.push(quote! {
+                    fn str<E: #de::de::Error>(self, v: &str) -> Result<Option<#name>, E> {
+                        let __Body(path, out) = self;
+                        Ok(#s::union_str(&#check, v, path, out)?.map(#make))
+                    }
+                }),
+                Kind::Array => methods.push(quote! {
+                    fn seq<A: #de::de::SeqAccess<'de>>(self, seq: A) -> Result<Option<#name>, A::Error> {
+                        let __Body(path, out) = self;
+                        Ok(#s::union_seq(&#check, seq, path, out)?.map(#make))
+                    }
+                }),
+                Kind::Object => methods.push(quote! {
+                    fn map<A: #de::de::MapAccess<'de>>(self, map: A) -> Result<Option<#name>, A::Error> {
+                        let __Body(path, out) = self;
+                        Ok(#s::union_map(&#check, map, path, out)?.map(#make))
+                    }
+                }),
+            }
+        }
+        quote! {
+            fn read<'de, D: #de::Deserializer<'de>>(
+                d: D,
+                path: &#k::Path<'_>,
+                out: &mut Vec<#k::Violation>,
+            ) -> Result<Option<Self>, D::Error> {
+                struct __Body<'a, 'p>(&'a #k::Path<'p>, &'a mut Vec<#k::Violation>);
+                impl<'de> #s::Body<'de> for __Body<'_, '_> {
+                    type Value = #name;
+                    fn other(self, found: #k::__private::serde_json::Value) -> Option<#name> {
+                        let __Body(path, out) = self;
+                        #(#scalars)*
+                        #k::__private::check::type_error(out, path, #expected, &found);
+                        None
+                    }
+                    #(#methods)*
+                }
+                #s::read_body(d, __Body(path, out))
+            }
+        }
+    }
+
     /// `Contract::read` reading an object with `body`, which gets `map` (a `MapAccess`), `path`
     /// and `out`; any other JSON value is a type error.
     fn read_fn(&self, name: &syn::Ident, body: TokenStream) -> TokenStream {
@@ -1015,7 +1128,9 @@ impl Emitter<'_> {
                 let value = self.check_expr(*value);
                 quote! { #s::Map(#value) }
             }
-            Shape::Object { .. } | Shape::OneOf { .. } => quote! { #s::AnyValue },
+            Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
+                quote! { #s::AnyValue }
+            }
             Shape::Nullable(inner) => {
                 let inner = self.check_expr(*inner);
                 quote! { #s::Nullable(#inner) }
@@ -1117,7 +1232,7 @@ fn implements_contract(node: &Node) -> bool {
                 properties,
                 additional,
             } => !(properties.is_empty() && additional.is_some()),
-            Shape::OneOf { .. } => true,
+            Shape::OneOf { .. } | Shape::Union(_) => true,
             _ => false,
         }
 }

@@ -2,8 +2,8 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
-use crate::ir::{Branch, Ir, Node, NodeId, Property, Shape};
-use crate::lint::{discriminator, has_structure, sort_errors};
+use crate::ir::{Alternative, Branch, Ir, Node, NodeId, Property, Shape};
+use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -217,7 +217,7 @@ impl<'a> Builder<'a> {
                 properties,
                 additional,
             } => is_def || !(properties.is_empty() && additional.is_some()),
-            Shape::OneOf { .. } => true,
+            Shape::OneOf { .. } | Shape::Union(_) => true,
             Shape::Const(Value::String(_)) => true,
             Shape::Enum(values) => crate::ir::string_values(values).is_some(),
             Shape::Ref(_) | Shape::Nullable(_) => false,
@@ -250,6 +250,32 @@ impl<'a> Builder<'a> {
             };
             let target = self.named(target_doc, &target_ptr, &schema, &name);
             return Shape::Ref(target);
+        }
+        if let Some(Value::Array(list)) = map.get("oneOf").or_else(|| map.get("anyOf"))
+            && is_union(doc, map, list, |d, s| Some(self.follow(d, s)))
+        {
+            // Lint has checked every branch has a JSON type of its own.
+            let keyword = if map.contains_key("oneOf") {
+                "oneOf"
+            } else {
+                "anyOf"
+            };
+            let mut built = Vec::new();
+            for (i, branch) in list.iter().enumerate() {
+                let (d, resolved) = self.follow(doc, branch);
+                let Ok(kind) = union_kind(d, &resolved, |d, s| Some(self.follow(d, s))) else {
+                    return Shape::Any;
+                };
+                let node = self.build(
+                    doc,
+                    &format!("{pointer}/{keyword}/{i}"),
+                    branch,
+                    &format!("{hint}{}", pascal(kind.name())),
+                    false,
+                );
+                built.push(Alternative { kind, node });
+            }
+            return Shape::Union(built);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
             // Lint has checked every branch and found the discriminator already.
