@@ -276,7 +276,14 @@ impl Emitter<'_> {
                     stack.extend(branches.iter().filter_map(|b| self.by_value_target(b.node)))
                 }
                 Shape::Union(branches) => {
-                    stack.extend(branches.iter().filter_map(|b| self.by_value_target(b.node)))
+                    for b in branches {
+                        match self.tagged_objects(b) {
+                            Some((_, objects)) => stack.extend(
+                                objects.iter().filter_map(|o| self.by_value_target(o.node)),
+                            ),
+                            None => stack.extend(self.by_value_target(b.node)),
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -591,20 +598,10 @@ impl Emitter<'_> {
         let doc = doc_attrs(node);
         let location = &node.location;
         let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
-        let variants: Vec<_> = unique_names(branches.iter().map(|b| {
-            match &b.tag {
-                Some(tag) => perago_schema::pascal(tag),
-                None => self
-                    .ir
-                    .node(self.ir.resolve(b.node))
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| "Untagged".into()),
-            }
-        }))
-        .into_iter()
-        .map(|v| format_ident!("{}", v))
-        .collect();
+        let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
+            .into_iter()
+            .map(|v| format_ident!("{}", v))
+            .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
         let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
         let contract = self.contract_impl(&name, location, schema, read);
@@ -622,6 +619,37 @@ impl Emitter<'_> {
             #contract
 
             #deserialize
+        }
+    }
+
+    /// The variant names of a `oneOf`'s branches: its tag, or the untagged branch's type name.
+    fn branch_names(&self, branches: &[Branch]) -> Vec<String> {
+        branches
+            .iter()
+            .map(|b| match &b.tag {
+                Some(tag) => perago_schema::pascal(tag),
+                None => self
+                    .ir
+                    .node(self.ir.resolve(b.node))
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| "Untagged".into()),
+            })
+            .collect()
+    }
+
+    /// The branches of a union's objects when several are told apart by a property: the
+    /// unnamed `oneOf` the union's object branch is.
+    fn tagged_objects(&self, alternative: &Alternative) -> Option<(&str, &[Branch])> {
+        let node = self.ir.node(alternative.node);
+        match &node.shape {
+            Shape::OneOf {
+                discriminator,
+                branches,
+            } if node.name.is_none() && alternative.kind == Kind::Object => {
+                Some((discriminator.as_str(), branches.as_slice()))
+            }
+            _ => None,
         }
     }
 
@@ -665,6 +693,20 @@ impl Emitter<'_> {
     /// differently is read with the chosen branch's check when the discriminator came before
     /// it, else kept as JSON text (`capture`) and read once the branch is known (`settle`).
     fn one_of_read(
+        &mut self,
+        name: &syn::Ident,
+        discriminator: &str,
+        branches: &[Branch],
+        variants: &[syn::Ident],
+        types: &[TokenStream],
+    ) -> TokenStream {
+        let body = self.one_of_body(name, discriminator, branches, variants, types);
+        self.read_fn(name, body)
+    }
+
+    /// What [`one_of_read`](Self::one_of_read) does with an object (`map`), making variants of
+    /// `name`: also a union's read of objects.
+    fn one_of_body(
         &mut self,
         name: &syn::Ident,
         discriminator: &str,
@@ -841,24 +883,21 @@ impl Emitter<'_> {
             }
         }
         let ntags = tags.len();
-        self.read_fn(
-            name,
-            quote! {
-                const TAGS: [&str; #ntags] = [#(#tags),*];
-                #members
-                match f0 {
-                    None => #absent,
-                    Some(tag) => match tag.flatten() {
-                        #(#arms)*
-                        _ => {
-                            members.discard(out);
-                            #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
-                            Ok(None)
-                        }
-                    },
-                }
-            },
-        )
+        quote! {
+            const TAGS: [&str; #ntags] = [#(#tags),*];
+            #members
+            match f0 {
+                None => #absent,
+                Some(tag) => match tag.flatten() {
+                    #(#arms)*
+                    _ => {
+                        members.discard(out);
+                        #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
+                        Ok(None)
+                    }
+                },
+            }
+        }
     }
 
     /// A union of JSON types: an enum with one variant per branch, named after its type
@@ -873,6 +912,13 @@ impl Emitter<'_> {
         for b in branches {
             let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
             let bdoc = doc_attrs(self.ir.node(b.node));
+            if let Some((_, objects)) = self.tagged_objects(b) {
+                for (o, v) in objects.iter().zip(self.object_variants(branches, objects)) {
+                    let ty = self.rust_type(o.node);
+                    variants.push(quote! { #v(#ty) });
+                }
+                continue;
+            }
             variants.push(match b.kind {
                 Kind::Null => quote! { #bdoc Null },
                 _ => {
@@ -898,6 +944,23 @@ impl Emitter<'_> {
 
             #deserialize
         }
+    }
+
+    /// The variants of a union's tagged objects: named as a `oneOf`'s, apart from the
+    /// union's other variants (named after their types).
+    fn object_variants(&self, all: &[Alternative], objects: &[Branch]) -> Vec<syn::Ident> {
+        let mut names: Vec<String> = all
+            .iter()
+            .filter(|a| self.tagged_objects(a).is_none())
+            .map(|a| perago_schema::pascal(a.kind.name()))
+            .collect();
+        let taken = names.len();
+        names.extend(self.branch_names(objects));
+        unique_names(names.into_iter())
+            .into_iter()
+            .skip(taken)
+            .map(|v| format_ident!("{}", v))
+            .collect()
     }
 
     /// `Contract::read` of a union, in one pass: the parser says the value's JSON type, and the
@@ -938,6 +1001,20 @@ impl Emitter<'_> {
                         Ok(#s::union_seq(&#check, seq, path, out)?.map(#make))
                     }
                 }),
+                Kind::Object if self.tagged_objects(b).is_some() => {
+                    let (discriminator, objects) = self.tagged_objects(b).unwrap_or_default();
+                    let objects = objects.to_vec();
+                    let variants = self.object_variants(branches, &objects);
+                    let types: Vec<_> = objects.iter().map(|o| self.rust_type(o.node)).collect();
+                    let discriminator = discriminator.to_owned();
+                    let body = self.one_of_body(name, &discriminator, &objects, &variants, &types);
+                    methods.push(quote! {
+                        fn map<A: #de::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<#name>, A::Error> {
+                            let __Body(path, out) = self;
+                            #body
+                        }
+                    });
+                }
                 Kind::Object => methods.push(quote! {
                     fn map<A: #de::de::MapAccess<'de>>(self, map: A) -> Result<Option<#name>, A::Error> {
                         let __Body(path, out) = self;

@@ -2,7 +2,7 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
-use crate::ir::{Alternative, Branch, Ir, Node, NodeId, Property, Shape};
+use crate::ir::{Alternative, Branch, Ir, Kind, Node, NodeId, Property, Shape};
 use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
@@ -260,12 +260,69 @@ impl<'a> Builder<'a> {
             } else {
                 "anyOf"
             };
-            let mut built = Vec::new();
+            let mut kinds = Vec::new();
+            let mut objects = Vec::new();
             for (i, branch) in list.iter().enumerate() {
                 let (d, resolved) = self.follow(doc, branch);
                 let Ok(kind) = union_kind(d, &resolved, |d, s| Some(self.follow(d, s))) else {
                     return Shape::Any;
                 };
+                if kind == Kind::Object {
+                    objects.push((i, (d, resolved)));
+                }
+                kinds.push(kind);
+            }
+            // Several objects: one `oneOf` of them, told apart by a property's `const`, in the
+            // place of the first.
+            let mut tagged = None;
+            if objects.len() > 1 {
+                let resolved: Vec<(usize, Value)> =
+                    objects.iter().map(|(_, r)| r.clone()).collect();
+                let Ok((discriminator, tags)) =
+                    discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+                else {
+                    return Shape::Any;
+                };
+                let mut branches = Vec::new();
+                for ((i, _), tag) in objects.iter().zip(tags) {
+                    let branch_hint = format!(
+                        "{hint}{}",
+                        tag.as_deref()
+                            .map(pascal)
+                            .unwrap_or_else(|| format!("Variant{i}"))
+                    );
+                    let node = self.build(
+                        doc,
+                        &format!("{pointer}/{keyword}/{i}"),
+                        &list[*i],
+                        &branch_hint,
+                        false,
+                    );
+                    branches.push(Branch { tag, node });
+                }
+                let location = format!("{}#{pointer}", self.docs.get(doc).file);
+                tagged = Some(self.ir.push(Node {
+                    location,
+                    name: None,
+                    title: None,
+                    description: None,
+                    default: None,
+                    shape: Shape::OneOf {
+                        discriminator,
+                        branches,
+                    },
+                }));
+            }
+            let mut built = Vec::new();
+            for (i, (branch, kind)) in list.iter().zip(kinds).enumerate() {
+                if let Some(node) = tagged
+                    && kind == Kind::Object
+                {
+                    if objects.first().is_some_and(|(first, _)| *first == i) {
+                        built.push(Alternative { kind, node });
+                    }
+                    continue;
+                }
                 let node = self.build(
                     doc,
                     &format!("{pointer}/{keyword}/{i}"),

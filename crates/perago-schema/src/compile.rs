@@ -814,18 +814,42 @@ impl Compiler<'_> {
         for b in list {
             let (d, v) = self.follow(doc, b)?;
             let kind = crate::lint::union_kind(d, &v, |d, s| self.follow(d, s)).ok()?;
-            if kinds.iter().any(|k| crate::lint::overlap(*k, kind)) {
+            if kinds
+                .iter()
+                .any(|k| crate::lint::overlap(*k, kind) && kind != Kind::Object)
+            {
                 return None;
             }
             kinds.push(kind);
         }
+        // Several objects: told apart by a property's `const`, as a `oneOf` of objects is.
+        let (objects, object_nodes): (Vec<Value>, Vec<Ix>) = list
+            .iter()
+            .zip(nodes)
+            .zip(&kinds)
+            .filter(|(_, k)| **k == Kind::Object)
+            .map(|((b, n), _)| (b.clone(), *n))
+            .unzip();
+        let objects = match objects.len() {
+            0 | 1 => None,
+            _ => Some(self.discriminated(doc, &objects, &object_nodes)?),
+        };
+        let mut branches = Vec::new();
+        for (k, n) in kinds.iter().zip(nodes) {
+            if objects.is_none() || *k != Kind::Object || object_nodes.first() == Some(n) {
+                branches.push((type_bit(k.name()).unwrap_or(0), *n));
+            }
+        }
         Some(Union {
-            expected: crate::ir::kinds_text(kinds.iter().copied()),
-            branches: kinds
-                .iter()
-                .map(|k| type_bit(k.name()).unwrap_or(0))
-                .zip(nodes.iter().copied())
-                .collect(),
+            expected: crate::ir::kinds_text(
+                kinds
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, k)| !kinds[..*i].contains(k))
+                    .map(|(_, k)| *k),
+            ),
+            branches,
+            objects,
         })
     }
 

@@ -177,7 +177,12 @@ impl Eval<'_> {
         if let Some(u) = &node.union {
             let tok = self.tok(at);
             return match u.branches.iter().find(|(bits, _)| has_type(*bits, tok)) {
-                Some((_, branch)) => self.run(*branch, at, path, out, top, ann),
+                Some((bits, branch)) => match &u.objects {
+                    Some(d) if *bits == ty::OBJECT => {
+                        self.discriminated(d, at, path, out, top, ann)
+                    }
+                    _ => self.run(*branch, at, path, out, top, ann),
+                },
                 None => {
                     push(
                         out,

@@ -843,8 +843,47 @@ impl Linter<'_> {
                 ),
             }
         }
+        // Several objects: told apart as a `oneOf` of objects is, by a property's `const`.
+        let objects: Vec<(usize, Value)> = kinds
+            .iter()
+            .filter(|(_, k)| *k == Kind::Object)
+            .filter_map(|(i, _)| self.follow(self.doc, &list[*i]))
+            .collect();
+        let tagged = objects.len() > 1
+            && {
+                let mut fine = true;
+                for (at, (_, b)) in kinds
+                    .iter()
+                    .filter(|(_, k)| *k == Kind::Object)
+                    .zip(&objects)
+                {
+                    if let Some(why) = not_a_closed_object(b) {
+                        fine = false;
+                        self.err(
+                        &format!("{pointer}/{keyword}/{}", at.0),
+                        keyword,
+                        format!("the objects of a `{keyword}` of JSON types are told apart as a `oneOf` of objects is, so each must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}; {VALIDATE}"),
+                    );
+                    }
+                }
+                if fine && let Err(why) = discriminator(&objects, |d, s| self.follow(d, s)) {
+                    fine = false;
+                    self.err(
+                    pointer,
+                    keyword,
+                    format!("the branches that take objects (numbered among themselves below) cannot be told apart for certain: {why}; {VALIDATE}"),
+                );
+                }
+                fine
+            };
+        if objects.len() > 1 && !tagged {
+            return;
+        }
         for (n, (j, b)) in kinds.iter().enumerate() {
-            let Some((i, a)) = kinds[..n].iter().find(|(_, a)| overlap(*a, *b)) else {
+            let Some((i, a)) = kinds[..n]
+                .iter()
+                .find(|(_, a)| overlap(*a, *b) && !(*a == Kind::Object && tagged))
+            else {
                 continue;
             };
             let why = if a == b {

@@ -68,6 +68,9 @@ pub(crate) struct Union {
     pub branches: Vec<(u8, Ix)>,
     /// How a value of no branch's type is told what is expected.
     pub expected: String,
+    /// Several branches that take objects, told apart by a property (the first of them
+    /// stands for all in `branches`).
+    pub objects: Option<Discriminated>,
 }
 
 /// `contains` with its bounds.
@@ -209,11 +212,13 @@ impl Node {
                     .iter()
                     .flat_map(|d| d.branches.iter().map(|(_, n)| *n)),
             )
-            .chain(
-                self.union
-                    .iter()
-                    .flat_map(|u| u.branches.iter().map(|(_, n)| *n)),
-            )
+            .chain(self.union.iter().flat_map(|u| {
+                u.branches.iter().map(|(_, n)| *n).chain(
+                    u.objects
+                        .iter()
+                        .flat_map(|d| d.branches.iter().map(|(_, n)| *n)),
+                )
+            }))
     }
 
     /// True when a general in-place applicator runs here (the forms run "as if written

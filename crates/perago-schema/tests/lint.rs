@@ -663,6 +663,43 @@ fn union_branch_without_one_type() {
 }
 
 #[test]
+fn union_of_a_string_and_tagged_objects_loads() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"oneOf": [{"type": "string"}, branch("a"), {"type": "null"}, branch("b")]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Union(branches) = &set.ir.node(root).shape else {
+        panic!("a union root")
+    };
+    let kinds: Vec<&str> = branches.iter().map(|b| b.kind.name()).collect();
+    assert_eq!(kinds, ["string", "object", "null"]);
+    assert!(matches!(
+        &set.ir.node(branches[1].node).shape,
+        Shape::OneOf { discriminator, branches } if discriminator == "kind" && branches.len() == 2
+    ));
+}
+
+#[test]
+fn union_objects_not_told_apart() {
+    assert_snapshot!(lint(json!({"anyOf": [
+        {"type": "string"},
+        branch("a"),
+        {"type": "object", "properties": {"name": {"type": "string"}}},
+        {"type": "object", "properties": {"size": {"type": "integer"}}}
+    ]})));
+}
+
+#[test]
+fn union_object_not_closed() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        {"type": "integer"},
+        branch("a"),
+        {"type": "object", "additionalProperties": {"type": "string"}}
+    ]})));
+}
+
+#[test]
 fn union_with_siblings() {
     assert_snapshot!(lint(
         json!({"type": "string", "minLength": 1, "anyOf": [{"type": "string"}, {"type": "integer"}]})
