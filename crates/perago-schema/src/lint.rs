@@ -943,7 +943,7 @@ impl Linter<'_> {
             return;
         }
         if let Err(why) = discriminator(&resolved, |d, s| self.follow(d, s)) {
-            self.err(pointer, "oneOf", why);
+            self.err(pointer, "oneOf", format!("{why}; {VALIDATE}"));
         }
     }
 }
