@@ -502,6 +502,13 @@ impl<'a> Generator<'a> {
                 };
                 self.valid_at(branches[i].node, depth)
             }
+            Shape::Union(branches) => {
+                let i = match self.branch {
+                    Some(b) => b % branches.len(),
+                    None => self.rng.below(branches.len()),
+                };
+                self.valid_at(branches[i].node, depth)
+            }
             Shape::Nullable(inner) => {
                 if self.rng.chance(1, 3) {
                     Value::Null
@@ -861,6 +868,19 @@ impl<'a> Generator<'a> {
                 };
                 if let Some(branch) = chosen {
                     self.mutate(branch.node, value, path, false, out);
+                }
+            }
+            Shape::Union(branches) => {
+                // Another branch's valid value (valid), then the edits of the branch of this
+                // value's type; the wrong types were set above.
+                for b in branches {
+                    if !b.kind.admits(value) {
+                        let v = self.valid(b.node);
+                        Self::set(out, path, format!("union:{}", b.kind.name()), v);
+                    }
+                }
+                if let Some(b) = branches.iter().find(|b| b.kind.admits(value)) {
+                    self.mutate(b.node, value, path, false, out);
                 }
             }
             Shape::Nullable(inner) => {

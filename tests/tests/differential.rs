@@ -49,7 +49,9 @@
 //!
 //! A second run, `interpreter_agrees_with_jsonschema_on_every_keyword`, does the same for a
 //! synthetic schema using the keywords the contracts leave out (numeric bounds, enums,
-//! non-string consts, `maxItems`, typed maps, recursion, an untagged `oneOf` branch, `\d`, `\w`,
+//! non-string consts, `maxItems`, typed maps, recursion, an untagged `oneOf` branch, unions of
+//! JSON types (string-or-integer, const-or-number-or-null, string-or-object-or-array, an integer
+//! or one of two tagged objects), `\d`, `\w`,
 //! `\s`, `.` and `\p{L}` patterns): interpreter and jsonschema only, as no validator is
 //! generated for it.
 

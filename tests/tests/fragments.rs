@@ -122,6 +122,8 @@ fragments! {
     string_enum: colour::Palette;
     string_lengths_and_pattern: strings::Strings;
     title_less_roots: worker_result_v2::WorkerResultV2;
+    union_of_types: unions::Unions, unions::UnionsId, unions::UnionsLimit, unions::UnionsTarget, unions::UnionsMode, unions::UnionsEither, unions::Point, unions::Tree;
+    union_with_tagged_objects: pipeline::Pipeline, pipeline::Step, pipeline::StepRun, pipeline::Wait;
 }
 
 /// `crates/perago-codegen/tests/fragments/`.
@@ -141,7 +143,7 @@ fn has_contract(shape: &Shape) -> bool {
             properties,
             additional,
         } => !(properties.is_empty() && additional.is_some()),
-        Shape::OneOf { .. } => true,
+        Shape::OneOf { .. } | Shape::Union(_) => true,
         _ => false,
     }
 }

@@ -10,7 +10,9 @@
 
 use crate::SchemaSet;
 use perago_schema::check::{Bounds, Lengths};
-use perago_schema::ir::{Branch, Ir, Node, NodeId, Property, Shape, string_values};
+use perago_schema::ir::{
+    Alternative, Branch, Ir, Kind, Node, NodeId, Property, Shape, string_values,
+};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -221,7 +223,7 @@ impl Emitter<'_> {
                 let value = self.rust_type(*value);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
             }
-            Shape::Object { .. } | Shape::OneOf { .. } => {
+            Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
                 quote! { #k::__private::serde_json::Value }
             }
             Shape::Nullable(inner) => {
@@ -246,7 +248,7 @@ impl Emitter<'_> {
                 } if node.name.is_some() && !(properties.is_empty() && additional.is_some()) => {
                     return Some(id);
                 }
-                Shape::OneOf { .. } if node.name.is_some() => return Some(id),
+                Shape::OneOf { .. } | Shape::Union(_) if node.name.is_some() => return Some(id),
                 _ => return None,
             }
         }
@@ -272,6 +274,16 @@ impl Emitter<'_> {
                 ),
                 Shape::OneOf { branches, .. } => {
                     stack.extend(branches.iter().filter_map(|b| self.by_value_target(b.node)))
+                }
+                Shape::Union(branches) => {
+                    for b in branches {
+                        match self.tagged_objects(b) {
+                            Some((_, objects)) => stack.extend(
+                                objects.iter().filter_map(|o| self.by_value_target(o.node)),
+                            ),
+                            None => stack.extend(self.by_value_target(b.node)),
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -332,6 +344,7 @@ impl Emitter<'_> {
                 discriminator,
                 branches,
             } => self.one_of_item(id, node, discriminator, branches),
+            Shape::Union(branches) => self.union_item(id, node, branches),
             Shape::Const(Value::String(value)) => {
                 quote! { #k::string_const!(#doc pub #name = #value); }
             }
@@ -585,20 +598,10 @@ impl Emitter<'_> {
         let doc = doc_attrs(node);
         let location = &node.location;
         let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
-        let variants: Vec<_> = unique_names(branches.iter().map(|b| {
-            match &b.tag {
-                Some(tag) => perago_schema::pascal(tag),
-                None => self
-                    .ir
-                    .node(self.ir.resolve(b.node))
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| "Untagged".into()),
-            }
-        }))
-        .into_iter()
-        .map(|v| format_ident!("{}", v))
-        .collect();
+        let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
+            .into_iter()
+            .map(|v| format_ident!("{}", v))
+            .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
         let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
         let contract = self.contract_impl(&name, location, schema, read);
@@ -616,6 +619,37 @@ impl Emitter<'_> {
             #contract
 
             #deserialize
+        }
+    }
+
+    /// The variant names of a `oneOf`'s branches: its tag, or the untagged branch's type name.
+    fn branch_names(&self, branches: &[Branch]) -> Vec<String> {
+        branches
+            .iter()
+            .map(|b| match &b.tag {
+                Some(tag) => perago_schema::pascal(tag),
+                None => self
+                    .ir
+                    .node(self.ir.resolve(b.node))
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| "Untagged".into()),
+            })
+            .collect()
+    }
+
+    /// The branches of a union's objects when several are told apart by a property: the
+    /// unnamed `oneOf` the union's object branch is.
+    fn tagged_objects(&self, alternative: &Alternative) -> Option<(&str, &[Branch])> {
+        let node = self.ir.node(alternative.node);
+        match &node.shape {
+            Shape::OneOf {
+                discriminator,
+                branches,
+            } if node.name.is_none() && alternative.kind == Kind::Object => {
+                Some((discriminator.as_str(), branches.as_slice()))
+            }
+            _ => None,
         }
     }
 
@@ -659,6 +693,20 @@ impl Emitter<'_> {
     /// differently is read with the chosen branch's check when the discriminator came before
     /// it, else kept as JSON text (`capture`) and read once the branch is known (`settle`).
     fn one_of_read(
+        &mut self,
+        name: &syn::Ident,
+        discriminator: &str,
+        branches: &[Branch],
+        variants: &[syn::Ident],
+        types: &[TokenStream],
+    ) -> TokenStream {
+        let body = self.one_of_body(name, discriminator, branches, variants, types);
+        self.read_fn(name, body)
+    }
+
+    /// What [`one_of_read`](Self::one_of_read) does with an object (`map`), making variants of
+    /// `name`: also a union's read of objects.
+    fn one_of_body(
         &mut self,
         name: &syn::Ident,
         discriminator: &str,
@@ -835,24 +883,166 @@ impl Emitter<'_> {
             }
         }
         let ntags = tags.len();
-        self.read_fn(
-            name,
-            quote! {
-                const TAGS: [&str; #ntags] = [#(#tags),*];
-                #members
-                match f0 {
-                    None => #absent,
-                    Some(tag) => match tag.flatten() {
-                        #(#arms)*
-                        _ => {
-                            members.discard(out);
-                            #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
-                            Ok(None)
-                        }
-                    },
+        quote! {
+            const TAGS: [&str; #ntags] = [#(#tags),*];
+            #members
+            match f0 {
+                None => #absent,
+                Some(tag) => match tag.flatten() {
+                    #(#arms)*
+                    _ => {
+                        members.discard(out);
+                        #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
+                        Ok(None)
+                    }
+                },
+            }
+        }
+    }
+
+    /// A union of JSON types: an enum with one variant per branch, named after its type
+    /// (`String(String)`, `Integer(i64)`, `Null`), written as the bare value.
+    fn union_item(&mut self, id: NodeId, node: &Node, branches: &[Alternative]) -> TokenStream {
+        let k = self.krate;
+        let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
+        let doc = doc_attrs(node);
+        let location = &node.location;
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
+        let mut variants = Vec::new();
+        for b in branches {
+            let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+            let bdoc = doc_attrs(self.ir.node(b.node));
+            if let Some((_, objects)) = self.tagged_objects(b) {
+                for (o, v) in objects.iter().zip(self.object_variants(branches, objects)) {
+                    let ty = self.rust_type(o.node);
+                    variants.push(quote! { #v(#ty) });
                 }
-            },
-        )
+                continue;
+            }
+            variants.push(match b.kind {
+                Kind::Null => quote! { #bdoc Null },
+                _ => {
+                    let ty = self.rust_type(b.node);
+                    quote! { #bdoc #variant(#ty) }
+                }
+            });
+        }
+        let read = self.union_read(&name, branches);
+        let contract = self.contract_impl(&name, location, schema, read);
+        let deserialize = self.deserialize_impl(
+            &name,
+            quote! { #k::__private::stream::Typed::<Self>::new() },
+        );
+        let serde_crate = self.serde_crate;
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
+            #[serde(crate = #serde_crate, untagged)]
+            pub enum #name { #(#variants,)* }
+
+            #contract
+
+            #deserialize
+        }
+    }
+
+    /// The variants of a union's tagged objects: named as a `oneOf`'s, apart from the
+    /// union's other variants (named after their types).
+    fn object_variants(&self, all: &[Alternative], objects: &[Branch]) -> Vec<syn::Ident> {
+        let mut names: Vec<String> = all
+            .iter()
+            .filter(|a| self.tagged_objects(a).is_none())
+            .map(|a| perago_schema::pascal(a.kind.name()))
+            .collect();
+        let taken = names.len();
+        names.extend(self.branch_names(objects));
+        unique_names(names.into_iter())
+            .into_iter()
+            .skip(taken)
+            .map(|v| format_ident!("{}", v))
+            .collect()
+    }
+
+    /// `Contract::read` of a union, in one pass: the parser says the value's JSON type, and the
+    /// branch of that type reads it (strings, arrays and objects straight from the parser);
+    /// a value of no branch's type is a type violation.
+    fn union_read(&mut self, name: &syn::Ident, branches: &[Alternative]) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let de = quote! { #k::__private::serde };
+        let expected = perago_schema::ir::kinds_text(branches.iter().map(|b| b.kind));
+        let mut scalars = Vec::new();
+        let mut methods = Vec::new();
+        for b in branches {
+            let check = self.check_expr(b.node);
+            let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+            let make = match b.kind {
+                Kind::Null => quote! { |()| #name::Null },
+                _ => quote! { #name::#variant },
+            };
+            match b.kind {
+                Kind::Null | Kind::Boolean | Kind::Integer | Kind::Number => {
+                    let kind = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+                    scalars.push(quote! {
+                        if #s::Kind::#kind.admits(&found) {
+                            return #s::union_scalar(&#check, &found, path, out).map(#make);
+                        }
+                    });
+                }
+                Kind::String => methods.push(quote! {
+                    fn str<E: #de::de::Error>(self, v: &str) -> Result<Option<#name>, E> {
+                        let __Body(path, out) = self;
+                        Ok(#s::union_str(&#check, v, path, out)?.map(#make))
+                    }
+                }),
+                Kind::Array => methods.push(quote! {
+                    fn seq<A: #de::de::SeqAccess<'de>>(self, seq: A) -> Result<Option<#name>, A::Error> {
+                        let __Body(path, out) = self;
+                        Ok(#s::union_seq(&#check, seq, path, out)?.map(#make))
+                    }
+                }),
+                Kind::Object if self.tagged_objects(b).is_some() => {
+                    let (discriminator, objects) = self.tagged_objects(b).unwrap_or_default();
+                    let objects = objects.to_vec();
+                    let variants = self.object_variants(branches, &objects);
+                    let types: Vec<_> = objects.iter().map(|o| self.rust_type(o.node)).collect();
+                    let discriminator = discriminator.to_owned();
+                    let body = self.one_of_body(name, &discriminator, &objects, &variants, &types);
+                    methods.push(quote! {
+                        fn map<A: #de::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<#name>, A::Error> {
+                            let __Body(path, out) = self;
+                            #body
+                        }
+                    });
+                }
+                Kind::Object => methods.push(quote! {
+                    fn map<A: #de::de::MapAccess<'de>>(self, map: A) -> Result<Option<#name>, A::Error> {
+                        let __Body(path, out) = self;
+                        Ok(#s::union_map(&#check, map, path, out)?.map(#make))
+                    }
+                }),
+            }
+        }
+        quote! {
+            fn read<'de, D: #de::Deserializer<'de>>(
+                d: D,
+                path: &#k::Path<'_>,
+                out: &mut Vec<#k::Violation>,
+            ) -> Result<Option<Self>, D::Error> {
+                struct __Body<'a, 'p>(&'a #k::Path<'p>, &'a mut Vec<#k::Violation>);
+                impl<'de> #s::Body<'de> for __Body<'_, '_> {
+                    type Value = #name;
+                    fn other(self, found: #k::__private::serde_json::Value) -> Option<#name> {
+                        let __Body(path, out) = self;
+                        #(#scalars)*
+                        #k::__private::check::type_error(out, path, #expected, &found);
+                        None
+                    }
+                    #(#methods)*
+                }
+                #s::read_body(d, __Body(path, out))
+            }
+        }
     }
 
     /// `Contract::read` reading an object with `body`, which gets `map` (a `MapAccess`), `path`
@@ -1015,7 +1205,9 @@ impl Emitter<'_> {
                 let value = self.check_expr(*value);
                 quote! { #s::Map(#value) }
             }
-            Shape::Object { .. } | Shape::OneOf { .. } => quote! { #s::AnyValue },
+            Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
+                quote! { #s::AnyValue }
+            }
             Shape::Nullable(inner) => {
                 let inner = self.check_expr(*inner);
                 quote! { #s::Nullable(#inner) }
@@ -1117,7 +1309,7 @@ fn implements_contract(node: &Node) -> bool {
                 properties,
                 additional,
             } => !(properties.is_empty() && additional.is_some()),
-            Shape::OneOf { .. } => true,
+            Shape::OneOf { .. } | Shape::Union(_) => true,
             _ => false,
         }
 }

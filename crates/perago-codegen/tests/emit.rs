@@ -116,6 +116,13 @@ snapshots! {
     /// A `oneOf` inside a branch, where another branch has an object under the same key.
     one_of_nested,
 
+    // Unions of JSON types
+    /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,
+    /// const-or-number, string-or-object-or-null, a recursive number-or-array-or-map.
+    union_of_types,
+    /// A string, one of two objects told apart by a `const` (one recursive), or null.
+    union_with_tagged_objects,
+
     // $ref
     ref_to_defs,
     ref_across_files,

@@ -2,8 +2,8 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
-use crate::ir::{Branch, Ir, Node, NodeId, Property, Shape};
-use crate::lint::{discriminator, has_structure, sort_errors};
+use crate::ir::{Alternative, Branch, Ir, Kind, Node, NodeId, Property, Shape};
+use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -217,7 +217,7 @@ impl<'a> Builder<'a> {
                 properties,
                 additional,
             } => is_def || !(properties.is_empty() && additional.is_some()),
-            Shape::OneOf { .. } => true,
+            Shape::OneOf { .. } | Shape::Union(_) => true,
             Shape::Const(Value::String(_)) => true,
             Shape::Enum(values) => crate::ir::string_values(values).is_some(),
             Shape::Ref(_) | Shape::Nullable(_) => false,
@@ -250,6 +250,89 @@ impl<'a> Builder<'a> {
             };
             let target = self.named(target_doc, &target_ptr, &schema, &name);
             return Shape::Ref(target);
+        }
+        if let Some(Value::Array(list)) = map.get("oneOf").or_else(|| map.get("anyOf"))
+            && is_union(doc, map, list, |d, s| Some(self.follow(d, s)))
+        {
+            // Lint has checked every branch has a JSON type of its own.
+            let keyword = if map.contains_key("oneOf") {
+                "oneOf"
+            } else {
+                "anyOf"
+            };
+            let mut kinds = Vec::new();
+            let mut objects = Vec::new();
+            for (i, branch) in list.iter().enumerate() {
+                let (d, resolved) = self.follow(doc, branch);
+                let Ok(kind) = union_kind(d, &resolved, |d, s| Some(self.follow(d, s))) else {
+                    return Shape::Any;
+                };
+                if kind == Kind::Object {
+                    objects.push((i, (d, resolved)));
+                }
+                kinds.push(kind);
+            }
+            // Several objects: one `oneOf` of them, told apart by a property's `const`, in the
+            // place of the first.
+            let mut tagged = None;
+            if objects.len() > 1 {
+                let resolved: Vec<(usize, Value)> =
+                    objects.iter().map(|(_, r)| r.clone()).collect();
+                let Ok((discriminator, tags)) =
+                    discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+                else {
+                    return Shape::Any;
+                };
+                let mut branches = Vec::new();
+                for ((i, _), tag) in objects.iter().zip(tags) {
+                    let branch_hint = format!(
+                        "{hint}{}",
+                        tag.as_deref()
+                            .map(pascal)
+                            .unwrap_or_else(|| format!("Variant{i}"))
+                    );
+                    let node = self.build(
+                        doc,
+                        &format!("{pointer}/{keyword}/{i}"),
+                        &list[*i],
+                        &branch_hint,
+                        false,
+                    );
+                    branches.push(Branch { tag, node });
+                }
+                let location = format!("{}#{pointer}", self.docs.get(doc).file);
+                tagged = Some(self.ir.push(Node {
+                    location,
+                    name: None,
+                    title: None,
+                    description: None,
+                    default: None,
+                    shape: Shape::OneOf {
+                        discriminator,
+                        branches,
+                    },
+                }));
+            }
+            let mut built = Vec::new();
+            for (i, (branch, kind)) in list.iter().zip(kinds).enumerate() {
+                if let Some(node) = tagged
+                    && kind == Kind::Object
+                {
+                    if objects.first().is_some_and(|(first, _)| *first == i) {
+                        built.push(Alternative { kind, node });
+                    }
+                    continue;
+                }
+                let node = self.build(
+                    doc,
+                    &format!("{pointer}/{keyword}/{i}"),
+                    branch,
+                    &format!("{hint}{}", pascal(kind.name())),
+                    false,
+                );
+                built.push(Alternative { kind, node });
+            }
+            return Shape::Union(built);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
             // Lint has checked every branch and found the discriminator already.

@@ -466,6 +466,16 @@ pub fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// Types as a message lists them: `a string`, `a string or an integer`, `null, a boolean or
+/// an array`.
+pub fn type_list(phrases: &[&str]) -> String {
+    match phrases {
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
 /// A JSON value written compactly for a message; strings keep their escapes.
 pub fn quoted(s: &str) -> String {
     Value::String(s.to_owned()).to_string()
@@ -493,7 +503,8 @@ fn escaped(source: &str) -> String {
 }
 
 #[cold]
-fn type_error(out: &mut Out, path: &Path<'_>, expected: &str, found: &Value) {
+/// A value of another type than `expected` (`an integer`, `a string or null`).
+pub fn type_error(out: &mut Out, path: &Path<'_>, expected: &str, found: &Value) {
     push(
         out,
         path,

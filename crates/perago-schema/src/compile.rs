@@ -7,9 +7,12 @@
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
 use crate::format::Format;
+use crate::ir::Kind;
 use crate::lint::DIALECT;
 use crate::load::{Documents, decode_fragment, pointer_token};
-use crate::program::{Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, ty};
+use crate::program::{
+    Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, Union, ty,
+};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -391,11 +394,7 @@ impl Compiler<'_> {
             list
         };
         let phrases: Vec<&str> = shown.iter().map(|b| type_phrase(*b)).collect();
-        let expected = match phrases.as_slice() {
-            [one] => (*one).to_owned(),
-            [init @ .., last] => format!("{} or {last}", init.join(", ")),
-            [] => String::new(),
-        };
+        let expected = crate::check::type_list(&phrases);
         node.integer_range = bits & ty::INTEGER != 0 && bits & ty::NUMBER == 0;
         node.types = Some(Types { bits, expected });
     }
@@ -764,13 +763,11 @@ impl Compiler<'_> {
                 && !map.contains_key("type")
                 && let Some(Value::Array(branches)) = map.get("anyOf")
                 && branches.len() == 2
+                && is_null_schema(&branches[0]) != is_null_schema(&branches[1])
             {
-                let nulls: Vec<bool> = branches.iter().map(is_null_schema).collect();
-                if nulls[0] != nulls[1] {
-                    let i = usize::from(nulls[0]);
-                    node.nullable = Some(node.any_of[i]);
-                    node.any_of.clear();
-                }
+                let i = usize::from(is_null_schema(&branches[0]));
+                node.nullable = Some(node.any_of[i]);
+                node.any_of.clear();
             } else if self.options.close_objects
                 && !map.contains_key("$ref")
                 && !map.contains_key("anyOf")
@@ -781,8 +778,79 @@ impl Compiler<'_> {
                 node.discriminated = Some(d);
                 node.one_of.clear();
                 node.types = None;
+            } else if self.options.close_objects
+                && !map.contains_key("$ref")
+                && !map.contains_key("type")
+                && map.contains_key("anyOf") != map.contains_key("oneOf")
+                && let Some(Value::Array(list)) = map.get("oneOf").or_else(|| map.get("anyOf"))
+            {
+                let nodes = if node.one_of.is_empty() {
+                    &node.any_of
+                } else {
+                    &node.one_of
+                };
+                if let Some(u) = self.union(doc, map, list, nodes) {
+                    node.union = Some(u);
+                    node.one_of.clear();
+                    node.any_of.clear();
+                }
             }
         }
+    }
+
+    /// A `oneOf` / `anyOf` whose branches each take a JSON type of their own, as generated code
+    /// reads it: the branch of the value's type alone.
+    fn union(
+        &mut self,
+        doc: usize,
+        map: &Map<String, Value>,
+        list: &[Value],
+        nodes: &[Ix],
+    ) -> Option<Union> {
+        if !crate::lint::is_union(doc, map, list, |d, s| self.follow(d, s)) {
+            return None;
+        }
+        let mut kinds: Vec<Kind> = Vec::new();
+        for b in list {
+            let (d, v) = self.follow(doc, b)?;
+            let kind = crate::lint::union_kind(d, &v, |d, s| self.follow(d, s)).ok()?;
+            if kinds
+                .iter()
+                .any(|k| crate::lint::overlap(*k, kind) && kind != Kind::Object)
+            {
+                return None;
+            }
+            kinds.push(kind);
+        }
+        // Several objects: told apart by a property's `const`, as a `oneOf` of objects is.
+        let (objects, object_nodes): (Vec<Value>, Vec<Ix>) = list
+            .iter()
+            .zip(nodes)
+            .zip(&kinds)
+            .filter(|(_, k)| **k == Kind::Object)
+            .map(|((b, n), _)| (b.clone(), *n))
+            .unzip();
+        let objects = match objects.len() {
+            0 | 1 => None,
+            _ => Some(self.discriminated(doc, &objects, &object_nodes)?),
+        };
+        let mut branches = Vec::new();
+        for (k, n) in kinds.iter().zip(nodes) {
+            if objects.is_none() || *k != Kind::Object || object_nodes.first() == Some(n) {
+                branches.push((type_bit(k.name()).unwrap_or(0), *n));
+            }
+        }
+        Some(Union {
+            expected: crate::ir::kinds_text(
+                kinds
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, k)| !kinds[..*i].contains(k))
+                    .map(|(_, k)| *k),
+            ),
+            branches,
+            objects,
+        })
     }
 
     /// A `oneOf` of closed objects one property tells apart, as the contract subset has them.

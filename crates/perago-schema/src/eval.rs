@@ -174,6 +174,26 @@ impl Eval<'_> {
         if let Some(d) = &node.discriminated {
             return self.discriminated(d, at, path, out, top, ann);
         }
+        if let Some(u) = &node.union {
+            let tok = self.tok(at);
+            return match u.branches.iter().find(|(bits, _)| has_type(*bits, tok)) {
+                Some((bits, branch)) => match &u.objects {
+                    Some(d) if *bits == ty::OBJECT => {
+                        self.discriminated(d, at, path, out, top, ann)
+                    }
+                    _ => self.run(*branch, at, path, out, top, ann),
+                },
+                None => {
+                    push(
+                        out,
+                        path,
+                        Code::Type,
+                        format!("must be {}, found {}", u.expected, found(tok)),
+                    );
+                    false
+                }
+            };
+        }
         let tok = self.tok(at);
         if let Some(t) = &node.types
             && !has_type(t.bits, tok)

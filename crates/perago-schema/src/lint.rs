@@ -4,6 +4,7 @@
 
 use crate::check::{Pattern, json_equal};
 use crate::error::LintError;
+use crate::ir::Kind;
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -320,6 +321,28 @@ impl Linter<'_> {
                 );
             }
             self.reference(reference, pointer);
+            return;
+        }
+        if let Some(list) = map
+            .get("oneOf")
+            .or_else(|| map.get("anyOf"))
+            .and_then(Value::as_array)
+            && self.is_union(map, list)
+        {
+            let keyword = if map.contains_key("oneOf") {
+                "oneOf"
+            } else {
+                "anyOf"
+            };
+            let article = if keyword == "anyOf" { "an" } else { "a" };
+            for other in structural.iter().filter(|k| **k != keyword) {
+                self.err(
+                    pointer,
+                    other,
+                    format!("not supported beside {article} `{keyword}` of JSON types (only annotations are): move it into the branches it concerns"),
+                );
+            }
+            self.union(list, pointer, keyword);
             return;
         }
         if let Some(branches) = map.get("oneOf") {
@@ -797,6 +820,85 @@ impl Linter<'_> {
         }
     }
 
+    fn is_union(&mut self, map: &Map<String, Value>, list: &[Value]) -> bool {
+        let doc = self.doc;
+        is_union(doc, map, list, |d, s| self.follow(d, s))
+    }
+
+    /// A `oneOf` / `anyOf` of JSON types: each branch takes values of one JSON type, its own.
+    fn union(&mut self, list: &[Value], pointer: &str, keyword: &str) {
+        let mut kinds: Vec<(usize, Kind)> = Vec::new();
+        for (i, branch) in list.iter().enumerate() {
+            let at = format!("{pointer}/{keyword}/{i}");
+            self.node(branch, &at, false);
+            let Some((doc, b)) = self.follow(self.doc, branch) else {
+                continue; // reported where the `$ref` is
+            };
+            match union_kind(doc, &b, |d, s| self.follow(d, s)) {
+                Ok(kind) => kinds.push((i, kind)),
+                Err(why) => self.err(
+                    &at,
+                    keyword,
+                    format!("codegen tells the branches of this `{keyword}` apart by JSON type, so each must take one type, but this one {why}; {VALIDATE}"),
+                ),
+            }
+        }
+        // Several objects: told apart as a `oneOf` of objects is, by a property's `const`.
+        let objects: Vec<(usize, Value)> = kinds
+            .iter()
+            .filter(|(_, k)| *k == Kind::Object)
+            .filter_map(|(i, _)| self.follow(self.doc, &list[*i]))
+            .collect();
+        let tagged = objects.len() > 1
+            && {
+                let mut fine = true;
+                for (at, (_, b)) in kinds
+                    .iter()
+                    .filter(|(_, k)| *k == Kind::Object)
+                    .zip(&objects)
+                {
+                    if let Some(why) = not_a_closed_object(b) {
+                        fine = false;
+                        self.err(
+                        &format!("{pointer}/{keyword}/{}", at.0),
+                        keyword,
+                        format!("the objects of a `{keyword}` of JSON types are told apart as a `oneOf` of objects is, so each must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}; {VALIDATE}"),
+                    );
+                    }
+                }
+                if fine && let Err(why) = discriminator(&objects, |d, s| self.follow(d, s)) {
+                    fine = false;
+                    self.err(
+                    pointer,
+                    keyword,
+                    format!("the branches that take objects (numbered among themselves below) cannot be told apart for certain: {why}; {VALIDATE}"),
+                );
+                }
+                fine
+            };
+        if objects.len() > 1 && !tagged {
+            return;
+        }
+        for (n, (j, b)) in kinds.iter().enumerate() {
+            let Some((i, a)) = kinds[..n]
+                .iter()
+                .find(|(_, a)| overlap(*a, *b) && !(*a == Kind::Object && tagged))
+            else {
+                continue;
+            };
+            let why = if a == b {
+                format!("both take {}", plural(*a))
+            } else {
+                "an integral number is both an integer and a number".to_owned()
+            };
+            self.err(
+                pointer,
+                keyword,
+                format!("branches {i} ({}) and {j} ({}) overlap: a value could match both and the generated reader could not tell which branch it is ({why}); give each branch its own JSON type, or for objects use a `oneOf` of closed objects told apart by a property with a string `const`; {VALIDATE}", a.name(), b.name()),
+            );
+        }
+    }
+
     fn any_of(&mut self, branches: &Value, pointer: &str) {
         const ONLY: &str = "only `\"anyOf\": [X, {\"type\": \"null\"}]` (a nullable X) is supported; for a choice between objects use `oneOf`";
         let Some(branches) = branches.as_array().filter(|b| b.len() == 2) else {
@@ -841,9 +943,94 @@ impl Linter<'_> {
             return;
         }
         if let Err(why) = discriminator(&resolved, |d, s| self.follow(d, s)) {
-            self.err(pointer, "oneOf", why);
+            self.err(pointer, "oneOf", format!("{why}; {VALIDATE}"));
         }
     }
+}
+
+/// Where to go for what codegen cannot type.
+const VALIDATE: &str =
+    "`perago validate --schema FILE` (the interpreter) takes this schema as written";
+
+/// True when two union branches of these kinds could both take one value.
+pub(crate) fn overlap(a: Kind, b: Kind) -> bool {
+    a == b
+        || matches!(
+            (a, b),
+            (Kind::Integer, Kind::Number) | (Kind::Number, Kind::Integer)
+        )
+}
+
+/// `strings`, `integers`, …
+fn plural(kind: Kind) -> String {
+    match kind {
+        Kind::Null => "null".to_owned(),
+        Kind::Boolean => "booleans".to_owned(),
+        other => format!("{}s", other.name()),
+    }
+}
+
+/// True when a `oneOf` or `anyOf` (`list`, in `map`, in document `doc`) is a choice between
+/// JSON types rather than between objects (`oneOf`) or a nullable value (`anyOf: [X, null]`):
+/// one of its branches takes something other than objects.
+pub(crate) fn is_union(
+    doc: usize,
+    map: &Map<String, Value>,
+    list: &[Value],
+    mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> bool {
+    if map.contains_key("oneOf") {
+        list.iter().any(|b| {
+            follow(doc, b).is_some_and(|(d, b)| {
+                union_kind(d, &b, &mut follow).is_ok_and(|k| k != Kind::Object)
+            })
+        })
+    } else {
+        !(list.len() == 2 && is_null_schema(&list[0]) != is_null_schema(&list[1]))
+    }
+}
+
+/// The one JSON type a resolved union branch (in document `doc`) takes, or why it has none:
+/// its `type`, the type of its `const` / `enum` values, or an object for a `oneOf` of objects.
+/// `follow` resolves a `$ref` from its document.
+pub(crate) fn union_kind(
+    doc: usize,
+    branch: &Value,
+    mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> Result<Kind, String> {
+    let Value::Object(map) = branch else {
+        return Err(format!("is {branch}"));
+    };
+    let value_kind = |v: &Value| match v {
+        Value::Number(n) if n.is_f64() && n.as_f64().is_some_and(|x| x.fract() != 0.0) => {
+            Kind::Number
+        }
+        Value::Number(_) => Kind::Integer,
+        other => Kind::of_value(other).unwrap_or(Kind::Number),
+    };
+    match map.get("type") {
+        Some(Value::String(t)) => return Kind::named(t).ok_or_else(|| format!("has type {t:?}")),
+        Some(t) => return Err(format!("has several types ({t})")),
+        None => {}
+    }
+    if let Some(c) = map.get("const") {
+        return Ok(value_kind(c));
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        let kinds: Vec<Kind> = values.iter().map(value_kind).collect();
+        return match kinds.split_first() {
+            Some((first, rest)) if rest.iter().all(|k| k == first) => Ok(*first),
+            _ => Err("is an `enum` of values of several types".to_owned()),
+        };
+    }
+    if let Some(Value::Array(branches)) = map.get("oneOf")
+        && branches.iter().all(|b| {
+            follow(doc, b).is_some_and(|(_, b)| b.get("type").is_some_and(|t| t == "object"))
+        })
+    {
+        return Ok(Kind::Object);
+    }
+    Err("declares no `type`".to_owned())
 }
 
 /// What `type` says.

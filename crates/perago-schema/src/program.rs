@@ -60,6 +60,19 @@ pub(crate) struct Discriminated {
     pub branches: Vec<(Option<String>, Ix)>,
 }
 
+/// A `oneOf` / `anyOf` whose branches each take a JSON type of their own: the value is held
+/// to the branch of its type alone, as generated code does.
+#[derive(Debug, Clone)]
+pub(crate) struct Union {
+    /// `(type bit, branch)`, in schema order.
+    pub branches: Vec<(u8, Ix)>,
+    /// How a value of no branch's type is told what is expected.
+    pub expected: String,
+    /// Several branches that take objects, told apart by a property (the first of them
+    /// stands for all in `branches`).
+    pub objects: Option<Discriminated>,
+}
+
 /// `contains` with its bounds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Contains {
@@ -121,6 +134,7 @@ pub(crate) struct Node {
     /// `anyOf: [X, {"type": "null"}]`: null, or X run as if written here.
     pub nullable: Option<Ix>,
     pub discriminated: Option<Discriminated>,
+    pub union: Option<Union>,
     pub all_of: Vec<Ix>,
     pub any_of: Vec<Ix>,
     pub one_of: Vec<Ix>,
@@ -168,6 +182,7 @@ impl Node {
             alias: None,
             nullable: None,
             discriminated: None,
+            union: None,
             all_of: Vec::new(),
             any_of: Vec::new(),
             one_of: Vec::new(),
@@ -197,10 +212,17 @@ impl Node {
                     .iter()
                     .flat_map(|d| d.branches.iter().map(|(_, n)| *n)),
             )
+            .chain(self.union.iter().flat_map(|u| {
+                u.branches.iter().map(|(_, n)| *n).chain(
+                    u.objects
+                        .iter()
+                        .flat_map(|d| d.branches.iter().map(|(_, n)| *n)),
+                )
+            }))
     }
 
     /// True when a general in-place applicator runs here (the forms run "as if written
-    /// here" — alias, nullable, discriminated — do not count).
+    /// here" — alias, nullable, discriminated, union — do not count).
     pub(crate) fn has_general_in_place(&self) -> bool {
         self.reference.is_some()
             || !self.all_of.is_empty()

@@ -826,6 +826,51 @@ pub fn or_else<T>(slot: Option<Option<T>>, absent: impl FnOnce() -> T) -> Option
     }
 }
 
+/// A union's branches are told apart by [`Kind`]; generated code names it from here.
+pub use crate::ir::Kind;
+
+/// Reads the string a union was handed with its string branch's `check`.
+pub fn union_str<E: de::Error, C: Check>(
+    check: &C,
+    s: &str,
+    path: &Path<'_>,
+    out: &mut Out,
+) -> Result<Option<C::Value>, E> {
+    check.read(de::value::StrDeserializer::<E>::new(s), path, out)
+}
+
+/// Reads the array a union was handed with its array branch's `check`.
+pub fn union_seq<'de, A: SeqAccess<'de>, C: Check>(
+    check: &C,
+    seq: A,
+    path: &Path<'_>,
+    out: &mut Out,
+) -> Result<Option<C::Value>, A::Error> {
+    check.read(de::value::SeqAccessDeserializer::new(seq), path, out)
+}
+
+/// Reads the object a union was handed with its object branch's `check`.
+pub fn union_map<'de, A: MapAccess<'de>, C: Check>(
+    check: &C,
+    map: A,
+    path: &Path<'_>,
+    out: &mut Out,
+) -> Result<Option<C::Value>, A::Error> {
+    check.read(de::value::MapAccessDeserializer::new(map), path, out)
+}
+
+/// Reads the scalar (null, boolean, number) a union was handed, already a `Value`, with the
+/// `check` of its branch. A scalar `Value` reads without a parser error; were there one, the
+/// value would be refused (`None`), never accepted.
+pub fn union_scalar<C: Check>(
+    check: &C,
+    found: &Value,
+    path: &Path<'_>,
+    out: &mut Out,
+) -> Option<C::Value> {
+    check.read(found, path, out).unwrap_or(None)
+}
+
 /// Declares a unit type that is exactly one JSON string (a schema's string `const`).
 #[macro_export]
 macro_rules! string_const {

@@ -600,16 +600,109 @@ fn siblings_beside_any_of() {
 // anyOf
 
 #[test]
-fn any_of_two_non_null_branches() {
+fn union_of_types_loads() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "object",
+            "properties": {
+                "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                "three": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "limit": {"oneOf": [{"const": "auto"}, {"type": "number"}]},
+                "text": {"oneOf": [{"$ref": "#/$defs/Text"}, {"type": "array"}, {"type": "object", "properties": {}}]},
+                "kinds": {"oneOf": [{"enum": [1, 2]}, {"type": "boolean"}]}
+            },
+            "$defs": {"Text": {"type": "string"}}
+        })),
+    )]);
+    let kinds = |name: &str| {
+        let root = set.files[0].root.expect("a root");
+        let Shape::Object { properties, .. } = &set.ir.node(root).shape else {
+            panic!("an object root")
+        };
+        let p = properties
+            .iter()
+            .find(|p| p.name == name)
+            .expect("declared");
+        match &set.ir.node(set.ir.resolve(p.node)).shape {
+            Shape::Union(branches) => branches.iter().map(|b| b.kind.name()).collect::<Vec<_>>(),
+            other => panic!("{name}: expected a union, got {other:?}"),
+        }
+    };
+    assert_eq!(kinds("id"), ["string", "integer"]);
+    assert_eq!(kinds("three"), ["string", "integer", "null"]);
+    assert_eq!(kinds("limit"), ["string", "number"]);
+    assert_eq!(kinds("text"), ["string", "array", "object"]);
+    assert_eq!(kinds("kinds"), ["integer", "boolean"]);
+}
+
+#[test]
+fn union_integer_and_number_overlap() {
     assert_snapshot!(lint(
-        json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "number"}]})
     ));
 }
 
 #[test]
-fn any_of_three_branches() {
+fn union_two_branches_of_one_type() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        {"type": "string", "maxLength": 3},
+        {"type": "object", "properties": {}},
+        {"type": "string", "pattern": "^x"}
+    ]})));
+}
+
+#[test]
+fn union_branch_without_one_type() {
+    assert_snapshot!(lint(json!({"anyOf": [
+        {"type": "string"},
+        {"minimum": 1},
+        {"type": ["integer", "null"]},
+        {"enum": ["a", 1]}
+    ]})));
+}
+
+#[test]
+fn union_of_a_string_and_tagged_objects_loads() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"oneOf": [{"type": "string"}, branch("a"), {"type": "null"}, branch("b")]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Union(branches) = &set.ir.node(root).shape else {
+        panic!("a union root")
+    };
+    let kinds: Vec<&str> = branches.iter().map(|b| b.kind.name()).collect();
+    assert_eq!(kinds, ["string", "object", "null"]);
+    assert!(matches!(
+        &set.ir.node(branches[1].node).shape,
+        Shape::OneOf { discriminator, branches } if discriminator == "kind" && branches.len() == 2
+    ));
+}
+
+#[test]
+fn union_objects_not_told_apart() {
+    assert_snapshot!(lint(json!({"anyOf": [
+        {"type": "string"},
+        branch("a"),
+        {"type": "object", "properties": {"name": {"type": "string"}}},
+        {"type": "object", "properties": {"size": {"type": "integer"}}}
+    ]})));
+}
+
+#[test]
+fn union_object_not_closed() {
+    assert_snapshot!(lint(json!({"oneOf": [
+        {"type": "integer"},
+        branch("a"),
+        {"type": "object", "additionalProperties": {"type": "string"}}
+    ]})));
+}
+
+#[test]
+fn union_with_siblings() {
     assert_snapshot!(lint(
-        json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
+        json!({"type": "string", "minLength": 1, "anyOf": [{"type": "string"}, {"type": "integer"}]})
     ));
 }
 
@@ -649,7 +742,7 @@ fn one_of_branch_is_a_map() {
 #[test]
 fn one_of_branch_ref_to_non_object() {
     assert_snapshot!(lint(
-        json!({"$defs": {"Text": {"type": "string"}}, "oneOf": [branch("a"), {"$ref": "#/$defs/Text"}]})
+        json!({"$defs": {"Text": {"type": ["string", "null"]}}, "oneOf": [branch("a"), {"$ref": "#/$defs/Text"}]})
     ));
 }
 
