@@ -17,7 +17,7 @@
 //! reproducible.
 
 use perago_schema::check::{Bounds, Lengths};
-use perago_schema::ir::{Ir, NodeId, Shape};
+use perago_schema::ir::{Ir, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
@@ -469,6 +469,7 @@ impl<'a> Generator<'a> {
             Shape::Object {
                 properties,
                 additional,
+                rules,
             } => {
                 let mut map = Map::new();
                 if let Some(extra) = additional {
@@ -493,6 +494,7 @@ impl<'a> Generator<'a> {
                         map.insert(p.name.clone(), v);
                     }
                 }
+                self.meet_rules(properties, rules, &mut map, depth);
                 Value::Object(map)
             }
             Shape::OneOf { branches, .. } => {
@@ -510,6 +512,120 @@ impl<'a> Generator<'a> {
                 }
             }
             Shape::Ref(target) => self.valid_at(*target, depth),
+        }
+    }
+
+    /// Adds optional properties until `minProperties` and every `dependentRequired` are met,
+    /// then drops optional ones beyond `maxProperties` (none of the others needs).
+    fn meet_rules(
+        &mut self,
+        properties: &[Property],
+        rules: &ObjectRules,
+        map: &mut Map<String, Value>,
+        depth: usize,
+    ) {
+        for step in &rules.steps {
+            match step {
+                Step::Count(Some(min), _) => {
+                    for p in properties {
+                        if map.len() as u64 >= *min {
+                            break;
+                        }
+                        if !map.contains_key(&p.name) {
+                            let v = self.valid_at(p.node, depth + 1);
+                            map.insert(p.name.clone(), v);
+                        }
+                    }
+                }
+                Step::DependentRequired(i, needed) if map.contains_key(&properties[*i].name) => {
+                    for j in needed {
+                        let p = &properties[*j];
+                        if !map.contains_key(&p.name) {
+                            let v = self.valid_at(p.node, depth + 1);
+                            map.insert(p.name.clone(), v);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for step in &rules.steps {
+            if let Step::Count(_, Some(max)) = step {
+                let needed = |name: &str, map: &Map<String, Value>| {
+                    rules.steps.iter().any(|s| match s {
+                        Step::DependentRequired(i, needed) => {
+                            map.contains_key(&properties[*i].name)
+                                && needed.iter().any(|j| properties[*j].name == name)
+                        }
+                        _ => false,
+                    })
+                };
+                for p in properties.iter().rev() {
+                    if map.len() as u64 <= *max {
+                        break;
+                    }
+                    if !p.required && map.contains_key(&p.name) && !needed(&p.name, map) {
+                        map.remove(&p.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Edits that cross an object's counts and `dependentRequired`: every optional property
+    /// dropped, every one added, each needed property removed, each needing one added alone.
+    fn rule_mutations(
+        &mut self,
+        properties: &[Property],
+        rules: &ObjectRules,
+        map: &Map<String, Value>,
+        path: &[Seg],
+        out: &mut Vec<Mutation>,
+    ) {
+        if rules.steps.is_empty() {
+            return;
+        }
+        let mut bare = map.clone();
+        bare.retain(|k, _| properties.iter().any(|p| p.name == *k && p.required));
+        Self::set(out, path, "object:only required", Value::Object(bare));
+        let mut full = map.clone();
+        for p in properties {
+            if !full.contains_key(&p.name) {
+                let v = self.valid(p.node);
+                full.insert(p.name.clone(), v);
+            }
+        }
+        Self::set(out, path, "object:every property", Value::Object(full));
+        for step in &rules.steps {
+            if let Step::DependentRequired(i, needed) = step {
+                let name = &properties[*i].name;
+                if map.contains_key(name) {
+                    for j in needed {
+                        let mut v = map.clone();
+                        if v.remove(&properties[*j].name).is_some() {
+                            Self::set(
+                                out,
+                                path,
+                                format!("object:dependentRequired without {}", properties[*j].name),
+                                Value::Object(v),
+                            );
+                        }
+                    }
+                } else {
+                    let mut v = map.clone();
+                    let x = self.valid(properties[*i].node);
+                    v.insert(name.clone(), x);
+                    for j in needed {
+                        v.remove(&properties[*j].name);
+                    }
+                    Self::set(
+                        out,
+                        path,
+                        format!("object:dependentRequired {name} alone"),
+                        Value::Object(v),
+                    );
+                }
+            }
         }
     }
 
@@ -753,8 +869,10 @@ impl<'a> Generator<'a> {
             Shape::Object {
                 properties,
                 additional,
+                rules,
             } => {
                 let Value::Object(map) = value else { return };
+                self.rule_mutations(properties, rules, map, path, out);
                 let declared = |k: &str| properties.iter().any(|p| p.name == k);
                 let mut unknown: Vec<String> = ODD_KEYS.iter().map(|k| (*k).to_owned()).collect();
                 unknown.extend(self.names.iter().cloned());

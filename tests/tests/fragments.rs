@@ -91,6 +91,8 @@ macro_rules! fragments {
 }
 
 fragments! {
+    all_of: extended::Extended, extended::Named, extended::Base;
+    all_of_across_files: base::Base, child::Child, child::ChildInner;
     arrays: lists::Lists, lists::ListsPointsItem;
     awkward_keys: keys::Keys;
     boolean_and_null: flags::Flags;
@@ -107,6 +109,7 @@ fragments! {
     nullable_any_of: any_of::AnyOfNull, any_of::Point;
     nullable_type_array: nullable::Nullable, nullable::NullableNullableObject;
     number_bounds: numbers::Numbers;
+    object_rules: rules::Rules, rules::RulesLimits, rules::RulesTags;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
@@ -140,6 +143,7 @@ fn has_contract(shape: &Shape) -> bool {
         Shape::Object {
             properties,
             additional,
+            ..
         } => !(properties.is_empty() && additional.is_some()),
         Shape::OneOf { .. } => true,
         _ => false,

@@ -95,6 +95,15 @@ snapshots! {
     /// Maps in properties, and a map at the root.
     map,
     properties_and_additional_properties,
+    /// `minProperties`, `maxProperties` and `dependentRequired`: checked after the members.
+    object_rules,
+
+    // allOf
+    /// Objects merged into one struct: a base by `$ref` (an `allOf` itself), inline parts, a
+    /// property declared identically twice, closed over all parts after they have run.
+    all_of,
+    /// A part that is another file's root.
+    all_of_across_files,
 
     // Nullable, optional, default
     nullable_type_array,

@@ -103,6 +103,12 @@ impl Bundler<'_> {
                         self.rewrite(prop, file, &p);
                     }
                 }
+                ("allOf", Value::Array(parts)) => {
+                    for (i, part) in parts.iter_mut().enumerate() {
+                        let at = format!("{pointer}/allOf/{i}");
+                        self.part(part, file, &at);
+                    }
+                }
                 ("oneOf" | "anyOf", Value::Array(branches)) => {
                     for (i, branch) in branches.iter_mut().enumerate() {
                         self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"));
@@ -114,6 +120,22 @@ impl Bundler<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// An `allOf` part: a base object it names by `$ref` is written out in place, open (its
+    /// own closed form would forbid the other parts' members; the merged object is closed
+    /// over all of them by `unevaluatedProperties`).
+    fn part(&mut self, part: &mut Value, file: &str, pointer: &str) {
+        let Some(target) = self.refs.get(&format!("{file}#{pointer}")).copied() else {
+            self.rewrite(part, file, pointer);
+            return;
+        };
+        let mut base = strip_root_keywords(self.schema_at(target));
+        if let Value::Object(map) = &mut base {
+            map.shift_remove("additionalProperties");
+            map.shift_remove("unevaluatedProperties");
+        }
+        *part = base;
     }
 
     /// `#` for the bundled node itself, else `#/$defs/<name>` (added on first use).

@@ -791,6 +791,16 @@ fn one_of(items: impl Iterator<Item = String>) -> String {
     msg
 }
 
+/// `dependentRequired`: the property at `path` is missing although `name` is present.
+pub fn dependent_required(path: &Path<'_>, out: &mut Out, name: &str) {
+    push(
+        out,
+        path,
+        Code::Required,
+        format!("required when {} is present", quoted(name)),
+    );
+}
+
 /// A required property that is absent.
 pub fn required(path: &Path<'_>, out: &mut Out) {
     push(out, path, Code::Required, "required field is missing");

@@ -525,12 +525,7 @@ impl Eval<'_> {
             }
             for n in needed {
                 if self.member(at, n).is_none() {
-                    push(
-                        out,
-                        &path.key(n),
-                        Code::Required,
-                        format!("required when {} is present", check::quoted(name)),
-                    );
+                    check::dependent_required(&path.key(n), out, name);
                 }
             }
         }

@@ -753,6 +753,61 @@ impl<'k, const N: usize> Members<'k, N> {
         out.len() == self.before
     }
 
+    /// Ends an object whose checks after its members are `steps` (an object with
+    /// `minProperties`, `maxProperties` or `dependentRequired`, or an `allOf` merged into one),
+    /// and puts what was recorded in the interpreter's order: undeclared members in document
+    /// order (after the steps when `unknown_last`: a merged `allOf` is closed after its parts
+    /// have run), and the steps in order. True when nothing was recorded.
+    pub fn finish_steps(
+        &self,
+        steps: &[Step<'_>],
+        unknown_last: bool,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> bool {
+        let recorded = out.split_off(self.before);
+        let at = |start: usize, end: usize| &recorded[start - self.before..end - self.before];
+        let undeclared = |out: &mut Out| {
+            for (_, start, end) in &self.others {
+                out.extend_from_slice(at(*start, *end));
+            }
+        };
+        if !unknown_last {
+            undeclared(out);
+        }
+        for step in steps {
+            match *step {
+                Step::Property(i, required) => {
+                    if self.has(i) {
+                        let (start, end) = self.spans[i];
+                        out.extend_from_slice(at(start, end));
+                    } else if required {
+                        check::required(&path.key(self.keys[i]), out);
+                    }
+                }
+                Step::Present(i) => {
+                    if !self.has(i) {
+                        check::required(&path.key(self.keys[i]), out);
+                    }
+                }
+                Step::Count(min, max) => {
+                    check::property_count(u64::from(self.count), path, out, min, max);
+                }
+                Step::DependentRequired(i, needed) => {
+                    if self.has(i) {
+                        for j in needed.iter().filter(|j| !self.has(**j)) {
+                            check::dependent_required(&path.key(self.keys[*j]), out, self.keys[i]);
+                        }
+                    }
+                }
+            }
+        }
+        if unknown_last {
+            undeclared(out);
+        }
+        out.len() == self.before
+    }
+
     /// Keeps the value of declared key `i` as JSON text, unread: a `oneOf` key whose branches
     /// check it differently, met before the discriminator says which branch applies.
     /// [`settle`](Self::settle) reads it once the branch is known.
@@ -799,6 +854,20 @@ impl<'k, const N: usize> Members<'k, N> {
     pub fn discard(&self, out: &mut Out) {
         out.truncate(self.before);
     }
+}
+
+/// One check of an object after its members are read, for [`Members::finish_steps`]
+/// (indices are into its declared keys).
+#[derive(Debug, Clone, Copy)]
+pub enum Step<'a> {
+    /// The property's value, or `required` when absent and the flag says so.
+    Property(usize, bool),
+    /// `required` naming a property another `allOf` part declares.
+    Present(usize),
+    /// `minProperties` / `maxProperties`.
+    Count(Option<u64>, Option<u64>),
+    /// `dependentRequired`: when the property is present, each of the others must be.
+    DependentRequired(usize, &'a [usize]),
 }
 
 /// The typed value of a required property: present and valid.
