@@ -16,7 +16,7 @@
 //! Everything is driven by [`Rng`], a xorshift64* generator with a fixed seed, so a run is
 //! reproducible.
 
-use perago_schema::check::{Bounds, Lengths};
+use perago_schema::check::{Bounds, Lengths, Pattern};
 use perago_schema::ir::{Ir, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
@@ -497,6 +497,30 @@ impl<'a> Generator<'a> {
                 self.meet_rules(properties, rules, &mut map, depth);
                 Value::Object(map)
             }
+            Shape::Map {
+                values,
+                pattern,
+                names,
+                min,
+                max,
+            } => {
+                let lo = min.unwrap_or(0);
+                let hi = max.unwrap_or(lo + 3).min(lo + 3).max(lo);
+                let n = self.rng.range(lo, hi) as usize;
+                let mut map = Map::new();
+                for _ in 0..n * 50 {
+                    if map.len() >= n {
+                        break;
+                    }
+                    if let Some(key) = self.checked_key(pattern.as_ref(), *names)
+                        && !map.contains_key(&key)
+                    {
+                        let v = self.valid_at(*values, depth + 1);
+                        map.insert(key, v);
+                    }
+                }
+                Value::Object(map)
+            }
             Shape::OneOf { branches, .. } => {
                 let i = match self.branch {
                     Some(b) => b % branches.len(),
@@ -627,6 +651,27 @@ impl<'a> Generator<'a> {
                 }
             }
         }
+    }
+
+    /// A key `pattern` matches and `names` admits, if one of a few tries finds one.
+    fn checked_key(&mut self, pattern: Option<&Pattern>, names: Option<NodeId>) -> Option<String> {
+        for _ in 0..20 {
+            let key = match self.rng.below(3) {
+                0 => self.map_key(),
+                1 if !self.pattern_examples.is_empty() => {
+                    self.rng.pick(&self.pattern_examples).clone()
+                }
+                _ => {
+                    let n = self.rng.range(1, 6) as usize;
+                    format!("x-{}", self.chars(n))
+                }
+            };
+            let named = names.is_none_or(|n| self.is_valid(n, &Value::String(key.clone())));
+            if pattern.is_none_or(|p| p.is_match(&key)) && named {
+                return Some(key);
+            }
+        }
+        None
     }
 
     fn map_key(&mut self) -> String {
@@ -932,6 +977,44 @@ impl<'a> Generator<'a> {
                         self.mutate(extra, v, path, true, out);
                         path.pop();
                     }
+                }
+            }
+            Shape::Map {
+                values,
+                pattern,
+                names,
+                ..
+            } => {
+                let Value::Object(map) = value else { return };
+                let (values, names) = (*values, *names);
+                let mut bad_keys = vec![
+                    String::new(),
+                    "Z".repeat(40),
+                    "x-".to_owned(),
+                    " x".to_owned(),
+                ];
+                bad_keys.extend(ODD_KEYS.iter().map(|k| (*k).to_owned()));
+                for key in bad_keys.into_iter().filter(|k| !map.contains_key(k)) {
+                    path.push(Seg::Key(key));
+                    let v = self.valid(values);
+                    Self::set(out, path, "map:add entry", v);
+                    path.pop();
+                }
+                for _ in 0..2 {
+                    if let Some(key) = self.checked_key(pattern.as_ref(), names)
+                        && !map.contains_key(&key)
+                    {
+                        path.push(Seg::Key(key));
+                        let v = self.valid(values);
+                        Self::set(out, path, "map:add valid entry", v);
+                        path.pop();
+                    }
+                }
+                for (key, v) in map {
+                    path.push(Seg::Key(key.clone()));
+                    Self::push(out, "map:remove entry", Op::Remove(path.clone()));
+                    self.mutate(values, v, path, true, out);
+                    path.pop();
                 }
             }
             Shape::OneOf {

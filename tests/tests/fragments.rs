@@ -96,6 +96,7 @@ fragments! {
     arrays: lists::Lists, lists::ListsPointsItem;
     awkward_keys: keys::Keys;
     boolean_and_null: flags::Flags;
+    checked_maps: headers::Headers, headers::Count;
     colliding_and_unusual_names: collide::Collide;
     const_non_string: constants::Constants;
     const_string: tagged::Tagged;

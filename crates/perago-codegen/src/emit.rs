@@ -223,6 +223,10 @@ impl Emitter<'_> {
                 let value = self.rust_type(*value);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
             }
+            Shape::Map { values, .. } => {
+                let value = self.rust_type(*values);
+                quote! { #k::__private::indexmap::IndexMap<String, #value> }
+            }
             Shape::Object { .. } | Shape::OneOf { .. } => {
                 quote! { #k::__private::serde_json::Value }
             }
@@ -1061,6 +1065,31 @@ impl Emitter<'_> {
             } => {
                 let value = self.check_expr(*value);
                 quote! { #s::Map(#value) }
+            }
+            Shape::Map {
+                values,
+                pattern,
+                names,
+                min,
+                max,
+            } => {
+                let values = self.check_expr(*values);
+                let pattern = match pattern {
+                    Some(p) => {
+                        let p = self.pattern_static(p.source());
+                        quote! { Some(&*#p) }
+                    }
+                    None => quote! { None },
+                };
+                let names = match names {
+                    Some(n) => {
+                        let n = self.check_expr(*n);
+                        quote! { Some(#n) }
+                    }
+                    None => quote! { None::<#s::AnyValue> },
+                };
+                let (min, max) = (opt_u64(*min), opt_u64(*max));
+                quote! { #s::CheckedMap { values: #values, pattern: #pattern, names: #names, min: #min, max: #max } }
             }
             Shape::Object { .. } | Shape::OneOf { .. } => quote! { #s::AnyValue },
             Shape::Nullable(inner) => {

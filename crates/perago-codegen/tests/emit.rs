@@ -95,6 +95,8 @@ snapshots! {
     /// Maps in properties, and a map at the root.
     map,
     properties_and_additional_properties,
+    /// `patternProperties` (one pattern), `propertyNames` and counts on maps.
+    checked_maps,
     /// `minProperties`, `maxProperties` and `dependentRequired`: checked after the members.
     object_rules,
 

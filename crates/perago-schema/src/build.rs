@@ -376,6 +376,7 @@ impl<'a> Builder<'a> {
                     max_items: count("maxItems"),
                 }
             }
+            _ if is_checked_map(map) => self.checked_map(doc, pointer, map, hint),
             _ => {
                 let required: Vec<&str> = map
                     .get("required")
@@ -421,6 +422,55 @@ impl<'a> Builder<'a> {
                     },
                 }
             }
+        }
+    }
+
+    /// A map whose keys are checked ([`Shape::Map`]).
+    fn checked_map(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        hint: &str,
+    ) -> Shape {
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        let pattern = map
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .and_then(|p| p.iter().next());
+        let values = match pattern {
+            Some((source, schema)) => self.build(
+                doc,
+                &format!("{pointer}/patternProperties/{}", pointer_token(source)),
+                schema,
+                &format!("{hint}Value"),
+                false,
+            ),
+            None => {
+                let schema = map
+                    .get("additionalProperties")
+                    .cloned()
+                    .unwrap_or(Value::Bool(true));
+                let at = format!("{pointer}/additionalProperties");
+                self.build(doc, &at, &schema, &format!("{hint}Value"), false)
+            }
+        };
+        let names = map.get("propertyNames").map(|schema| {
+            // Names are strings: the schema's string rules are what applies to them.
+            let mut schema = schema.clone();
+            if let Value::Object(m) = &mut schema {
+                m.entry("type")
+                    .or_insert(Value::String("string".to_owned()));
+            }
+            let at = format!("{pointer}/propertyNames");
+            self.build(doc, &at, &schema, &format!("{hint}Name"), false)
+        });
+        Shape::Map {
+            values,
+            pattern: pattern.map(|(source, _)| Pattern::checked(source)),
+            names,
+            min: count("minProperties"),
+            max: count("maxProperties"),
         }
     }
 
@@ -596,6 +646,22 @@ impl<'a> Builder<'a> {
         }
         (current_doc, current)
     }
+}
+
+/// True for an object schema that is a [`Shape::Map`]: no declared properties, and keys
+/// checked by `patternProperties` or `propertyNames`, or counted.
+pub(crate) fn is_checked_map(map: &Map<String, Value>) -> bool {
+    let declares = map
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    let a_map = map
+        .get("additionalProperties")
+        .is_some_and(|a| a.is_object() || *a == Value::Bool(true));
+    !declares
+        && (map.contains_key("patternProperties")
+            || map.contains_key("propertyNames")
+            || (a_map && (map.contains_key("minProperties") || map.contains_key("maxProperties"))))
 }
 
 /// A step of a merged object before its properties have their final indices.

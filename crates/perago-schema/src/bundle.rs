@@ -114,7 +114,13 @@ impl Bundler<'_> {
                         self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"));
                     }
                 }
-                ("items" | "additionalProperties", child) => {
+                ("patternProperties", Value::Object(patterns)) => {
+                    for (source, schema) in patterns.iter_mut() {
+                        let p = format!("{pointer}/patternProperties/{}", token(source));
+                        self.rewrite(schema, file, &p);
+                    }
+                }
+                ("items" | "additionalProperties" | "propertyNames", child) => {
                     self.rewrite(child, file, &format!("{pointer}/{key}"));
                 }
                 _ => {}

@@ -791,6 +791,14 @@ fn one_of(items: impl Iterator<Item = String>) -> String {
     msg
 }
 
+/// `propertyNames`: what the check of key `key` recorded from `out[start..]` is about the
+/// name, so says so.
+pub fn property_name(key: &str, out: &mut Out, start: usize) {
+    for v in &mut out[start..] {
+        v.message = format!("property name {}: {}", quoted(key), v.message);
+    }
+}
+
 /// `dependentRequired`: the property at `path` is missing although `name` is present.
 pub fn dependent_required(path: &Path<'_>, out: &mut Out, name: &str) {
     push(

@@ -513,9 +513,7 @@ impl Eval<'_> {
                 let key = self.text(key_at).unwrap_or("");
                 let start = out.len();
                 self.run(names, key_at, &path.key(key), out, true, None);
-                for v in &mut out[start..] {
-                    v.message = format!("property name {}: {}", check::quoted(key), v.message);
-                }
+                check::property_name(key, out, start);
             }
         }
         check::property_count(count, path, out, node.min_properties, node.max_properties);

@@ -76,6 +76,21 @@ pub enum Shape {
         /// The object's own rules and, for a merged `allOf`, the interpreter's order of checks.
         rules: ObjectRules,
     },
+    /// An object without declared properties whose keys are checked: `patternProperties` with
+    /// one pattern (keys that do not match are unknown) or `additionalProperties` a schema, with
+    /// `propertyNames`, `minProperties` and `maxProperties`.
+    Map {
+        /// The schema of every value.
+        values: NodeId,
+        /// The one `patternProperties` pattern, which every key must match.
+        pattern: Option<Pattern>,
+        /// `propertyNames`, as a string schema.
+        names: Option<NodeId>,
+        /// `minProperties`
+        min: Option<u64>,
+        /// `maxProperties`
+        max: Option<u64>,
+    },
     /// `oneOf` whose branches a discriminator property tells apart.
     OneOf {
         /// The property that tells the branches apart.

@@ -22,6 +22,8 @@ const OBJECT_KEYWORDS: &[&str] = &[
     "minProperties",
     "maxProperties",
     "dependentRequired",
+    "patternProperties",
+    "propertyNames",
 ];
 const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "anyOf", "allOf"];
 /// What codegen cannot type, validated whole by the interpreter instead.
@@ -67,9 +69,6 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
         "not" => "say what is allowed instead (e.g. with `enum` or `pattern`)",
         "if" | "then" | "else" | "dependentSchemas" | "dependencies" => {
             "for variants, use a `oneOf` of closed objects told apart by a property with a string `const`"
-        }
-        "patternProperties" | "propertyNames" => {
-            "declare each property in `properties`, or give `additionalProperties` a schema for a map"
         }
         "format" => "constrain the string with `pattern` instead",
         "prefixItems" => "tuples are not supported; give `items` one schema, or use an object",
@@ -640,22 +639,7 @@ impl Linter<'_> {
             ),
         }
         self.dependent_required(map, pointer, own.then_some(properties).flatten());
-        if own
-            && properties.is_none_or(|p| p.is_empty())
-            && map
-                .get("additionalProperties")
-                .is_some_and(Value::is_object)
-        {
-            for k in ["minProperties", "maxProperties"] {
-                if map.contains_key(k) {
-                    self.err(
-                        pointer,
-                        k,
-                        format!("not supported on a map (`additionalProperties` a schema, no `properties`) in generated code; {VALIDATE_WHOLE}"),
-                    );
-                }
-            }
-        }
+        self.checked_map(map, pointer, properties.is_some_and(|p| !p.is_empty()));
         match map.get("additionalProperties") {
             None | Some(Value::Bool(_)) => {}
             Some(schema @ Value::Object(_)) => {
@@ -668,6 +652,81 @@ impl Linter<'_> {
                     "must be `false` (a closed object) or a schema (a map's values), found {other}"
                 ),
             ),
+        }
+    }
+
+    /// `patternProperties` and `propertyNames`: generated code types them as a map (no declared
+    /// `properties` beside) with one pattern, whose other keys are unknown.
+    fn checked_map(&mut self, map: &Map<String, Value>, pointer: &str, declares: bool) {
+        let patterns = map.get("patternProperties");
+        let names = map.get("propertyNames");
+        if patterns.is_none() && names.is_none() {
+            return;
+        }
+        let additional = map.get("additionalProperties");
+        for k in ["patternProperties", "propertyNames"] {
+            if declares && map.contains_key(k) {
+                self.err(
+                    pointer,
+                    k,
+                    format!("generated code types `{k}` on a map only, not beside declared `properties`; {VALIDATE_WHOLE}"),
+                );
+            }
+        }
+        match patterns {
+            None => {}
+            Some(Value::Object(p)) if p.len() == 1 => {
+                for (source, schema) in p {
+                    if let Err(e) = Pattern::new(source) {
+                        self.err(pointer, "patternProperties", e.to_string());
+                    }
+                    let at = format!("{pointer}/patternProperties/{}", pointer_token(source));
+                    self.node(schema, &at, false);
+                }
+                if additional.is_some_and(|a| *a != Value::Bool(false)) {
+                    self.err(
+                        pointer,
+                        "additionalProperties",
+                        format!("generated code types `patternProperties` as a map whose other keys are unknown, so `additionalProperties` can only be `false` beside it; {VALIDATE_WHOLE}"),
+                    );
+                }
+            }
+            Some(Value::Object(_)) => self.err(
+                pointer,
+                "patternProperties",
+                format!("generated code types one pattern (a map whose keys match it), not several; {VALIDATE_WHOLE}"),
+            ),
+            Some(other) => self.err(
+                pointer,
+                "patternProperties",
+                format!("must be an object mapping patterns to schemas, found {}", kind(other)),
+            ),
+        }
+        if let Some(names) = names {
+            let mut typed = names.clone();
+            if let Value::Object(m) = &mut typed {
+                m.entry("type")
+                    .or_insert(Value::String("string".to_owned()));
+            }
+            if typed.get("type").is_some_and(|t| t != "string") {
+                self.err(
+                    pointer,
+                    "propertyNames",
+                    "property names are strings: give `propertyNames` string rules (`pattern`, `minLength`, `maxLength`, `enum`, …)",
+                );
+            } else {
+                self.node(&typed, &format!("{pointer}/propertyNames"), false);
+            }
+            if !declares
+                && patterns.is_none()
+                && !additional.is_some_and(|a| a.is_object() || *a == Value::Bool(true))
+            {
+                self.err(
+                    pointer,
+                    "propertyNames",
+                    "an object without `properties`, `patternProperties` or an `additionalProperties` schema is closed and admits no key: give the map's values a schema in `additionalProperties`",
+                );
+            }
         }
     }
 
@@ -1226,13 +1285,16 @@ fn not_a_closed_object(branch: &Value) -> Option<String> {
         "minProperties",
         "maxProperties",
         "dependentRequired",
+        "patternProperties",
+        "propertyNames",
     ]
     .into_iter()
     .find(|k| map.contains_key(*k))
     {
         return Some(match k {
             "allOf" => "is an `allOf`".to_owned(),
-            "minProperties" | "maxProperties" | "dependentRequired" => format!("has `{k}`"),
+            "minProperties" | "maxProperties" | "dependentRequired" | "patternProperties"
+            | "propertyNames" => format!("has `{k}`"),
             _ => format!("is a `{k}`"),
         });
     }

@@ -43,7 +43,7 @@ fn close_parts(map: &mut serde_json::Map<String, Value>) {
 
 /// Closes the schemas below `map`'s keywords.
 fn close_members(map: &mut serde_json::Map<String, Value>) {
-    for keyword in ["properties", "$defs"] {
+    for keyword in ["properties", "$defs", "patternProperties"] {
         if let Some(Value::Object(children)) = map.get_mut(keyword) {
             children.values_mut().for_each(close_objects);
         }

@@ -490,6 +490,91 @@ impl<'de, C: Check> Body<'de> for MapBody<'_, '_, C> {
     }
 }
 
+/// A map whose keys are checked too: each value by `values` (when `pattern`, only keys it
+/// matches; the others are unknown), then every key by `names` (`propertyNames`), then the
+/// number of entries, in the interpreter's order.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedMap<'a, C, N> {
+    /// The values' check.
+    pub values: C,
+    /// The one `patternProperties` pattern.
+    pub pattern: Option<&'a Pattern>,
+    /// `propertyNames`
+    pub names: Option<N>,
+    /// `minProperties`
+    pub min: Option<u64>,
+    /// `maxProperties`
+    pub max: Option<u64>,
+}
+
+impl<C: Check, N: Check> Check for CheckedMap<'_, C, N> {
+    type Value = IndexMap<String, C::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, CheckedMapBody(self, path, out))
+    }
+}
+
+struct CheckedMapBody<'a, 'b, 'p, C, N>(&'a CheckedMap<'b, C, N>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Check, N: Check> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
+    type Value = IndexMap<String, C::Value>;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        check::object(&found, self.1, self.2);
+        None
+    }
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Value>, A::Error> {
+        let CheckedMapBody(check, path, out) = self;
+        let before = out.len();
+        let mut entries = Entries::default();
+        let mut unknown = HashSet::new();
+        let mut keys = Vec::new();
+        let mut count = 0u64;
+        while let Some(key) = map.next_key::<String>()? {
+            count += 1;
+            if check.names.is_some() {
+                keys.push(key.clone());
+            }
+            if check.pattern.is_none_or(|p| p.is_match(&key)) {
+                entries.read(&mut map, key, &check.values, path, out)?;
+            } else {
+                if entries.typed.contains_key(&key) || !unknown.insert(key.clone()) {
+                    return Err(repeated_key(&key));
+                }
+                map.next_value_seed(crate::json::StrictValue)?;
+                check::unknown_field(&path.key(&key), out);
+            }
+        }
+        if let Some(key) = entries
+            .invalid
+            .iter()
+            .find(|k| unknown.contains(k.as_str()))
+        {
+            return Err(repeated_key(key));
+        }
+        let entries = entries.finish()?;
+        if let Some(names) = &check.names {
+            for key in &keys {
+                let start = out.len();
+                let name = Value::String(key.clone());
+                names
+                    .read(&name, &path.key(key), out)
+                    .map_err(de::Error::custom)?;
+                check::property_name(key, out, start);
+            }
+        }
+        check::property_count(count, path, out, check.min, check.max);
+        Ok(entries.filter(|_| out.len() == before))
+    }
+}
+
 /// The entries of a map being read.
 #[derive(Debug)]
 pub struct Entries<T> {

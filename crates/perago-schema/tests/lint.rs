@@ -79,7 +79,7 @@ fn unsupported_if_then_else() {
 #[test]
 fn unsupported_pattern_properties() {
     assert_snapshot!(lint(
-        json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}})
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {"^x-": {"type": "string"}}})
     ));
 }
 
@@ -1407,6 +1407,47 @@ fn object_rules_malformed() {
         "$defs": {
             "Map": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1},
             "Text": {"type": "string", "maxProperties": 1}
+        }
+    })));
+}
+
+#[test]
+fn checked_maps_load() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "object",
+            "patternProperties": {"^x-": {"type": "integer"}},
+            "propertyNames": {"maxLength": 8},
+            "maxProperties": 4
+        })),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Map {
+        pattern,
+        names,
+        max,
+        ..
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a checked map");
+    };
+    assert_eq!(pattern.as_ref().map(|p| p.source()), Some("^x-"));
+    assert!(names.is_some());
+    assert_eq!(*max, Some(4));
+}
+
+#[test]
+fn checked_maps_refused() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "propertyNames": {"maxLength": 3},
+        "$defs": {
+            "Two": {"type": "object", "patternProperties": {"^a": {"type": "string"}, "^b": {"type": "string"}}},
+            "Rest": {"type": "object", "patternProperties": {"^a": {"type": "string"}}, "additionalProperties": {"type": "integer"}},
+            "Closed": {"type": "object", "propertyNames": {"maxLength": 3}},
+            "Numbers": {"type": "object", "additionalProperties": true, "propertyNames": {"type": "integer"}}
         }
     })));
 }

@@ -11,6 +11,8 @@ pub mod arrays;
 pub mod awkward_keys;
 /// Generated from `crates/perago-codegen/tests/fragments/boolean_and_null`.
 pub mod boolean_and_null;
+/// Generated from `crates/perago-codegen/tests/fragments/checked_maps`.
+pub mod checked_maps;
 /// Generated from `crates/perago-codegen/tests/fragments/colliding_and_unusual_names`.
 pub mod colliding_and_unusual_names;
 /// Generated from `crates/perago-codegen/tests/fragments/const_non_string`.
