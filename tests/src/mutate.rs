@@ -497,6 +497,9 @@ impl<'a> Generator<'a> {
                 self.meet_rules(properties, rules, &mut map, depth);
                 Value::Object(map)
             }
+            Shape::Tuple { items, .. } => {
+                Value::Array(items.iter().map(|i| self.valid_at(*i, depth + 1)).collect())
+            }
             Shape::Map {
                 values,
                 pattern,
@@ -977,6 +980,26 @@ impl<'a> Generator<'a> {
                         self.mutate(extra, v, path, true, out);
                         path.pop();
                     }
+                }
+            }
+            Shape::Tuple { items, .. } => {
+                let Value::Array(elements) = value else {
+                    return;
+                };
+                let items = items.clone();
+                let mut shorter = elements.clone();
+                shorter.pop();
+                Self::set(out, path, "tuple:drop last", Value::Array(shorter));
+                let mut longer = elements.clone();
+                longer.push(Value::from(1));
+                Self::set(out, path, "tuple:append", Value::Array(longer));
+                let mut reversed = elements.clone();
+                reversed.reverse();
+                Self::set(out, path, "tuple:reversed", Value::Array(reversed));
+                for (i, (element, item)) in elements.iter().zip(&items).enumerate() {
+                    path.push(Seg::Index(i));
+                    self.mutate(*item, element, path, true, out);
+                    path.pop();
                 }
             }
             Shape::Map {

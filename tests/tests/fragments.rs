@@ -126,6 +126,7 @@ fragments! {
     string_enum: colour::Palette;
     string_lengths_and_pattern: strings::Strings;
     title_less_roots: worker_result_v2::WorkerResultV2;
+    tuples: points::Points, points::Tag;
 }
 
 /// `crates/perago-codegen/tests/fragments/`.

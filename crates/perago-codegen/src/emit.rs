@@ -223,6 +223,10 @@ impl Emitter<'_> {
                 let value = self.rust_type(*value);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
             }
+            Shape::Tuple { items, .. } => {
+                let items = items.iter().map(|i| self.rust_type(*i));
+                quote! { (#(#items,)*) }
+            }
             Shape::Map { values, .. } => {
                 let value = self.rust_type(*values);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
@@ -1065,6 +1069,16 @@ impl Emitter<'_> {
             } => {
                 let value = self.check_expr(*value);
                 quote! { #s::Map(#value) }
+            }
+            Shape::Tuple {
+                items,
+                min_items,
+                max_items,
+            } => {
+                let items: Vec<_> = items.iter().map(|i| self.check_expr(*i)).collect();
+                let min = opt_u64(*min_items);
+                let max = opt_u64(*max_items);
+                quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max } }
             }
             Shape::Map {
                 values,

@@ -88,6 +88,8 @@ snapshots! {
 
     // Arrays
     arrays,
+    /// `prefixItems` with `items: false`: fixed Rust tuples.
+    tuples,
 
     // Objects
     /// No `additionalProperties` anywhere: normalisation closes every level.

@@ -353,6 +353,23 @@ impl<'a> Builder<'a> {
                     .and_then(Value::as_str)
                     .map(Pattern::checked),
             },
+            "array" if map.contains_key("prefixItems") => {
+                let positions = map.get("prefixItems").and_then(Value::as_array);
+                let items = positions
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(i, schema)| {
+                        let at = format!("{pointer}/prefixItems/{i}");
+                        self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
+                    })
+                    .collect();
+                Shape::Tuple {
+                    items,
+                    min_items: count("minItems"),
+                    max_items: count("maxItems"),
+                }
+            }
             "array" => {
                 let items = match map.get("items") {
                     Some(items) => self.build(

@@ -109,7 +109,7 @@ impl Bundler<'_> {
                         self.part(part, file, &at);
                     }
                 }
-                ("oneOf" | "anyOf", Value::Array(branches)) => {
+                ("oneOf" | "anyOf" | "prefixItems", Value::Array(branches)) => {
                     for (i, branch) in branches.iter_mut().enumerate() {
                         self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"));
                     }

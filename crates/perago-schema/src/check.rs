@@ -791,6 +791,11 @@ fn one_of(items: impl Iterator<Item = String>) -> String {
     msg
 }
 
+/// The `false` schema: no value is allowed at `path` (an item beyond a fixed tuple).
+pub fn not_allowed(path: &Path<'_>, out: &mut Out) {
+    push(out, path, Code::NotAllowed, "no value is allowed here");
+}
+
 /// `propertyNames`: what the check of key `key` recorded from `out[start..]` is about the
 /// name, so says so.
 pub fn property_name(key: &str, out: &mut Out, start: usize) {

@@ -162,7 +162,7 @@ impl Eval<'_> {
             return true;
         }
         if node.reject {
-            push(out, path, Code::NotAllowed, "no value is allowed here");
+            check::not_allowed(path, out);
             return false;
         }
         if let Some(target) = node.alias {

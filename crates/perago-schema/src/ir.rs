@@ -67,6 +67,16 @@ pub enum Shape {
         /// `maxItems`
         max_items: Option<u64>,
     },
+    /// `type: array` with `prefixItems` and `items: false`: a fixed tuple (lint makes
+    /// `minItems` its length).
+    Tuple {
+        /// `prefixItems`, in order.
+        items: Vec<NodeId>,
+        /// `minItems`
+        min_items: Option<u64>,
+        /// `maxItems`
+        max_items: Option<u64>,
+    },
     /// `type: object`
     Object {
         /// Declared properties, in schema order.

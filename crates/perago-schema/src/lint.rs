@@ -14,7 +14,7 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "$comment"];
 const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern"];
 const NUMBER_KEYWORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
-const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems"];
+const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems", "prefixItems"];
 const OBJECT_KEYWORDS: &[&str] = &[
     "properties",
     "required",
@@ -71,7 +71,6 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
             "for variants, use a `oneOf` of closed objects told apart by a property with a string `const`"
         }
         "format" => "constrain the string with `pattern` instead",
-        "prefixItems" => "tuples are not supported; give `items` one schema, or use an object",
         "uniqueItems" | "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
             "arrays support only `items` (one schema), `minItems` and `maxItems`"
         }
@@ -474,7 +473,9 @@ impl Linter<'_> {
             }
         }
         self.values(map, pointer);
-        if let Some(items) = map.get("items") {
+        if let Some(prefix) = map.get("prefixItems") {
+            self.tuple(map, prefix, pointer);
+        } else if let Some(items) = map.get("items") {
             if items.is_array() {
                 self.err(pointer, "items", "the tuple form (an array of schemas) is not supported: give `items` a single schema that every item matches");
             } else {
@@ -652,6 +653,44 @@ impl Linter<'_> {
                     "must be `false` (a closed object) or a schema (a map's values), found {other}"
                 ),
             ),
+        }
+    }
+
+    /// `prefixItems`: generated code types a fixed tuple, `items: false` and `minItems` its
+    /// length, of at most six positions.
+    fn tuple(&mut self, map: &Map<String, Value>, prefix: &Value, pointer: &str) {
+        let Some(positions) = prefix.as_array().filter(|p| !p.is_empty()) else {
+            self.err(
+                pointer,
+                "prefixItems",
+                "must be a non-empty array of schemas",
+            );
+            return;
+        };
+        for (i, schema) in positions.iter().enumerate() {
+            self.node(schema, &format!("{pointer}/prefixItems/{i}"), false);
+        }
+        let n = positions.len();
+        if n > 6 {
+            self.err(
+                pointer,
+                "prefixItems",
+                format!("generated code types tuples of at most 6 items, found {n}: use an object; {VALIDATE_WHOLE}"),
+            );
+        }
+        if map.get("items") != Some(&Value::Bool(false)) {
+            self.err(
+                pointer,
+                "items",
+                format!("generated code types `prefixItems` as a fixed tuple: add `\"items\": false` (items after the tuple's are not typed); {VALIDATE_WHOLE}"),
+            );
+        }
+        if map.get("minItems").and_then(Value::as_u64) != Some(n as u64) {
+            self.err(
+                pointer,
+                "minItems",
+                format!("generated code types `prefixItems` as a fixed tuple, every item present: add `\"minItems\": {n}`; {VALIDATE_WHOLE}"),
+            );
         }
     }
 

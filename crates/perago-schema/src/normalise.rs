@@ -48,7 +48,7 @@ fn close_members(map: &mut serde_json::Map<String, Value>) {
             children.values_mut().for_each(close_objects);
         }
     }
-    for keyword in ["oneOf", "anyOf"] {
+    for keyword in ["oneOf", "anyOf", "prefixItems"] {
         if let Some(Value::Array(children)) = map.get_mut(keyword) {
             children.iter_mut().for_each(close_objects);
         }

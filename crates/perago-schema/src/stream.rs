@@ -453,6 +453,106 @@ impl<'de, C: Check> Body<'de> for ArrayBody<'_, '_, C> {
     }
 }
 
+/// `prefixItems` with `items: false`: a fixed tuple. `items` is a tuple of checks, one per
+/// position; an item beyond them is not allowed; the count is reported before the items.
+#[derive(Debug, Clone, Copy)]
+pub struct Tuple<C> {
+    /// The checks of the positions, as a Rust tuple.
+    pub items: C,
+    /// `minItems`
+    pub min: Option<u64>,
+    /// `maxItems`
+    pub max: Option<u64>,
+}
+
+/// The checks of a [`Tuple`]'s positions.
+pub trait Positions {
+    /// The typed tuple.
+    type Value;
+
+    /// Reads the positions' items from `seq`: the typed tuple when all were there and valid,
+    /// and how many items were read.
+    fn read_items<'de, A: SeqAccess<'de>>(
+        &self,
+        seq: &mut A,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<(Option<Self::Value>, u64), A::Error>;
+}
+
+macro_rules! positions {
+    ($(($i:tt $c:ident $x:ident))+) => {
+        impl<$($c: Check),+> Positions for ($($c,)+) {
+            type Value = ($($c::Value,)+);
+
+            fn read_items<'de, A: SeqAccess<'de>>(
+                &self,
+                seq: &mut A,
+                path: &Path<'_>,
+                out: &mut Out,
+            ) -> Result<(Option<Self::Value>, u64), A::Error> {
+                let mut n = 0;
+                $(
+                    let Some($x) = seq.next_element_seed(Seed::new(&self.$i, &path.index($i), out))? else {
+                        return Ok((None, n));
+                    };
+                    n += 1;
+                )+
+                let typed = (|| Some(($($x?,)+)))();
+                Ok((typed, n))
+            }
+        }
+    };
+}
+
+positions!((0 C0 x0));
+positions!((0 C0 x0) (1 C1 x1));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3) (4 C4 x4));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3) (4 C4 x4) (5 C5 x5));
+
+impl<C: Positions> Check for Tuple<C> {
+    type Value = C::Value;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, TupleBody(self, path, out))
+    }
+}
+
+struct TupleBody<'a, 'p, C>(&'a Tuple<C>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Positions> Body<'de> for TupleBody<'_, '_, C> {
+    type Value = C::Value;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        let TupleBody(tuple, path, out) = self;
+        check::array(&found, path, out, tuple.min, tuple.max);
+        None
+    }
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Value>, A::Error> {
+        let TupleBody(tuple, path, out) = self;
+        let before = out.len();
+        let (typed, mut n) = tuple.items.read_items(&mut seq, path, out)?;
+        while seq.next_element_seed(crate::json::StrictValue)?.is_some() {
+            check::not_allowed(&path.index(n as usize), out);
+            n += 1;
+        }
+        let items_end = out.len();
+        check::item_count(n, path, out, tuple.min, tuple.max);
+        // The interpreter reports the count before the items.
+        let counted = out.len() - items_end;
+        out[before..].rotate_right(counted);
+        Ok(typed.filter(|_| out.len() == before))
+    }
+}
+
 /// `additionalProperties` as the only rule: a map from keys to values the check admits.
 #[derive(Debug, Clone, Copy)]
 pub struct Map<C>(pub C);

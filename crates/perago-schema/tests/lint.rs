@@ -1451,3 +1451,34 @@ fn checked_maps_refused() {
         }
     })));
 }
+
+#[test]
+fn fixed_tuples_load() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"type": "integer"}],
+            "items": false,
+            "minItems": 2
+        })),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Tuple { items, .. } = &set.ir.node(root).shape else {
+        panic!("a tuple");
+    };
+    assert_eq!(items.len(), 2);
+}
+
+#[test]
+fn tuples_refused() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {
+            "rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}, "minItems": 1},
+            "short": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}], "items": false},
+            "long": {"type": "array", "prefixItems": [{}, {}, {}, {}, {}, {}, {}], "items": false, "minItems": 7},
+            "empty": {"type": "array", "prefixItems": []}
+        }
+    })));
+}

@@ -71,3 +71,5 @@ pub mod string_enum;
 pub mod string_lengths_and_pattern;
 /// Generated from `crates/perago-codegen/tests/fragments/title_less_roots`.
 pub mod title_less_roots;
+/// Generated from `crates/perago-codegen/tests/fragments/tuples`.
+pub mod tuples;
