@@ -497,8 +497,23 @@ impl<'a> Generator<'a> {
                 self.meet_rules(properties, rules, &mut map, depth);
                 Value::Object(map)
             }
-            Shape::Tuple { items, .. } => {
-                Value::Array(items.iter().map(|i| self.valid_at(*i, depth + 1)).collect())
+            Shape::Tuple {
+                items,
+                rest,
+                min_items,
+                max_items,
+            } => {
+                let mut values: Vec<Value> =
+                    items.iter().map(|i| self.valid_at(*i, depth + 1)).collect();
+                if let Some(rest) = rest {
+                    let lo = min_items.unwrap_or(0).max(items.len() as u64);
+                    let hi = max_items.unwrap_or(lo + 3).min(lo + 3).max(lo);
+                    let n = self.rng.range(lo, hi) as usize;
+                    while values.len() < n {
+                        values.push(self.valid_at(*rest, depth + 1));
+                    }
+                }
+                Value::Array(values)
             }
             Shape::Map {
                 values,
@@ -982,11 +997,18 @@ impl<'a> Generator<'a> {
                     }
                 }
             }
-            Shape::Tuple { items, .. } => {
+            Shape::Tuple { items, rest, .. } => {
                 let Value::Array(elements) = value else {
                     return;
                 };
-                let items = items.clone();
+                let mut items = items.clone();
+                if let Some(rest) = rest {
+                    let n = elements.len().saturating_sub(items.len());
+                    items.extend(std::iter::repeat_n(*rest, n));
+                    let mut longer = elements.clone();
+                    longer.push(self.valid(*rest));
+                    Self::set(out, path, "tuple:append valid", Value::Array(longer));
+                }
                 let mut shorter = elements.clone();
                 shorter.pop();
                 Self::set(out, path, "tuple:drop last", Value::Array(shorter));

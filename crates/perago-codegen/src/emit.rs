@@ -223,9 +223,15 @@ impl Emitter<'_> {
                 let value = self.rust_type(*value);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
             }
-            Shape::Tuple { items, .. } => {
+            Shape::Tuple { items, rest, .. } => {
                 let items = items.iter().map(|i| self.rust_type(*i));
-                quote! { (#(#items,)*) }
+                match rest {
+                    None => quote! { (#(#items,)*) },
+                    Some(rest) => {
+                        let rest = self.rust_type(*rest);
+                        quote! { #k::__private::stream::TupleRest<(#(#items,)*), #rest> }
+                    }
+                }
             }
             Shape::Map { values, .. } => {
                 let value = self.rust_type(*values);
@@ -1072,13 +1078,20 @@ impl Emitter<'_> {
             }
             Shape::Tuple {
                 items,
+                rest,
                 min_items,
                 max_items,
             } => {
                 let items: Vec<_> = items.iter().map(|i| self.check_expr(*i)).collect();
                 let min = opt_u64(*min_items);
                 let max = opt_u64(*max_items);
-                quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max } }
+                match rest {
+                    None => quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max } },
+                    Some(rest) => {
+                        let rest = self.check_expr(*rest);
+                        quote! { #s::TupleWithRest { items: (#(#items,)*), rest: #rest, min: #min, max: #max } }
+                    }
+                }
             }
             Shape::Map {
                 values,

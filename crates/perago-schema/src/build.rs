@@ -364,8 +364,17 @@ impl<'a> Builder<'a> {
                         self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
                     })
                     .collect();
+                let rest = match map.get("items") {
+                    Some(Value::Bool(false)) => None,
+                    schema => {
+                        let schema = schema.cloned().unwrap_or(Value::Bool(true));
+                        let at = format!("{pointer}/items");
+                        Some(self.build(doc, &at, &schema, &format!("{hint}Item"), false))
+                    }
+                };
                 Shape::Tuple {
                     items,
+                    rest,
                     min_items: count("minItems"),
                     max_items: count("maxItems"),
                 }

@@ -67,11 +67,13 @@ pub enum Shape {
         /// `maxItems`
         max_items: Option<u64>,
     },
-    /// `type: array` with `prefixItems` and `items: false`: a fixed tuple (lint makes
-    /// `minItems` its length).
+    /// `type: array` with `prefixItems`: a tuple (lint makes `minItems` at least its length),
+    /// fixed with `items: false`, else followed by the items `items` admits.
     Tuple {
         /// `prefixItems`, in order.
         items: Vec<NodeId>,
+        /// `items`: the schema of the items after them; `None` for `items: false`.
+        rest: Option<NodeId>,
         /// `minItems`
         min_items: Option<u64>,
         /// `maxItems`

@@ -656,8 +656,8 @@ impl Linter<'_> {
         }
     }
 
-    /// `prefixItems`: generated code types a fixed tuple, `items: false` and `minItems` its
-    /// length, of at most six positions.
+    /// `prefixItems`: generated code types a tuple of at most six positions, `minItems` at
+    /// least its length, followed by the items `items` admits (none with `items: false`).
     fn tuple(&mut self, map: &Map<String, Value>, prefix: &Value, pointer: &str) {
         let Some(positions) = prefix.as_array().filter(|p| !p.is_empty()) else {
             self.err(
@@ -678,18 +678,24 @@ impl Linter<'_> {
                 format!("generated code types tuples of at most 6 items, found {n}: use an object; {VALIDATE_WHOLE}"),
             );
         }
-        if map.get("items") != Some(&Value::Bool(false)) {
-            self.err(
+        match map.get("items") {
+            None | Some(Value::Bool(false)) => {}
+            Some(items) if items.is_array() => self.err(
                 pointer,
                 "items",
-                format!("generated code types `prefixItems` as a fixed tuple: add `\"items\": false` (items after the tuple's are not typed); {VALIDATE_WHOLE}"),
-            );
+                "beside `prefixItems`, `items` is one schema: the items after the tuple's",
+            ),
+            Some(items) => self.node(items, &format!("{pointer}/items"), false),
         }
-        if map.get("minItems").and_then(Value::as_u64) != Some(n as u64) {
+        if map
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_none_or(|m| m < n as u64)
+        {
             self.err(
                 pointer,
                 "minItems",
-                format!("generated code types `prefixItems` as a fixed tuple, every item present: add `\"minItems\": {n}`; {VALIDATE_WHOLE}"),
+                format!("generated code types `prefixItems` as a tuple, every one of its items present: add `\"minItems\": {n}`; {VALIDATE_WHOLE}"),
             );
         }
     }

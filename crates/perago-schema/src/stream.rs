@@ -544,12 +544,132 @@ impl<'de, C: Positions> Body<'de> for TupleBody<'_, '_, C> {
             check::not_allowed(&path.index(n as usize), out);
             n += 1;
         }
-        let items_end = out.len();
-        check::item_count(n, path, out, tuple.min, tuple.max);
-        // The interpreter reports the count before the items.
-        let counted = out.len() - items_end;
-        out[before..].rotate_right(counted);
+        count_first(n, path, out, before, tuple.min, tuple.max);
         Ok(typed.filter(|_| out.len() == before))
+    }
+}
+
+/// Checks the count of `n` items, reported before what the items recorded from `before` on,
+/// as the interpreter reports it.
+fn count_first(
+    n: u64,
+    path: &Path<'_>,
+    out: &mut Out,
+    before: usize,
+    min: Option<u64>,
+    max: Option<u64>,
+) {
+    let items_end = out.len();
+    check::item_count(n, path, out, min, max);
+    let counted = out.len() - items_end;
+    out[before..].rotate_right(counted);
+}
+
+/// `prefixItems` with `items` for the rest: a tuple and the items after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TupleRest<P, R> {
+    /// The tuple's items.
+    pub items: P,
+    /// The items after them.
+    pub rest: Vec<R>,
+}
+
+/// The positions of a tuple, written one after the other into a JSON array.
+pub trait SerializePositions {
+    /// How many there are.
+    const LEN: usize;
+    /// Writes each as an element of `seq`.
+    fn serialize_positions<S: serde::ser::SerializeSeq>(&self, seq: &mut S)
+    -> Result<(), S::Error>;
+}
+
+macro_rules! serialize_positions {
+    ($n:literal: $(($i:tt $t:ident))+) => {
+        impl<$($t: serde::Serialize),+> SerializePositions for ($($t,)+) {
+            const LEN: usize = $n;
+            fn serialize_positions<S: serde::ser::SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+                $(seq.serialize_element(&self.$i)?;)+
+                Ok(())
+            }
+        }
+    };
+}
+
+serialize_positions!(1: (0 T0));
+serialize_positions!(2: (0 T0) (1 T1));
+serialize_positions!(3: (0 T0) (1 T1) (2 T2));
+serialize_positions!(4: (0 T0) (1 T1) (2 T2) (3 T3));
+serialize_positions!(5: (0 T0) (1 T1) (2 T2) (3 T3) (4 T4));
+serialize_positions!(6: (0 T0) (1 T1) (2 T2) (3 T3) (4 T4) (5 T5));
+
+impl<P: SerializePositions, R: serde::Serialize> serde::Serialize for TupleRest<P, R> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(P::LEN + self.rest.len()))?;
+        self.items.serialize_positions(&mut seq)?;
+        for item in &self.rest {
+            seq.serialize_element(item)?;
+        }
+        seq.end()
+    }
+}
+
+/// `prefixItems` with `items` for the rest.
+#[derive(Debug, Clone, Copy)]
+pub struct TupleWithRest<C, R> {
+    /// The checks of the positions, as a Rust tuple.
+    pub items: C,
+    /// `items`: the check of every item after them.
+    pub rest: R,
+    /// `minItems`
+    pub min: Option<u64>,
+    /// `maxItems`
+    pub max: Option<u64>,
+}
+
+impl<C: Positions, R: Check> Check for TupleWithRest<C, R> {
+    type Value = TupleRest<C::Value, R::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, TupleRestBody(self, path, out))
+    }
+}
+
+struct TupleRestBody<'a, 'p, C, R>(&'a TupleWithRest<C, R>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Positions, R: Check> Body<'de> for TupleRestBody<'_, '_, C, R> {
+    type Value = TupleRest<C::Value, R::Value>;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        let TupleRestBody(tuple, path, out) = self;
+        check::array(&found, path, out, tuple.min, tuple.max);
+        None
+    }
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Value>, A::Error> {
+        let TupleRestBody(tuple, path, out) = self;
+        let before = out.len();
+        let (typed, mut n) = tuple.items.read_items(&mut seq, path, out)?;
+        let mut rest = Vec::new();
+        let mut ok = true;
+        while let Some(item) =
+            seq.next_element_seed(Seed::new(&tuple.rest, &path.index(n as usize), out))?
+        {
+            match item {
+                Some(x) => rest.push(x),
+                None => ok = false,
+            }
+            n += 1;
+        }
+        count_first(n, path, out, before, tuple.min, tuple.max);
+        Ok(typed
+            .filter(|_| ok && out.len() == before)
+            .map(|items| TupleRest { items, rest }))
     }
 }
 

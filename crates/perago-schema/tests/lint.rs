@@ -1475,7 +1475,7 @@ fn tuples_refused() {
     assert_snapshot!(lint(json!({
         "type": "object",
         "properties": {
-            "rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}, "minItems": 1},
+            "rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": [{"type": "integer"}], "minItems": 1},
             "short": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}], "items": false},
             "long": {"type": "array", "prefixItems": [{}, {}, {}, {}, {}, {}, {}], "items": false, "minItems": 7},
             "empty": {"type": "array", "prefixItems": []}

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/tuples/points.schema.json` (`https://example.com/points.schema.json`).
 /// Points
 ///
-/// `prefixItems` with `items: false` and `minItems` its length: fixed tuples.
+/// `prefixItems`: fixed tuples (`items: false`), tuples followed by the items `items` admits, or any items (no `items`).
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
 pub struct Points {
@@ -12,17 +12,34 @@ pub struct Points {
     #[serde(rename = "entry")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<(String, i64, Tag)>,
+    #[serde(rename = "row")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<::perago::__private::stream::TupleRest<(String, bool), i64>>,
+    #[serde(rename = "open")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<
+        ::perago::__private::stream::TupleRest<
+            (Tag,),
+            ::perago::__private::serde_json::Value,
+        >,
+    >,
     #[serde(rename = "path")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<(i64,)>>,
 }
 impl Points {
     /// The properties the schema declares, in its order.
-    pub const PROPERTIES: &'static [&'static str] = &["point", "entry", "path"];
+    pub const PROPERTIES: &'static [&'static str] = &[
+        "point",
+        "entry",
+        "row",
+        "open",
+        "path",
+    ];
 }
 impl ::perago::Contract for Points {
     const LOCATION: &'static str = "points.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Points\",\"description\":\"`prefixItems` with `items: false` and `minItems` its length: fixed tuples.\",\"type\":\"object\",\"properties\":{\"point\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\",\"minimum\":0}],\"items\":false,\"minItems\":2},\"entry\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"integer\"},{\"$ref\":\"#/$defs/Tag\"}],\"items\":false,\"minItems\":3,\"maxItems\":3},\"path\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"integer\"}],\"items\":false,\"minItems\":1}}},\"required\":[\"point\"],\"additionalProperties\":false,\"$defs\":{\"Tag\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Points\",\"description\":\"`prefixItems`: fixed tuples (`items: false`), tuples followed by the items `items` admits, or any items (no `items`).\",\"type\":\"object\",\"properties\":{\"point\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\",\"minimum\":0}],\"items\":false,\"minItems\":2},\"entry\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"integer\"},{\"$ref\":\"#/$defs/Tag\"}],\"items\":false,\"minItems\":3,\"maxItems\":3},\"row\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"boolean\"}],\"items\":{\"type\":\"integer\",\"maximum\":9},\"minItems\":2,\"maxItems\":5},\"open\":{\"type\":\"array\",\"prefixItems\":[{\"$ref\":\"#/$defs/Tag\"}],\"minItems\":1},\"path\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"integer\"}],\"items\":false,\"minItems\":1}}},\"required\":[\"point\"],\"additionalProperties\":false,\"$defs\":{\"Tag\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}}}";
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -43,11 +60,13 @@ impl ::perago::Contract for Points {
                 mut map: A,
             ) -> Result<Option<Points>, A::Error> {
                 let __Body(path, out) = self;
-                const KEYS: [&str; 3usize] = ["point", "entry", "path"];
+                const KEYS: [&str; 5usize] = ["point", "entry", "row", "open", "path"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
+                let mut f3 = None;
+                let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
                 {
@@ -113,6 +132,50 @@ impl ::perago::Contract for Points {
                                 .read(
                                     &mut map,
                                     2usize,
+                                    &::perago::__private::stream::TupleWithRest {
+                                        items: (
+                                            ::perago::__private::stream::Str {
+                                                lengths: ::perago::__private::check::Lengths {
+                                                    min: None,
+                                                    max: None,
+                                                },
+                                                pattern: None,
+                                            },
+                                            ::perago::__private::stream::Boolean,
+                                        ),
+                                        rest: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            minimum: None,
+                                            maximum: Some(9f64),
+                                            exclusive_minimum: None,
+                                            exclusive_maximum: None,
+                                        }),
+                                        min: Some(2u64),
+                                        max: Some(5u64),
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(3usize) => {
+                            f3 = members
+                                .read(
+                                    &mut map,
+                                    3usize,
+                                    &::perago::__private::stream::TupleWithRest {
+                                        items: (::perago::__private::stream::Typed::<Tag>::new(),),
+                                        rest: ::perago::__private::stream::AnyValue,
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(4usize) => {
+                            f4 = members
+                                .read(
+                                    &mut map,
+                                    4usize,
                                     &::perago::__private::stream::Array {
                                         items: ::perago::__private::stream::Tuple {
                                             items: (
@@ -141,17 +204,25 @@ impl ::perago::Contract for Points {
                 }
                 if !members
                     .finish(
-                        &[(0usize, true), (1usize, false), (2usize, false)],
+                        &[
+                            (0usize, true),
+                            (1usize, false),
+                            (2usize, false),
+                            (3usize, false),
+                            (4usize, false),
+                        ],
                         path,
                         out,
                     )
                 {
                     return Ok(None);
                 }
-                let (Some(x0), Some(x1), Some(x2)) = (
+                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
                     ::perago::__private::stream::required(f0),
                     ::perago::__private::stream::optional(f1),
                     ::perago::__private::stream::optional(f2),
+                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::stream::optional(f4),
                 ) else {
                     return Ok(None);
                 };
@@ -159,7 +230,9 @@ impl ::perago::Contract for Points {
                     Some(Points {
                         point: x0,
                         entry: x1,
-                        path: x2,
+                        row: x2,
+                        open: x3,
+                        path: x4,
                     }),
                 )
             }
