@@ -16,8 +16,8 @@
 //! Everything is driven by [`Rng`], a xorshift64* generator with a fixed seed, so a run is
 //! reproducible.
 
-use perago_schema::check::{Bounds, Lengths};
-use perago_schema::ir::{Ir, NodeId, Shape};
+use perago_schema::check::{Bounds, Lengths, Pattern};
+use perago_schema::ir::{Ir, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
@@ -469,6 +469,7 @@ impl<'a> Generator<'a> {
             Shape::Object {
                 properties,
                 additional,
+                rules,
             } => {
                 let mut map = Map::new();
                 if let Some(extra) = additional {
@@ -491,6 +492,49 @@ impl<'a> Generator<'a> {
                     if include {
                         let v = self.valid_at(p.node, depth + 1);
                         map.insert(p.name.clone(), v);
+                    }
+                }
+                self.meet_rules(properties, rules, &mut map, depth);
+                Value::Object(map)
+            }
+            Shape::Tuple {
+                items,
+                rest,
+                min_items,
+                max_items,
+            } => {
+                let mut values: Vec<Value> =
+                    items.iter().map(|i| self.valid_at(*i, depth + 1)).collect();
+                if let Some(rest) = rest {
+                    let lo = min_items.unwrap_or(0).max(items.len() as u64);
+                    let hi = max_items.unwrap_or(lo + 3).min(lo + 3).max(lo);
+                    let n = self.rng.range(lo, hi) as usize;
+                    while values.len() < n {
+                        values.push(self.valid_at(*rest, depth + 1));
+                    }
+                }
+                Value::Array(values)
+            }
+            Shape::Map {
+                values,
+                pattern,
+                names,
+                min,
+                max,
+            } => {
+                let lo = min.unwrap_or(0);
+                let hi = max.unwrap_or(lo + 3).min(lo + 3).max(lo);
+                let n = self.rng.range(lo, hi) as usize;
+                let mut map = Map::new();
+                for _ in 0..n * 50 {
+                    if map.len() >= n {
+                        break;
+                    }
+                    if let Some(key) = self.checked_key(pattern.as_ref(), *names)
+                        && !map.contains_key(&key)
+                    {
+                        let v = self.valid_at(*values, depth + 1);
+                        map.insert(key, v);
                     }
                 }
                 Value::Object(map)
@@ -518,6 +562,141 @@ impl<'a> Generator<'a> {
             }
             Shape::Ref(target) => self.valid_at(*target, depth),
         }
+    }
+
+    /// Adds optional properties until `minProperties` and every `dependentRequired` are met,
+    /// then drops optional ones beyond `maxProperties` (none of the others needs).
+    fn meet_rules(
+        &mut self,
+        properties: &[Property],
+        rules: &ObjectRules,
+        map: &mut Map<String, Value>,
+        depth: usize,
+    ) {
+        for step in &rules.steps {
+            match step {
+                Step::Count(Some(min), _) => {
+                    for p in properties {
+                        if map.len() as u64 >= *min {
+                            break;
+                        }
+                        if !map.contains_key(&p.name) {
+                            let v = self.valid_at(p.node, depth + 1);
+                            map.insert(p.name.clone(), v);
+                        }
+                    }
+                }
+                Step::DependentRequired(i, needed) if map.contains_key(&properties[*i].name) => {
+                    for j in needed {
+                        let p = &properties[*j];
+                        if !map.contains_key(&p.name) {
+                            let v = self.valid_at(p.node, depth + 1);
+                            map.insert(p.name.clone(), v);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for step in &rules.steps {
+            if let Step::Count(_, Some(max)) = step {
+                let needed = |name: &str, map: &Map<String, Value>| {
+                    rules.steps.iter().any(|s| match s {
+                        Step::DependentRequired(i, needed) => {
+                            map.contains_key(&properties[*i].name)
+                                && needed.iter().any(|j| properties[*j].name == name)
+                        }
+                        _ => false,
+                    })
+                };
+                for p in properties.iter().rev() {
+                    if map.len() as u64 <= *max {
+                        break;
+                    }
+                    if !p.required && map.contains_key(&p.name) && !needed(&p.name, map) {
+                        map.remove(&p.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Edits that cross an object's counts and `dependentRequired`: every optional property
+    /// dropped, every one added, each needed property removed, each needing one added alone.
+    fn rule_mutations(
+        &mut self,
+        properties: &[Property],
+        rules: &ObjectRules,
+        map: &Map<String, Value>,
+        path: &[Seg],
+        out: &mut Vec<Mutation>,
+    ) {
+        if rules.steps.is_empty() {
+            return;
+        }
+        let mut bare = map.clone();
+        bare.retain(|k, _| properties.iter().any(|p| p.name == *k && p.required));
+        Self::set(out, path, "object:only required", Value::Object(bare));
+        let mut full = map.clone();
+        for p in properties {
+            if !full.contains_key(&p.name) {
+                let v = self.valid(p.node);
+                full.insert(p.name.clone(), v);
+            }
+        }
+        Self::set(out, path, "object:every property", Value::Object(full));
+        for step in &rules.steps {
+            if let Step::DependentRequired(i, needed) = step {
+                let name = &properties[*i].name;
+                if map.contains_key(name) {
+                    for j in needed {
+                        let mut v = map.clone();
+                        if v.remove(&properties[*j].name).is_some() {
+                            Self::set(
+                                out,
+                                path,
+                                format!("object:dependentRequired without {}", properties[*j].name),
+                                Value::Object(v),
+                            );
+                        }
+                    }
+                } else {
+                    let mut v = map.clone();
+                    let x = self.valid(properties[*i].node);
+                    v.insert(name.clone(), x);
+                    for j in needed {
+                        v.remove(&properties[*j].name);
+                    }
+                    Self::set(
+                        out,
+                        path,
+                        format!("object:dependentRequired {name} alone"),
+                        Value::Object(v),
+                    );
+                }
+            }
+        }
+    }
+
+    /// A key `pattern` matches and `names` admits, if one of a few tries finds one.
+    fn checked_key(&mut self, pattern: Option<&Pattern>, names: Option<NodeId>) -> Option<String> {
+        for _ in 0..20 {
+            let key = match self.rng.below(3) {
+                0 => self.map_key(),
+                1 if !self.pattern_examples.is_empty() => {
+                    self.rng.pick(&self.pattern_examples).clone()
+                }
+                _ => {
+                    let n = self.rng.range(1, 6) as usize;
+                    format!("x-{}", self.chars(n))
+                }
+            };
+            let named = names.is_none_or(|n| self.is_valid(n, &Value::String(key.clone())));
+            if pattern.is_none_or(|p| p.is_match(&key)) && named {
+                return Some(key);
+            }
+        }
+        None
     }
 
     fn map_key(&mut self) -> String {
@@ -760,8 +939,10 @@ impl<'a> Generator<'a> {
             Shape::Object {
                 properties,
                 additional,
+                rules,
             } => {
                 let Value::Object(map) = value else { return };
+                self.rule_mutations(properties, rules, map, path, out);
                 let declared = |k: &str| properties.iter().any(|p| p.name == k);
                 let mut unknown: Vec<String> = ODD_KEYS.iter().map(|k| (*k).to_owned()).collect();
                 unknown.extend(self.names.iter().cloned());
@@ -821,6 +1002,71 @@ impl<'a> Generator<'a> {
                         self.mutate(extra, v, path, true, out);
                         path.pop();
                     }
+                }
+            }
+            Shape::Tuple { items, rest, .. } => {
+                let Value::Array(elements) = value else {
+                    return;
+                };
+                let mut items = items.clone();
+                if let Some(rest) = rest {
+                    let n = elements.len().saturating_sub(items.len());
+                    items.extend(std::iter::repeat_n(*rest, n));
+                    let mut longer = elements.clone();
+                    longer.push(self.valid(*rest));
+                    Self::set(out, path, "tuple:append valid", Value::Array(longer));
+                }
+                let mut shorter = elements.clone();
+                shorter.pop();
+                Self::set(out, path, "tuple:drop last", Value::Array(shorter));
+                let mut longer = elements.clone();
+                longer.push(Value::from(1));
+                Self::set(out, path, "tuple:append", Value::Array(longer));
+                let mut reversed = elements.clone();
+                reversed.reverse();
+                Self::set(out, path, "tuple:reversed", Value::Array(reversed));
+                for (i, (element, item)) in elements.iter().zip(&items).enumerate() {
+                    path.push(Seg::Index(i));
+                    self.mutate(*item, element, path, true, out);
+                    path.pop();
+                }
+            }
+            Shape::Map {
+                values,
+                pattern,
+                names,
+                ..
+            } => {
+                let Value::Object(map) = value else { return };
+                let (values, names) = (*values, *names);
+                let mut bad_keys = vec![
+                    String::new(),
+                    "Z".repeat(40),
+                    "x-".to_owned(),
+                    " x".to_owned(),
+                ];
+                bad_keys.extend(ODD_KEYS.iter().map(|k| (*k).to_owned()));
+                for key in bad_keys.into_iter().filter(|k| !map.contains_key(k)) {
+                    path.push(Seg::Key(key));
+                    let v = self.valid(values);
+                    Self::set(out, path, "map:add entry", v);
+                    path.pop();
+                }
+                for _ in 0..2 {
+                    if let Some(key) = self.checked_key(pattern.as_ref(), names)
+                        && !map.contains_key(&key)
+                    {
+                        path.push(Seg::Key(key));
+                        let v = self.valid(values);
+                        Self::set(out, path, "map:add valid entry", v);
+                        path.pop();
+                    }
+                }
+                for (key, v) in map {
+                    path.push(Seg::Key(key.clone()));
+                    Self::push(out, "map:remove entry", Op::Remove(path.clone()));
+                    self.mutate(values, v, path, true, out);
+                    path.pop();
                 }
             }
             Shape::OneOf {

@@ -91,9 +91,12 @@ macro_rules! fragments {
 }
 
 fragments! {
+    all_of: extended::Extended, extended::Named, extended::Base;
+    all_of_across_files: base::Base, child::Child, child::ChildInner;
     arrays: lists::Lists, lists::ListsPointsItem;
     awkward_keys: keys::Keys;
     boolean_and_null: flags::Flags;
+    checked_maps: headers::Headers, headers::Count;
     colliding_and_unusual_names: collide::Collide;
     const_non_string: constants::Constants;
     const_string: tagged::Tagged;
@@ -107,6 +110,7 @@ fragments! {
     nullable_any_of: any_of::AnyOfNull, any_of::Point;
     nullable_type_array: nullable::Nullable, nullable::NullableNullableObject;
     number_bounds: numbers::Numbers;
+    object_rules: rules::Rules, rules::RulesLimits, rules::RulesTags;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
@@ -122,6 +126,7 @@ fragments! {
     string_enum: colour::Palette;
     string_lengths_and_pattern: strings::Strings;
     title_less_roots: worker_result_v2::WorkerResultV2;
+    tuples: points::Points, points::Tag;
     union_of_types: unions::Unions, unions::UnionsId, unions::UnionsLimit, unions::UnionsTarget, unions::UnionsMode, unions::UnionsEither, unions::Point, unions::Tree;
     union_with_tagged_objects: pipeline::Pipeline, pipeline::Step, pipeline::StepRun, pipeline::Wait;
 }
@@ -142,6 +147,7 @@ fn has_contract(shape: &Shape) -> bool {
         Shape::Object {
             properties,
             additional,
+            ..
         } => !(properties.is_empty() && additional.is_some()),
         Shape::OneOf { .. } | Shape::Union(_) => true,
         _ => false,

@@ -11,7 +11,8 @@
 use crate::SchemaSet;
 use perago_schema::check::{Bounds, Lengths};
 use perago_schema::ir::{
-    Alternative, Branch, Ir, Kind, Node, NodeId, Property, Shape, string_values,
+    Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
+    string_values,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -223,6 +224,20 @@ impl Emitter<'_> {
                 let value = self.rust_type(*value);
                 quote! { #k::__private::indexmap::IndexMap<String, #value> }
             }
+            Shape::Tuple { items, rest, .. } => {
+                let items = items.iter().map(|i| self.rust_type(*i));
+                match rest {
+                    None => quote! { (#(#items,)*) },
+                    Some(rest) => {
+                        let rest = self.rust_type(*rest);
+                        quote! { #k::__private::stream::TupleRest<(#(#items,)*), #rest> }
+                    }
+                }
+            }
+            Shape::Map { values, .. } => {
+                let value = self.rust_type(*values);
+                quote! { #k::__private::indexmap::IndexMap<String, #value> }
+            }
             Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
                 quote! { #k::__private::serde_json::Value }
             }
@@ -245,6 +260,7 @@ impl Emitter<'_> {
                 Shape::Object {
                     properties,
                     additional,
+                    ..
                 } if node.name.is_some() && !(properties.is_empty() && additional.is_some()) => {
                     return Some(id);
                 }
@@ -337,8 +353,9 @@ impl Emitter<'_> {
             Shape::Object {
                 properties,
                 additional,
+                rules,
             } if !(properties.is_empty() && additional.is_some()) => {
-                self.object_item(id, node, properties, *additional)
+                self.object_item(id, node, properties, *additional, rules)
             }
             Shape::OneOf {
                 discriminator,
@@ -389,6 +406,7 @@ impl Emitter<'_> {
         node: &Node,
         properties: &[Property],
         additional: Option<NodeId>,
+        rules: &ObjectRules,
     ) -> TokenStream {
         let k = self.krate;
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
@@ -435,7 +453,7 @@ impl Emitter<'_> {
         let keys = properties.iter().map(|p| p.name.as_str());
         let de = quote! { #k::__private::serde };
         let serde_crate = self.serde_crate;
-        let read = self.object_read(id, &name, properties, &idents, additional);
+        let read = self.object_read(id, &name, properties, &idents, additional, rules);
         let contract = self.contract_impl(&name, location, schema, read);
         let deserialize = self.deserialize_impl(
             &name,
@@ -470,6 +488,7 @@ impl Emitter<'_> {
         properties: &[Property],
         idents: &[syn::Ident],
         additional: Option<NodeId>,
+        rules: &ObjectRules,
     ) -> TokenStream {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
@@ -518,18 +537,36 @@ impl Emitter<'_> {
             #bind
             Ok(Some(#name { #(#fields: #xs,)* }))
         };
-        self.read_fn(
-            name,
-            quote! {
-                #entries
-                #members
-                #entries_done
-                if !members.finish(&[#(#declared),*], path, out) {
-                    return Ok(None);
+        let finish = if rules.is_plain() {
+            quote! { members.finish(&[#(#declared),*], path, out) }
+        } else {
+            let steps = rules.steps.iter().map(|step| match step {
+                Step::Property(i, required) => quote! { #s::Step::Property(#i, #required) },
+                Step::Present(i) => quote! { #s::Step::Present(#i) },
+                Step::Count(min, max) => {
+                    let (min, max) = (opt_u64(*min), opt_u64(*max));
+                    quote! { #s::Step::Count(#min, #max) }
                 }
-                #build
-            },
-        )
+                Step::DependentRequired(i, needed) => {
+                    quote! { #s::Step::DependentRequired(#i, &[#(#needed),*]) }
+                }
+            });
+            let unknown_last = rules.unknown_last;
+            quote! { members.finish_steps(&[#(#steps),*], #unknown_last, path, out) }
+        };
+        let body = quote! {
+            #entries
+            #members
+            #entries_done
+            if !#finish {
+                return Ok(None);
+            }
+            #build
+        };
+        match rules.type_errors {
+            1 => self.read_fn(name, body),
+            n => self.read_fn_reporting(name, body, n),
+        }
     }
 
     /// `impl Contract`: where the schema is, the schema, and `read`.
@@ -664,7 +701,8 @@ impl Emitter<'_> {
                     Shape::Object {
                         properties,
                         additional: None,
-                    } => Some((owner, properties.clone())),
+                        rules,
+                    } if rules.is_plain() => Some((owner, properties.clone())),
                     _ => None,
                 }
             })
@@ -1048,7 +1086,29 @@ impl Emitter<'_> {
     /// `Contract::read` reading an object with `body`, which gets `map` (a `MapAccess`), `path`
     /// and `out`; any other JSON value is a type error.
     fn read_fn(&self, name: &syn::Ident, body: TokenStream) -> TokenStream {
+        self.read_fn_reporting(name, body, 1)
+    }
+
+    /// [`read_fn`](Self::read_fn) for an object that reports a value of another type
+    /// `type_errors` times (an `allOf` whose parts each say `"type": "object"`).
+    fn read_fn_reporting(
+        &self,
+        name: &syn::Ident,
+        body: TokenStream,
+        type_errors: usize,
+    ) -> TokenStream {
         let k = self.krate;
+        let other = match type_errors {
+            1 => quote! { #k::__private::check::object(&found, self.0, self.1); },
+            n => {
+                let n = Literal::usize_unsuffixed(n);
+                quote! {
+                    for _ in 0..#n {
+                        #k::__private::check::object(&found, self.0, self.1);
+                    }
+                }
+            }
+        };
         let de = quote! { #k::__private::serde };
         quote! {
             fn read<'de, D: #de::Deserializer<'de>>(
@@ -1060,7 +1120,7 @@ impl Emitter<'_> {
                 impl<'de> #k::__private::stream::Body<'de> for __Body<'_, '_> {
                     type Value = #name;
                     fn other(self, found: #k::__private::serde_json::Value) -> Option<#name> {
-                        #k::__private::check::object(&found, self.0, self.1);
+                        #other
                         None
                     }
                     fn map<A: #de::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<#name>, A::Error> {
@@ -1205,9 +1265,49 @@ impl Emitter<'_> {
                 let value = self.check_expr(*value);
                 quote! { #s::Map(#value) }
             }
-            Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
-                quote! { #s::AnyValue }
+            Shape::Tuple {
+                items,
+                rest,
+                min_items,
+                max_items,
+            } => {
+                let items: Vec<_> = items.iter().map(|i| self.check_expr(*i)).collect();
+                let min = opt_u64(*min_items);
+                let max = opt_u64(*max_items);
+                match rest {
+                    None => quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max } },
+                    Some(rest) => {
+                        let rest = self.check_expr(*rest);
+                        quote! { #s::TupleWithRest { items: (#(#items,)*), rest: #rest, min: #min, max: #max } }
+                    }
+                }
             }
+            Shape::Map {
+                values,
+                pattern,
+                names,
+                min,
+                max,
+            } => {
+                let values = self.check_expr(*values);
+                let pattern = match pattern {
+                    Some(p) => {
+                        let p = self.pattern_static(p.source());
+                        quote! { Some(&*#p) }
+                    }
+                    None => quote! { None },
+                };
+                let names = match names {
+                    Some(n) => {
+                        let n = self.check_expr(*n);
+                        quote! { Some(#n) }
+                    }
+                    None => quote! { None::<#s::AnyValue> },
+                };
+                let (min, max) = (opt_u64(*min), opt_u64(*max));
+                quote! { #s::CheckedMap { values: #values, pattern: #pattern, names: #names, min: #min, max: #max } }
+            }
+            Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => quote! { #s::AnyValue },
             Shape::Nullable(inner) => {
                 let inner = self.check_expr(*inner);
                 quote! { #s::Nullable(#inner) }
@@ -1308,6 +1408,7 @@ fn implements_contract(node: &Node) -> bool {
             Shape::Object {
                 properties,
                 additional,
+                ..
             } => !(properties.is_empty() && additional.is_some()),
             Shape::OneOf { .. } | Shape::Union(_) => true,
             _ => false,

@@ -88,6 +88,8 @@ snapshots! {
 
     // Arrays
     arrays,
+    /// `prefixItems` with `items: false`: fixed Rust tuples.
+    tuples,
 
     // Objects
     /// No `additionalProperties` anywhere: normalisation closes every level.
@@ -95,6 +97,17 @@ snapshots! {
     /// Maps in properties, and a map at the root.
     map,
     properties_and_additional_properties,
+    /// `patternProperties` (one pattern), `propertyNames` and counts on maps.
+    checked_maps,
+    /// `minProperties`, `maxProperties` and `dependentRequired`: checked after the members.
+    object_rules,
+
+    // allOf
+    /// Objects merged into one struct: a base by `$ref` (an `allOf` itself), inline parts, a
+    /// property declared identically twice, closed over all parts after they have run.
+    all_of,
+    /// A part that is another file's root.
+    all_of_across_files,
 
     // Nullable, optional, default
     nullable_type_array,

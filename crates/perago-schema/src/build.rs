@@ -2,7 +2,9 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
-use crate::ir::{Alternative, Branch, Ir, Kind, Node, NodeId, Property, Shape};
+use crate::ir::{
+    Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
+};
 use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
@@ -216,6 +218,7 @@ impl<'a> Builder<'a> {
             Shape::Object {
                 properties,
                 additional,
+                ..
             } => is_def || !(properties.is_empty() && additional.is_some()),
             Shape::OneOf { .. } | Shape::Union(_) => true,
             Shape::Const(Value::String(_)) => true,
@@ -379,6 +382,9 @@ impl<'a> Builder<'a> {
             );
             return Shape::Nullable(inner);
         }
+        if map.contains_key("allOf") {
+            return self.merged(doc, pointer, map, hint);
+        }
         if let Some(c) = map.get("const") {
             return Shape::Const(c.clone());
         }
@@ -432,6 +438,32 @@ impl<'a> Builder<'a> {
                     .and_then(Value::as_str)
                     .map(Pattern::checked),
             },
+            "array" if map.contains_key("prefixItems") => {
+                let positions = map.get("prefixItems").and_then(Value::as_array);
+                let items = positions
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(i, schema)| {
+                        let at = format!("{pointer}/prefixItems/{i}");
+                        self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
+                    })
+                    .collect();
+                let rest = match map.get("items") {
+                    Some(Value::Bool(false)) => None,
+                    schema => {
+                        let schema = schema.cloned().unwrap_or(Value::Bool(true));
+                        let at = format!("{pointer}/items");
+                        Some(self.build(doc, &at, &schema, &format!("{hint}Item"), false))
+                    }
+                };
+                Shape::Tuple {
+                    items,
+                    rest,
+                    min_items: count("minItems"),
+                    max_items: count("maxItems"),
+                }
+            }
             "array" => {
                 let items = match map.get("items") {
                     Some(items) => self.build(
@@ -455,6 +487,7 @@ impl<'a> Builder<'a> {
                     max_items: count("maxItems"),
                 }
             }
+            _ if is_checked_map(map) => self.checked_map(doc, pointer, map, hint),
             _ => {
                 let required: Vec<&str> = map
                     .get("required")
@@ -490,11 +523,214 @@ impl<'a> Builder<'a> {
                     )),
                     None => None,
                 };
+                let steps = object_steps(map, &properties);
                 Shape::Object {
                     properties,
                     additional,
+                    rules: ObjectRules {
+                        steps,
+                        ..ObjectRules::default()
+                    },
                 }
             }
+        }
+    }
+
+    /// A map whose keys are checked ([`Shape::Map`]).
+    fn checked_map(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        hint: &str,
+    ) -> Shape {
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        let pattern = map
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .and_then(|p| p.iter().next());
+        let values = match pattern {
+            Some((source, schema)) => self.build(
+                doc,
+                &format!("{pointer}/patternProperties/{}", pointer_token(source)),
+                schema,
+                &format!("{hint}Value"),
+                false,
+            ),
+            None => {
+                let schema = map
+                    .get("additionalProperties")
+                    .cloned()
+                    .unwrap_or(Value::Bool(true));
+                let at = format!("{pointer}/additionalProperties");
+                self.build(doc, &at, &schema, &format!("{hint}Value"), false)
+            }
+        };
+        let names = map.get("propertyNames").map(|schema| {
+            // Names are strings: the schema's string rules are what applies to them.
+            let mut schema = schema.clone();
+            if let Value::Object(m) = &mut schema {
+                m.entry("type")
+                    .or_insert(Value::String("string".to_owned()));
+            }
+            let at = format!("{pointer}/propertyNames");
+            self.build(doc, &at, &schema, &format!("{hint}Name"), false)
+        });
+        Shape::Map {
+            values,
+            pattern: pattern.map(|(source, _)| Pattern::checked(source)),
+            names,
+            min: count("minProperties"),
+            max: count("maxProperties"),
+        }
+    }
+
+    /// An `allOf` of objects as one object: every part's properties (a property declared in
+    /// several parts, identically as lint made sure, is one field), checked part after part as
+    /// the interpreter runs them, closed over them all.
+    fn merged(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
+        let mut properties: Vec<Property> = Vec::new();
+        let mut named = Vec::new();
+        let type_errors = self.merge_part(doc, pointer, map, hint, &mut properties, &mut named);
+        let index = |name: &str| properties.iter().position(|p| p.name == name);
+        let mut steps = Vec::new();
+        for step in named {
+            // Lint made sure every name is declared by some part.
+            let step = match step {
+                NamedStep::Property(name, required) => {
+                    index(&name).map(|i| Step::Property(i, required))
+                }
+                NamedStep::Present(name) => index(&name).map(Step::Present),
+                NamedStep::Count(min, max) => Some(Step::Count(min, max)),
+                NamedStep::DependentRequired(name, needed) => index(&name).map(|i| {
+                    Step::DependentRequired(i, needed.iter().filter_map(|n| index(n)).collect())
+                }),
+            };
+            steps.extend(step);
+        }
+        for step in &steps {
+            if let Step::Property(i, true) | Step::Present(i) = step {
+                properties[*i].required = true;
+            }
+        }
+        Shape::Object {
+            properties,
+            additional: None,
+            rules: ObjectRules {
+                steps,
+                unknown_last: true,
+                type_errors,
+            },
+        }
+    }
+
+    /// Adds one part of an `allOf` (or its holder) to a merged object: its own properties and
+    /// rules, then its parts'. Returns how many "must be an object" violations it gives a value
+    /// of another type (the interpreter stops at a part's `type` before its own parts).
+    fn merge_part(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        hint: &str,
+        properties: &mut Vec<Property>,
+        steps: &mut Vec<NamedStep>,
+    ) -> usize {
+        if map.contains_key("$ref") {
+            // A base object: its node (built once, as its own type too) says it all. The `$ref`
+            // gets a node of its own so the bundle finds where it leads.
+            let shape = self.shape(doc, pointer, map, hint);
+            let Shape::Ref(target) = shape else {
+                return 0;
+            };
+            let id = self.placeholder(doc, pointer, &Value::Object(map.clone()));
+            self.ir.node_mut(id).shape = Shape::Ref(target);
+            let target = self.ir.resolve(target);
+            let Shape::Object {
+                properties: base,
+                rules,
+                ..
+            } = &self.ir.node(target).shape
+            else {
+                return 0;
+            };
+            let (base, rules) = (base.clone(), rules.clone());
+            for p in &base {
+                if !properties.iter().any(|q| q.name == p.name) {
+                    properties.push(Property {
+                        required: false,
+                        ..p.clone()
+                    });
+                }
+            }
+            let name = |i: usize| base[i].name.clone();
+            for step in rules.steps_of(&base) {
+                steps.push(match step {
+                    Step::Property(i, required) => NamedStep::Property(name(i), required),
+                    Step::Present(i) => NamedStep::Present(name(i)),
+                    Step::Count(min, max) => NamedStep::Count(min, max),
+                    Step::DependentRequired(i, needed) => NamedStep::DependentRequired(
+                        name(i),
+                        needed.into_iter().map(name).collect(),
+                    ),
+                });
+            }
+            return rules.type_errors;
+        }
+        let required: Vec<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let own = map.get("properties").and_then(Value::as_object);
+        for (name, schema) in own.into_iter().flatten() {
+            if !properties.iter().any(|p| p.name == *name) {
+                let node = self.build(
+                    doc,
+                    &format!("{pointer}/properties/{}", pointer_token(name)),
+                    schema,
+                    &format!("{hint}{}", pascal(name)),
+                    false,
+                );
+                properties.push(Property {
+                    name: name.clone(),
+                    node,
+                    required: false,
+                });
+            }
+            steps.push(NamedStep::Property(
+                name.clone(),
+                required.contains(&name.as_str()),
+            ));
+        }
+        for name in required {
+            if !own.is_some_and(|o| o.contains_key(name)) {
+                steps.push(NamedStep::Present(name.to_owned()));
+            }
+        }
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        if map.contains_key("minProperties") || map.contains_key("maxProperties") {
+            steps.push(NamedStep::Count(
+                count("minProperties"),
+                count("maxProperties"),
+            ));
+        }
+        for (name, needed) in dependent_required(map) {
+            steps.push(NamedStep::DependentRequired(name, needed));
+        }
+        let mut type_errors = 0;
+        if let Some(Value::Array(parts)) = map.get("allOf") {
+            for (i, part) in parts.iter().enumerate() {
+                if let Value::Object(part) = part {
+                    let at = format!("{pointer}/allOf/{i}");
+                    type_errors += self.merge_part(doc, &at, part, hint, properties, steps);
+                }
+            }
+        }
+        if map.contains_key("type") {
+            1
+        } else {
+            type_errors
         }
     }
 
@@ -521,6 +757,80 @@ impl<'a> Builder<'a> {
         }
         (current_doc, current)
     }
+}
+
+/// True for an object schema that is a [`Shape::Map`]: no declared properties, and keys
+/// checked by `patternProperties` or `propertyNames`, or counted.
+pub(crate) fn is_checked_map(map: &Map<String, Value>) -> bool {
+    let declares = map
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    let a_map = map
+        .get("additionalProperties")
+        .is_some_and(|a| a.is_object() || *a == Value::Bool(true));
+    !declares
+        && (map.contains_key("patternProperties")
+            || map.contains_key("propertyNames")
+            || (a_map && (map.contains_key("minProperties") || map.contains_key("maxProperties"))))
+}
+
+/// A step of a merged object before its properties have their final indices.
+enum NamedStep {
+    Property(String, bool),
+    Present(String),
+    Count(Option<u64>, Option<u64>),
+    DependentRequired(String, Vec<String>),
+}
+
+/// `dependentRequired` as (property, the properties it needs), in schema order.
+fn dependent_required(map: &Map<String, Value>) -> Vec<(String, Vec<String>)> {
+    map.get("dependentRequired")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(name, needed)| {
+            let needed = needed
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            (name.clone(), needed)
+        })
+        .collect()
+}
+
+/// The explicit steps of a plain object with `minProperties`, `maxProperties` or
+/// `dependentRequired` (its properties, then those, as the interpreter checks them); none for
+/// an object without them.
+fn object_steps(map: &Map<String, Value>, properties: &[Property]) -> Vec<Step> {
+    let count = |k: &str| map.get(k).and_then(Value::as_u64);
+    let counted = map.contains_key("minProperties") || map.contains_key("maxProperties");
+    let dependent = dependent_required(map);
+    if !counted && dependent.is_empty() {
+        return Vec::new();
+    }
+    let index = |name: &str| properties.iter().position(|p| p.name == name);
+    let mut steps: Vec<Step> = properties
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Step::Property(i, p.required))
+        .collect();
+    if counted {
+        steps.push(Step::Count(count("minProperties"), count("maxProperties")));
+    }
+    for (name, needed) in dependent {
+        // Lint made sure every name is a declared property.
+        if let Some(i) = index(&name) {
+            steps.push(Step::DependentRequired(
+                i,
+                needed.iter().filter_map(|n| index(n)).collect(),
+            ));
+        }
+    }
+    steps
 }
 
 /// A violation of a default or example: its message, prefixed by where in the value it is

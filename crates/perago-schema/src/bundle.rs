@@ -103,17 +103,45 @@ impl Bundler<'_> {
                         self.rewrite(prop, file, &p);
                     }
                 }
-                ("oneOf" | "anyOf", Value::Array(branches)) => {
+                ("allOf", Value::Array(parts)) => {
+                    for (i, part) in parts.iter_mut().enumerate() {
+                        let at = format!("{pointer}/allOf/{i}");
+                        self.part(part, file, &at);
+                    }
+                }
+                ("oneOf" | "anyOf" | "prefixItems", Value::Array(branches)) => {
                     for (i, branch) in branches.iter_mut().enumerate() {
                         self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"));
                     }
                 }
-                ("items" | "additionalProperties", child) => {
+                ("patternProperties", Value::Object(patterns)) => {
+                    for (source, schema) in patterns.iter_mut() {
+                        let p = format!("{pointer}/patternProperties/{}", token(source));
+                        self.rewrite(schema, file, &p);
+                    }
+                }
+                ("items" | "additionalProperties" | "propertyNames", child) => {
                     self.rewrite(child, file, &format!("{pointer}/{key}"));
                 }
                 _ => {}
             }
         }
+    }
+
+    /// An `allOf` part: a base object it names by `$ref` is written out in place, open (its
+    /// own closed form would forbid the other parts' members; the merged object is closed
+    /// over all of them by `unevaluatedProperties`).
+    fn part(&mut self, part: &mut Value, file: &str, pointer: &str) {
+        let Some(target) = self.refs.get(&format!("{file}#{pointer}")).copied() else {
+            self.rewrite(part, file, pointer);
+            return;
+        };
+        let mut base = strip_root_keywords(self.schema_at(target));
+        if let Value::Object(map) = &mut base {
+            map.shift_remove("additionalProperties");
+            map.shift_remove("unevaluatedProperties");
+        }
+        *part = base;
     }
 
     /// `#` for the bundled node itself, else `#/$defs/<name>` (added on first use).

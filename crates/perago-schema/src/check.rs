@@ -802,6 +802,29 @@ fn one_of(items: impl Iterator<Item = String>) -> String {
     msg
 }
 
+/// The `false` schema: no value is allowed at `path` (an item beyond a fixed tuple).
+pub fn not_allowed(path: &Path<'_>, out: &mut Out) {
+    push(out, path, Code::NotAllowed, "no value is allowed here");
+}
+
+/// `propertyNames`: what the check of key `key` recorded from `out[start..]` is about the
+/// name, so says so.
+pub fn property_name(key: &str, out: &mut Out, start: usize) {
+    for v in &mut out[start..] {
+        v.message = format!("property name {}: {}", quoted(key), v.message);
+    }
+}
+
+/// `dependentRequired`: the property at `path` is missing although `name` is present.
+pub fn dependent_required(path: &Path<'_>, out: &mut Out, name: &str) {
+    push(
+        out,
+        path,
+        Code::Required,
+        format!("required when {} is present", quoted(name)),
+    );
+}
+
 /// A required property that is absent.
 pub fn required(path: &Path<'_>, out: &mut Out) {
     push(out, path, Code::Required, "required field is missing");

@@ -162,7 +162,7 @@ impl Eval<'_> {
             return true;
         }
         if node.reject {
-            push(out, path, Code::NotAllowed, "no value is allowed here");
+            check::not_allowed(path, out);
             return false;
         }
         if let Some(target) = node.alias {
@@ -533,9 +533,7 @@ impl Eval<'_> {
                 let key = self.text(key_at).unwrap_or("");
                 let start = out.len();
                 self.run(names, key_at, &path.key(key), out, true, None);
-                for v in &mut out[start..] {
-                    v.message = format!("property name {}: {}", check::quoted(key), v.message);
-                }
+                check::property_name(key, out, start);
             }
         }
         check::property_count(count, path, out, node.min_properties, node.max_properties);
@@ -545,12 +543,7 @@ impl Eval<'_> {
             }
             for n in needed {
                 if self.member(at, n).is_none() {
-                    push(
-                        out,
-                        &path.key(n),
-                        Code::Required,
-                        format!("required when {} is present", check::quoted(name)),
-                    );
+                    check::dependent_required(&path.key(n), out, name);
                 }
             }
         }

@@ -67,12 +67,41 @@ pub enum Shape {
         /// `maxItems`
         max_items: Option<u64>,
     },
+    /// `type: array` with `prefixItems`: a tuple (lint makes `minItems` at least its length),
+    /// fixed with `items: false`, else followed by the items `items` admits.
+    Tuple {
+        /// `prefixItems`, in order.
+        items: Vec<NodeId>,
+        /// `items`: the schema of the items after them; `None` for `items: false`.
+        rest: Option<NodeId>,
+        /// `minItems`
+        min_items: Option<u64>,
+        /// `maxItems`
+        max_items: Option<u64>,
+    },
     /// `type: object`
     Object {
         /// Declared properties, in schema order.
         properties: Vec<Property>,
         /// `additionalProperties` as a schema (a map); `None` means closed.
         additional: Option<NodeId>,
+        /// The object's own rules and, for a merged `allOf`, the interpreter's order of checks.
+        rules: ObjectRules,
+    },
+    /// An object without declared properties whose keys are checked: `patternProperties` with
+    /// one pattern (keys that do not match are unknown) or `additionalProperties` a schema, with
+    /// `propertyNames`, `minProperties` and `maxProperties`.
+    Map {
+        /// The schema of every value.
+        values: NodeId,
+        /// The one `patternProperties` pattern, which every key must match.
+        pattern: Option<Pattern>,
+        /// `propertyNames`, as a string schema.
+        names: Option<NodeId>,
+        /// `minProperties`
+        min: Option<u64>,
+        /// `maxProperties`
+        max: Option<u64>,
     },
     /// `oneOf` whose branches a discriminator property tells apart.
     OneOf {
@@ -99,6 +128,64 @@ pub struct Property {
     pub node: NodeId,
     /// Listed in `required`.
     pub required: bool,
+}
+
+/// What an object checks beyond its members' values, in the interpreter's order: a plain
+/// object checks its properties in schema order, then its counts and `dependentRequired`; an
+/// `allOf` merged into one object checks each part's properties and rules in turn, then the
+/// members no part declares (it is closed over the union of its parts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectRules {
+    /// The checks after the undeclared members, in order; empty for a plain object without
+    /// rules ([`ObjectRules::steps_of`] gives the implicit ones).
+    pub steps: Vec<Step>,
+    /// Undeclared members are reported after the steps (`allOf`), not before them.
+    pub unknown_last: bool,
+    /// How many "must be an object" violations a value of another type gets: one per part that
+    /// says `"type": "object"` when the merged object itself does not.
+    pub type_errors: usize,
+}
+
+impl Default for ObjectRules {
+    fn default() -> Self {
+        ObjectRules {
+            steps: Vec::new(),
+            unknown_last: false,
+            type_errors: 1,
+        }
+    }
+}
+
+impl ObjectRules {
+    /// True for an object that checks its properties in schema order and nothing else.
+    pub fn is_plain(&self) -> bool {
+        *self == ObjectRules::default()
+    }
+
+    /// The steps of an object with these `properties`, implicit ones included.
+    pub fn steps_of(&self, properties: &[Property]) -> Vec<Step> {
+        if !self.steps.is_empty() {
+            return self.steps.clone();
+        }
+        properties
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Step::Property(i, p.required))
+            .collect()
+    }
+}
+
+/// One check of an object after its members are read (indices are into its properties).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// The property's value (what it recorded), or `required` when absent and this flag says so.
+    Property(usize, bool),
+    /// `required` naming a property another `allOf` part declares: present, or a violation.
+    Present(usize),
+    /// `minProperties` / `maxProperties` on the number of members.
+    Count(Option<u64>, Option<u64>),
+    /// `dependentRequired`: when the first property is present, each of the others must be.
+    DependentRequired(usize, Vec<usize>),
 }
 
 /// A branch of a discriminated `oneOf`.

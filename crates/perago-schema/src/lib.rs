@@ -40,6 +40,10 @@
 //! | `$ref` | to the root or a `$defs` entry of the same file or a sibling file; only annotations beside it |
 //! | `oneOf` | branches are closed objects told apart by one property with a distinct string `const` (one branch may leave it undeclared) |
 //! | `anyOf` | only `[X, {"type": "null"}]` |
+//! | `allOf` | of object schemas (inline or a `$ref` to a base object): one struct merged from every part, closed over all of them; a property declared differently by two parts is refused |
+//! | `minProperties`, `maxProperties`, `dependentRequired` | checks on a struct (`dependentRequired` names declared properties) |
+//! | `prefixItems` | a Rust tuple (up to 6 items, `minItems` at least that many), fixed with `"items": false`, else [`stream::TupleRest`] (the tuple and the items after it) |
+//! | `patternProperties`, `propertyNames` | a checked map (no declared `properties` beside): one pattern its keys must match, names checked by `propertyNames`, counted by `minProperties`/`maxProperties` |
 //! | `title`, `description`, `default`, `examples`, `$comment` | annotations; `default` is applied to the typed value of an absent optional property |
 //! | `$schema`, `$id`, `$defs` | `$schema` is required at the root and must be 2020-12 |
 //!

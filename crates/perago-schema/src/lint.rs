@@ -15,9 +15,21 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "$comment"];
 const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern"];
 const NUMBER_KEYWORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
-const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems"];
-const OBJECT_KEYWORDS: &[&str] = &["properties", "required", "additionalProperties"];
-const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "anyOf"];
+const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems", "prefixItems"];
+const OBJECT_KEYWORDS: &[&str] = &[
+    "properties",
+    "required",
+    "additionalProperties",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "patternProperties",
+    "propertyNames",
+];
+const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "anyOf", "allOf"];
+/// What codegen cannot type, validated whole by the interpreter instead.
+const VALIDATE_WHOLE: &str =
+    "`perago validate --schema FILE` validates any draft 2020-12 schema without generated types";
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
 const TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "null", "object", "array",
@@ -55,19 +67,11 @@ pub(crate) fn has_structure(root: &Value) -> bool {
 /// What to write instead of a keyword outside the subset, when there is something to say.
 fn unsupported_hint(keyword: &str) -> Option<String> {
     let hint = match keyword {
-        "allOf" => "write the combined schema out as one schema",
         "not" => "say what is allowed instead (e.g. with `enum` or `pattern`)",
-        "if" | "then" | "else" | "dependentSchemas" | "dependentRequired" | "dependencies" => {
+        "if" | "then" | "else" | "dependentSchemas" | "dependencies" => {
             "for variants, use a `oneOf` of closed objects told apart by a property with a string `const`"
         }
-        "patternProperties" | "propertyNames" => {
-            "declare each property in `properties`, or give `additionalProperties` a schema for a map"
-        }
-        "minProperties" | "maxProperties" => {
-            "declare the properties and list the ones that must be present in `required`"
-        }
         "format" => "constrain the string with `pattern` instead",
-        "prefixItems" => "tuples are not supported; give `items` one schema, or use an object",
         "uniqueItems" | "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
             "arrays support only `items` (one schema), `minItems` and `maxItems`"
         }
@@ -219,31 +223,8 @@ impl Linter<'_> {
         self.node(root, "", true);
     }
 
-    /// Lints one schema node at `pointer`.
-    fn node(&mut self, node: &Value, pointer: &str, is_root: bool) {
-        let map = match node {
-            Value::Object(map) => map,
-            Value::Bool(true) => return,
-            Value::Bool(false) => {
-                self.err(
-                    pointer,
-                    "",
-                    "the `false` schema is only supported as `\"additionalProperties\": false`; to forbid a property, leave it out of `properties` (objects are closed)",
-                );
-                return;
-            }
-            other => {
-                self.err(
-                    pointer,
-                    "",
-                    format!(
-                        "a schema must be an object (or `true`), found {}",
-                        kind(other)
-                    ),
-                );
-                return;
-            }
-        };
+    /// Every keyword of a schema is known and allowed where it is; annotations are well-formed.
+    fn keywords(&mut self, map: &Map<String, Value>, pointer: &str, is_root: bool) {
         for (keyword, value) in map {
             let k = keyword.as_str();
             if ROOT_ONLY.contains(&k) {
@@ -286,6 +267,34 @@ impl Linter<'_> {
                 );
             }
         }
+    }
+
+    /// Lints one schema node at `pointer`.
+    fn node(&mut self, node: &Value, pointer: &str, is_root: bool) {
+        let map = match node {
+            Value::Object(map) => map,
+            Value::Bool(true) => return,
+            Value::Bool(false) => {
+                self.err(
+                    pointer,
+                    "",
+                    "the `false` schema is only supported as `\"additionalProperties\": false`; to forbid a property, leave it out of `properties` (objects are closed)",
+                );
+                return;
+            }
+            other => {
+                self.err(
+                    pointer,
+                    "",
+                    format!(
+                        "a schema must be an object (or `true`), found {}",
+                        kind(other)
+                    ),
+                );
+                return;
+            }
+        };
+        self.keywords(map, pointer, is_root);
         if is_root && let Some(defs) = map.get("$defs") {
             match defs {
                 Value::Object(defs) => {
@@ -343,6 +352,10 @@ impl Linter<'_> {
                 );
             }
             self.union(list, pointer, keyword);
+            return;
+        }
+        if let Some(parts) = map.get("allOf") {
+            self.all_of(map, parts, pointer);
             return;
         }
         if let Some(branches) = map.get("oneOf") {
@@ -483,19 +496,28 @@ impl Linter<'_> {
             }
         }
         self.values(map, pointer);
-        if let Some(items) = map.get("items") {
+        if let Some(prefix) = map.get("prefixItems") {
+            self.tuple(map, prefix, pointer);
+        } else if let Some(items) = map.get("items") {
             if items.is_array() {
                 self.err(pointer, "items", "the tuple form (an array of schemas) is not supported: give `items` a single schema that every item matches");
             } else {
                 self.node(items, &format!("{pointer}/items"), false);
             }
         }
-        self.object(map, pointer);
+        self.object(map, pointer, true);
     }
 
     /// The values of the length, count, bound and pattern keywords, and bounds no value can meet.
     fn values(&mut self, map: &Map<String, Value>, pointer: &str) {
-        for k in ["minLength", "maxLength", "minItems", "maxItems"] {
+        for k in [
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+            "minProperties",
+            "maxProperties",
+        ] {
             if let Some(v) = map.get(k)
                 && v.as_u64().is_none()
             {
@@ -530,6 +552,7 @@ impl Linter<'_> {
         for (min, max, what) in [
             ("minLength", "maxLength", "string"),
             ("minItems", "maxItems", "array"),
+            ("minProperties", "maxProperties", "object"),
         ] {
             if let (Some(lo), Some(hi)) = (count(min), count(max))
                 && lo > hi
@@ -577,7 +600,10 @@ impl Linter<'_> {
         }
     }
 
-    fn object(&mut self, map: &Map<String, Value>, pointer: &str) {
+    /// `properties`, `required`, `dependentRequired` and `additionalProperties`; `own` says the
+    /// names `required` and `dependentRequired` list must be this schema's own properties (not
+    /// so in an `allOf`, whose parts declare them together).
+    fn object(&mut self, map: &Map<String, Value>, pointer: &str, own: bool) {
         let properties = match map.get("properties") {
             Some(Value::Object(props)) => Some(props),
             Some(other) => {
@@ -614,7 +640,7 @@ impl Linter<'_> {
                                 format!("lists {n:?} more than once; remove the repeat"),
                             );
                         }
-                        Some(n) if !properties.is_some_and(|p| p.contains_key(n)) => {
+                        Some(n) if own && !properties.is_some_and(|p| p.contains_key(n)) => {
                             self.err(
                                 pointer,
                                 "required",
@@ -636,6 +662,8 @@ impl Linter<'_> {
                 format!("must be an array of property names, found {}", kind(other)),
             ),
         }
+        self.dependent_required(map, pointer, own.then_some(properties).flatten());
+        self.checked_map(map, pointer, properties.is_some_and(|p| !p.is_empty()));
         match map.get("additionalProperties") {
             None | Some(Value::Bool(_)) => {}
             Some(schema @ Value::Object(_)) => {
@@ -648,6 +676,391 @@ impl Linter<'_> {
                     "must be `false` (a closed object) or a schema (a map's values), found {other}"
                 ),
             ),
+        }
+    }
+
+    /// `prefixItems`: generated code types a tuple of at most six positions, `minItems` at
+    /// least its length, followed by the items `items` admits (none with `items: false`).
+    fn tuple(&mut self, map: &Map<String, Value>, prefix: &Value, pointer: &str) {
+        let Some(positions) = prefix.as_array().filter(|p| !p.is_empty()) else {
+            self.err(
+                pointer,
+                "prefixItems",
+                "must be a non-empty array of schemas",
+            );
+            return;
+        };
+        for (i, schema) in positions.iter().enumerate() {
+            self.node(schema, &format!("{pointer}/prefixItems/{i}"), false);
+        }
+        let n = positions.len();
+        if n > 6 {
+            self.err(
+                pointer,
+                "prefixItems",
+                format!("generated code types tuples of at most 6 items, found {n}: use an object; {VALIDATE_WHOLE}"),
+            );
+        }
+        match map.get("items") {
+            None | Some(Value::Bool(false)) => {}
+            Some(items) if items.is_array() => self.err(
+                pointer,
+                "items",
+                "beside `prefixItems`, `items` is one schema: the items after the tuple's",
+            ),
+            Some(items) => self.node(items, &format!("{pointer}/items"), false),
+        }
+        if map
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_none_or(|m| m < n as u64)
+        {
+            self.err(
+                pointer,
+                "minItems",
+                format!("generated code types `prefixItems` as a tuple, every one of its items present: add `\"minItems\": {n}`; {VALIDATE_WHOLE}"),
+            );
+        }
+    }
+
+    /// `patternProperties` and `propertyNames`: generated code types them as a map (no declared
+    /// `properties` beside) with one pattern, whose other keys are unknown.
+    fn checked_map(&mut self, map: &Map<String, Value>, pointer: &str, declares: bool) {
+        let patterns = map.get("patternProperties");
+        let names = map.get("propertyNames");
+        if patterns.is_none() && names.is_none() {
+            return;
+        }
+        let additional = map.get("additionalProperties");
+        for k in ["patternProperties", "propertyNames"] {
+            if declares && map.contains_key(k) {
+                self.err(
+                    pointer,
+                    k,
+                    format!("generated code types `{k}` on a map only, not beside declared `properties`; {VALIDATE_WHOLE}"),
+                );
+            }
+        }
+        match patterns {
+            None => {}
+            Some(Value::Object(p)) if p.len() == 1 => {
+                for (source, schema) in p {
+                    if let Err(e) = Pattern::new(source) {
+                        self.err(pointer, "patternProperties", e.to_string());
+                    }
+                    let at = format!("{pointer}/patternProperties/{}", pointer_token(source));
+                    self.node(schema, &at, false);
+                }
+                if additional.is_some_and(|a| *a != Value::Bool(false)) {
+                    self.err(
+                        pointer,
+                        "additionalProperties",
+                        format!("generated code types `patternProperties` as a map whose other keys are unknown, so `additionalProperties` can only be `false` beside it; {VALIDATE_WHOLE}"),
+                    );
+                }
+            }
+            Some(Value::Object(_)) => self.err(
+                pointer,
+                "patternProperties",
+                format!("generated code types one pattern (a map whose keys match it), not several; {VALIDATE_WHOLE}"),
+            ),
+            Some(other) => self.err(
+                pointer,
+                "patternProperties",
+                format!("must be an object mapping patterns to schemas, found {}", kind(other)),
+            ),
+        }
+        if let Some(names) = names {
+            let mut typed = names.clone();
+            if let Value::Object(m) = &mut typed {
+                m.entry("type")
+                    .or_insert(Value::String("string".to_owned()));
+            }
+            if typed.get("type").is_some_and(|t| t != "string") {
+                self.err(
+                    pointer,
+                    "propertyNames",
+                    "property names are strings: give `propertyNames` string rules (`pattern`, `minLength`, `maxLength`, `enum`, …)",
+                );
+            } else {
+                self.node(&typed, &format!("{pointer}/propertyNames"), false);
+            }
+            if !declares
+                && patterns.is_none()
+                && !additional.is_some_and(|a| a.is_object() || *a == Value::Bool(true))
+            {
+                self.err(
+                    pointer,
+                    "propertyNames",
+                    "an object without `properties`, `patternProperties` or an `additionalProperties` schema is closed and admits no key: give the map's values a schema in `additionalProperties`",
+                );
+            }
+        }
+    }
+
+    /// `dependentRequired`: an object of arrays of property names; with `declared`, each name
+    /// must be one of them (generated code knows declared properties only).
+    fn dependent_required(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        declared: Option<&Map<String, Value>>,
+    ) {
+        const SHAPE: &str = "must be an object mapping a property name to the names (an array of strings) required when it is present";
+        let Some(dependent) = map.get("dependentRequired") else {
+            return;
+        };
+        let Value::Object(dependent) = dependent else {
+            self.err(
+                pointer,
+                "dependentRequired",
+                format!("{SHAPE}, found {}", kind(dependent)),
+            );
+            return;
+        };
+        let mut undeclared = Vec::new();
+        for (name, needed) in dependent {
+            undeclared.push(name.as_str());
+            let Some(needed) = needed.as_array() else {
+                self.err(
+                    pointer,
+                    "dependentRequired",
+                    format!("{SHAPE}, found {} for {name:?}", kind(needed)),
+                );
+                continue;
+            };
+            for (i, n) in needed.iter().enumerate() {
+                match n.as_str() {
+                    Some(_) if needed[..i].contains(n) => self.err(
+                        pointer,
+                        "dependentRequired",
+                        format!("lists {n} more than once for {name:?}; remove the repeat"),
+                    ),
+                    Some(n) => undeclared.push(n),
+                    None => self.err(
+                        pointer,
+                        "dependentRequired",
+                        format!("{SHAPE}, found {n} for {name:?}"),
+                    ),
+                }
+            }
+        }
+        if let Some(declared) = declared {
+            let mut reported = Vec::new();
+            for n in undeclared {
+                if !declared.contains_key(n) && !reported.contains(&n) {
+                    reported.push(n);
+                    self.err(
+                        pointer,
+                        "dependentRequired",
+                        format!("names {n:?}, which `properties` does not declare: declare it (objects are closed), or remove it"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// `allOf`: objects merged into one. The holder may say `"type": "object"` and declare
+    /// properties and object rules of its own; each part is an inline object schema or a
+    /// `$ref` to one (a base it extends). A property declared by two parts must be declared
+    /// identically; every name `required` or `dependentRequired` lists must be declared by
+    /// some part.
+    fn all_of(&mut self, map: &Map<String, Value>, parts: &Value, pointer: &str) {
+        for other in map
+            .keys()
+            .filter(|k| is_structural(k) && !MERGED.contains(&k.as_str()))
+        {
+            self.err(
+                pointer,
+                other,
+                format!("not supported beside `allOf` in generated code, which merges the parts into one object: move it into the parts, or write the combined schema out as one; {VALIDATE_WHOLE}"),
+            );
+        }
+        let mut merge = Merge::default();
+        let doc = self.doc;
+        self.merge(doc, map, pointer, None, &mut merge, 0);
+        if !matches!(parts, Value::Array(p) if !p.is_empty()) {
+            self.err(
+                pointer,
+                "allOf",
+                "must be a non-empty array of object schemas",
+            );
+        }
+        if !merge.typed && !merge.refused {
+            self.err(
+                pointer,
+                "allOf",
+                "no part says `\"type\": \"object\"`, so the merged object would admit any other value: add it beside `allOf`",
+            );
+        }
+        let mut reported: Vec<&str> = Vec::new();
+        for (i, (name, a)) in merge.declared.iter().enumerate() {
+            for (other, b) in &merge.declared[..i] {
+                let same = json_equal(&a.schema, &b.schema)
+                    && (a.doc == b.doc || !a.schema.to_string().contains("\"$ref\""));
+                if other == name && !same && !reported.contains(&name.as_str()) {
+                    reported.push(name);
+                    self.err(
+                        pointer,
+                        "allOf",
+                        format!(
+                            "property {name:?} is declared differently in {} and in {}: a merged object has one schema per property, so declare it once (or identically)",
+                            b.location, a.location
+                        ),
+                    );
+                }
+            }
+        }
+        for (at, keyword, name) in &merge.named {
+            if !merge.declared.iter().any(|(n, _)| n == name) {
+                self.err(
+                    at,
+                    keyword,
+                    format!("names {name:?}, which no part of the `allOf` declares in `properties`: declare it (the merged object is closed), or remove it"),
+                );
+            }
+        }
+    }
+
+    /// Collects one schema of an `allOf` (the holder, an inline part, or a base reached through
+    /// `$ref` from `via`, where its problems are reported) into `merge`, linting what is
+    /// written in this file.
+    fn merge(
+        &mut self,
+        doc: usize,
+        map: &Map<String, Value>,
+        pointer: &str,
+        via: Option<&str>,
+        merge: &mut Merge,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            self.err(
+                via.unwrap_or(pointer),
+                "allOf",
+                "its parts lead back to it through `$ref`s: an object cannot extend itself",
+            );
+            return;
+        }
+        let at = via.unwrap_or(pointer).to_owned();
+        let file = self.docs.get(doc).file.clone();
+        let holder = depth == 0;
+        if let Some(reference) = map.get("$ref") {
+            if via.is_none() {
+                for other in map.keys().filter(|k| is_structural(k) && *k != "$ref") {
+                    self.err(
+                        pointer,
+                        other,
+                        "not supported beside `$ref` in an `allOf` part: move it into a part of its own",
+                    );
+                }
+                self.reference(reference, pointer);
+            }
+            let Some(r) = reference.as_str() else { return };
+            let Ok((target_doc, target_ptr, target)) = self.target(doc, r) else {
+                return;
+            };
+            match target {
+                Value::Object(target) => {
+                    if let Some(why) = not_mergeable(&target) {
+                        merge.refused = true;
+                        self.err(
+                            &at,
+                            "$ref",
+                            format!("{r:?} cannot be extended by `allOf` in generated code: it {why}; {VALIDATE_WHOLE}"),
+                        );
+                        return;
+                    }
+                    self.merge(target_doc, &target, &target_ptr, Some(&at), merge, depth + 1);
+                }
+                other => self.err(
+                    &at,
+                    "$ref",
+                    format!("{r:?} cannot be extended by `allOf` in generated code: it is {other}; {VALIDATE_WHOLE}"),
+                ),
+            }
+            return;
+        }
+        if via.is_none() {
+            if holder && let Some(t) = map.get("type").filter(|t| *t != "object") {
+                merge.refused = true;
+                self.err(
+                    pointer,
+                    "type",
+                    format!("generated code merges an `allOf` into one object, so its type can only be \"object\", found {t}; {VALIDATE_WHOLE}"),
+                );
+            }
+            if !holder {
+                if let Some(why) = not_mergeable(map) {
+                    merge.refused = true;
+                    self.err(
+                        pointer,
+                        "",
+                        format!("generated code types an `allOf` of objects only (merged into one struct), but this part {why}; {VALIDATE_WHOLE}"),
+                    );
+                    return;
+                }
+                self.keywords(map, pointer, false);
+            }
+            self.values(map, pointer);
+            self.object(map, pointer, false);
+        }
+        merge.typed |= map.get("type").is_some_and(|t| t == "object");
+        if let Some(Value::Object(props)) = map.get("properties") {
+            for (name, schema) in props {
+                merge.declared.push((
+                    name.clone(),
+                    Declared {
+                        doc,
+                        schema: schema.clone(),
+                        location: format!("{file}#{pointer}/properties/{}", pointer_token(name)),
+                    },
+                ));
+            }
+        }
+        for name in map
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = name.as_str() {
+                merge.named.push((at.clone(), "required", n.to_owned()));
+            }
+        }
+        if let Some(Value::Object(dependent)) = map.get("dependentRequired") {
+            for (name, needed) in dependent {
+                merge
+                    .named
+                    .push((at.clone(), "dependentRequired", name.clone()));
+                for n in needed
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    merge
+                        .named
+                        .push((at.clone(), "dependentRequired", n.to_owned()));
+                }
+            }
+        }
+        if let Some(Value::Array(parts)) = map.get("allOf") {
+            for (i, part) in parts.iter().enumerate() {
+                let part_ptr = format!("{pointer}/allOf/{i}");
+                match part {
+                    Value::Object(part) => self.merge(doc, part, &part_ptr, via, merge, depth + 1),
+                    other if via.is_none() => {
+                        merge.refused = true;
+                        self.err(
+                            &part_ptr,
+                            "",
+                            format!("generated code types an `allOf` of objects only (merged into one struct), but this part is {}; {VALIDATE_WHOLE}", kind(other)),
+                        )
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
@@ -1031,6 +1444,52 @@ pub(crate) fn union_kind(
         return Ok(Kind::Object);
     }
     Err("declares no `type`".to_owned())
+
+}
+
+/// The keywords an `allOf` holder or part may have in generated code: an object's.
+const MERGED: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "allOf",
+];
+
+/// What the schemas of one `allOf` declare together.
+#[derive(Default)]
+struct Merge {
+    /// Some schema says `"type": "object"`.
+    typed: bool,
+    /// Some part is not an object schema (reported).
+    refused: bool,
+    /// Every property declaration, in order.
+    declared: Vec<(String, Declared)>,
+    /// Names `required` or `dependentRequired` list: where (pointer in this file), which keyword.
+    named: Vec<(String, &'static str, String)>,
+}
+
+struct Declared {
+    doc: usize,
+    schema: Value,
+    /// `file#pointer`, for messages.
+    location: String,
+}
+
+/// Why a schema cannot be a part of an `allOf` merged into one object, if it cannot.
+fn not_mergeable(map: &Map<String, Value>) -> Option<String> {
+    if let Some(t) = map.get("type").filter(|t| *t != "object") {
+        return Some(format!("has type {t}"));
+    }
+    let k = map
+        .keys()
+        .find(|k| is_structural(k) && !MERGED.contains(&k.as_str()) && *k != "$ref")?;
+    Some(match k.as_str() {
+        "additionalProperties" => "sets `additionalProperties`, which would apply to this part alone (`false` forbids the other parts' properties): remove it, as the merged object is closed over all its parts".to_owned(),
+        _ => format!("has `{k}`, which the merged struct cannot hold"),
+    })
 }
 
 /// What `type` says.
@@ -1050,11 +1509,27 @@ fn not_a_closed_object(branch: &Value) -> Option<String> {
         Some(t) => return Some(format!("has type {t}")),
         None => return Some("declares no `type`".to_owned()),
     }
-    if let Some(k) = ["oneOf", "anyOf", "const", "enum"]
-        .into_iter()
-        .find(|k| map.contains_key(*k))
+    if let Some(k) = [
+        "oneOf",
+        "anyOf",
+        "const",
+        "enum",
+        "allOf",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "patternProperties",
+        "propertyNames",
+    ]
+    .into_iter()
+    .find(|k| map.contains_key(*k))
     {
-        return Some(format!("is a `{k}`"));
+        return Some(match k {
+            "allOf" => "is an `allOf`".to_owned(),
+            "minProperties" | "maxProperties" | "dependentRequired" | "patternProperties"
+            | "propertyNames" => format!("has `{k}`"),
+            _ => format!("is a `{k}`"),
+        });
     }
     match map.get("additionalProperties") {
         None | Some(Value::Bool(false)) => None,

@@ -13,15 +13,42 @@ pub fn close_objects(schema: &mut Value) {
             Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
             _ => false,
         };
-    if is_object && !map.contains_key("oneOf") && !map.contains_key("additionalProperties") {
+    let merged = map.contains_key("allOf");
+    if is_object
+        && !merged
+        && !map.contains_key("oneOf")
+        && !map.contains_key("additionalProperties")
+    {
         map.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
-    for keyword in ["properties", "$defs"] {
+    if merged {
+        // An `allOf` of objects is closed over all its parts at once; a part is not closed.
+        map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+        close_parts(map);
+    }
+    close_members(map);
+}
+
+/// Closes what is below an `allOf` part, and its own parts', but not the part itself.
+fn close_parts(map: &mut serde_json::Map<String, Value>) {
+    if let Some(Value::Array(parts)) = map.get_mut("allOf") {
+        for part in parts {
+            if let Value::Object(part) = part {
+                close_members(part);
+                close_parts(part);
+            }
+        }
+    }
+}
+
+/// Closes the schemas below `map`'s keywords.
+fn close_members(map: &mut serde_json::Map<String, Value>) {
+    for keyword in ["properties", "$defs", "patternProperties"] {
         if let Some(Value::Object(children)) = map.get_mut(keyword) {
             children.values_mut().for_each(close_objects);
         }
     }
-    for keyword in ["oneOf", "anyOf"] {
+    for keyword in ["oneOf", "anyOf", "prefixItems"] {
         if let Some(Value::Array(children)) = map.get_mut(keyword) {
             children.iter_mut().for_each(close_objects);
         }

@@ -453,6 +453,226 @@ impl<'de, C: Check> Body<'de> for ArrayBody<'_, '_, C> {
     }
 }
 
+/// `prefixItems` with `items: false`: a fixed tuple. `items` is a tuple of checks, one per
+/// position; an item beyond them is not allowed; the count is reported before the items.
+#[derive(Debug, Clone, Copy)]
+pub struct Tuple<C> {
+    /// The checks of the positions, as a Rust tuple.
+    pub items: C,
+    /// `minItems`
+    pub min: Option<u64>,
+    /// `maxItems`
+    pub max: Option<u64>,
+}
+
+/// The checks of a [`Tuple`]'s positions.
+pub trait Positions {
+    /// The typed tuple.
+    type Value;
+
+    /// Reads the positions' items from `seq`: the typed tuple when all were there and valid,
+    /// and how many items were read.
+    fn read_items<'de, A: SeqAccess<'de>>(
+        &self,
+        seq: &mut A,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<(Option<Self::Value>, u64), A::Error>;
+}
+
+macro_rules! positions {
+    ($(($i:tt $c:ident $x:ident))+) => {
+        impl<$($c: Check),+> Positions for ($($c,)+) {
+            type Value = ($($c::Value,)+);
+
+            fn read_items<'de, A: SeqAccess<'de>>(
+                &self,
+                seq: &mut A,
+                path: &Path<'_>,
+                out: &mut Out,
+            ) -> Result<(Option<Self::Value>, u64), A::Error> {
+                let mut n = 0;
+                $(
+                    let Some($x) = seq.next_element_seed(Seed::new(&self.$i, &path.index($i), out))? else {
+                        return Ok((None, n));
+                    };
+                    n += 1;
+                )+
+                let typed = (|| Some(($($x?,)+)))();
+                Ok((typed, n))
+            }
+        }
+    };
+}
+
+positions!((0 C0 x0));
+positions!((0 C0 x0) (1 C1 x1));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3) (4 C4 x4));
+positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3) (4 C4 x4) (5 C5 x5));
+
+impl<C: Positions> Check for Tuple<C> {
+    type Value = C::Value;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, TupleBody(self, path, out))
+    }
+}
+
+struct TupleBody<'a, 'p, C>(&'a Tuple<C>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Positions> Body<'de> for TupleBody<'_, '_, C> {
+    type Value = C::Value;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        let TupleBody(tuple, path, out) = self;
+        check::array(&found, path, out, tuple.min, tuple.max);
+        None
+    }
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Value>, A::Error> {
+        let TupleBody(tuple, path, out) = self;
+        let before = out.len();
+        let (typed, mut n) = tuple.items.read_items(&mut seq, path, out)?;
+        while seq.next_element_seed(crate::json::StrictValue)?.is_some() {
+            check::not_allowed(&path.index(n as usize), out);
+            n += 1;
+        }
+        count_first(n, path, out, before, tuple.min, tuple.max);
+        Ok(typed.filter(|_| out.len() == before))
+    }
+}
+
+/// Checks the count of `n` items, reported before what the items recorded from `before` on,
+/// as the interpreter reports it.
+fn count_first(
+    n: u64,
+    path: &Path<'_>,
+    out: &mut Out,
+    before: usize,
+    min: Option<u64>,
+    max: Option<u64>,
+) {
+    let items_end = out.len();
+    check::item_count(n, path, out, min, max);
+    let counted = out.len() - items_end;
+    out[before..].rotate_right(counted);
+}
+
+/// `prefixItems` with `items` for the rest: a tuple and the items after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TupleRest<P, R> {
+    /// The tuple's items.
+    pub items: P,
+    /// The items after them.
+    pub rest: Vec<R>,
+}
+
+/// The positions of a tuple, written one after the other into a JSON array.
+pub trait SerializePositions {
+    /// How many there are.
+    const LEN: usize;
+    /// Writes each as an element of `seq`.
+    fn serialize_positions<S: serde::ser::SerializeSeq>(&self, seq: &mut S)
+    -> Result<(), S::Error>;
+}
+
+macro_rules! serialize_positions {
+    ($n:literal: $(($i:tt $t:ident))+) => {
+        impl<$($t: serde::Serialize),+> SerializePositions for ($($t,)+) {
+            const LEN: usize = $n;
+            fn serialize_positions<S: serde::ser::SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+                $(seq.serialize_element(&self.$i)?;)+
+                Ok(())
+            }
+        }
+    };
+}
+
+serialize_positions!(1: (0 T0));
+serialize_positions!(2: (0 T0) (1 T1));
+serialize_positions!(3: (0 T0) (1 T1) (2 T2));
+serialize_positions!(4: (0 T0) (1 T1) (2 T2) (3 T3));
+serialize_positions!(5: (0 T0) (1 T1) (2 T2) (3 T3) (4 T4));
+serialize_positions!(6: (0 T0) (1 T1) (2 T2) (3 T3) (4 T4) (5 T5));
+
+impl<P: SerializePositions, R: serde::Serialize> serde::Serialize for TupleRest<P, R> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(P::LEN + self.rest.len()))?;
+        self.items.serialize_positions(&mut seq)?;
+        for item in &self.rest {
+            seq.serialize_element(item)?;
+        }
+        seq.end()
+    }
+}
+
+/// `prefixItems` with `items` for the rest.
+#[derive(Debug, Clone, Copy)]
+pub struct TupleWithRest<C, R> {
+    /// The checks of the positions, as a Rust tuple.
+    pub items: C,
+    /// `items`: the check of every item after them.
+    pub rest: R,
+    /// `minItems`
+    pub min: Option<u64>,
+    /// `maxItems`
+    pub max: Option<u64>,
+}
+
+impl<C: Positions, R: Check> Check for TupleWithRest<C, R> {
+    type Value = TupleRest<C::Value, R::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, TupleRestBody(self, path, out))
+    }
+}
+
+struct TupleRestBody<'a, 'p, C, R>(&'a TupleWithRest<C, R>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Positions, R: Check> Body<'de> for TupleRestBody<'_, '_, C, R> {
+    type Value = TupleRest<C::Value, R::Value>;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        let TupleRestBody(tuple, path, out) = self;
+        check::array(&found, path, out, tuple.min, tuple.max);
+        None
+    }
+
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Value>, A::Error> {
+        let TupleRestBody(tuple, path, out) = self;
+        let before = out.len();
+        let (typed, mut n) = tuple.items.read_items(&mut seq, path, out)?;
+        let mut rest = Vec::new();
+        let mut ok = true;
+        while let Some(item) =
+            seq.next_element_seed(Seed::new(&tuple.rest, &path.index(n as usize), out))?
+        {
+            match item {
+                Some(x) => rest.push(x),
+                None => ok = false,
+            }
+            n += 1;
+        }
+        count_first(n, path, out, before, tuple.min, tuple.max);
+        Ok(typed
+            .filter(|_| ok && out.len() == before)
+            .map(|items| TupleRest { items, rest }))
+    }
+}
+
 /// `additionalProperties` as the only rule: a map from keys to values the check admits.
 #[derive(Debug, Clone, Copy)]
 pub struct Map<C>(pub C);
@@ -487,6 +707,91 @@ impl<'de, C: Check> Body<'de> for MapBody<'_, '_, C> {
             entries.read(&mut map, key, &check.0, path, out)?;
         }
         entries.finish()
+    }
+}
+
+/// A map whose keys are checked too: each value by `values` (when `pattern`, only keys it
+/// matches; the others are unknown), then every key by `names` (`propertyNames`), then the
+/// number of entries, in the interpreter's order.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedMap<'a, C, N> {
+    /// The values' check.
+    pub values: C,
+    /// The one `patternProperties` pattern.
+    pub pattern: Option<&'a Pattern>,
+    /// `propertyNames`
+    pub names: Option<N>,
+    /// `minProperties`
+    pub min: Option<u64>,
+    /// `maxProperties`
+    pub max: Option<u64>,
+}
+
+impl<C: Check, N: Check> Check for CheckedMap<'_, C, N> {
+    type Value = IndexMap<String, C::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        read_body(d, CheckedMapBody(self, path, out))
+    }
+}
+
+struct CheckedMapBody<'a, 'b, 'p, C, N>(&'a CheckedMap<'b, C, N>, &'a Path<'p>, &'a mut Out);
+
+impl<'de, C: Check, N: Check> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
+    type Value = IndexMap<String, C::Value>;
+
+    fn other(self, found: Value) -> Option<Self::Value> {
+        check::object(&found, self.1, self.2);
+        None
+    }
+
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Value>, A::Error> {
+        let CheckedMapBody(check, path, out) = self;
+        let before = out.len();
+        let mut entries = Entries::default();
+        let mut unknown = HashSet::new();
+        let mut keys = Vec::new();
+        let mut count = 0u64;
+        while let Some(key) = map.next_key::<String>()? {
+            count += 1;
+            if check.names.is_some() {
+                keys.push(key.clone());
+            }
+            if check.pattern.is_none_or(|p| p.is_match(&key)) {
+                entries.read(&mut map, key, &check.values, path, out)?;
+            } else {
+                if entries.typed.contains_key(&key) || !unknown.insert(key.clone()) {
+                    return Err(repeated_key(&key));
+                }
+                map.next_value_seed(crate::json::StrictValue)?;
+                check::unknown_field(&path.key(&key), out);
+            }
+        }
+        if let Some(key) = entries
+            .invalid
+            .iter()
+            .find(|k| unknown.contains(k.as_str()))
+        {
+            return Err(repeated_key(key));
+        }
+        let entries = entries.finish()?;
+        if let Some(names) = &check.names {
+            for key in &keys {
+                let start = out.len();
+                let name = Value::String(key.clone());
+                names
+                    .read(&name, &path.key(key), out)
+                    .map_err(de::Error::custom)?;
+                check::property_name(key, out, start);
+            }
+        }
+        check::property_count(count, path, out, check.min, check.max);
+        Ok(entries.filter(|_| out.len() == before))
     }
 }
 
@@ -753,6 +1058,61 @@ impl<'k, const N: usize> Members<'k, N> {
         out.len() == self.before
     }
 
+    /// Ends an object whose checks after its members are `steps` (an object with
+    /// `minProperties`, `maxProperties` or `dependentRequired`, or an `allOf` merged into one),
+    /// and puts what was recorded in the interpreter's order: undeclared members in document
+    /// order (after the steps when `unknown_last`: a merged `allOf` is closed after its parts
+    /// have run), and the steps in order. True when nothing was recorded.
+    pub fn finish_steps(
+        &self,
+        steps: &[Step<'_>],
+        unknown_last: bool,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> bool {
+        let recorded = out.split_off(self.before);
+        let at = |start: usize, end: usize| &recorded[start - self.before..end - self.before];
+        let undeclared = |out: &mut Out| {
+            for (_, start, end) in &self.others {
+                out.extend_from_slice(at(*start, *end));
+            }
+        };
+        if !unknown_last {
+            undeclared(out);
+        }
+        for step in steps {
+            match *step {
+                Step::Property(i, required) => {
+                    if self.has(i) {
+                        let (start, end) = self.spans[i];
+                        out.extend_from_slice(at(start, end));
+                    } else if required {
+                        check::required(&path.key(self.keys[i]), out);
+                    }
+                }
+                Step::Present(i) => {
+                    if !self.has(i) {
+                        check::required(&path.key(self.keys[i]), out);
+                    }
+                }
+                Step::Count(min, max) => {
+                    check::property_count(u64::from(self.count), path, out, min, max);
+                }
+                Step::DependentRequired(i, needed) => {
+                    if self.has(i) {
+                        for j in needed.iter().filter(|j| !self.has(**j)) {
+                            check::dependent_required(&path.key(self.keys[*j]), out, self.keys[i]);
+                        }
+                    }
+                }
+            }
+        }
+        if unknown_last {
+            undeclared(out);
+        }
+        out.len() == self.before
+    }
+
     /// Keeps the value of declared key `i` as JSON text, unread: a `oneOf` key whose branches
     /// check it differently, met before the discriminator says which branch applies.
     /// [`settle`](Self::settle) reads it once the branch is known.
@@ -799,6 +1159,20 @@ impl<'k, const N: usize> Members<'k, N> {
     pub fn discard(&self, out: &mut Out) {
         out.truncate(self.before);
     }
+}
+
+/// One check of an object after its members are read, for [`Members::finish_steps`]
+/// (indices are into its declared keys).
+#[derive(Debug, Clone, Copy)]
+pub enum Step<'a> {
+    /// The property's value, or `required` when absent and the flag says so.
+    Property(usize, bool),
+    /// `required` naming a property another `allOf` part declares.
+    Present(usize),
+    /// `minProperties` / `maxProperties`.
+    Count(Option<u64>, Option<u64>),
+    /// `dependentRequired`: when the property is present, each of the others must be.
+    DependentRequired(usize, &'a [usize]),
 }
 
 /// The typed value of a required property: present and valid.

@@ -79,7 +79,7 @@ fn unsupported_if_then_else() {
 #[test]
 fn unsupported_pattern_properties() {
     assert_snapshot!(lint(
-        json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}})
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {"^x-": {"type": "string"}}})
     ));
 }
 
@@ -1366,4 +1366,212 @@ fn load_file_missing_is_an_io_error() {
         Err(Error::Io { path: p, .. }) => assert_eq!(p, path),
         other => panic!("expected an I/O error, got {other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// allOf merged into one object; object rules
+
+#[test]
+fn all_of_of_objects_loads_as_one_merged_object() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "object",
+            "allOf": [
+                {"$ref": "#/$defs/Base"},
+                {"properties": {"b": {"type": "integer"}, "a": {"type": "string"}}, "required": ["a"]}
+            ],
+            "$defs": {"Base": {"type": "object", "properties": {"a": {"type": "string"}}}}
+        })),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Object {
+        properties, rules, ..
+    } = &set.ir.node(root).shape
+    else {
+        panic!("the allOf is one object");
+    };
+    let names: Vec<(&str, bool)> = properties
+        .iter()
+        .map(|p| (p.name.as_str(), p.required))
+        .collect();
+    assert_eq!(names, [("a", true), ("b", false)]);
+    assert!(rules.unknown_last, "closed over all parts, after them");
+    // The normalised form closes the merge, not its parts: the base is written out in place.
+    assert_eq!(
+        set.files[0].normalised["unevaluatedProperties"],
+        json!(false)
+    );
+    assert!(
+        set.files[0].normalised["allOf"][1]
+            .get("additionalProperties")
+            .is_none()
+    );
+}
+
+#[test]
+fn all_of_property_declared_differently_names_both_places() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "allOf": [
+            {"$ref": "#/$defs/Base"},
+            {"properties": {"id": {"type": "integer"}}}
+        ],
+        "$defs": {"Base": {"type": "object", "properties": {"id": {"type": "string"}}}}
+    })));
+}
+
+#[test]
+fn all_of_base_with_additional_properties() {
+    assert_snapshot!(lint(json!({
+        "allOf": [
+            {"$ref": "#/$defs/Base"},
+            {"type": "object", "properties": {"b": {"type": "integer"}}}
+        ],
+        "$defs": {"Base": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}}
+    })));
+}
+
+#[test]
+fn all_of_without_an_object_type_and_undeclared_names() {
+    assert_snapshot!(lint(json!({
+        "allOf": [
+            {"properties": {"a": {"type": "string"}}, "required": ["b"]},
+            {"properties": {"c": {"type": "string"}}, "dependentRequired": {"c": ["d"]}}
+        ],
+        "items": {"type": "string"}
+    })));
+}
+
+#[test]
+fn all_of_in_a_one_of_branch() {
+    assert_snapshot!(lint(json!({
+        "oneOf": [
+            {"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]},
+            {"type": "object", "properties": {"k": {"const": "b"}}, "required": ["k"], "allOf": [{"type": "object"}]}
+        ]
+    })));
+}
+
+#[test]
+fn all_of_cycle() {
+    assert_snapshot!(lint(json!({
+        "$ref": "#/$defs/A",
+        "$defs": {"A": {"type": "object", "allOf": [{"$ref": "#/$defs/A"}]}}
+    })));
+}
+
+#[test]
+fn object_rules_load() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "minProperties": 1,
+            "maxProperties": 2,
+            "dependentRequired": {"a": ["b"]}
+        })),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Object { rules, .. } = &set.ir.node(root).shape else {
+        panic!("an object");
+    };
+    use perago_schema::ir::Step;
+    assert_eq!(
+        rules.steps,
+        [
+            Step::Property(0, false),
+            Step::Property(1, false),
+            Step::Count(Some(1), Some(2)),
+            Step::DependentRequired(0, vec![1])
+        ]
+    );
+}
+
+#[test]
+fn object_rules_malformed() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "minProperties": 3,
+        "maxProperties": 1.5,
+        "dependentRequired": {"a": ["a", "a", "z"], "y": "a"},
+        "$defs": {
+            "Map": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1},
+            "Text": {"type": "string", "maxProperties": 1}
+        }
+    })));
+}
+
+#[test]
+fn checked_maps_load() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "object",
+            "patternProperties": {"^x-": {"type": "integer"}},
+            "propertyNames": {"maxLength": 8},
+            "maxProperties": 4
+        })),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Map {
+        pattern,
+        names,
+        max,
+        ..
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a checked map");
+    };
+    assert_eq!(pattern.as_ref().map(|p| p.source()), Some("^x-"));
+    assert!(names.is_some());
+    assert_eq!(*max, Some(4));
+}
+
+#[test]
+fn checked_maps_refused() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "propertyNames": {"maxLength": 3},
+        "$defs": {
+            "Two": {"type": "object", "patternProperties": {"^a": {"type": "string"}, "^b": {"type": "string"}}},
+            "Rest": {"type": "object", "patternProperties": {"^a": {"type": "string"}}, "additionalProperties": {"type": "integer"}},
+            "Closed": {"type": "object", "propertyNames": {"maxLength": 3}},
+            "Numbers": {"type": "object", "additionalProperties": true, "propertyNames": {"type": "integer"}}
+        }
+    })));
+}
+
+#[test]
+fn fixed_tuples_load() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"type": "integer"}],
+            "items": false,
+            "minItems": 2
+        })),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Tuple { items, .. } = &set.ir.node(root).shape else {
+        panic!("a tuple");
+    };
+    assert_eq!(items.len(), 2);
+}
+
+#[test]
+fn tuples_refused() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {
+            "rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": [{"type": "integer"}], "minItems": 1},
+            "short": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}], "items": false},
+            "long": {"type": "array", "prefixItems": [{}, {}, {}, {}, {}, {}, {}], "items": false, "minItems": 7},
+            "empty": {"type": "array", "prefixItems": []}
+        }
+    })));
 }
