@@ -11,8 +11,7 @@
 use crate::SchemaSet;
 use perago_schema::check::{Bounds, Lengths};
 use perago_schema::ir::{
-    Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
-    string_values,
+    Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, string_values,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

@@ -2,9 +2,7 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
-use crate::ir::{
-    Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
-};
+use crate::ir::{Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step};
 use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};

@@ -1444,7 +1444,6 @@ pub(crate) fn union_kind(
         return Ok(Kind::Object);
     }
     Err("declares no `type`".to_owned())
-
 }
 
 /// The keywords an `allOf` holder or part may have in generated code: an object's.
