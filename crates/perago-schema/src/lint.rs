@@ -13,9 +13,15 @@ use std::collections::HashMap;
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "$comment"];
-const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern"];
-const NUMBER_KEYWORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
-const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems"];
+const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
+const NUMBER_KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems", "uniqueItems"];
 const OBJECT_KEYWORDS: &[&str] = &["properties", "required", "additionalProperties"];
 const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "anyOf"];
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
@@ -66,15 +72,13 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
         "minProperties" | "maxProperties" => {
             "declare the properties and list the ones that must be present in `required`"
         }
-        "format" => "constrain the string with `pattern` instead",
         "prefixItems" => "tuples are not supported; give `items` one schema, or use an object",
-        "uniqueItems" | "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
+        "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
             "arrays support only `items` (one schema), `minItems` and `maxItems`"
         }
         "unevaluatedProperties" => {
             "objects are closed already unless `additionalProperties` is a schema"
         }
-        "multipleOf" => "use `minimum`/`maximum`, or check it in the worker",
         "definitions" => "write `$defs` (JSON Schema 2020-12)",
         "id" => "write `$id`",
         "$anchor" | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
@@ -263,11 +267,14 @@ impl Linter<'_> {
                     );
                 }
             } else if !is_known(k) {
+                // Generated types cannot honour it; the interpreter can.
+                const WHOLE: &str =
+                    "(`perago validate --schema FILE` takes JSON Schema 2020-12 whole)";
                 let message = match unsupported_hint(k) {
                     Some(hint) => {
-                        format!("not in perago's supported subset of JSON Schema: {hint}")
+                        format!("not in the subset perago generates types for: {hint} {WHOLE}")
                     }
-                    None => "not in perago's supported subset of JSON Schema".to_owned(),
+                    None => format!("not in the subset perago generates types for {WHOLE}"),
                 };
                 self.err(pointer, k, message);
             }
@@ -563,6 +570,33 @@ impl Linter<'_> {
                     break 'pairs;
                 }
             }
+        }
+        if let Some(m) = map.get("multipleOf")
+            && m.as_f64().is_some_and(|m| m <= 0.0)
+        {
+            self.err(
+                pointer,
+                "multipleOf",
+                format!("must be a number greater than 0, found {m}"),
+            );
+        }
+        if let Some(u) = map.get("uniqueItems")
+            && !u.is_boolean()
+        {
+            self.err(
+                pointer,
+                "uniqueItems",
+                format!("must be a boolean, found {u}"),
+            );
+        }
+        if let Some(f) = map.get("format")
+            && !f.is_string()
+        {
+            self.err(
+                pointer,
+                "format",
+                format!("must be a string naming a format (e.g. \"date-time\"), found {f}"),
+            );
         }
         if let Some(p) = map.get("pattern") {
             match p.as_str().map(Pattern::new) {
