@@ -67,5 +67,9 @@ pub mod string_formats;
 pub mod string_lengths_and_pattern;
 /// Generated from `crates/perago-codegen/tests/fragments/title_less_roots`.
 pub mod title_less_roots;
+/// Generated from `crates/perago-codegen/tests/fragments/union_of_types`.
+pub mod union_of_types;
+/// Generated from `crates/perago-codegen/tests/fragments/union_with_tagged_objects`.
+pub mod union_with_tagged_objects;
 /// Generated from `crates/perago-codegen/tests/fragments/unique_items`.
 pub mod unique_items;
