@@ -16,8 +16,8 @@
 //! Everything is driven by [`Rng`], a xorshift64* generator with a fixed seed, so a run is
 //! reproducible.
 
-use perago_schema::check::{Bounds, Lengths, Pattern};
-use perago_schema::ir::{Ir, NodeId, ObjectRules, Property, Shape, Step};
+use perago_schema::check::{Bounds, Format, Lengths, Pattern};
+use perago_schema::ir::{Checks, Ir, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
@@ -346,6 +346,109 @@ pub fn floated(v: &Value) -> Value {
     }
 }
 
+/// `v` with the members of every object in reverse order: JSON-equal to it.
+pub fn reversed_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .rev()
+                .map(|(k, v)| (k.clone(), reversed_keys(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(reversed_keys).collect()),
+        _ => v.clone(),
+    }
+}
+
+/// Strings of a format: valid ones, then invalid ones (near misses).
+pub fn format_examples(f: Format) -> (&'static [&'static str], &'static [&'static str]) {
+    match f {
+        Format::DateTime => (
+            &[
+                "2026-12-01T21:30:00Z",
+                "1990-12-31T23:59:60+01:00",
+                "2026-01-01t00:00:00.5-08:00",
+            ],
+            &[
+                "2026-12-01 21:30:00Z",
+                "2026-13-01T21:30:00Z",
+                "2026-12-01T21:30:00",
+                "2026-02-30T00:00:00Z",
+            ],
+        ),
+        Format::Date => (
+            &["2026-12-01", "2024-02-29", "0001-01-01"],
+            &[
+                "2026-12-1",
+                "2023-02-29",
+                "2026/12/01",
+                "2026-12-01T00:00:00Z",
+            ],
+        ),
+        Format::Time => (
+            &["21:30:00Z", "08:30:06.283185+02:00", "23:59:60Z"],
+            &["21:30:00", "24:00:00Z", "8:30:00Z", "21:30Z"],
+        ),
+        Format::Duration => (
+            &["P1DT2H", "PT0.5S", "P4W", "P1Y2M3D"],
+            &["P", "PT", "1D", "P1H", "P1W2D"],
+        ),
+        Format::Email => (
+            &["a@example.com", "first.last+tag@sub.example.org"],
+            &[
+                "a.example.com",
+                "@example.com",
+                "a@",
+                "a b@example.com",
+                "a..b@example.com",
+            ],
+        ),
+        Format::Hostname => (
+            &["example.com", "a-b.c0", "localhost"],
+            &["-a.com", "a_b.com", "a..b", ""],
+        ),
+        Format::Ipv4 => (
+            &["127.0.0.1", "255.255.255.255"],
+            &["256.0.0.1", "1.2.3", "01.2.3.4", "1.2.3.4 "],
+        ),
+        Format::Ipv6 => (
+            &["::1", "2001:db8::8a2e:370:7334", "::ffff:1.2.3.4"],
+            &["1:::2", "12345::", "1.2.3.4", "::g"],
+        ),
+        Format::Uri => (
+            &[
+                "https://example.com/a?b#c",
+                "urn:isbn:0451450523",
+                "mailto:a@example.com",
+            ],
+            &["//example.com", "/a/b", "http://exa mple.com", "1http://x"],
+        ),
+        Format::UriReference => (
+            &["/a/b", "https://example.com", "#frag", ""],
+            &["\\a", "a b", "http://[::1"],
+        ),
+        Format::Iri => (
+            &["https://例え.jp/パス", "urn:x"],
+            &["/relative", "http://a b"],
+        ),
+        Format::IriReference => (&["パス/to", "https://例え.jp"], &["a b", "\\x"]),
+        Format::Uuid => (
+            &[
+                "2eb8aa08-aa98-11ea-b4aa-73b441d16380",
+                "00000000-0000-0000-0000-000000000000",
+            ],
+            &[
+                "2eb8aa08aa9811eab4aa73b441d16380",
+                "2eb8aa08-aa98-11ea-b4aa-73b441d1638",
+                "2eb8aa08-aa98-11ea-b4aa-73b441d1638g",
+            ],
+        ),
+        Format::Regex => (&["^a+$", "[a-z]{2,}", "(?:x|y)"], &["(", "[a-", "a{2,1}"]),
+        Format::JsonPointer => (&["", "/a/b", "/a~0b/~1"], &["a", "/a~2", "/~"]),
+        Format::RelativeJsonPointer => (&["0", "1/a", "2#"], &["/a", "-1", "01"]),
+    }
+}
+
 /// A JSON number from a finite float (kept a float even when integral: `1.0`).
 pub fn float(x: f64) -> Value {
     Value::Number(Number::from_f64(x).expect("finite"))
@@ -394,6 +497,147 @@ impl<'a> Generator<'a> {
         &self.ir.node(self.ir.resolve(id)).shape
     }
 
+    fn checks(&self, id: NodeId) -> Checks {
+        self.ir.node(self.ir.resolve(id)).checks
+    }
+
+    /// A valid value of a node with [`Checks`], which random values rarely meet: a string of
+    /// the format, a multiple, distinct items. `None` when none of the tries is valid.
+    fn valid_checked(&mut self, id: NodeId, checks: &Checks, depth: usize) -> Option<Value> {
+        let mut candidates: Vec<Value> = Vec::new();
+        if let Some(f) = checks.format {
+            candidates.extend(format_examples(f).0.iter().map(|s| Value::from(*s)));
+        }
+        if let Some(m) = checks.multiple_of {
+            let integer = matches!(self.shape(id), Shape::Integer(_));
+            let b = match self.shape(id) {
+                Shape::Integer(b) | Shape::Number(b) => *b,
+                _ => Bounds::NONE,
+            };
+            let mut ks: Vec<f64> = vec![0.0, 1.0, -1.0, 2.0, 3.0, 10.0, -7.0];
+            ks.push(self.rng.below(2000) as f64 - 1000.0);
+            for x in [b.minimum, b.exclusive_minimum].into_iter().flatten() {
+                ks.push((x / m).ceil());
+                ks.push((x / m).ceil() + 1.0);
+            }
+            for x in [b.maximum, b.exclusive_maximum].into_iter().flatten() {
+                ks.push((x / m).floor());
+                ks.push((x / m).floor() - 1.0);
+            }
+            for k in ks {
+                let x = k * m;
+                candidates.push(match integer {
+                    true if x.fract() == 0.0 && x.abs() < 9e15 => Value::from(x as i64),
+                    true => continue,
+                    false => float(x),
+                });
+            }
+        }
+        if checks.unique_items
+            && let Shape::Array {
+                items,
+                min_items,
+                max_items,
+            } = self.shape(id)
+        {
+            let (items, lo) = (*items, min_items.unwrap_or(0));
+            let hi = match depth > self.deep {
+                true => lo,
+                false => max_items.unwrap_or(lo + 4).min(lo + 4).max(lo),
+            };
+            let n = self.rng.range(lo, hi);
+            let mut distinct: Vec<Value> = Vec::new();
+            for _ in 0..n * 8 {
+                if distinct.len() as u64 == n {
+                    break;
+                }
+                let v = self.valid_at(items, depth + 1);
+                if !distinct
+                    .iter()
+                    .any(|d| perago_schema::check::json_equal(d, &v))
+                {
+                    distinct.push(v);
+                }
+            }
+            candidates.push(Value::Array(distinct));
+        }
+        let valid: Vec<Value> = candidates
+            .into_iter()
+            .filter(|v| self.is_valid(id, v))
+            .collect();
+        (!valid.is_empty()).then(|| self.rng.pick(&valid).clone())
+    }
+
+    /// Edits of a valid `value` that break its [`Checks`].
+    fn checked_mutations(
+        &mut self,
+        checks: &Checks,
+        value: &Value,
+        path: &[Seg],
+        out: &mut Vec<Mutation>,
+    ) {
+        if let Some(f) = checks.format {
+            let (valid, invalid) = format_examples(f);
+            for s in valid.iter().chain(invalid) {
+                Self::set(out, path, format!("format:{f:?} {s:?}"), Value::from(*s));
+            }
+        }
+        if let Some(m) = checks.multiple_of {
+            for (label, x) in [
+                ("m/2", m / 2.0),
+                ("m+1", m + 1.0),
+                ("3m", 3.0 * m),
+                ("-m", -m),
+                ("m*1e9", m * 1e9),
+                ("m*(2^53+1)", m * 9_007_199_254_740_993.0),
+            ] {
+                Self::set(out, path, format!("multipleOf:{label}"), float(x));
+                if x.fract() == 0.0 && x.abs() < 9e18 {
+                    Self::set(
+                        out,
+                        path,
+                        format!("multipleOf:{label} int"),
+                        Value::from(x as i64),
+                    );
+                }
+            }
+            if let Some(x) = value.as_i64() {
+                Self::set(
+                    out,
+                    path,
+                    "multipleOf:value+1",
+                    Value::from(x.saturating_add(1)),
+                );
+            }
+        }
+        if checks.unique_items
+            && let Value::Array(items) = value
+            && let Some(first) = items.first()
+        {
+            let mut twice = items.clone();
+            twice.push(first.clone());
+            Self::set(out, path, "uniqueItems:repeat first", Value::Array(twice));
+            let mut floated_twice = items.clone();
+            floated_twice.insert(0, floated(first));
+            Self::set(
+                out,
+                path,
+                "uniqueItems:first again, numbers as floats",
+                Value::Array(floated_twice),
+            );
+            if let Some(last) = items.last() {
+                let mut reordered = items.clone();
+                reordered[0] = reversed_keys(last);
+                Self::set(
+                    out,
+                    path,
+                    "uniqueItems:first replaced by the last, keys reversed",
+                    Value::Array(reordered),
+                );
+            }
+        }
+    }
+
     fn is_valid(&self, id: NodeId, v: &Value) -> bool {
         self.validators[id.0]
             .as_ref()
@@ -406,6 +650,12 @@ impl<'a> Generator<'a> {
     }
 
     fn valid_at(&mut self, id: NodeId, depth: usize) -> Value {
+        let checks = self.checks(id);
+        if !checks.is_empty()
+            && let Some(v) = self.valid_checked(id, &checks, depth)
+        {
+            return v;
+        }
         match self.shape(id) {
             Shape::Any => self.any(depth),
             Shape::Null => Value::Null,
@@ -876,6 +1126,10 @@ impl<'a> Generator<'a> {
                     Self::set(out, path, format!("type:{label}"), v);
                 }
             }
+        }
+        let checks = self.checks(id);
+        if !checks.is_empty() {
+            self.checked_mutations(&checks, value, path, out);
         }
         match self.shape(id) {
             Shape::Any | Shape::Null | Shape::Boolean => {}

@@ -105,6 +105,7 @@ fragments! {
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
     mixed_enum: mixed::Mixed;
+    multiple_of: multiples::Multiples;
     names_that_would_shadow_std_types: shadow::Shadow, shadow::OptionType;
     nested_closed_objects: outer::Outer, outer::OuterInner, outer::OuterInnerInnermost, outer::OuterEmpty;
     nullable_any_of: any_of::AnyOfNull, any_of::Point;
@@ -124,11 +125,13 @@ fragments! {
     ref_across_files: envelope::Envelope, common::Common, common::Address;
     ref_to_defs: order::Order, order::Customer, order::Line;
     string_enum: colour::Palette;
+    string_formats: formats::Formats;
     string_lengths_and_pattern: strings::Strings;
     title_less_roots: worker_result_v2::WorkerResultV2;
     tuples: points::Points, points::Tag;
     union_of_types: unions::Unions, unions::UnionsId, unions::UnionsLimit, unions::UnionsTarget, unions::UnionsMode, unions::UnionsEither, unions::Point, unions::Tree;
     union_with_tagged_objects: pipeline::Pipeline, pipeline::Step, pipeline::StepRun, pipeline::Wait;
+    unique_items: sets::Sets, sets::SetsPointsItem;
 }
 
 /// `crates/perago-codegen/tests/fragments/`.
@@ -421,7 +424,9 @@ fn check_set(fragment: &str, set: &SchemaSet, files: &[(String, String)], checke
                 && matches!(n.shape, Shape::Nullable(inner) if inner == root)
         });
         let standalone: Value = serde_json::from_str(c.schema).expect("SCHEMA is JSON");
-        let standalone = jsonschema::validator_for(&standalone)
+        let standalone = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&standalone)
             .unwrap_or_else(|e| panic!("{}: SCHEMA does not compile: {e}", c.name));
         let mut valid = 0;
         let mut failed = 0;

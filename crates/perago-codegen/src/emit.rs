@@ -1213,17 +1213,24 @@ impl Emitter<'_> {
                 _ => {}
             }
         }
+        let checks = node.checks;
         match &node.shape {
             Shape::Any => quote! { #s::AnyValue },
             Shape::Null => quote! { #s::Null },
             Shape::Boolean => quote! { #s::Boolean },
             Shape::Integer(b) => {
                 let b = bounds(k, b);
-                quote! { #s::Integer(#b) }
+                match checks.multiple_of {
+                    Some(m) => quote! { #s::IntegerMultiple(#b, #m) },
+                    None => quote! { #s::Integer(#b) },
+                }
             }
             Shape::Number(b) => {
                 let b = bounds(k, b);
-                quote! { #s::Number(#b) }
+                match checks.multiple_of {
+                    Some(m) => quote! { #s::NumberMultiple(#b, #m) },
+                    None => quote! { #s::Number(#b) },
+                }
             }
             Shape::String {
                 lengths: l,
@@ -1237,7 +1244,13 @@ impl Emitter<'_> {
                     }
                     None => quote! { None },
                 };
-                quote! { #s::Str { lengths: #l, pattern: #p } }
+                match checks.format {
+                    Some(f) => {
+                        let f = format_ident!("{}", format!("{f:?}"));
+                        quote! { #s::FormatStr { lengths: #l, pattern: #p, format: #k::__private::check::Format::#f } }
+                    }
+                    None => quote! { #s::Str { lengths: #l, pattern: #p } },
+                }
             }
             Shape::Const(c) => {
                 let c = self.value_static("CONST", c);
@@ -1255,7 +1268,11 @@ impl Emitter<'_> {
                 let items = self.check_expr(*items);
                 let min = opt_u64(*min_items);
                 let max = opt_u64(*max_items);
-                quote! { #s::Array { items: #items, min: #min, max: #max } }
+                let array = quote! { #s::Array { items: #items, min: #min, max: #max } };
+                match checks.unique_items {
+                    true => quote! { #s::UniqueArray(#array) },
+                    false => array,
+                }
             }
             Shape::Object {
                 additional: Some(value),

@@ -78,6 +78,10 @@ snapshots! {
     integer_bounds,
     number_bounds,
     boolean_and_null,
+    /// Every format the interpreter checks, one it does not (an annotation), with lengths, nullable, in items.
+    string_formats,
+    /// `multipleOf` on integers and numbers (fractional steps too), with bounds, nullable, in items.
+    multiple_of,
 
     // const and enum
     /// A root string const (a unit type named after the file) and string consts in an object.
@@ -90,6 +94,8 @@ snapshots! {
     arrays,
     /// `prefixItems` with `items: false`: fixed Rust tuples.
     tuples,
+    /// `uniqueItems` on strings, numbers, any values, objects and nested arrays.
+    unique_items,
 
     // Objects
     /// No `additionalProperties` anywhere: normalisation closes every level.

@@ -2,7 +2,9 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
-use crate::ir::{Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step};
+use crate::ir::{
+    Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
+};
 use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
@@ -189,6 +191,7 @@ impl<'a> Builder<'a> {
             description: text("description"),
             default: schema.get("default").cloned(),
             shape: Shape::Any,
+            checks: Checks::default(),
         })
     }
 
@@ -212,6 +215,7 @@ impl<'a> Builder<'a> {
             return id; // `true`: any value
         };
         let shape = self.shape(doc, pointer, map, hint);
+        self.ir.node_mut(id).checks = checks(map, &shape);
         let wants_name = match &shape {
             Shape::Object {
                 properties,
@@ -312,6 +316,7 @@ impl<'a> Builder<'a> {
                         discriminator,
                         branches,
                     },
+                    checks: Checks::default(),
                 }));
             }
             let mut built = Vec::new();
@@ -829,6 +834,21 @@ fn object_steps(map: &Map<String, Value>, properties: &[Property]) -> Vec<Step> 
         }
     }
     steps
+}
+
+/// The checks beside a shape that its keywords ask for (a nullable's are its inner node's).
+fn checks(map: &Map<String, Value>, shape: &Shape) -> Checks {
+    if matches!(shape, Shape::Nullable(_)) {
+        return Checks::default();
+    }
+    Checks {
+        format: map
+            .get("format")
+            .and_then(Value::as_str)
+            .and_then(crate::check::Format::named),
+        multiple_of: map.get("multipleOf").and_then(Value::as_f64),
+        unique_items: map.get("uniqueItems") == Some(&Value::Bool(true)),
+    }
 }
 
 /// A violation of a default or example: its message, prefixed by where in the value it is

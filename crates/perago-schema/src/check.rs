@@ -3,6 +3,7 @@
 
 use crate::ecma;
 pub use crate::ecma::PatternError;
+pub use crate::format::Format;
 use crate::path::Path;
 use crate::violation::{Code, Violation};
 use serde_json::{Map, Value};
@@ -833,6 +834,128 @@ pub fn required(path: &Path<'_>, out: &mut Out) {
 /// A property a closed object does not declare.
 pub fn unknown_field(path: &Path<'_>, out: &mut Out) {
     push(out, path, Code::UnknownField, "unknown field");
+}
+
+/// `format` on a string.
+pub fn format(s: &str, path: &Path<'_>, out: &mut Out, format: Format) -> bool {
+    if format.is_valid(s) {
+        return true;
+    }
+    push(out, path, Code::Format, format.message());
+    false
+}
+
+/// A JSON number as the parser has it: the tape's, or a `Value`'s.
+#[derive(Debug, Clone, Copy)]
+pub enum Num {
+    /// A non-negative integer.
+    U(u64),
+    /// A negative integer.
+    I(i64),
+    /// Anything else.
+    F(f64),
+}
+
+impl Num {
+    /// As a float.
+    pub fn f64(self) -> f64 {
+        match self {
+            Num::U(u) => u as f64,
+            Num::I(i) => i as f64,
+            Num::F(f) => f,
+        }
+    }
+
+    /// As a `Value`.
+    pub fn value(self) -> Value {
+        Value::Number(match self {
+            Num::U(u) => serde_json::Number::from(u),
+            Num::I(i) => serde_json::Number::from(i),
+            Num::F(f) => {
+                serde_json::Number::from_f64(f).unwrap_or_else(|| serde_json::Number::from(0))
+            }
+        })
+    }
+
+    /// JSON equality of numbers.
+    pub fn equals(self, other: Num) -> bool {
+        match (self, other) {
+            (Num::U(a), Num::U(b)) => a == b,
+            (Num::I(a), Num::I(b)) => a == b,
+            (Num::U(_), Num::I(_)) | (Num::I(_), Num::U(_)) => false,
+            (a, b) => a.f64() == b.f64(),
+        }
+    }
+
+    /// A `Value`'s number.
+    pub fn of(n: &serde_json::Number) -> Num {
+        if let Some(u) = n.as_u64() {
+            Num::U(u)
+        } else if let Some(i) = n.as_i64() {
+            Num::I(i)
+        } else {
+            Num::F(n.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+
+    /// `multipleOf`: exact for integers; for fractions, within rounding of the division.
+    pub fn is_multiple(self, m: f64) -> bool {
+        if m.fract() == 0.0 && m <= u64::MAX as f64 {
+            let d = m as u64;
+            match self {
+                Num::U(u) => return u % d == 0,
+                Num::I(i) => return i.unsigned_abs() % d == 0,
+                Num::F(_) => {}
+            }
+        }
+        let q = self.f64() / m;
+        if !q.is_finite() {
+            return false;
+        }
+        let r = q.round();
+        (q - r).abs() <= 1e-9 * r.abs().max(1.0)
+    }
+}
+
+/// `multipleOf` on a number; any other value passes (its type is another rule's).
+pub fn multiple_of(v: &Value, path: &Path<'_>, out: &mut Out, m: f64) -> bool {
+    let Value::Number(n) = v else {
+        return true;
+    };
+    if Num::of(n).is_multiple(m) {
+        return true;
+    }
+    push(
+        out,
+        path,
+        Code::MultipleOf,
+        format!("must be a multiple of {}", Num::F(m).value()),
+    );
+    false
+}
+
+/// `uniqueItems` on an array of `len` items that `equal(i, j)` compares: the first pair of
+/// equal items (by the later one, then the earlier) is reported.
+pub fn unique_items(
+    len: usize,
+    equal: impl Fn(usize, usize) -> bool,
+    path: &Path<'_>,
+    out: &mut Out,
+) -> bool {
+    for j in 1..len {
+        for i in 0..j {
+            if equal(i, j) {
+                push(
+                    out,
+                    path,
+                    Code::UniqueItems,
+                    format!("must not repeat an item: items {i} and {j} are equal"),
+                );
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// JSON Schema equality: numbers compare by value, objects ignore key order.

@@ -5,12 +5,12 @@
 //! branches over the same stretch of tape, and the members and items each schema evaluated
 //! are tracked (as bits) only where `unevaluated*` or a closed composition needs them.
 
-use crate::check::{self, Out, push};
+use crate::check::{self, Num, Out, push};
 use crate::path::Path;
 use crate::program::{Additional, Close, Discriminated, Ix, Node, Program, ty};
 use crate::tape::{Tape, Tok};
 use crate::violation::Code;
-use serde_json::{Number, Value};
+use serde_json::Value;
 
 /// Which members (or items) of one object (or array) were evaluated.
 #[derive(Debug, Clone)]
@@ -41,48 +41,6 @@ impl Bits {
 fn mark(ann: &mut Option<&mut Bits>, i: usize) {
     if let Some(b) = ann {
         b.set(i);
-    }
-}
-
-/// A number as the tape has it.
-#[derive(Debug, Clone, Copy)]
-enum Num {
-    U(u64),
-    I(i64),
-    F(f64),
-}
-
-impl Num {
-    fn f64(self) -> f64 {
-        match self {
-            Num::U(u) => u as f64,
-            Num::I(i) => i as f64,
-            Num::F(f) => f,
-        }
-    }
-    fn value(self) -> Value {
-        Value::Number(match self {
-            Num::U(u) => Number::from(u),
-            Num::I(i) => Number::from(i),
-            Num::F(f) => Number::from_f64(f).unwrap_or_else(|| Number::from(0)),
-        })
-    }
-    fn equals(self, other: Num) -> bool {
-        match (self, other) {
-            (Num::U(a), Num::U(b)) => a == b,
-            (Num::I(a), Num::I(b)) => a == b,
-            (Num::U(_), Num::I(_)) | (Num::I(_), Num::U(_)) => false,
-            (a, b) => a.f64() == b.f64(),
-        }
-    }
-    fn of(n: &Number) -> Num {
-        if let Some(u) = n.as_u64() {
-            Num::U(u)
-        } else if let Some(i) = n.as_i64() {
-            Num::I(i)
-        } else {
-            Num::F(n.as_f64().unwrap_or(f64::NAN))
-        }
     }
 }
 
@@ -234,10 +192,8 @@ impl Eval<'_> {
                 Tok::Str(span) => {
                     let s = self.tape.text(self.input, span);
                     check::string_rules(s, path, out, &node.lengths, node.pattern.as_ref());
-                    if let Some(f) = &node.format
-                        && !f.is_valid(s)
-                    {
-                        push(out, path, Code::Format, f.message());
+                    if let Some(f) = node.format {
+                        check::format(s, path, out, f);
                     }
                 }
                 Tok::Array { len, .. } => self.array(node, at, len as usize, path, out, &mut sink),
@@ -352,15 +308,8 @@ impl Eval<'_> {
         } else if node.bounds != check::Bounds::NONE {
             check::number(&value, path, out, &node.bounds);
         }
-        if let Some(m) = node.multiple_of
-            && !is_multiple(n, m)
-        {
-            push(
-                out,
-                path,
-                Code::MultipleOf,
-                format!("must be a multiple of {}", Num::F(m).value()),
-            );
+        if let Some(m) = node.multiple_of {
+            check::multiple_of(&value, path, out, m);
         }
     }
 
@@ -429,34 +378,15 @@ impl Eval<'_> {
                 );
             }
         }
-        if node.unique_items
-            && let Some((i, j)) = self.repeated_item(at, len)
-        {
-            push(
-                out,
-                path,
-                Code::UniqueItems,
-                format!("must not repeat an item: items {i} and {j} are equal"),
-            );
-        }
-    }
-
-    /// The first two equal items, if any.
-    fn repeated_item(&self, at: usize, len: usize) -> Option<(usize, usize)> {
-        let mut starts = Vec::with_capacity(len);
-        let mut item = at + 1;
-        for _ in 0..len {
-            starts.push(item);
-            item = self.next(item);
-        }
-        for j in 1..len {
-            for i in 0..j {
-                if self.equal(starts[i], starts[j]) {
-                    return Some((i, j));
-                }
+        if node.unique_items {
+            let mut starts = Vec::with_capacity(len);
+            let mut item = at + 1;
+            for _ in 0..len {
+                starts.push(item);
+                item = self.next(item);
             }
+            check::unique_items(len, |i, j| self.equal(starts[i], starts[j]), path, out);
         }
-        None
     }
 
     fn object(
@@ -819,22 +749,4 @@ fn found(tok: Tok) -> &'static str {
         Tok::Array { .. } => "an array",
         Tok::Object { .. } => "an object",
     }
-}
-
-/// `multipleOf`: exact for integers; for fractions, within rounding of the division.
-fn is_multiple(n: Num, m: f64) -> bool {
-    if m.fract() == 0.0 && m <= u64::MAX as f64 {
-        let d = m as u64;
-        match n {
-            Num::U(u) => return u % d == 0,
-            Num::I(i) => return i.unsigned_abs() % d == 0,
-            Num::F(_) => {}
-        }
-    }
-    let q = n.f64() / m;
-    if !q.is_finite() {
-        return false;
-    }
-    let r = q.round();
-    (q - r).abs() <= 1e-9 * r.abs().max(1.0)
 }

@@ -2,9 +2,9 @@
 //! by their RFCs' grammars. A format name outside this list is an annotation, as the
 //! specification says of formats an implementation does not know.
 
-/// A checked format.
+/// A checked format (generated readers name one by its variant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
+pub enum Format {
     DateTime,
     Date,
     Time,
@@ -25,7 +25,7 @@ pub(crate) enum Format {
 
 impl Format {
     /// The format of this name, when perago checks it.
-    pub(crate) fn named(name: &str) -> Option<Format> {
+    pub fn named(name: &str) -> Option<Format> {
         Some(match name {
             "date-time" => Format::DateTime,
             "date" => Format::Date,
@@ -48,7 +48,7 @@ impl Format {
     }
 
     /// The violation's message.
-    pub(crate) fn message(self) -> &'static str {
+    pub fn message(self) -> &'static str {
         match self {
             Format::DateTime => "must be a date-time (RFC 3339, e.g. 2026-12-01T21:30:00Z)",
             Format::Date => "must be a date (RFC 3339 full-date, e.g. 2026-12-01)",
@@ -70,7 +70,7 @@ impl Format {
     }
 
     /// True when `s` is in the format.
-    pub(crate) fn is_valid(self, s: &str) -> bool {
+    pub fn is_valid(self, s: &str) -> bool {
         match self {
             Format::DateTime => date_time(s),
             Format::Date => date(s.as_bytes()),

@@ -2,7 +2,7 @@
 //! (What a document means against a schema is the interpreter's, [`crate::Validator`]; the
 //! IR only says how it is typed and read.)
 
-use crate::check::{Bounds, Lengths, Pattern};
+use crate::check::{self, Bounds, Lengths, Pattern};
 use serde_json::Value;
 
 /// The index of a node in an [`Ir`].
@@ -32,6 +32,27 @@ pub struct Node {
     pub default: Option<Value>,
     /// What values it admits.
     pub shape: Shape,
+    /// Checks on the typed value beside its shape (`format`, `multipleOf`, `uniqueItems`).
+    pub checks: Checks,
+}
+
+/// The checks a node makes on its typed value beyond its [`Shape`], each after the shape's own
+/// (as the interpreter orders them).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Checks {
+    /// `format` of a string, when perago checks that format.
+    pub format: Option<check::Format>,
+    /// `multipleOf` of an integer or number.
+    pub multiple_of: Option<f64>,
+    /// `uniqueItems: true` on an array.
+    pub unique_items: bool,
+}
+
+impl Checks {
+    /// True when there is no check.
+    pub fn is_empty(&self) -> bool {
+        *self == Checks::default()
+    }
 }
 
 /// What a node admits.

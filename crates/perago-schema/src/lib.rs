@@ -37,6 +37,7 @@
 //! | `minLength`, `maxLength` | counted in Unicode code points |
 //! | `pattern` | ECMA-262 (Unicode mode), an unanchored search, as JSON Schema defines; matched in linear time (no backreferences or lookaround) |
 //! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | numbers in 2020-12 form |
+//! | `format`, `multipleOf`, `uniqueItems` | checks on the typed value ([`ir::Checks`]), made by the interpreter's functions in [`check`] |
 //! | `$ref` | to the root or a `$defs` entry of the same file or a sibling file; only annotations beside it |
 //! | `oneOf` | branches are closed objects told apart by one property with a distinct string `const` (one branch may leave it undeclared) |
 //! | `anyOf` | only `[X, {"type": "null"}]` |

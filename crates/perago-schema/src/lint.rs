@@ -13,9 +13,21 @@ use std::collections::HashMap;
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "$comment"];
-const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern"];
-const NUMBER_KEYWORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
-const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems", "prefixItems"];
+const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
+const NUMBER_KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+const ARRAY_KEYWORDS: &[&str] = &[
+    "items",
+    "minItems",
+    "maxItems",
+    "prefixItems",
+    "uniqueItems",
+];
 const OBJECT_KEYWORDS: &[&str] = &[
     "properties",
     "required",
@@ -27,9 +39,9 @@ const OBJECT_KEYWORDS: &[&str] = &[
     "propertyNames",
 ];
 const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "anyOf", "allOf"];
-/// What codegen cannot type, validated whole by the interpreter instead.
-const VALIDATE_WHOLE: &str =
-    "`perago validate --schema FILE` validates any draft 2020-12 schema without generated types";
+/// Where to go for what codegen cannot type: the interpreter, which takes draft 2020-12 whole.
+const VALIDATE: &str =
+    "`perago validate --schema FILE` takes this schema as written, without generated types";
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
 const TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "null", "object", "array",
@@ -71,14 +83,12 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
         "if" | "then" | "else" | "dependentSchemas" | "dependencies" => {
             "for variants, use a `oneOf` of closed objects told apart by a property with a string `const`"
         }
-        "format" => "constrain the string with `pattern` instead",
-        "uniqueItems" | "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
-            "arrays support only `items` (one schema), `minItems` and `maxItems`"
+        "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
+            "generated code types arrays with `items`, `prefixItems`, `minItems`, `maxItems` and `uniqueItems`"
         }
         "unevaluatedProperties" => {
             "objects are closed already unless `additionalProperties` is a schema"
         }
-        "multipleOf" => "use `minimum`/`maximum`, or check it in the worker",
         "definitions" => "write `$defs` (JSON Schema 2020-12)",
         "id" => "write `$id`",
         "$anchor" | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
@@ -244,11 +254,12 @@ impl Linter<'_> {
                     );
                 }
             } else if !is_known(k) {
+                // Generated types cannot honour it; the interpreter can.
                 let message = match unsupported_hint(k) {
                     Some(hint) => {
-                        format!("not in perago's supported subset of JSON Schema: {hint}")
+                        format!("not in the subset perago generates types for: {hint}; {VALIDATE}")
                     }
-                    None => "not in perago's supported subset of JSON Schema".to_owned(),
+                    None => format!("not in the subset perago generates types for: {VALIDATE}"),
                 };
                 self.err(pointer, k, message);
             }
@@ -587,6 +598,33 @@ impl Linter<'_> {
                 }
             }
         }
+        if let Some(m) = map.get("multipleOf")
+            && m.as_f64().is_some_and(|m| m <= 0.0)
+        {
+            self.err(
+                pointer,
+                "multipleOf",
+                format!("must be a number greater than 0, found {m}"),
+            );
+        }
+        if let Some(u) = map.get("uniqueItems")
+            && !u.is_boolean()
+        {
+            self.err(
+                pointer,
+                "uniqueItems",
+                format!("must be a boolean, found {u}"),
+            );
+        }
+        if let Some(f) = map.get("format")
+            && !f.is_string()
+        {
+            self.err(
+                pointer,
+                "format",
+                format!("must be a string naming a format (e.g. \"date-time\"), found {f}"),
+            );
+        }
         if let Some(p) = map.get("pattern") {
             match p.as_str().map(Pattern::new) {
                 Some(Ok(_)) => {}
@@ -698,7 +736,7 @@ impl Linter<'_> {
             self.err(
                 pointer,
                 "prefixItems",
-                format!("generated code types tuples of at most 6 items, found {n}: use an object; {VALIDATE_WHOLE}"),
+                format!("generated code types tuples of at most 6 items, found {n}: use an object; {VALIDATE}"),
             );
         }
         match map.get("items") {
@@ -718,7 +756,7 @@ impl Linter<'_> {
             self.err(
                 pointer,
                 "minItems",
-                format!("generated code types `prefixItems` as a tuple, every one of its items present: add `\"minItems\": {n}`; {VALIDATE_WHOLE}"),
+                format!("generated code types `prefixItems` as a tuple, every one of its items present: add `\"minItems\": {n}`; {VALIDATE}"),
             );
         }
     }
@@ -737,7 +775,7 @@ impl Linter<'_> {
                 self.err(
                     pointer,
                     k,
-                    format!("generated code types `{k}` on a map only, not beside declared `properties`; {VALIDATE_WHOLE}"),
+                    format!("generated code types `{k}` on a map only, not beside declared `properties`; {VALIDATE}"),
                 );
             }
         }
@@ -755,14 +793,14 @@ impl Linter<'_> {
                     self.err(
                         pointer,
                         "additionalProperties",
-                        format!("generated code types `patternProperties` as a map whose other keys are unknown, so `additionalProperties` can only be `false` beside it; {VALIDATE_WHOLE}"),
+                        format!("generated code types `patternProperties` as a map whose other keys are unknown, so `additionalProperties` can only be `false` beside it; {VALIDATE}"),
                     );
                 }
             }
             Some(Value::Object(_)) => self.err(
                 pointer,
                 "patternProperties",
-                format!("generated code types one pattern (a map whose keys match it), not several; {VALIDATE_WHOLE}"),
+                format!("generated code types one pattern (a map whose keys match it), not several; {VALIDATE}"),
             ),
             Some(other) => self.err(
                 pointer,
@@ -873,7 +911,7 @@ impl Linter<'_> {
             self.err(
                 pointer,
                 other,
-                format!("not supported beside `allOf` in generated code, which merges the parts into one object: move it into the parts, or write the combined schema out as one; {VALIDATE_WHOLE}"),
+                format!("not supported beside `allOf` in generated code, which merges the parts into one object: move it into the parts, or write the combined schema out as one; {VALIDATE}"),
             );
         }
         let mut merge = Merge::default();
@@ -967,7 +1005,7 @@ impl Linter<'_> {
                         self.err(
                             &at,
                             "$ref",
-                            format!("{r:?} cannot be extended by `allOf` in generated code: it {why}; {VALIDATE_WHOLE}"),
+                            format!("{r:?} cannot be extended by `allOf` in generated code: it {why}; {VALIDATE}"),
                         );
                         return;
                     }
@@ -976,7 +1014,7 @@ impl Linter<'_> {
                 other => self.err(
                     &at,
                     "$ref",
-                    format!("{r:?} cannot be extended by `allOf` in generated code: it is {other}; {VALIDATE_WHOLE}"),
+                    format!("{r:?} cannot be extended by `allOf` in generated code: it is {other}; {VALIDATE}"),
                 ),
             }
             return;
@@ -987,7 +1025,7 @@ impl Linter<'_> {
                 self.err(
                     pointer,
                     "type",
-                    format!("generated code merges an `allOf` into one object, so its type can only be \"object\", found {t}; {VALIDATE_WHOLE}"),
+                    format!("generated code merges an `allOf` into one object, so its type can only be \"object\", found {t}; {VALIDATE}"),
                 );
             }
             if !holder {
@@ -996,7 +1034,7 @@ impl Linter<'_> {
                     self.err(
                         pointer,
                         "",
-                        format!("generated code types an `allOf` of objects only (merged into one struct), but this part {why}; {VALIDATE_WHOLE}"),
+                        format!("generated code types an `allOf` of objects only (merged into one struct), but this part {why}; {VALIDATE}"),
                     );
                     return;
                 }
@@ -1055,7 +1093,7 @@ impl Linter<'_> {
                         self.err(
                             &part_ptr,
                             "",
-                            format!("generated code types an `allOf` of objects only (merged into one struct), but this part is {}; {VALIDATE_WHOLE}", kind(other)),
+                            format!("generated code types an `allOf` of objects only (merged into one struct), but this part is {}; {VALIDATE}", kind(other)),
                         )
                     }
                     _ => {}
@@ -1360,10 +1398,6 @@ impl Linter<'_> {
         }
     }
 }
-
-/// Where to go for what codegen cannot type.
-const VALIDATE: &str =
-    "`perago validate --schema FILE` (the interpreter) takes this schema as written";
 
 /// True when two union branches of these kinds could both take one value.
 pub(crate) fn overlap(a: Kind, b: Kind) -> bool {

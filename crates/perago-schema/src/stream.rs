@@ -1280,3 +1280,71 @@ macro_rules! string_const {
         }
     };
 }
+
+/// `type: string` with `format` beside its other rules, checked after them.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatStr<'a> {
+    /// `minLength` / `maxLength`
+    pub lengths: Lengths,
+    /// `pattern`
+    pub pattern: Option<&'a Pattern>,
+    /// `format`
+    pub format: check::Format,
+}
+
+text!(FormatStr => String,
+    str |this, s, path, out| {
+        let rules = check::string_rules(s, path, out, &this.lengths, this.pattern);
+        (check::format(s, path, out, this.format) && rules).then(|| s.to_owned())
+    },
+    other |found| check::string(&found, path, out, &this.lengths, this.pattern).map(str::to_owned));
+
+/// `type: integer` with `multipleOf` beside its bounds, checked after them.
+#[derive(Debug, Clone, Copy)]
+pub struct IntegerMultiple(pub Bounds, pub f64);
+scalar!(IntegerMultiple => i64, |this, v, path, out| {
+    let typed = check::integer(&v, path, out, &this.0);
+    // A value that is no integer is a type error only.
+    let integral = v.as_f64().is_some_and(|x| x.fract() == 0.0);
+    let multiple = !integral || check::multiple_of(&v, path, out, this.1);
+    typed.filter(|_| multiple)
+});
+
+/// `type: number` with `multipleOf` beside its bounds, checked after them.
+#[derive(Debug, Clone, Copy)]
+pub struct NumberMultiple(pub Bounds, pub f64);
+scalar!(NumberMultiple => f64, |this, v, path, out| {
+    let typed = check::number(&v, path, out, &this.0);
+    let multiple = check::multiple_of(&v, path, out, this.1);
+    typed.filter(|_| multiple)
+});
+
+/// An array with `uniqueItems: true`: read as a `Value` (the items are compared by JSON
+/// equality, which the typed items do not keep), its items then read from it by the array's
+/// check, and the first repeat reported after what they record, as the interpreter does.
+#[derive(Debug, Clone, Copy)]
+pub struct UniqueArray<C>(pub Array<C>);
+
+impl<C: Check> Check for UniqueArray<C> {
+    type Value = Vec<C::Value>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self::Value>, D::Error> {
+        let value = crate::json::value(d)?;
+        let typed = self.0.read(&value, path, out).map_err(de::Error::custom)?;
+        let Value::Array(items) = &value else {
+            return Ok(typed);
+        };
+        let unique = check::unique_items(
+            items.len(),
+            |i, j| check::json_equal(&items[i], &items[j]),
+            path,
+            out,
+        );
+        Ok(typed.filter(|_| unique))
+    }
+}

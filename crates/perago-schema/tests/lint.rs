@@ -84,17 +84,73 @@ fn unsupported_pattern_properties() {
 }
 
 #[test]
-fn unsupported_format() {
-    assert_snapshot!(lint(
-        json!({"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}})
-    ));
+fn format_not_a_string() {
+    assert_snapshot!(lint(json!({"type": "string", "format": 1})));
 }
 
 #[test]
-fn unsupported_unique_items() {
+fn format_multiple_of_and_unique_items_on_the_wrong_type() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "format": "date"},
+            "b": {"type": "string", "multipleOf": 2},
+            "c": {"type": "object", "uniqueItems": true}
+        }
+    })));
+}
+
+#[test]
+fn multiple_of_not_positive() {
+    assert_snapshot!(lint(json!({
+        "type": "object",
+        "properties": {
+            "zero": {"type": "integer", "multipleOf": 0},
+            "negative": {"type": "number", "multipleOf": -0.5},
+            "text": {"type": "number", "multipleOf": "2"}
+        }
+    })));
+}
+
+#[test]
+fn unique_items_not_a_boolean() {
     assert_snapshot!(lint(
-        json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})
+        json!({"type": "array", "items": {"type": "string"}, "uniqueItems": "yes"})
     ));
+}
+
+/// `format`, `multipleOf` and `uniqueItems` are checks on the typed value; a format perago
+/// does not check is an annotation (as the interpreter reads it).
+#[test]
+fn format_multiple_of_and_unique_items_are_checks() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({
+            "type": "object",
+            "properties": {
+                "at": {"type": "string", "format": "date-time"},
+                "colour": {"type": "string", "format": "x-colour"},
+                "step": {"type": "number", "multipleOf": 0.5},
+                "maybe_even": {"type": ["integer", "null"], "multipleOf": 2},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}
+            }
+        })),
+    )]);
+    let checks: Vec<String> = set
+        .ir
+        .nodes()
+        .filter(|(_, n)| !n.checks.is_empty())
+        .map(|(_, n)| format!("{} {:?}", n.location, n.checks))
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            "a.schema.json#/properties/at Checks { format: Some(DateTime), multiple_of: None, unique_items: false }",
+            "a.schema.json#/properties/step Checks { format: None, multiple_of: Some(0.5), unique_items: false }",
+            "a.schema.json#/properties/maybe_even Checks { format: None, multiple_of: Some(2.0), unique_items: false }",
+            "a.schema.json#/properties/tags Checks { format: None, multiple_of: None, unique_items: true }",
+        ]
+    );
 }
 
 #[test]

@@ -29,6 +29,8 @@ pub mod keyword_file_names;
 pub mod map;
 /// Generated from `crates/perago-codegen/tests/fragments/mixed_enum`.
 pub mod mixed_enum;
+/// Generated from `crates/perago-codegen/tests/fragments/multiple_of`.
+pub mod multiple_of;
 /// Generated from `crates/perago-codegen/tests/fragments/names_that_would_shadow_std_types`.
 pub mod names_that_would_shadow_std_types;
 /// Generated from `crates/perago-codegen/tests/fragments/nested_closed_objects`.
@@ -67,6 +69,8 @@ pub mod ref_across_files;
 pub mod ref_to_defs;
 /// Generated from `crates/perago-codegen/tests/fragments/string_enum`.
 pub mod string_enum;
+/// Generated from `crates/perago-codegen/tests/fragments/string_formats`.
+pub mod string_formats;
 /// Generated from `crates/perago-codegen/tests/fragments/string_lengths_and_pattern`.
 pub mod string_lengths_and_pattern;
 /// Generated from `crates/perago-codegen/tests/fragments/title_less_roots`.
@@ -77,3 +81,5 @@ pub mod tuples;
 pub mod union_of_types;
 /// Generated from `crates/perago-codegen/tests/fragments/union_with_tagged_objects`.
 pub mod union_with_tagged_objects;
+/// Generated from `crates/perago-codegen/tests/fragments/unique_items`.
+pub mod unique_items;
