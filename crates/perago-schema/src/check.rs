@@ -898,14 +898,25 @@ impl Num {
         }
     }
 
-    /// `multipleOf`: exact for integers; for fractions, within rounding of the division.
+    /// `multipleOf`: exact for an integral value (however written: `-9.2e18` is an integer
+    /// too) and a divisor written in decimal (`1.5` is 15/10, so `9223372036854775807` is not
+    /// a multiple of it, which a float division would say it is, and `2^53 + 1` is, which it
+    /// would not); otherwise within rounding of the division.
     pub fn is_multiple(self, m: f64) -> bool {
-        if m.fract() == 0.0 && m <= u64::MAX as f64 {
-            let d = m as u64;
-            match self {
-                Num::U(u) => return u % d == 0,
-                Num::I(i) => return i.unsigned_abs() % d == 0,
-                Num::F(_) => {}
+        let integer = match self {
+            Num::U(u) => Some(u),
+            Num::I(i) => Some(i.unsigned_abs()),
+            // Exact: every integral float up to 2^64 converts without loss.
+            Num::F(f) if f.fract() == 0.0 && f.abs() < u64::MAX as f64 => Some(f.abs() as u64),
+            Num::F(_) => None,
+        };
+        if let Some(n) = integer {
+            if m.fract() == 0.0 && m <= u64::MAX as f64 {
+                return n % (m as u64) == 0;
+            }
+            if let Some((digits, scale)) = decimal(m) {
+                // n / (digits / 10^scale) is whole when n * 10^scale is a multiple of digits.
+                return (u128::from(n) * 10u128.pow(scale)) % u128::from(digits) == 0;
             }
         }
         let q = self.f64() / m;
@@ -915,6 +926,18 @@ impl Num {
         let r = q.round();
         (q - r).abs() <= 1e-9 * r.abs().max(1.0)
     }
+}
+
+/// A positive fraction as `digits / 10^scale`, from its shortest decimal form (`1.5` → 15, 1),
+/// when both fit: at most 19 decimals and 19 significant digits.
+fn decimal(m: f64) -> Option<(u64, u32)> {
+    let text = format!("{m:e}");
+    let (mantissa, exponent) = text.split_once('e')?;
+    let exponent: i32 = exponent.parse().ok()?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: u64 = format!("{whole}{fraction}").parse().ok()?;
+    let scale = i32::try_from(fraction.len()).ok()? - exponent;
+    (digits > 0 && (1..=19).contains(&scale)).then_some((digits, scale as u32))
 }
 
 /// `multipleOf` on a number; any other value passes (its type is another rule's).
@@ -1134,5 +1157,35 @@ mod pattern_tests {
         assert!(!pattern.is_match(&s));
         let pattern = Pattern::checked("^(\\w+\\s?)*$");
         assert!(!pattern.is_match(&("ab ".repeat(30_000) + "!")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Num;
+
+    /// An integer against a decimal divisor is exact, whatever a float division would round to.
+    #[test]
+    fn multiple_of_is_exact_for_integers() {
+        let cases: &[(Num, f64, bool)] = &[
+            (Num::I(i64::MAX), 1.5, false),
+            (Num::U(u64::MAX), 0.5, true),
+            (Num::I(i64::MIN), 1.5, false),
+            (Num::U(9_007_199_254_740_993), 0.1, true),
+            (Num::U(3), 1.5, true),
+            (Num::I(-3), 0.3, true),
+            (Num::U(1), 0.3, false),
+            (Num::U(10), 0.0025, true),
+            (Num::U(7), 2.0, false),
+            (Num::F(4.5), 1.5, true),
+            (Num::F(-9_223_372_036_854_775_808.0), 1.5, false),
+            (Num::F(9_007_199_254_740_992.0), 1.5, false),
+            (Num::U(9_007_199_254_740_993), 1.5, true),
+            (Num::F(0.3), 0.1, true),
+            (Num::F(0.35), 0.1, false),
+        ];
+        for &(n, m, expected) in cases {
+            assert_eq!(n.is_multiple(m), expected, "{:?} multipleOf {m}", n.value());
+        }
     }
 }

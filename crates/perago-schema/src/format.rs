@@ -310,16 +310,33 @@ fn relative_json_pointer(s: &str) -> bool {
     rest == "#" || json_pointer(rest)
 }
 
+/// RFC 3987's `ucschar`: the characters beyond ASCII an IRI may hold anywhere (spaces such as
+/// U+00A0 and U+3000 among them; not the C1 controls, surrogates or noncharacters).
+fn ucschar(c: char) -> bool {
+    let c = u32::from(c);
+    matches!(c, 0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF)
+        || ((0x1_0000..=0xE_FFFF).contains(&c)
+            && c & 0xFFFF <= 0xFFFD
+            && !(0xE_0000..0xE_1000).contains(&c))
+}
+
+/// RFC 3987's `iprivate`: private-use characters, allowed in an IRI's query only.
+fn iprivate(c: char) -> bool {
+    let c = u32::from(c);
+    matches!(c, 0xE000..=0xF8FF | 0xF_0000..=0xF_FFFD | 0x10_0000..=0x10_FFFD)
+}
+
 /// RFC 3986 (RFC 3987 when `iri`): an absolute URI when `absolute`, else any reference.
 fn uri(s: &str, absolute: bool, iri: bool) -> bool {
-    let allowed = |c: char, extra: &str| {
+    // `query`: RFC 3987 allows private-use characters there only.
+    let allowed = |c: char, extra: &str, query: bool| {
         c.is_ascii_alphanumeric()
             || "-._~!$&'()*+,;=".contains(c)
             || extra.contains(c)
-            || (iri && !c.is_ascii() && !c.is_control() && !c.is_whitespace())
+            || (iri && (ucschar(c) || (query && iprivate(c))))
     };
     // Percent-encodings are %HH; every other character must be allowed where it is.
-    let chars_ok = |part: &str, extra: &str| {
+    let chars_ok = |part: &str, extra: &str, query: bool| {
         let b = part.as_bytes();
         let mut i = 0;
         for (pos, c) in part.char_indices() {
@@ -334,7 +351,7 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
                     return false;
                 }
                 i = pos + 3;
-            } else if !allowed(c, extra) {
+            } else if !allowed(c, extra, query) {
                 return false;
             }
         }
@@ -376,7 +393,11 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
             let host_port = authority
                 .rsplit_once('@')
                 .map_or(authority, |(userinfo, hp)| {
-                    if chars_ok(userinfo, ":") { hp } else { "\u{0}" }
+                    if chars_ok(userinfo, ":", false) {
+                        hp
+                    } else {
+                        "\u{0}"
+                    }
                 });
             let host_ok = if let Some(literal) = host_port.strip_prefix('[') {
                 match literal.split_once(']') {
@@ -394,7 +415,8 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
                     Some((h, p)) => (h, Some(p)),
                     None => (host_port, None),
                 };
-                chars_ok(host, "") && port.is_none_or(|p| p.bytes().all(|c| c.is_ascii_digit()))
+                chars_ok(host, "", false)
+                    && port.is_none_or(|p| p.bytes().all(|c| c.is_ascii_digit()))
             };
             if !host_ok {
                 return false;
@@ -403,9 +425,9 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
         }
         None => hier,
     };
-    chars_ok(path, ":@/")
-        && query.is_none_or(|q| chars_ok(q, ":@/?"))
-        && fragment.is_none_or(|f| chars_ok(f, ":@/?"))
+    chars_ok(path, ":@/", false)
+        && query.is_none_or(|q| chars_ok(q, ":@/?", true))
+        && fragment.is_none_or(|f| chars_ok(f, ":@/?", false))
 }
 
 #[cfg(test)]
@@ -442,6 +464,13 @@ mod tests {
             (Format::Uri, "//foo.bar/?baz=qux#quux", false),
             (Format::Uri, "http:// shouldfail.com", false),
             (Format::UriReference, "/abc", true),
+            (Format::IriReference, "/a\u{3000}b", true),
+            (Format::Iri, "http://例え.テスト/\u{a0}", true),
+            (Format::Iri, "http://example.com/?q=\u{e000}", true),
+            (Format::Iri, "http://example.com/\u{e000}", false),
+            (Format::Iri, "http://example.com/\u{85}", false),
+            (Format::Iri, "http://example.com/\u{fffe}", false),
+            (Format::Iri, "http://example.com/a b", false),
             (Format::UriReference, "\\\\WINDOWS\\fileshare", false),
             (Format::Uuid, "2EB8AA08-AA98-11EA-B4AA-73B441D16380", true),
             (Format::Uuid, "2eb8aa08-aa98-11ea-b4aa-73b441d1638", false),

@@ -36,6 +36,9 @@ pub struct Formats {
     #[serde(rename = "iri")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iri: Option<String>,
+    #[serde(rename = "iri_reference")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iri_reference: Option<String>,
     #[serde(rename = "uuid")]
     pub uuid: String,
     #[serde(rename = "regex")]
@@ -76,6 +79,7 @@ impl Formats {
         "uri",
         "uri_reference",
         "iri",
+        "iri_reference",
         "uuid",
         "regex",
         "json_pointer",
@@ -88,7 +92,7 @@ impl Formats {
 }
 impl ::perago::Contract for Formats {
     const LOCATION: &'static str = "formats.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Formats\",\"type\":\"object\",\"properties\":{\"date_time\":{\"type\":\"string\",\"format\":\"date-time\"},\"date\":{\"type\":\"string\",\"format\":\"date\"},\"time\":{\"type\":\"string\",\"format\":\"time\"},\"duration\":{\"type\":\"string\",\"format\":\"duration\"},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"hostname\":{\"type\":\"string\",\"format\":\"hostname\"},\"ipv4\":{\"type\":\"string\",\"format\":\"ipv4\"},\"ipv6\":{\"type\":\"string\",\"format\":\"ipv6\"},\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"uri_reference\":{\"type\":\"string\",\"format\":\"uri-reference\"},\"iri\":{\"type\":\"string\",\"format\":\"iri\"},\"uuid\":{\"type\":\"string\",\"format\":\"uuid\"},\"regex\":{\"type\":\"string\",\"format\":\"regex\"},\"json_pointer\":{\"type\":\"string\",\"format\":\"json-pointer\"},\"relative_json_pointer\":{\"type\":\"string\",\"format\":\"relative-json-pointer\"},\"unknown_format\":{\"type\":\"string\",\"format\":\"x-colour\",\"description\":\"A format perago does not know: an annotation.\"},\"short_uuid\":{\"type\":\"string\",\"format\":\"uuid\",\"minLength\":36,\"maxLength\":36,\"description\":\"Lengths first, then the format.\"},\"maybe_date\":{\"type\":[\"string\",\"null\"],\"format\":\"date\"},\"dates\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"date\"}}},\"required\":[\"date_time\",\"uuid\",\"email\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Formats\",\"type\":\"object\",\"properties\":{\"date_time\":{\"type\":\"string\",\"format\":\"date-time\"},\"date\":{\"type\":\"string\",\"format\":\"date\"},\"time\":{\"type\":\"string\",\"format\":\"time\"},\"duration\":{\"type\":\"string\",\"format\":\"duration\"},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"hostname\":{\"type\":\"string\",\"format\":\"hostname\"},\"ipv4\":{\"type\":\"string\",\"format\":\"ipv4\"},\"ipv6\":{\"type\":\"string\",\"format\":\"ipv6\"},\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"uri_reference\":{\"type\":\"string\",\"format\":\"uri-reference\"},\"iri\":{\"type\":\"string\",\"format\":\"iri\"},\"iri_reference\":{\"type\":\"string\",\"format\":\"iri-reference\"},\"uuid\":{\"type\":\"string\",\"format\":\"uuid\"},\"regex\":{\"type\":\"string\",\"format\":\"regex\"},\"json_pointer\":{\"type\":\"string\",\"format\":\"json-pointer\"},\"relative_json_pointer\":{\"type\":\"string\",\"format\":\"relative-json-pointer\"},\"unknown_format\":{\"type\":\"string\",\"format\":\"x-colour\",\"description\":\"A format perago does not know: an annotation.\"},\"short_uuid\":{\"type\":\"string\",\"format\":\"uuid\",\"minLength\":36,\"maxLength\":36,\"description\":\"Lengths first, then the format.\"},\"maybe_date\":{\"type\":[\"string\",\"null\"],\"format\":\"date\"},\"dates\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"date\"}}},\"required\":[\"date_time\",\"uuid\",\"email\"],\"additionalProperties\":false}";
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -109,7 +113,7 @@ impl ::perago::Contract for Formats {
                 mut map: A,
             ) -> Result<Option<Formats>, A::Error> {
                 let __Body(path, out) = self;
-                const KEYS: [&str; 19usize] = [
+                const KEYS: [&str; 20usize] = [
                     "date_time",
                     "date",
                     "time",
@@ -121,6 +125,7 @@ impl ::perago::Contract for Formats {
                     "uri",
                     "uri_reference",
                     "iri",
+                    "iri_reference",
                     "uuid",
                     "regex",
                     "json_pointer",
@@ -150,6 +155,7 @@ impl ::perago::Contract for Formats {
                 let mut f16 = None;
                 let mut f17 = None;
                 let mut f18 = None;
+                let mut f19 = None;
                 while let Some(key) = map
                     .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
                 {
@@ -352,7 +358,7 @@ impl ::perago::Contract for Formats {
                                             max: None,
                                         },
                                         pattern: None,
-                                        format: ::perago::__private::check::Format::Uuid,
+                                        format: ::perago::__private::check::Format::IriReference,
                                     },
                                     path,
                                     out,
@@ -369,7 +375,7 @@ impl ::perago::Contract for Formats {
                                             max: None,
                                         },
                                         pattern: None,
-                                        format: ::perago::__private::check::Format::Regex,
+                                        format: ::perago::__private::check::Format::Uuid,
                                     },
                                     path,
                                     out,
@@ -386,7 +392,7 @@ impl ::perago::Contract for Formats {
                                             max: None,
                                         },
                                         pattern: None,
-                                        format: ::perago::__private::check::Format::JsonPointer,
+                                        format: ::perago::__private::check::Format::Regex,
                                     },
                                     path,
                                     out,
@@ -403,7 +409,7 @@ impl ::perago::Contract for Formats {
                                             max: None,
                                         },
                                         pattern: None,
-                                        format: ::perago::__private::check::Format::RelativeJsonPointer,
+                                        format: ::perago::__private::check::Format::JsonPointer,
                                     },
                                     path,
                                     out,
@@ -414,6 +420,23 @@ impl ::perago::Contract for Formats {
                                 .read(
                                     &mut map,
                                     15usize,
+                                    &::perago::__private::stream::FormatStr {
+                                        lengths: ::perago::__private::check::Lengths {
+                                            min: None,
+                                            max: None,
+                                        },
+                                        pattern: None,
+                                        format: ::perago::__private::check::Format::RelativeJsonPointer,
+                                    },
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(16usize) => {
+                            f16 = members
+                                .read(
+                                    &mut map,
+                                    16usize,
                                     &::perago::__private::stream::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
@@ -425,11 +448,11 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(16usize) => {
-                            f16 = members
+                        ::perago::__private::stream::Key::Declared(17usize) => {
+                            f17 = members
                                 .read(
                                     &mut map,
-                                    16usize,
+                                    17usize,
                                     &::perago::__private::stream::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(36u64),
@@ -442,11 +465,11 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(17usize) => {
-                            f17 = members
+                        ::perago::__private::stream::Key::Declared(18usize) => {
+                            f18 = members
                                 .read(
                                     &mut map,
-                                    17usize,
+                                    18usize,
                                     &::perago::__private::stream::Nullable(::perago::__private::stream::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
@@ -459,11 +482,11 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(18usize) => {
-                            f18 = members
+                        ::perago::__private::stream::Key::Declared(19usize) => {
+                            f19 = members
                                 .read(
                                     &mut map,
-                                    18usize,
+                                    19usize,
                                     &::perago::__private::stream::Array {
                                         items: ::perago::__private::stream::FormatStr {
                                             lengths: ::perago::__private::check::Lengths {
@@ -500,14 +523,15 @@ impl ::perago::Contract for Formats {
                             (8usize, false),
                             (9usize, false),
                             (10usize, false),
-                            (11usize, true),
-                            (12usize, false),
+                            (11usize, false),
+                            (12usize, true),
                             (13usize, false),
                             (14usize, false),
                             (15usize, false),
                             (16usize, false),
                             (17usize, false),
                             (18usize, false),
+                            (19usize, false),
                         ],
                         path,
                         out,
@@ -535,6 +559,7 @@ impl ::perago::Contract for Formats {
                     Some(x16),
                     Some(x17),
                     Some(x18),
+                    Some(x19),
                 ) = (
                     ::perago::__private::stream::required(f0),
                     ::perago::__private::stream::optional(f1),
@@ -547,14 +572,15 @@ impl ::perago::Contract for Formats {
                     ::perago::__private::stream::optional(f8),
                     ::perago::__private::stream::optional(f9),
                     ::perago::__private::stream::optional(f10),
-                    ::perago::__private::stream::required(f11),
-                    ::perago::__private::stream::optional(f12),
+                    ::perago::__private::stream::optional(f11),
+                    ::perago::__private::stream::required(f12),
                     ::perago::__private::stream::optional(f13),
                     ::perago::__private::stream::optional(f14),
                     ::perago::__private::stream::optional(f15),
                     ::perago::__private::stream::optional(f16),
-                    ::perago::__private::stream::or_else(f17, || None),
-                    ::perago::__private::stream::optional(f18),
+                    ::perago::__private::stream::optional(f17),
+                    ::perago::__private::stream::or_else(f18, || None),
+                    ::perago::__private::stream::optional(f19),
                 ) else {
                     return Ok(None);
                 };
@@ -571,14 +597,15 @@ impl ::perago::Contract for Formats {
                         uri: x8,
                         uri_reference: x9,
                         iri: x10,
-                        uuid: x11,
-                        regex: x12,
-                        json_pointer: x13,
-                        relative_json_pointer: x14,
-                        unknown_format: x15,
-                        short_uuid: x16,
-                        maybe_date: x17,
-                        dates: x18,
+                        iri_reference: x11,
+                        uuid: x12,
+                        regex: x13,
+                        json_pointer: x14,
+                        relative_json_pointer: x15,
+                        unknown_format: x16,
+                        short_uuid: x17,
+                        maybe_date: x18,
+                        dates: x19,
                     }),
                 )
             }
