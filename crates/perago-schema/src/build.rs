@@ -303,7 +303,11 @@ impl<'a> Builder<'a> {
                         &branch_hint,
                         false,
                     );
-                    branches.push(Branch { tag, node });
+                    branches.push(Branch {
+                        tag,
+                        node,
+                        keys: Vec::new(),
+                    });
                 }
                 let location = format!("{}#{pointer}", self.docs.get(doc).file);
                 tagged = Some(self.ir.push(Node {
@@ -344,16 +348,26 @@ impl<'a> Builder<'a> {
             // Lint has checked every branch and found the discriminator already.
             let resolved: Vec<(usize, Value)> =
                 branches.iter().map(|b| self.follow(doc, b)).collect();
-            let Ok((discriminator, tags)) =
-                discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+            let Ok(crate::lint::Decider {
+                property: discriminator,
+                tags,
+                mut keys,
+            }) = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s)))
             else {
                 return Shape::Any;
             };
+            keys.resize(branches.len(), Vec::new());
             let mut built = Vec::new();
-            for (i, (branch, tag)) in branches.iter().zip(tags).enumerate() {
+            for (i, ((branch, tag), keys)) in branches.iter().zip(tags).zip(keys).enumerate() {
+                // Told apart by keys: named after the first of its own keys it requires.
+                let required = resolved[i].1.get("required").and_then(Value::as_array);
+                let own = keys
+                    .iter()
+                    .find(|k| required.is_some_and(|r| r.iter().any(|n| n == k.as_str())));
                 let branch_hint = format!(
                     "{hint}{}",
                     tag.as_deref()
+                        .or(own.map(String::as_str))
                         .map(pascal)
                         .unwrap_or_else(|| format!("Variant{i}"))
                 );
@@ -364,7 +378,7 @@ impl<'a> Builder<'a> {
                     &branch_hint,
                     false,
                 );
-                built.push(Branch { tag, node });
+                built.push(Branch { tag, node, keys });
             }
             return Shape::OneOf {
                 discriminator,
