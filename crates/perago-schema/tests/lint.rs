@@ -810,10 +810,34 @@ fn one_of_nested_one_of() {
 }
 
 #[test]
+fn one_of_by_required_keys_loads() {
+    // No `const`: each branch requires a key no other declares (`c` is shared, `d` optional).
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}, "c": {"type": "integer"}}, "required": ["a"]},
+            {"type": "object", "properties": {"b": {"type": "integer"}, "c": {"type": "string"}, "d": {"type": "null"}}, "required": ["b", "c"]}
+        ]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf {
+        discriminator,
+        branches,
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a oneOf root")
+    };
+    assert_eq!(discriminator, "");
+    let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
+    assert_eq!(keys, [&["a".to_owned()][..], &["b".to_owned(), "d".to_owned()][..]]);
+}
+
+#[test]
 fn one_of_without_const() {
+    // Neither a const nor a key only one branch requires: `a` is declared by both.
     assert_snapshot!(lint(json!({"oneOf": [
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-        {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+        {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
     ]})));
 }
 
