@@ -960,16 +960,16 @@ impl Emitter<'_> {
             }
         }
         if by_keys {
-            let required: Vec<&str> = branches
+            let required = branches
                 .iter()
                 .zip(&branch_props)
-                .flat_map(|(branch, (_, props))| {
-                    props
+                .map(|(branch, (_, props))| {
+                    let keys = props
                         .iter()
                         .filter(|p| p.required && branch.keys.contains(&p.name))
-                        .map(|p| p.name.as_str())
-                })
-                .collect();
+                        .map(|p| p.name.as_str());
+                    quote! { &[#(#keys),*] }
+                });
             let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
                 deciding.iter().copied().unzip();
             let n = deciding.len();

@@ -794,15 +794,21 @@ pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
 
 /// A `oneOf` told apart by keys, handed an object with none of the keys that choose a
 /// branch: `required` lists, branch by branch, the keys each requires that no other declares.
-pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&str]) {
-    let keys: Vec<String> = required.iter().map(|k| quoted(k)).collect();
+pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
+    let branches: Vec<String> = required
+        .iter()
+        .map(|keys| {
+            let keys: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
+            keys.join(" and ")
+        })
+        .collect();
     push(
         out,
         path,
         Code::Required,
         format!(
-            "none of the branches' required keys is present: one of {} is required",
-            keys.join(", ")
+            "none of the branches' required keys is present: expected {}",
+            branches.join(", or ")
         ),
     );
 }

@@ -312,24 +312,27 @@ impl Eval<'_> {
         match chosen[..] {
             [b] => self.run(d.branches[b].1, at, path, out, top, ann),
             [] => {
-                let required: Vec<&str> = d
+                let required: Vec<Vec<&str>> = d
                     .keys
                     .iter()
                     .zip(&d.branches)
-                    .flat_map(|(keys, (_, branch))| {
+                    .map(|(keys, (_, branch))| {
                         let mut node = &self.program.nodes[*branch as usize];
                         while let Some(target) = node.alias {
                             node = &self.program.nodes[target as usize];
                         }
-                        keys.iter().filter(move |k| {
-                            node.properties
-                                .iter()
-                                .zip(&node.property_required)
-                                .any(|((name, _), r)| *r && name == *k)
-                        })
+                        keys.iter()
+                            .filter(|k| {
+                                node.properties
+                                    .iter()
+                                    .zip(&node.property_required)
+                                    .any(|((name, _), r)| *r && name == *k)
+                            })
+                            .map(String::as_str)
+                            .collect()
                     })
-                    .map(String::as_str)
                     .collect();
+                let required: Vec<&[&str]> = required.iter().map(Vec::as_slice).collect();
                 check::no_branch_key(path, out, &required);
                 false
             }

@@ -1162,7 +1162,7 @@ impl<'k, const N: usize> Members<'k, N> {
     pub fn decided(
         &self,
         deciding: &[(usize, usize)],
-        required: &[&str],
+        required: &[&[&str]],
         path: &Path<'_>,
         out: &mut Out,
     ) -> Option<usize> {

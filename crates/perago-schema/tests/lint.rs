@@ -829,7 +829,10 @@ fn one_of_by_required_keys_loads() {
     };
     assert_eq!(discriminator, "");
     let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
-    assert_eq!(keys, [&["a".to_owned()][..], &["b".to_owned(), "d".to_owned()][..]]);
+    assert_eq!(
+        keys,
+        [&["a".to_owned()][..], &["b".to_owned(), "d".to_owned()][..]]
+    );
 }
 
 #[test]

@@ -219,7 +219,7 @@ impl ::perago::Contract for Source {
                 match members
                     .decided(
                         &DECIDING,
-                        &["url", "path", "inline", "encoding"],
+                        &[&["url"], &["path"], &["inline", "encoding"]],
                         path,
                         out,
                     )
