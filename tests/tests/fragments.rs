@@ -113,7 +113,7 @@ fragments! {
     number_bounds: numbers::Numbers;
     object_rules: rules::Rules, rules::RulesLimits, rules::RulesTags;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
-    one_of_by_required: source::Source, source::SourceUrl, source::SourcePath, source::SourceInline;
+    one_of_by_required: source::Source, source::SourceUrl, source::SourcePath, source::SourceInline, target::Target, target::TargetHost, target::TargetSocket;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;

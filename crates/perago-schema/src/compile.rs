@@ -773,7 +773,7 @@ impl Compiler<'_> {
                 && !map.contains_key("anyOf")
                 && map.get("type").is_none_or(|t| t == "object")
                 && let Some(Value::Array(branches)) = map.get("oneOf")
-                && let Some(d) = self.discriminated(doc, branches, &node.one_of, true)
+                && let Some(d) = self.discriminated(doc, branches, &node.one_of)
             {
                 node.discriminated = Some(d);
                 node.one_of.clear();
@@ -832,7 +832,7 @@ impl Compiler<'_> {
             .unzip();
         let objects = match objects.len() {
             0 | 1 => None,
-            _ => Some(self.discriminated(doc, &objects, &object_nodes, false)?),
+            _ => Some(self.discriminated(doc, &objects, &object_nodes)?),
         };
         let mut branches = Vec::new();
         for (k, n) in kinds.iter().zip(nodes) {
@@ -853,14 +853,13 @@ impl Compiler<'_> {
         })
     }
 
-    /// A `oneOf` of closed objects one property (or, `by_keys`, the keys only one branch
-    /// declares) tells apart, as the contract subset has them.
+    /// A `oneOf` of closed objects one property (or the keys only one branch declares) tells
+    /// apart, as the contract subset has them.
     fn discriminated(
         &mut self,
         doc: usize,
         branches: &[Value],
         nodes: &[Ix],
-        by_keys: bool,
     ) -> Option<Discriminated> {
         let mut resolved = Vec::new();
         for b in branches {
@@ -889,17 +888,7 @@ impl Compiler<'_> {
             }
             resolved.push((d, v));
         }
-        let decider = if by_keys {
-            crate::lint::decider(&resolved, |d, s| self.follow(d, s)).ok()?
-        } else {
-            let (property, tags) =
-                crate::lint::discriminator(&resolved, |d, s| self.follow(d, s)).ok()?;
-            crate::lint::Decider {
-                property,
-                tags,
-                keys: Vec::new(),
-            }
-        };
+        let decider = crate::lint::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
         Some(Discriminated {
             property: decider.property,
             branches: decider

@@ -1317,7 +1317,7 @@ impl Linter<'_> {
                     );
                     }
                 }
-                if fine && let Err(why) = discriminator(&objects, |d, s| self.follow(d, s)) {
+                if fine && let Err(why) = decider(&objects, |d, s| self.follow(d, s)) {
                     fine = false;
                     self.err(
                     pointer,

@@ -737,6 +737,36 @@ fn union_of_a_string_and_tagged_objects_loads() {
 }
 
 #[test]
+fn union_of_a_string_and_objects_by_required_keys_loads() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"anyOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"host": {"type": "string"}, "port": {"type": "integer"}}, "required": ["host"]},
+            {"type": "object", "properties": {"socket": {"type": "string"}, "port": {"type": "string"}}, "required": ["socket"]}
+        ]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Union(alternatives) = &set.ir.node(root).shape else {
+        panic!("a union root")
+    };
+    let objects = alternatives
+        .iter()
+        .find(|a| a.kind.name() == "object")
+        .expect("an object branch");
+    let Shape::OneOf {
+        discriminator,
+        branches,
+    } = &set.ir.node(objects.node).shape
+    else {
+        panic!("the objects are one oneOf")
+    };
+    assert_eq!(discriminator, "");
+    let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
+    assert_eq!(keys, [&["host".to_owned()][..], &["socket".to_owned()][..]]);
+}
+
+#[test]
 fn union_objects_not_told_apart() {
     assert_snapshot!(lint(json!({"anyOf": [
         {"type": "string"},

@@ -3,3 +3,5 @@
 //! The generator's snapshot-test fragment `one_of_by_required`.
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_by_required/source.schema.json`.
 pub mod source;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_by_required/target.schema.json`.
+pub mod target;
