@@ -1670,13 +1670,15 @@ pub(crate) fn decider(
     follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
 ) -> Result<Decider, String> {
     let tagged = match discriminator(branches, follow) {
-        Ok((property, tags)) => {
+        // The empty key stands for "told apart by keys", so it cannot be a discriminator.
+        Ok((property, tags)) if !property.is_empty() => {
             return Ok(Decider {
                 property,
                 tags,
                 keys: Vec::new(),
             });
         }
+        Ok(_) => "the empty key cannot be a discriminator".to_owned(),
         Err(why) => why,
     };
     let declared = |b: &Value| -> Vec<String> {
