@@ -1326,6 +1326,42 @@ impl<'a> Generator<'a> {
             Shape::OneOf {
                 discriminator,
                 branches,
+            } if discriminator.is_empty() => {
+                // Told apart by keys: another branch's own key added (keys of two branches),
+                // each own key of this branch removed (maybe none left), then this branch's edits.
+                let Value::Object(map) = value else { return };
+                let chosen = branches
+                    .iter()
+                    .position(|b| b.keys.iter().any(|k| map.contains_key(k)));
+                for (i, b) in branches.iter().enumerate() {
+                    if Some(i) == chosen {
+                        continue;
+                    }
+                    let Shape::Object { properties, .. } = self.shape(b.node) else {
+                        continue;
+                    };
+                    for p in properties.iter().filter(|p| b.keys.contains(&p.name)) {
+                        let v = self.valid(p.node);
+                        path.push(Seg::Key(p.name.clone()));
+                        Self::set(out, path, format!("oneOf:key of branch {i}"), v);
+                        path.pop();
+                    }
+                }
+                let Some(chosen) = chosen else { return };
+                for k in branches[chosen]
+                    .keys
+                    .iter()
+                    .filter(|k| map.contains_key(*k))
+                {
+                    path.push(Seg::Key(k.clone()));
+                    Self::push(out, "oneOf:remove deciding key", Op::Remove(path.clone()));
+                    path.pop();
+                }
+                self.mutate(branches[chosen].node, value, path, false, out);
+            }
+            Shape::OneOf {
+                discriminator,
+                branches,
             } => {
                 let Value::Object(map) = value else { return };
                 let tag = map.get(discriminator);

@@ -113,6 +113,7 @@ fragments! {
     number_bounds: numbers::Numbers;
     object_rules: rules::Rules, rules::RulesLimits, rules::RulesTags;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
+    one_of_by_required: source::Source, source::SourceUrl, source::SourcePath, source::SourceInline, target::Target, target::TargetHost, target::TargetSocket;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
@@ -564,4 +565,60 @@ fn repeated_keys_are_rejected_at_their_path() {
         rejected::<f::one_of_untagged_branch::outcome::Outcome>(untagged),
         dup("$.status")
     );
+}
+
+/// A `oneOf` told apart by keys: no deciding key, keys of two branches, and a key read before
+/// the deciding one (kept as text, then read with the chosen branch's check), as the generated
+/// reader reports them (the table above holds the interpreter to the same).
+#[test]
+fn one_of_by_required_messages() {
+    use f::one_of_by_required::{source::Source, target::Target};
+    fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
+        T::from_slice(doc.as_bytes())
+            .expect_err(doc)
+            .iter()
+            .map(|v| (v.path.clone(), v.code, v.message.clone()))
+            .collect()
+    }
+    let one = |path: &str, code, message: &str| vec![(path.to_owned(), code, message.to_owned())];
+    assert_eq!(
+        reported::<Source>(r#"{"depth": 2, "zz": 1}"#),
+        one(
+            "$",
+            perago::Code::Required,
+            r#"none of the branches' required keys is present: expected "url", or "path", or "inline" and "encoding""#
+        )
+    );
+    assert_eq!(
+        reported::<Source>(r#"{"path": "p", "depth": "d", "url": "u"}"#),
+        one(
+            "$",
+            perago::Code::Discriminator,
+            r#"has keys of several branches ("url", "path"): only one branch may apply"#
+        )
+    );
+    assert_eq!(
+        reported::<Source>(r#"{"depth": "deep", "url": ""}"#),
+        vec![
+            (
+                "$.url".to_owned(),
+                perago::Code::MinLength,
+                "must be at least 1 character long".to_owned()
+            ),
+            (
+                "$.depth".to_owned(),
+                perago::Code::Type,
+                "must be an integer, found a string".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        reported::<Target>(r#"{"port": 1}"#),
+        one(
+            "$",
+            perago::Code::Required,
+            r#"none of the branches' required keys is present: expected "host", or "socket""#
+        )
+    );
+    assert!(Source::from_slice(br#"{"depth": "ab", "path": "p"}"#).is_ok());
 }

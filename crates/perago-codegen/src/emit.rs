@@ -758,11 +758,18 @@ impl Emitter<'_> {
             let message = format!("`{name}`: a `oneOf` branch is not a closed object");
             return quote! { compile_error!(#message); };
         };
+        // No discriminator: the first key only one branch declares decides (`decided`), read
+        // as the tag is, and the branch's index stands for its tag.
+        let by_keys = discriminator.is_empty();
         let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
         // The index among `tags` of each branch's tag.
         let tag_index: Vec<Option<usize>> = branches
             .iter()
-            .map(|b| {
+            .enumerate()
+            .map(|(i, b)| {
+                if by_keys {
+                    return Some(i);
+                }
                 b.tag
                     .as_deref()
                     .and_then(|t| tags.iter().position(|u| *u == t))
@@ -770,14 +777,15 @@ impl Emitter<'_> {
             .collect();
         // Every key of every branch, the discriminator first; for each, the distinct checks
         // its branches read it with and which branches use each (`groups`).
-        let mut keys: Vec<String> = vec![discriminator.to_owned()];
-        let mut groups: Vec<Vec<(TokenStream, Vec<usize>)>> = vec![Vec::new()];
+        let first = usize::from(!by_keys);
+        let mut keys: Vec<String> = vec![discriminator.to_owned(); first];
+        let mut groups: Vec<Vec<(TokenStream, Vec<usize>)>> = vec![Vec::new(); first];
         // For each branch and property: (slot, group, conversion).
         let mut placed: Vec<Vec<(usize, usize, Option<TokenStream>)>> = Vec::new();
         for (b, (owner, properties)) in branch_props.iter().enumerate() {
             let mut here = Vec::new();
             for p in properties {
-                if p.name == discriminator {
+                if !by_keys && p.name == discriminator {
                     here.push((0, 0, None));
                     continue;
                 }
@@ -813,12 +821,44 @@ impl Emitter<'_> {
                 format_ident!("f{}", slot)
             }
         };
-        let mut slots = vec![format_ident!("f0")];
-        let mut arms = vec![self.read_arm(0, &slots[0], &quote! { #s::Tag(&TAGS) })];
-        for (slot, slot_groups) in groups.iter().enumerate().skip(1) {
+        let mut slots = Vec::new();
+        let mut arms = Vec::new();
+        // `(branch, slot)` of each key only one branch declares, in schema order.
+        let mut deciding: Vec<(usize, usize)> = Vec::new();
+        if by_keys {
+            for (b, branch) in branches.iter().enumerate() {
+                for key in &branch.keys {
+                    if let Some(slot) = keys.iter().position(|k| k == key) {
+                        deciding.push((b, slot));
+                    }
+                }
+            }
+        } else {
+            slots.push(format_ident!("f0"));
+            arms.push(self.read_arm(0, &slots[0], &quote! { #s::Tag(&TAGS) }));
+        }
+        let branch_known = if by_keys {
+            quote! { decided.map(Some) }
+        } else {
+            quote! { #s::tag_of(&f0) }
+        };
+        for (slot, slot_groups) in groups.iter().enumerate().skip(first) {
             if !conflicting(slot) {
                 slots.push(typed_slot(slot, 0));
-                arms.push(self.read_arm(slot, &slots[slots.len() - 1], &slot_groups[0].0));
+                let arm = self.read_arm(slot, &slots[slots.len() - 1], &slot_groups[0].0);
+                match deciding.iter().find(|(_, d)| *d == slot) {
+                    Some((b, _)) => {
+                        let read =
+                            self.member_read(slot, &slots[slots.len() - 1], &slot_groups[0].0);
+                        arms.push(quote! {
+                            #s::Key::Declared(#slot) => {
+                                decided.get_or_insert(#b);
+                                #read;
+                            }
+                        });
+                    }
+                    None => arms.push(arm),
+                }
                 continue;
             }
             let captured = format_ident!("r{}", slot);
@@ -835,7 +875,7 @@ impl Emitter<'_> {
             }
             slots.push(captured.clone());
             arms.push(quote! {
-                #s::Key::Declared(#slot) => match #s::tag_of(&f0) {
+                #s::Key::Declared(#slot) => match #branch_known {
                     #(#cases)*
                     // The branch is known and does not declare it, or no branch is named: it
                     // is reported as such; read it strictly all the same.
@@ -918,6 +958,31 @@ impl Emitter<'_> {
                 Some(t) => arms.push(quote! { Some(#t) => #arm }),
                 None => absent = arm,
             }
+        }
+        if by_keys {
+            let required = branches
+                .iter()
+                .zip(&branch_props)
+                .map(|(branch, (_, props))| {
+                    let keys = props
+                        .iter()
+                        .filter(|p| p.required && branch.keys.contains(&p.name))
+                        .map(|p| p.name.as_str());
+                    quote! { &[#(#keys),*] }
+                });
+            let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
+                deciding.iter().copied().unzip();
+            let n = deciding.len();
+            // Each branch's arm is `Some(index) => …` (its index stands for its tag).
+            return quote! {
+                const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
+                let mut decided: Option<usize> = None;
+                #members
+                match members.decided(&DECIDING, &[#(#required),*], path, out) {
+                    #(#arms)*
+                    _ => Ok(None),
+                }
+            };
         }
         let ntags = tags.len();
         quote! {
@@ -1163,6 +1228,11 @@ impl Emitter<'_> {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         quote! { #s::Key::Declared(#i) => #slot = members.read(&mut map, #i, &#check, path, out)?, }
+    }
+
+    /// `slot = members.read(…, check, …)?`
+    fn member_read(&self, i: usize, slot: &syn::Ident, check: &TokenStream) -> TokenStream {
+        quote! { #slot = members.read(&mut map, #i, &#check, path, out)? }
     }
 
     /// The typed value of property `p` of `owner` (type `ty`) from its slot `f`.

@@ -123,6 +123,9 @@ snapshots! {
     // oneOf
     one_of_all_tagged,
     one_of_untagged_branch,
+    /// No discriminator: each branch requires a key no other declares (`depth` differs by
+    /// branch, so it is kept as text until a deciding key is read).
+    one_of_by_required,
     /// `value` is a string in one branch and an integer in the other: `read` reads it with the
     /// chosen branch's check when the discriminator came first, else keeps its text and reads
     /// it once the discriminator has chosen the branch.

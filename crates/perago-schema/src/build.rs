@@ -5,7 +5,7 @@ use crate::error::LintError;
 use crate::ir::{
     Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
 };
-use crate::lint::{discriminator, has_structure, is_union, sort_errors, union_kind};
+use crate::lint::{has_structure, is_union, sort_errors, union_kind};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -283,19 +283,18 @@ impl<'a> Builder<'a> {
             if objects.len() > 1 {
                 let resolved: Vec<(usize, Value)> =
                     objects.iter().map(|(_, r)| r.clone()).collect();
-                let Ok((discriminator, tags)) =
-                    discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+                let Ok(crate::lint::Decider {
+                    property: discriminator,
+                    tags,
+                    mut keys,
+                }) = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s)))
                 else {
                     return Shape::Any;
                 };
+                keys.resize(objects.len(), Vec::new());
                 let mut branches = Vec::new();
-                for ((i, _), tag) in objects.iter().zip(tags) {
-                    let branch_hint = format!(
-                        "{hint}{}",
-                        tag.as_deref()
-                            .map(pascal)
-                            .unwrap_or_else(|| format!("Variant{i}"))
-                    );
+                for (((i, (_, b)), tag), keys) in objects.iter().zip(tags).zip(keys) {
+                    let branch_hint = format!("{hint}{}", branch_name(*i, b, &tag, &keys));
                     let node = self.build(
                         doc,
                         &format!("{pointer}/{keyword}/{i}"),
@@ -303,7 +302,7 @@ impl<'a> Builder<'a> {
                         &branch_hint,
                         false,
                     );
-                    branches.push(Branch { tag, node });
+                    branches.push(Branch { tag, node, keys });
                 }
                 let location = format!("{}#{pointer}", self.docs.get(doc).file);
                 tagged = Some(self.ir.push(Node {
@@ -344,19 +343,18 @@ impl<'a> Builder<'a> {
             // Lint has checked every branch and found the discriminator already.
             let resolved: Vec<(usize, Value)> =
                 branches.iter().map(|b| self.follow(doc, b)).collect();
-            let Ok((discriminator, tags)) =
-                discriminator(&resolved, |d, s| Some(self.follow(d, s)))
+            let Ok(crate::lint::Decider {
+                property: discriminator,
+                tags,
+                mut keys,
+            }) = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s)))
             else {
                 return Shape::Any;
             };
+            keys.resize(branches.len(), Vec::new());
             let mut built = Vec::new();
-            for (i, (branch, tag)) in branches.iter().zip(tags).enumerate() {
-                let branch_hint = format!(
-                    "{hint}{}",
-                    tag.as_deref()
-                        .map(pascal)
-                        .unwrap_or_else(|| format!("Variant{i}"))
-                );
+            for (i, ((branch, tag), keys)) in branches.iter().zip(tags).zip(keys).enumerate() {
+                let branch_hint = format!("{hint}{}", branch_name(i, &resolved[i].1, &tag, &keys));
                 let node = self.build(
                     doc,
                     &format!("{pointer}/oneOf/{i}"),
@@ -364,7 +362,7 @@ impl<'a> Builder<'a> {
                     &branch_hint,
                     false,
                 );
-                built.push(Branch { tag, node });
+                built.push(Branch { tag, node, keys });
             }
             return Shape::OneOf {
                 discriminator,
@@ -893,4 +891,17 @@ pub fn pascal(s: &str) -> String {
         out.insert(0, 'T');
     }
     out
+}
+
+/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
+/// first of its own `keys` it requires, else its position.
+fn branch_name(i: usize, branch: &Value, tag: &Option<String>, keys: &[String]) -> String {
+    let required = branch.get("required").and_then(Value::as_array);
+    let own = keys
+        .iter()
+        .find(|k| required.is_some_and(|r| r.iter().any(|n| n == k.as_str())));
+    tag.as_deref()
+        .or(own.map(String::as_str))
+        .map(pascal)
+        .unwrap_or_else(|| format!("Variant{i}"))
 }

@@ -792,6 +792,42 @@ pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
     );
 }
 
+/// A `oneOf` told apart by keys, handed an object with none of the keys that choose a
+/// branch: `required` lists, branch by branch, the keys each requires that no other declares.
+pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
+    let branches: Vec<String> = required
+        .iter()
+        .map(|keys| {
+            let keys: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
+            keys.join(" and ")
+        })
+        .collect();
+    push(
+        out,
+        path,
+        Code::Required,
+        format!(
+            "none of the branches' required keys is present: expected {}",
+            branches.join(", or ")
+        ),
+    );
+}
+
+/// A `oneOf` told apart by keys, handed an object with the keys of several branches (`found`,
+/// in schema order): every branch refuses the keys of the others.
+pub fn several_branch_keys(path: &Path<'_>, out: &mut Out, found: &[&str]) {
+    let keys: Vec<String> = found.iter().map(|k| quoted(k)).collect();
+    push(
+        out,
+        path,
+        Code::Discriminator,
+        format!(
+            "has keys of several branches ({}): only one branch may apply",
+            keys.join(", ")
+        ),
+    );
+}
+
 fn one_of(items: impl Iterator<Item = String>) -> String {
     let mut msg = String::from("must be one of: ");
     for (i, item) in items.enumerate() {

@@ -853,7 +853,8 @@ impl Compiler<'_> {
         })
     }
 
-    /// A `oneOf` of closed objects one property tells apart, as the contract subset has them.
+    /// A `oneOf` of closed objects one property (or the keys only one branch declares) tells
+    /// apart, as the contract subset has them.
     fn discriminated(
         &mut self,
         doc: usize,
@@ -887,11 +888,15 @@ impl Compiler<'_> {
             }
             resolved.push((d, v));
         }
-        let (property, tags) =
-            crate::lint::discriminator(&resolved, |d, s| self.follow(d, s)).ok()?;
+        let decider = crate::lint::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
         Some(Discriminated {
-            property,
-            branches: tags.into_iter().zip(nodes.iter().copied()).collect(),
+            property: decider.property,
+            branches: decider
+                .tags
+                .into_iter()
+                .zip(nodes.iter().copied())
+                .collect(),
+            keys: decider.keys,
         })
     }
 

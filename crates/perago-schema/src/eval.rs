@@ -248,6 +248,9 @@ impl Eval<'_> {
             );
             return false;
         }
+        if d.property.is_empty() {
+            return self.decided_by_keys(d, at, path, out, top, ann);
+        }
         let chosen = match self.member(at, &d.property) {
             None => d.branches.iter().find(|(t, _)| t.is_none()),
             Some(v) => {
@@ -270,6 +273,71 @@ impl Eval<'_> {
             }
             None => {
                 check::required(&path.key(&d.property), out);
+                false
+            }
+        }
+    }
+
+    /// A `oneOf` told apart by keys: the branch whose own keys the object has runs alone;
+    /// no such key, or keys of several branches, is reported alone.
+    fn decided_by_keys(
+        &self,
+        d: &Discriminated,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        top: bool,
+        ann: Option<&mut Bits>,
+    ) -> bool {
+        let present: Vec<Option<usize>> = d
+            .keys
+            .iter()
+            .flatten()
+            .map(|k| self.member(at, k))
+            .collect();
+        let mut found = Vec::new();
+        let mut chosen = Vec::new();
+        let mut i = 0;
+        for (b, keys) in d.keys.iter().enumerate() {
+            for k in keys {
+                if present[i].is_some() {
+                    found.push(k.as_str());
+                    if !chosen.contains(&b) {
+                        chosen.push(b);
+                    }
+                }
+                i += 1;
+            }
+        }
+        match chosen[..] {
+            [b] => self.run(d.branches[b].1, at, path, out, top, ann),
+            [] => {
+                let required: Vec<Vec<&str>> = d
+                    .keys
+                    .iter()
+                    .zip(&d.branches)
+                    .map(|(keys, (_, branch))| {
+                        let mut node = &self.program.nodes[*branch as usize];
+                        while let Some(target) = node.alias {
+                            node = &self.program.nodes[target as usize];
+                        }
+                        keys.iter()
+                            .filter(|k| {
+                                node.properties
+                                    .iter()
+                                    .zip(&node.property_required)
+                                    .any(|((name, _), r)| *r && name == *k)
+                            })
+                            .map(String::as_str)
+                            .collect()
+                    })
+                    .collect();
+                let required: Vec<&[&str]> = required.iter().map(Vec::as_slice).collect();
+                check::no_branch_key(path, out, &required);
+                false
+            }
+            _ => {
+                check::several_branch_keys(path, out, &found);
                 false
             }
         }

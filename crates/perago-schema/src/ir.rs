@@ -124,9 +124,10 @@ pub enum Shape {
         /// `maxProperties`
         max: Option<u64>,
     },
-    /// `oneOf` whose branches a discriminator property tells apart.
+    /// `oneOf` whose branches a discriminator property tells apart, or (discriminator empty)
+    /// the keys only one branch declares ([`Branch::keys`]).
     OneOf {
-        /// The property that tells the branches apart.
+        /// The property that tells the branches apart; empty when keys do.
         discriminator: String,
         /// The branches, in schema order.
         branches: Vec<Branch>,
@@ -217,6 +218,9 @@ pub struct Branch {
     pub tag: Option<String>,
     /// The branch's object schema.
     pub node: NodeId,
+    /// When the `oneOf` has no discriminator (empty): the properties only this branch
+    /// declares, the first of which in a document chooses it.
+    pub keys: Vec<String>,
 }
 
 /// A branch of a [`Shape::Union`]: the JSON type it takes, and its schema.

@@ -1317,7 +1317,7 @@ impl Linter<'_> {
                     );
                     }
                 }
-                if fine && let Err(why) = discriminator(&objects, |d, s| self.follow(d, s)) {
+                if fine && let Err(why) = decider(&objects, |d, s| self.follow(d, s)) {
                     fine = false;
                     self.err(
                     pointer,
@@ -1393,7 +1393,7 @@ impl Linter<'_> {
         if resolved.len() < branches.len() {
             return;
         }
-        if let Err(why) = discriminator(&resolved, |d, s| self.follow(d, s)) {
+        if let Err(why) = decider(&resolved, |d, s| self.follow(d, s)) {
             self.err(pointer, "oneOf", format!("{why}; {VALIDATE}"));
         }
     }
@@ -1652,6 +1652,77 @@ pub(crate) fn discriminator(
     } else {
         Err(format!("{rule}; {}", reasons.join("; ")))
     }
+}
+
+/// How a `oneOf`'s resolved branches are told apart: by a discriminator property (its name
+/// and each branch's tag, see [`discriminator`]), else by keys (`property` empty): `keys` holds,
+/// per branch, the properties it alone declares, at least one of them required, so the first
+/// of them a document has decides its branch (the other branches, closed, refuse it).
+pub(crate) struct Decider {
+    pub property: String,
+    pub tags: Vec<Option<String>>,
+    pub keys: Vec<Vec<String>>,
+}
+
+/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none.
+pub(crate) fn decider(
+    branches: &[(usize, Value)],
+    follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> Result<Decider, String> {
+    let tagged = match discriminator(branches, follow) {
+        // The empty key stands for "told apart by keys", so it cannot be a discriminator.
+        Ok((property, tags)) if !property.is_empty() => {
+            return Ok(Decider {
+                property,
+                tags,
+                keys: Vec::new(),
+            });
+        }
+        Ok(_) => "the empty key cannot be a discriminator".to_owned(),
+        Err(why) => why,
+    };
+    let declared = |b: &Value| -> Vec<String> {
+        b.get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let mut keys = Vec::new();
+    let mut problems = Vec::new();
+    for (i, (_, branch)) in branches.iter().enumerate() {
+        let own: Vec<String> = declared(branch)
+            .into_iter()
+            .filter(|k| {
+                branches
+                    .iter()
+                    .enumerate()
+                    .all(|(j, (_, other))| j == i || !declared(other).contains(k))
+            })
+            .collect();
+        let required = |k: &String| {
+            branch
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|n| n == k.as_str()))
+        };
+        if !own.iter().any(required) {
+            problems.push(format!(
+                "branch {i} requires no property that only it declares"
+            ));
+        }
+        keys.push(own);
+    }
+    if problems.is_empty() {
+        return Ok(Decider {
+            property: String::new(),
+            tags: vec![None; branches.len()],
+            keys,
+        });
+    }
+    Err(format!(
+        "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}",
+        problems.join("; ")
+    ))
 }
 
 /// A nullable `anyOf`'s null branch.

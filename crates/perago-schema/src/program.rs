@@ -58,6 +58,9 @@ pub(crate) struct Discriminated {
     pub property: String,
     /// `(tag, branch)`: `None` for the branch chosen when the property is absent.
     pub branches: Vec<(Option<String>, Ix)>,
+    /// When `property` is empty, per branch the keys only it declares: the branch whose keys
+    /// the object has is chosen (none, or several branches', is reported as such).
+    pub keys: Vec<Vec<String>>,
 }
 
 /// A `oneOf` / `anyOf` whose branches each take a JSON type of their own: the value is held

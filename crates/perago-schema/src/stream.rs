@@ -11,7 +11,9 @@
 //! discriminator as the index of a tag ([`Tag`]); a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
 //! as JSON text ([`Members::capture`]) and read when the branch is known
-//! ([`Members::settle`]), so no `Value` of it is built.
+//! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
+//! on the first key only one branch declares, and checks the choice at the end
+//! ([`Members::decided`]).
 //!
 //! The same checks read an already parsed `Value` (a `&Value` is a deserialiser), so a
 //! generated type has this one validator whatever it is handed. A repeated key stops the
@@ -1152,6 +1154,38 @@ impl<'k, const N: usize> Members<'k, N> {
             .map_err(E::custom)?;
         self.spans[i] = (start, out.len());
         Ok(Some(value))
+    }
+
+    /// The branch of a `oneOf` told apart by keys, once its members are read: `deciding` holds
+    /// `(branch, key)` for each key only one branch declares, in schema order. The branch whose
+    /// keys the object has, else (reported alone) none of them, listing `required`, or several.
+    pub fn decided(
+        &self,
+        deciding: &[(usize, usize)],
+        required: &[&[&str]],
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Option<usize> {
+        let mut found = Vec::new();
+        let mut chosen: Option<usize> = None;
+        let mut several = false;
+        for (b, i) in deciding.iter().filter(|(_, i)| self.has(*i)) {
+            found.push(self.keys[*i]);
+            several |= chosen.is_some_and(|c| c != *b);
+            chosen.get_or_insert(*b);
+        }
+        match chosen {
+            Some(b) if !several => return Some(b),
+            Some(_) => {
+                self.discard(out);
+                check::several_branch_keys(path, out, &found);
+            }
+            None => {
+                self.discard(out);
+                check::no_branch_key(path, out, required);
+            }
+        }
+        None
     }
 
     /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch

@@ -737,6 +737,36 @@ fn union_of_a_string_and_tagged_objects_loads() {
 }
 
 #[test]
+fn union_of_a_string_and_objects_by_required_keys_loads() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"anyOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"host": {"type": "string"}, "port": {"type": "integer"}}, "required": ["host"]},
+            {"type": "object", "properties": {"socket": {"type": "string"}, "port": {"type": "string"}}, "required": ["socket"]}
+        ]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Union(alternatives) = &set.ir.node(root).shape else {
+        panic!("a union root")
+    };
+    let objects = alternatives
+        .iter()
+        .find(|a| a.kind.name() == "object")
+        .expect("an object branch");
+    let Shape::OneOf {
+        discriminator,
+        branches,
+    } = &set.ir.node(objects.node).shape
+    else {
+        panic!("the objects are one oneOf")
+    };
+    assert_eq!(discriminator, "");
+    let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
+    assert_eq!(keys, [&["host".to_owned()][..], &["socket".to_owned()][..]]);
+}
+
+#[test]
 fn union_objects_not_told_apart() {
     assert_snapshot!(lint(json!({"anyOf": [
         {"type": "string"},
@@ -810,10 +840,37 @@ fn one_of_nested_one_of() {
 }
 
 #[test]
+fn one_of_by_required_keys_loads() {
+    // No `const`: each branch requires a key no other declares (`c` is shared, `d` optional).
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}, "c": {"type": "integer"}}, "required": ["a"]},
+            {"type": "object", "properties": {"b": {"type": "integer"}, "c": {"type": "string"}, "d": {"type": "null"}}, "required": ["b", "c"]}
+        ]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf {
+        discriminator,
+        branches,
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a oneOf root")
+    };
+    assert_eq!(discriminator, "");
+    let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
+    assert_eq!(
+        keys,
+        [&["a".to_owned()][..], &["b".to_owned(), "d".to_owned()][..]]
+    );
+}
+
+#[test]
 fn one_of_without_const() {
+    // Neither a const nor a key only one branch requires: `a` is declared by both.
     assert_snapshot!(lint(json!({"oneOf": [
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-        {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+        {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
     ]})));
 }
 

@@ -45,6 +45,8 @@ pub mod number_bounds;
 pub mod object_rules;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_all_tagged`.
 pub mod one_of_all_tagged;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_by_required`.
+pub mod one_of_by_required;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_field_types`.
 pub mod one_of_conflicting_field_types;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_shapes`.
