@@ -585,7 +585,7 @@ fn one_of_by_required_messages() {
         reported::<Source>(r#"{"depth": 2, "zz": 1}"#),
         one(
             "$",
-            perago::Code::Required,
+            perago::Code::OneOf,
             r#"none of the branches' required keys is present: expected "url", or "path", or "inline" and "encoding""#
         )
     );
@@ -593,7 +593,7 @@ fn one_of_by_required_messages() {
         reported::<Source>(r#"{"path": "p", "depth": "d", "url": "u"}"#),
         one(
             "$",
-            perago::Code::Discriminator,
+            perago::Code::OneOf,
             r#"has keys of several branches ("url", "path"): only one branch may apply"#
         )
     );
@@ -616,7 +616,7 @@ fn one_of_by_required_messages() {
         reported::<Target>(r#"{"port": 1}"#),
         one(
             "$",
-            perago::Code::Required,
+            perago::Code::OneOf,
             r#"none of the branches' required keys is present: expected "host", or "socket""#
         )
     );

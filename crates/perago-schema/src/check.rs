@@ -802,10 +802,11 @@ pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
             keys.join(" and ")
         })
         .collect();
+    // `oneOf`, not `required`: no one member is missing, so the violation is the object's.
     push(
         out,
         path,
-        Code::Required,
+        Code::OneOf,
         format!(
             "none of the branches' required keys is present: expected {}",
             branches.join(", or ")
@@ -820,7 +821,7 @@ pub fn several_branch_keys(path: &Path<'_>, out: &mut Out, found: &[&str]) {
     push(
         out,
         path,
-        Code::Discriminator,
+        Code::OneOf,
         format!(
             "has keys of several branches ({}): only one branch may apply",
             keys.join(", ")
