@@ -1183,55 +1183,10 @@ fn strip_empty_fragment(id: &str) -> &str {
     id.strip_suffix('#').unwrap_or(id)
 }
 
-/// A URI's parts (RFC 3986 §3).
-struct Parts<'a> {
-    scheme: Option<&'a str>,
-    authority: Option<&'a str>,
-    path: &'a str,
-    query: Option<&'a str>,
-    fragment: Option<&'a str>,
-}
-
-fn parts(uri: &str) -> Parts<'_> {
-    let (rest, fragment) = match uri.split_once('#') {
-        Some((r, f)) => (r, Some(f)),
-        None => (uri, None),
-    };
-    let (rest, query) = match rest.split_once('?') {
-        Some((r, q)) => (r, Some(q)),
-        None => (rest, None),
-    };
-    let scheme_end = rest.find(':').filter(|&i| {
-        i > 0
-            && rest[..i].starts_with(|c: char| c.is_ascii_alphabetic())
-            && rest[..i]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-    });
-    let (scheme, rest) = match scheme_end {
-        Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
-        None => (None, rest),
-    };
-    let (authority, path) = match rest.strip_prefix("//") {
-        Some(r) => {
-            let end = r.find('/').unwrap_or(r.len());
-            (Some(&r[..end]), &r[end..])
-        }
-        None => (None, rest),
-    };
-    Parts {
-        scheme,
-        authority,
-        path,
-        query,
-        fragment,
-    }
-}
-
 /// Resolves `reference` against `base` (RFC 3986 §5.2).
 pub(crate) fn resolve(base: &str, reference: &str) -> String {
-    let r = parts(reference);
-    let b = parts(base);
+    let r = crate::format::parts(reference);
+    let b = crate::format::parts(base);
     let (scheme, authority, path, query);
     if r.scheme.is_some() {
         scheme = r.scheme;

@@ -326,6 +326,51 @@ fn iprivate(c: char) -> bool {
     matches!(c, 0xE000..=0xF8FF | 0xF_0000..=0xF_FFFD | 0x10_0000..=0x10_FFFD)
 }
 
+/// A URI's parts (RFC 3986 §3).
+pub(crate) struct Parts<'a> {
+    pub scheme: Option<&'a str>,
+    pub authority: Option<&'a str>,
+    pub path: &'a str,
+    pub query: Option<&'a str>,
+    pub fragment: Option<&'a str>,
+}
+
+pub(crate) fn parts(uri: &str) -> Parts<'_> {
+    let (rest, fragment) = match uri.split_once('#') {
+        Some((r, f)) => (r, Some(f)),
+        None => (uri, None),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, Some(q)),
+        None => (rest, None),
+    };
+    let scheme_end = rest.find(':').filter(|&i| {
+        i > 0
+            && rest[..i].starts_with(|c: char| c.is_ascii_alphabetic())
+            && rest[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    let (scheme, rest) = match scheme_end {
+        Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
+        None => (None, rest),
+    };
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(r) => {
+            let end = r.find('/').unwrap_or(r.len());
+            (Some(&r[..end]), &r[end..])
+        }
+        None => (None, rest),
+    };
+    Parts {
+        scheme,
+        authority,
+        path,
+        query,
+        fragment,
+    }
+}
+
 /// RFC 3986 (RFC 3987 when `iri`): an absolute URI when `absolute`, else any reference.
 fn uri(s: &str, absolute: bool, iri: bool) -> bool {
     // `query`: RFC 3987 allows private-use characters there only.
@@ -357,74 +402,55 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
         }
         true
     };
-    let (rest, fragment) = match s.split_once('#') {
-        Some((r, f)) => (r, Some(f)),
-        None => (s, None),
-    };
-    let (rest, query) = match rest.split_once('?') {
-        Some((r, q)) => (r, Some(q)),
-        None => (rest, None),
-    };
-    let scheme_end = rest.find(':').filter(|&i| {
-        i > 0
-            && rest[..i].starts_with(|c: char| c.is_ascii_alphabetic())
-            && rest[..i]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-    });
-    if absolute && scheme_end.is_none() {
+    let Parts {
+        scheme,
+        authority,
+        path,
+        query,
+        fragment,
+    } = parts(s);
+    if absolute && scheme.is_none() {
         return false;
     }
-    let hier = match scheme_end {
-        Some(i) => &rest[i + 1..],
-        None => {
-            // A relative path's first segment cannot hold a colon.
-            let first = rest.split('/').next().unwrap_or("");
-            if !rest.starts_with('/') && first.contains(':') {
-                return false;
-            }
-            rest
+    // A relative path's first segment cannot hold a colon.
+    if scheme.is_none() && authority.is_none() && !path.starts_with('/') {
+        let first = path.split('/').next().unwrap_or("");
+        if first.contains(':') {
+            return false;
         }
-    };
-    let path = match hier.strip_prefix("//") {
-        Some(after) => {
-            let end = after.find('/').unwrap_or(after.len());
-            let authority = &after[..end];
-            let host_port = authority
-                .rsplit_once('@')
-                .map_or(authority, |(userinfo, hp)| {
-                    if chars_ok(userinfo, ":", false) {
-                        hp
-                    } else {
-                        "\u{0}"
-                    }
-                });
-            let host_ok = if let Some(literal) = host_port.strip_prefix('[') {
-                match literal.split_once(']') {
-                    Some((ip, port)) => {
-                        ip.parse::<std::net::Ipv6Addr>().is_ok()
-                            && (port.is_empty()
-                                || port
-                                    .strip_prefix(':')
-                                    .is_some_and(|p| p.bytes().all(|c| c.is_ascii_digit())))
-                    }
-                    None => false,
+    }
+    if let Some(authority) = authority {
+        let host_port = authority
+            .rsplit_once('@')
+            .map_or(authority, |(userinfo, hp)| {
+                if chars_ok(userinfo, ":", false) {
+                    hp
+                } else {
+                    "\u{0}"
                 }
-            } else {
-                let (host, port) = match host_port.rsplit_once(':') {
-                    Some((h, p)) => (h, Some(p)),
-                    None => (host_port, None),
-                };
-                chars_ok(host, "", false)
-                    && port.is_none_or(|p| p.bytes().all(|c| c.is_ascii_digit()))
-            };
-            if !host_ok {
-                return false;
+            });
+        let host_ok = if let Some(literal) = host_port.strip_prefix('[') {
+            match literal.split_once(']') {
+                Some((ip, port)) => {
+                    ip.parse::<std::net::Ipv6Addr>().is_ok()
+                        && (port.is_empty()
+                            || port
+                                .strip_prefix(':')
+                                .is_some_and(|p| p.bytes().all(|c| c.is_ascii_digit())))
+                }
+                None => false,
             }
-            &after[end..]
+        } else {
+            let (host, port) = match host_port.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (host_port, None),
+            };
+            chars_ok(host, "", false) && port.is_none_or(|p| p.bytes().all(|c| c.is_ascii_digit()))
+        };
+        if !host_ok {
+            return false;
         }
-        None => hier,
-    };
+    }
     chars_ok(path, ":@/", false)
         && query.is_none_or(|q| chars_ok(q, ":@/?", true))
         && fragment.is_none_or(|f| chars_ok(f, ":@/?", false))
