@@ -309,6 +309,9 @@ pub struct Generator<'a> {
     names: Vec<String>,
     /// Within [`Generator::mutations`], mutating the non-null replacement of a null.
     replacing: bool,
+    /// The `examples` of each IR node's schema (by index): valid values of the nodes the
+    /// interpreter judges, which generation from the typed shape rarely meets.
+    examples: Vec<Vec<Value>>,
 }
 
 /// The JSON values of every type used to replace a value by the wrong type.
@@ -480,9 +483,14 @@ impl<'a> Generator<'a> {
                 }
             }
         }
+        let examples = ir
+            .nodes()
+            .map(|(_, node)| schema_examples(set, &node.location))
+            .collect();
         Generator {
             ir,
             validators,
+            examples,
             rng: Rng::new(seed),
             optional: Optional::Random,
             branch: None,
@@ -650,6 +658,31 @@ impl<'a> Generator<'a> {
     }
 
     fn valid_at(&mut self, id: NodeId, depth: usize) -> Value {
+        let resolved = self.ir.resolve(id);
+        if self.ir.node(resolved).judged.is_none() {
+            return self.valid_typed(id, depth);
+        }
+        // The typed shape leaves out what the interpreter judges: generate and keep what it
+        // holds valid, else one of the schema's examples it holds valid.
+        let mut last = Value::Null;
+        for _ in 0..32 {
+            last = self.valid_typed(id, depth);
+            if self.is_valid(resolved, &last) {
+                return last;
+            }
+        }
+        let examples: Vec<Value> = self.examples[resolved.0]
+            .iter()
+            .filter(|e| self.is_valid(resolved, e))
+            .cloned()
+            .collect();
+        match examples.is_empty() {
+            true => last,
+            false => self.rng.pick(&examples).clone(),
+        }
+    }
+
+    fn valid_typed(&mut self, id: NodeId, depth: usize) -> Value {
         let checks = self.checks(id);
         if !checks.is_empty()
             && let Some(v) = self.valid_checked(id, &checks, depth)
@@ -741,7 +774,14 @@ impl<'a> Generator<'a> {
                             };
                     if include {
                         let v = self.valid_at(p.node, depth + 1);
-                        map.insert(p.name.clone(), v);
+                        // A judged optional member may admit nothing (`false`).
+                        let node = self.ir.resolve(p.node);
+                        if p.required
+                            || self.ir.node(node).judged.is_none()
+                            || self.is_valid(node, &v)
+                        {
+                            map.insert(p.name.clone(), v);
+                        }
                     }
                 }
                 self.meet_rules(properties, rules, &mut map, depth);
@@ -1908,4 +1948,15 @@ pub fn byte_variants(doc: &Value, mutations: &[Mutation], every: usize) -> Vec<B
         }
     }
     out
+}
+
+/// The `examples` of the schema at `location` (`file#pointer`) of `set`, as written.
+fn schema_examples(set: &SchemaSet, location: &str) -> Vec<Value> {
+    let (file, pointer) = location.split_once('#').unwrap_or((location, ""));
+    set.files
+        .iter()
+        .find(|f| f.file == file)
+        .and_then(|f| serde_json::from_str::<Value>(&f.source).ok())
+        .and_then(|doc| doc.pointer(pointer)?.get("examples")?.as_array().cloned())
+        .unwrap_or_default()
 }

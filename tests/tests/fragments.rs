@@ -102,6 +102,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     integer_bounds: integers::Integers;
+    judged: checks::Checks, checks::ChecksBilling, loose::Loose, loose::Point;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
     mixed_enum: mixed::Mixed;

@@ -9,6 +9,7 @@
 //! (`perago_schema::Validator`) reports, which the fragment and differential tests hold them to.
 
 use crate::SchemaSet;
+use perago_schema::SchemaFile;
 use perago_schema::check::{Bounds, Lengths};
 use perago_schema::ir::{
     Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, string_values,
@@ -94,6 +95,7 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
                 target,
                 file: &file.file,
                 statics: BTreeMap::new(),
+                sources: sources_for(set, file),
             };
             Module {
                 name: module_name(&file.file),
@@ -101,6 +103,46 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
                 source: emitter.module(&file.id),
             }
         })
+        .collect()
+}
+
+/// The files the module of `file` needs for its judges: `file`, then every file a `$ref` of
+/// the files needed names, as compact JSON text (the interpreter reads them as written).
+fn sources_for(set: &SchemaSet, file: &SchemaFile) -> Vec<(String, String)> {
+    fn refs(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get("$ref") {
+                    out.push(r.clone());
+                }
+                map.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let parse = |f: &SchemaFile| serde_json::from_str::<Value>(&f.source).unwrap_or_default();
+    let mut needed: Vec<(&SchemaFile, Value)> = vec![(file, parse(file))];
+    let mut i = 0;
+    while i < needed.len() {
+        let mut names = Vec::new();
+        refs(&needed[i].1, &mut names);
+        for r in names {
+            let base = r.split('#').next().unwrap_or_default();
+            let named = |f: &&SchemaFile| {
+                !base.is_empty() && (f.id == base || base.rsplit('/').next() == Some(&f.file))
+            };
+            if let Some(f) = set.files.iter().find(named)
+                && !needed.iter().any(|(n, _)| n.file == f.file)
+            {
+                needed.push((f, parse(f)));
+            }
+        }
+        i += 1;
+    }
+    needed
+        .into_iter()
+        .map(|(f, v)| (f.file.clone(), v.to_string()))
         .collect()
 }
 
@@ -139,8 +181,11 @@ struct Emitter<'a> {
     serde_crate: &'a LitStr,
     target: &'a Target<'a>,
     file: &'a str,
-    /// Module-level statics (compiled patterns, non-string constants), by name.
+    /// Module-level statics (compiled patterns, non-string constants, judges), by name.
     statics: BTreeMap<String, TokenStream>,
+    /// The schema files as written the module's judges need, `(file name, JSON text)`: its
+    /// own first.
+    sources: Vec<(String, String)>,
 }
 
 impl Emitter<'_> {
@@ -453,7 +498,7 @@ impl Emitter<'_> {
         let de = quote! { #k::__private::serde };
         let serde_crate = self.serde_crate;
         let read = self.object_read(id, &name, properties, &idents, additional, rules);
-        let contract = self.contract_impl(&name, location, schema, read);
+        let contract = self.contract_impl(id, &name, location, schema, read);
         let deserialize = self.deserialize_impl(
             &name,
             quote! { #k::__private::stream::Typed::<Self>::new() },
@@ -568,15 +613,35 @@ impl Emitter<'_> {
         }
     }
 
-    /// `impl Contract`: where the schema is, the schema, and `read`.
+    /// `impl Contract`: where the schema is, the schema, and `read`; for a type the
+    /// interpreter judges, `read` is its [`TypedRead`] and `Contract::read` judges first.
     fn contract_impl(
-        &self,
+        &mut self,
+        id: NodeId,
         name: &syn::Ident,
         location: &str,
         schema: &str,
         read: TokenStream,
     ) -> TokenStream {
         let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let de = quote! { #k::__private::serde };
+        let (read, typed_read) = match self.judge_static(id) {
+            None => (read, quote! {}),
+            Some(judge) => (
+                quote! {
+                    fn read<'de, D: #de::Deserializer<'de>>(
+                        d: D,
+                        path: &#k::Path<'_>,
+                        out: &mut Vec<#k::Violation>,
+                    ) -> Result<Option<Self>, D::Error> {
+                        let judged = #s::Judged { check: #s::ReadBy::<Self>::new(), judge: &#judge };
+                        #s::Check::read(&judged, d, path, out)
+                    }
+                },
+                quote! { impl #s::TypedRead for #name { #read } },
+            ),
+        };
         quote! {
             impl #k::Contract for #name {
                 const LOCATION: &'static str = #location;
@@ -584,7 +649,55 @@ impl Emitter<'_> {
 
                 #read
             }
+            #typed_read
         }
+    }
+
+    /// The `static` [`Judge`](perago_schema::judge::Judge) of a node the interpreter judges,
+    /// with the module's `SCHEMAS` it needs; `None` for a node typed rule by rule.
+    fn judge_static(&mut self, id: NodeId) -> Option<syn::Ident> {
+        let k = self.krate;
+        let node = self.ir.node(id);
+        let reason = node.judged.as_deref()?;
+        let location = node.location.as_str();
+        let j = quote! { #k::__private::judge };
+        if !self.statics.contains_key("SCHEMAS") {
+            let files = self.sources.iter().map(|(f, _)| f.as_str());
+            let texts = self.sources.iter().map(|(_, t)| t.as_str());
+            self.statics.insert(
+                "SCHEMAS".to_owned(),
+                quote! {
+                    /// The schemas as written, for the parts the interpreter judges.
+                    static SCHEMAS: #j::Schemas = #j::Schemas::new(&[#((#files, #texts)),*]);
+                },
+            );
+        }
+        let existing = self.statics.iter().find(|(name, tokens)| {
+            name.starts_with("JUDGE")
+                && tokens
+                    .to_string()
+                    .contains(&Literal::string(location).to_string())
+        });
+        if let Some((name, _)) = existing {
+            return Some(format_ident!("{}", name));
+        }
+        let name = format!(
+            "JUDGE_{}",
+            self.statics
+                .keys()
+                .filter(|n| n.starts_with("JUDGE"))
+                .count()
+        );
+        let ident = format_ident!("{}", name);
+        let doc = format!(" `{location}`, judged by the interpreter: {reason}.");
+        self.statics.insert(
+            name,
+            quote! {
+                #[doc = #doc]
+                static #ident: #j::Judge = #j::Judge::new(&SCHEMAS, #location);
+            },
+        );
+        Some(ident)
     }
 
     /// `impl Deserialize`: a call to the one validator, through `check` (a `Check` of `Self`).
@@ -640,7 +753,7 @@ impl Emitter<'_> {
             .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
         let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
-        let contract = self.contract_impl(&name, location, schema, read);
+        let contract = self.contract_impl(id, &name, location, schema, read);
         let deserialize = self.deserialize_impl(
             &name,
             quote! { #k::__private::stream::Typed::<Self>::new() },
@@ -1030,7 +1143,7 @@ impl Emitter<'_> {
             });
         }
         let read = self.union_read(&name, branches);
-        let contract = self.contract_impl(&name, location, schema, read);
+        let contract = self.contract_impl(id, &name, location, schema, read);
         let deserialize = self.deserialize_impl(
             &name,
             quote! { #k::__private::stream::Typed::<Self>::new() },
@@ -1267,9 +1380,22 @@ impl Emitter<'_> {
         let s = quote! { #k::__private::stream };
         let node = self.ir.node(id);
         if implements_contract(node) {
+            // Its `Contract::read` judges what the interpreter judges.
             let ty = self.type_path(id);
             return quote! { #s::Typed::<#ty>::new() };
         }
+        let check = self.typed_check_expr(id);
+        match self.judge_static(id) {
+            Some(judge) => quote! { #s::Judged { check: #check, judge: &#judge } },
+            None => check,
+        }
+    }
+
+    /// The check of a node's typed value, rule by rule.
+    fn typed_check_expr(&mut self, id: NodeId) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let node = self.ir.node(id);
         if node.name.is_some() {
             match &node.shape {
                 Shape::Const(Value::String(v)) => {

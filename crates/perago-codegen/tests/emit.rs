@@ -115,6 +115,12 @@ snapshots! {
     /// A part that is another file's root.
     all_of_across_files,
 
+    // What the interpreter judges
+    /// `not`, `contains`, `dependentSchemas` and `if`/`then` at the root (a judged `Contract`,
+    /// `then`'s member an optional field), and parts with no one JSON type held as `Value`s:
+    /// no `type`, a type array, `false`, keywords beside a `$ref`, overlapping `anyOf` branches.
+    judged,
+
     // Nullable, optional, default
     nullable_type_array,
     nullable_any_of,

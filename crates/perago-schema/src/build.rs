@@ -5,7 +5,9 @@ use crate::error::LintError;
 use crate::ir::{
     Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
 };
-use crate::lint::{has_structure, is_union, sort_errors, union_kind};
+use crate::lint::{
+    HoldKind, Holds, applied_members, has_structure, is_union, sort_errors, union_kind,
+};
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -39,6 +41,8 @@ impl SchemaFile {
 
 pub(crate) struct Builder<'a> {
     docs: &'a mut Documents,
+    /// The parts the interpreter judges, as lint found them.
+    holds: Holds,
     normalised: Vec<Value>,
     ir: Ir,
     memo: HashMap<(usize, String), NodeId>,
@@ -48,7 +52,7 @@ pub(crate) struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    pub(crate) fn new(docs: &'a mut Documents) -> Self {
+    pub(crate) fn new(docs: &'a mut Documents, holds: Holds) -> Self {
         let normalised = docs
             .iter()
             .map(|d| {
@@ -59,6 +63,7 @@ impl<'a> Builder<'a> {
             .collect();
         Builder {
             docs,
+            holds,
             normalised,
             ir: Ir::new(),
             memo: HashMap::new(),
@@ -192,6 +197,7 @@ impl<'a> Builder<'a> {
             default: schema.get("default").cloned(),
             shape: Shape::Any,
             checks: Checks::default(),
+            judged: None,
         })
     }
 
@@ -211,10 +217,17 @@ impl<'a> Builder<'a> {
         if is_def {
             self.memo.insert((doc, pointer.to_owned()), id);
         }
-        let Value::Object(map) = schema else {
-            return id; // `true`: any value
+        let hold = self.holds.get(&(doc, pointer.to_owned())).cloned();
+        let map = match schema {
+            Value::Object(map) if hold.as_ref().is_none_or(|h| h.kind == HoldKind::Typed) => map,
+            // `true`: any value; or a value held whole.
+            _ => &Map::new(),
         };
-        let shape = self.shape(doc, pointer, map, hint);
+        let mut shape = self.shape(doc, pointer, map, hint);
+        if let Some(hold) = hold {
+            self.ir.node_mut(id).judged = Some(hold.reason);
+            self.add_applied_properties(doc, pointer, map, hint, &mut shape);
+        }
         self.ir.node_mut(id).checks = checks(map, &shape);
         let wants_name = match &shape {
             Shape::Object {
@@ -234,6 +247,48 @@ impl<'a> Builder<'a> {
         }
         self.ir.node_mut(id).shape = shape;
         id
+    }
+
+    /// The members a held object's `then`, `else` and `dependentSchemas` declare, which its
+    /// typed value holds as optional fields (the interpreter says when they may be there):
+    /// typed by their schema when only one place declares them, else `serde_json::Value`s.
+    fn add_applied_properties(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        hint: &str,
+        shape: &mut Shape,
+    ) {
+        let Shape::Object {
+            properties,
+            additional: None,
+            ..
+        } = shape
+        else {
+            return;
+        };
+        let members = applied_members(map, pointer);
+        let name_of = |at: &str| {
+            let key = at.rsplit('/').next().unwrap_or_default();
+            key.replace("~1", "/").replace("~0", "~")
+        };
+        for (at, schema) in &members {
+            let name = name_of(at);
+            if properties.iter().any(|p| p.name == name) {
+                continue;
+            }
+            let declared = members.iter().filter(|(a, _)| name_of(a) == name).count();
+            let node = match declared {
+                1 => self.build(doc, at, schema, &format!("{hint}{}", pascal(&name)), false),
+                _ => self.placeholder(doc, at, &Value::Bool(true)),
+            };
+            properties.push(Property {
+                name,
+                node,
+                required: false,
+            });
+        }
     }
 
     fn shape(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
@@ -316,6 +371,7 @@ impl<'a> Builder<'a> {
                         branches,
                     },
                     checks: Checks::default(),
+                    judged: None,
                 }));
             }
             let mut built = Vec::new();

@@ -74,7 +74,7 @@ impl Bundler<'_> {
             .unwrap_or(Value::Bool(true));
         self.rewrite(&mut schema, file, pointer);
         // `type: [T, "null"]` is two IR nodes at one location: the inner one admits no null.
-        if !matches!(self.set.ir.node(id).shape, Shape::Nullable(_))
+        if !matches!(self.set.ir.node(id).shape, Shape::Nullable(_) | Shape::Any)
             && let Some(Value::Array(types)) = schema.get("type")
             && let Some(t) = types.iter().find(|t| *t != "null").cloned()
         {
@@ -87,13 +87,16 @@ impl Bundler<'_> {
     /// only what is reached is bundled.
     fn rewrite(&mut self, schema: &mut Value, file: &str, pointer: &str) {
         let Value::Object(map) = schema else { return };
-        if map.contains_key("$ref") {
-            let target = self.refs.get(&format!("{file}#{pointer}")).copied();
+        if let Some(Value::String(written)) = map.get("$ref") {
+            let target = self
+                .refs
+                .get(&format!("{file}#{pointer}"))
+                .copied()
+                .or_else(|| self.named_target(file, written));
             if let Some(target) = target {
                 let reference = self.reference_to(target);
                 map.insert("$ref".to_owned(), Value::String(reference));
             }
-            return;
         }
         for (key, child) in map.iter_mut() {
             match (key.as_str(), child) {
@@ -120,11 +123,58 @@ impl Bundler<'_> {
                         self.rewrite(schema, file, &p);
                     }
                 }
-                ("items" | "additionalProperties" | "propertyNames", child) => {
+                (
+                    "items"
+                    | "additionalProperties"
+                    | "propertyNames"
+                    | "not"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "contains"
+                    | "unevaluatedProperties"
+                    | "unevaluatedItems",
+                    child,
+                ) => {
                     self.rewrite(child, file, &format!("{pointer}/{key}"));
+                }
+                ("dependentSchemas", Value::Object(deps)) => {
+                    for (name, schema) in deps.iter_mut() {
+                        let p = format!("{pointer}/dependentSchemas/{}", token(name));
+                        self.rewrite(schema, file, &p);
+                    }
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The root or `$defs` entry a `$ref` written in `file` names, when the IR holds no `$ref`
+    /// node there (inside a part generated code holds for the interpreter). Lint allows
+    /// references to those only, by file name or `$id`.
+    fn named_target(&self, file: &str, reference: &str) -> Option<NodeId> {
+        let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let base = base.strip_prefix("./").unwrap_or(base);
+        let target = match base {
+            "" => self.set.files.iter().find(|f| f.file == file),
+            _ => self
+                .set
+                .files
+                .iter()
+                .find(|f| f.id == base || base.rsplit('/').next() == Some(f.file.as_str())),
+        }?;
+        let pointer = crate::load::decode_fragment(fragment);
+        match pointer.strip_prefix("/$defs/") {
+            None if pointer.is_empty() => target.root,
+            Some(name) => {
+                let name = name.replace("~1", "/").replace("~0", "~");
+                target
+                    .defs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, id)| *id)
+            }
+            None => None,
         }
     }
 

@@ -34,6 +34,9 @@ pub struct Node {
     pub shape: Shape,
     /// Checks on the typed value beside its shape (`format`, `multipleOf`, `uniqueItems`).
     pub checks: Checks,
+    /// When the interpreter judges the value (a part of its schema is not typed rule by rule:
+    /// `not`, `if`, `contains`…, or it has no one JSON type, then [`Shape::Any`]): why.
+    pub judged: Option<String>,
 }
 
 /// The checks a node makes on its typed value beyond its [`Shape`], each after the shape's own

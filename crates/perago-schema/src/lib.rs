@@ -66,6 +66,8 @@ mod format;
 pub mod input;
 pub mod ir;
 pub mod json;
+#[doc(hidden)] // generated code's, through `__private`
+pub mod judge;
 mod lint;
 mod load;
 mod normalise;
@@ -94,6 +96,7 @@ pub use violation::{Code, Violation, Violations};
 pub mod __private {
     pub use crate::check;
     pub use crate::json;
+    pub use crate::judge;
     pub use crate::path::Path;
     pub use crate::stream;
     pub use crate::violation::Violation;

@@ -43,6 +43,90 @@ const OTHER_KEYWORDS: &[&str] = &["type", "enum", "const", "$ref", "oneOf", "any
 const VALIDATE: &str =
     "`perago validate --schema FILE` takes this schema as written, without generated types";
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
+/// Keywords that apply a second schema to a value generated code still types: the value is
+/// typed without them and judged with them by the interpreter ([`Hold::Typed`]).
+const APPLIED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "contains",
+    "minContains",
+    "maxContains",
+];
+/// Keywords the interpreter takes and generated types have no form for: their schema's value
+/// is held whole ([`Hold::Value`]).
+const JUDGED: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "$anchor"];
+
+/// How generated code holds a part of a schema it does not type rule by rule: the interpreter
+/// judges the part's value (see `crate::judge`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hold {
+    pub kind: HoldKind,
+    /// Why, for the generated type's documentation.
+    pub reason: String,
+}
+
+/// What is typed of a held part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HoldKind {
+    /// Everything but the [`APPLIED`] keywords, which the interpreter checks.
+    Typed,
+    /// Nothing: a `serde_json::Value`.
+    Value,
+}
+
+/// The held parts of the linted documents: (document, JSON Pointer) of the schema whose values
+/// are held, always one a value is entered at (a root, `$defs` entry, property, item…).
+pub(crate) type Holds = HashMap<(usize, String), Hold>;
+
+/// The members the `then`, `else` and `dependentSchemas` of the schema `map` at `pointer`
+/// declare: (pointer, schema) of each, in schema order.
+pub(crate) fn applied_members(map: &Map<String, Value>, pointer: &str) -> Vec<(String, Value)> {
+    let mut parts: Vec<(String, &Value)> = Vec::new();
+    for keyword in ["then", "else"] {
+        if let Some(part) = map.get(keyword) {
+            parts.push((format!("{pointer}/{keyword}"), part));
+        }
+    }
+    if let Some(Value::Object(deps)) = map.get("dependentSchemas") {
+        for (key, part) in deps {
+            parts.push((
+                format!("{pointer}/dependentSchemas/{}", pointer_token(key)),
+                part,
+            ));
+        }
+    }
+    let mut members = Vec::new();
+    for (at, part) in parts {
+        if let Some(Value::Object(props)) = part.get("properties") {
+            for (name, schema) in props {
+                let ptr = format!("{at}/properties/{}", pointer_token(name));
+                members.push((ptr, schema.clone()));
+            }
+        }
+    }
+    members
+}
+
+/// The schema a value at `pointer` is entered at: `pointer` less its in-place steps (the
+/// branches of `allOf`, `anyOf` and `oneOf`), which read the same value.
+fn entered_at(mut pointer: &str) -> &str {
+    loop {
+        let Some((parent, last)) = pointer.rsplit_once('/') else {
+            return pointer;
+        };
+        let Some((grand, keyword)) = parent.rsplit_once('/') else {
+            return pointer;
+        };
+        if last.parse::<usize>().is_ok() && matches!(keyword, "allOf" | "anyOf" | "oneOf") {
+            pointer = grand;
+        } else {
+            return pointer;
+        }
+    }
+}
 const TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "null", "object", "array",
 ];
@@ -79,19 +163,10 @@ pub(crate) fn has_structure(root: &Value) -> bool {
 /// What to write instead of a keyword outside the subset, when there is something to say.
 fn unsupported_hint(keyword: &str) -> Option<String> {
     let hint = match keyword {
-        "not" => "say what is allowed instead (e.g. with `enum` or `pattern`)",
-        "if" | "then" | "else" | "dependentSchemas" | "dependencies" => {
-            "for variants, use a `oneOf` of closed objects told apart by a property with a string `const`"
-        }
-        "contains" | "minContains" | "maxContains" | "unevaluatedItems" => {
-            "generated code types arrays with `items`, `prefixItems`, `minItems`, `maxItems` and `uniqueItems`"
-        }
-        "unevaluatedProperties" => {
-            "objects are closed already unless `additionalProperties` is a schema"
-        }
+        "dependencies" => "write `dependentRequired` or `dependentSchemas` (JSON Schema 2020-12)",
         "definitions" => "write `$defs` (JSON Schema 2020-12)",
         "id" => "write `$id`",
-        "$anchor" | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
+        "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
             "put the schema in the root `$defs` and `$ref` it as \"#/$defs/Name\""
         }
         "$vocabulary" => "perago supports one fixed subset of JSON Schema 2020-12",
@@ -124,23 +199,32 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
 
 /// Lints every loaded document (loading the files their `$ref`s name as it goes); the errors
 /// come file by file, each file's in document order.
-pub(crate) fn lint(docs: &mut Documents) -> Vec<LintError> {
-    let mut errors = Vec::new();
-    let mut i = 0;
-    while i < docs.docs.len() {
-        let root = docs.get(i).root.clone();
-        let file = docs.get(i).file.clone();
-        let mut linter = Linter {
-            docs,
-            doc: i,
-            file: &file,
-            errors: &mut errors,
-        };
-        linter.root(&root);
-        i += 1;
+pub(crate) fn lint(docs: &mut Documents) -> (Vec<LintError>, Holds) {
+    let mut holds = Holds::new();
+    // A part held is not linted further, and what uses a held part in place is held in
+    // turn: lint again until the held parts are all found.
+    loop {
+        let mut errors = Vec::new();
+        let before = holds.clone();
+        let mut i = 0;
+        while i < docs.docs.len() {
+            let root = docs.get(i).root.clone();
+            let file = docs.get(i).file.clone();
+            let mut linter = Linter {
+                docs,
+                doc: i,
+                file: &file,
+                errors: &mut errors,
+                holds: &mut holds,
+            };
+            linter.root(&root);
+            i += 1;
+        }
+        if holds == before {
+            sort_errors(docs, &mut errors);
+            return (errors, holds);
+        }
     }
-    sort_errors(docs, &mut errors);
-    errors
 }
 
 /// Puts errors in load order of their files and, within a file, in the order their location
@@ -190,12 +274,63 @@ struct Linter<'a> {
     doc: usize,
     file: &'a str,
     errors: &'a mut Vec<LintError>,
+    holds: &'a mut Holds,
 }
 
 impl Linter<'_> {
     fn err(&mut self, pointer: &str, keyword: &str, message: impl Into<String>) {
         self.errors
             .push(LintError::new(self.file, pointer, keyword, message));
+    }
+
+    /// Holds the value entered at `pointer` (or at the schema it is in place of) for the
+    /// interpreter to judge; a whole value holding wins over a typed one.
+    fn hold(&mut self, pointer: &str, kind: HoldKind, reason: impl Into<String>) {
+        let at = entered_at(pointer);
+        let kind = if at == pointer { kind } else { HoldKind::Value };
+        let key = (self.doc, at.to_owned());
+        match self.holds.get(&key) {
+            Some(h) if h.kind == HoldKind::Value || h.kind == kind => {}
+            _ => {
+                let reason = reason.into();
+                self.holds.insert(key, Hold { kind, reason });
+            }
+        }
+    }
+
+    /// What generated types cannot hold as typed, at `keyword` of `pointer`: a
+    /// `serde_json::Value` the interpreter judges, `message` saying why.
+    fn untyped(&mut self, pointer: &str, keyword: &str, message: impl Into<String>) {
+        let message = message.into();
+        let reason = match keyword {
+            "" => format!("{message}; held as a `serde_json::Value`"),
+            _ => format!("`{keyword}`: {message}; held as a `serde_json::Value`"),
+        };
+        self.hold(pointer, HoldKind::Value, reason);
+    }
+
+    fn held(&self, doc: usize, pointer: &str) -> Option<&Hold> {
+        self.holds.get(&(doc, entered_at(pointer).to_owned()))
+    }
+
+    /// True when `schema`, written in this document, is a `$ref` (through any number) to a
+    /// held schema.
+    fn reaches_held(&mut self, schema: &Value) -> bool {
+        let mut doc = self.doc;
+        let mut schema = schema.clone();
+        for _ in 0..64 {
+            let Some(r) = schema.get("$ref").and_then(Value::as_str) else {
+                return false;
+            };
+            let Ok((d, ptr, v)) = self.target(doc, r) else {
+                return false;
+            };
+            if self.holds.contains_key(&(d, ptr)) {
+                return true;
+            }
+            (doc, schema) = (d, v);
+        }
+        false
     }
 
     fn root(&mut self, root: &Value) {
@@ -253,8 +388,24 @@ impl Linter<'_> {
                         format!("only allowed at the root of a schema file: {hint}"),
                     );
                 }
+            } else if matches!(k, "then" | "else" | "dependentSchemas") && map.contains_key("allOf")
+            {
+                // The members they declare would join a merged `allOf` struct's steps.
+                self.untyped(
+                    pointer,
+                    k,
+                    "generated code merges `allOf` into one struct, and this keyword is beside it",
+                );
+            } else if APPLIED.contains(&k) {
+                self.hold(
+                    pointer,
+                    HoldKind::Typed,
+                    format!("`{k}` applies a schema to the typed value"),
+                );
+            } else if JUDGED.contains(&k) {
+                self.untyped(pointer, k, "generated types have no form for it");
             } else if !is_known(k) {
-                // Generated types cannot honour it; the interpreter can.
+                // Generated code has no use for it (or it is a typo the interpreter refuses too).
                 let message = match unsupported_hint(k) {
                     Some(hint) => {
                         format!("not in the subset perago generates types for: {hint}; {VALIDATE}")
@@ -286,11 +437,7 @@ impl Linter<'_> {
             Value::Object(map) => map,
             Value::Bool(true) => return,
             Value::Bool(false) => {
-                self.err(
-                    pointer,
-                    "",
-                    "the `false` schema is only supported as `\"additionalProperties\": false`; to forbid a property, leave it out of `properties` (objects are closed)",
-                );
+                self.untyped(pointer, "", "the `false` schema admits no value");
                 return;
             }
             other => {
@@ -305,7 +452,12 @@ impl Linter<'_> {
                 return;
             }
         };
-        self.keywords(map, pointer, is_root);
+        let whole = self
+            .held(self.doc, pointer)
+            .is_some_and(|h| h.kind == HoldKind::Value);
+        if !whole {
+            self.keywords(map, pointer, is_root);
+        }
         if is_root && let Some(defs) = map.get("$defs") {
             match defs {
                 Value::Object(defs) => {
@@ -325,6 +477,27 @@ impl Linter<'_> {
             }
         }
 
+        if whole {
+            return;
+        }
+        // The members `then`, `else` and `dependentSchemas` declare are typed as optional
+        // fields of a held object: linted as the object's own are.
+        for (at, schema) in applied_members(map, pointer) {
+            self.node(&schema, &at, false);
+        }
+        // A branch or part read in place of this schema that is held makes this one held.
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            let parts = map.get(keyword).and_then(Value::as_array).cloned();
+            if parts.is_some_and(|parts| parts.iter().any(|p| self.reaches_held(p))) {
+                self.untyped(
+                    pointer,
+                    keyword,
+                    "it applies in place a schema the interpreter judges",
+                );
+                return;
+            }
+        }
+
         // Keywords of the subset that constrain values; unknown ones are reported above.
         let structural: Vec<&str> = map
             .keys()
@@ -334,10 +507,10 @@ impl Linter<'_> {
 
         if let Some(reference) = map.get("$ref") {
             for other in structural.iter().filter(|k| **k != "$ref") {
-                self.err(
+                self.untyped(
                     pointer,
                     other,
-                    "not supported beside `$ref` (only annotations are): move it into the referenced schema, or drop the `$ref`",
+                    "generated code types a `$ref` as the schema it names, and this keyword is beside it",
                 );
             }
             self.reference(reference, pointer);
@@ -356,10 +529,10 @@ impl Linter<'_> {
             };
             let article = if keyword == "anyOf" { "an" } else { "a" };
             for other in structural.iter().filter(|k| **k != keyword) {
-                self.err(
+                self.untyped(
                     pointer,
                     other,
-                    format!("not supported beside {article} `{keyword}` of JSON types (only annotations are): move it into the branches it concerns"),
+                    format!("generated code types {article} `{keyword}` of JSON types as an enum of its branches, and this keyword is beside it"),
                 );
             }
             self.union(list, pointer, keyword);
@@ -374,24 +547,24 @@ impl Linter<'_> {
                 .iter()
                 .filter(|k| !matches!(**k, "oneOf" | "type"))
             {
-                self.err(
+                self.untyped(
                     pointer,
                     other,
-                    "not supported beside `oneOf` (only annotations and `\"type\": \"object\"` are): move it into every branch",
+                    "generated code types a `oneOf` as an enum of its branches, and this keyword is beside it",
                 );
             }
             if let Some(t) = map.get("type").filter(|t| *t != "object") {
-                self.err(pointer, "type", format!("a `oneOf` chooses between objects, so its type can only be \"object\", found {t}"));
+                self.untyped(pointer, "type", format!("generated code types a `oneOf` as a choice between objects, and its type is {t}"));
             }
             self.one_of(branches, pointer);
             return;
         }
         if let Some(branches) = map.get("anyOf") {
             for other in structural.iter().filter(|k| **k != "anyOf") {
-                self.err(
+                self.untyped(
                     pointer,
                     other,
-                    "not supported beside `anyOf`: move it into the non-null branch",
+                    "generated code types this `anyOf` as its non-null branch, and this keyword is beside it",
                 );
             }
             self.any_of(branches, pointer);
@@ -405,10 +578,10 @@ impl Linter<'_> {
                 .iter()
                 .filter(|k| !matches!(**k, "type" | "const" | "enum"))
             {
-                self.err(
+                self.untyped(
                     pointer,
                     other,
-                    format!("not supported beside `{fixed}`: the listed values alone say what is admitted, so remove it (or the values it would reject)"),
+                    format!("generated code types `{fixed}` as its listed values, and this keyword is beside it"),
                 );
             }
         }
@@ -499,9 +672,14 @@ impl Linter<'_> {
                             type_text(name, *nullable)
                         )
                     }
-                    _ => format!(
-                        "applies only to {wanted}, and this schema declares no `type`: add {wanted}"
-                    ),
+                    _ => {
+                        self.untyped(
+                            pointer,
+                            k,
+                            format!("applies only to {wanted}, and this schema declares no `type`"),
+                        );
+                        continue;
+                    }
                 };
                 self.err(pointer, k, message);
             }
@@ -733,10 +911,10 @@ impl Linter<'_> {
         }
         let n = positions.len();
         if n > 6 {
-            self.err(
+            self.untyped(
                 pointer,
                 "prefixItems",
-                format!("generated code types tuples of at most 6 items, found {n}: use an object; {VALIDATE}"),
+                format!("generated code types tuples of at most 6 items, found {n}: use an object"),
             );
         }
         match map.get("items") {
@@ -753,10 +931,10 @@ impl Linter<'_> {
             .and_then(Value::as_u64)
             .is_none_or(|m| m < n as u64)
         {
-            self.err(
+            self.untyped(
                 pointer,
                 "minItems",
-                format!("generated code types `prefixItems` as a tuple, every one of its items present: add `\"minItems\": {n}`; {VALIDATE}"),
+                format!("generated code types `prefixItems` as a tuple, every one of its items present: add `\"minItems\": {n}`"),
             );
         }
     }
@@ -772,10 +950,12 @@ impl Linter<'_> {
         let additional = map.get("additionalProperties");
         for k in ["patternProperties", "propertyNames"] {
             if declares && map.contains_key(k) {
-                self.err(
+                self.untyped(
                     pointer,
                     k,
-                    format!("generated code types `{k}` on a map only, not beside declared `properties`; {VALIDATE}"),
+                    format!(
+                        "generated code types `{k}` on a map only, not beside declared `properties`"
+                    ),
                 );
             }
         }
@@ -790,22 +970,25 @@ impl Linter<'_> {
                     self.node(schema, &at, false);
                 }
                 if additional.is_some_and(|a| *a != Value::Bool(false)) {
-                    self.err(
+                    self.untyped(
                         pointer,
                         "additionalProperties",
-                        format!("generated code types `patternProperties` as a map whose other keys are unknown, so `additionalProperties` can only be `false` beside it; {VALIDATE}"),
+                        "generated code types `patternProperties` as a map whose other keys are unknown, so `additionalProperties` can only be `false` beside it",
                     );
                 }
             }
-            Some(Value::Object(_)) => self.err(
+            Some(Value::Object(_)) => self.untyped(
                 pointer,
                 "patternProperties",
-                format!("generated code types one pattern (a map whose keys match it), not several; {VALIDATE}"),
+                "generated code types one pattern (a map whose keys match it), not several",
             ),
             Some(other) => self.err(
                 pointer,
                 "patternProperties",
-                format!("must be an object mapping patterns to schemas, found {}", kind(other)),
+                format!(
+                    "must be an object mapping patterns to schemas, found {}",
+                    kind(other)
+                ),
             ),
         }
         if let Some(names) = names {
@@ -908,10 +1091,10 @@ impl Linter<'_> {
             .keys()
             .filter(|k| is_structural(k) && !MERGED.contains(&k.as_str()))
         {
-            self.err(
+            self.untyped(
                 pointer,
                 other,
-                format!("not supported beside `allOf` in generated code, which merges the parts into one object: move it into the parts, or write the combined schema out as one; {VALIDATE}"),
+                "not supported beside `allOf` in generated code, which merges the parts into one object: move it into the parts, or write the combined schema out as one",
             );
         }
         let mut merge = Merge::default();
@@ -1002,19 +1185,28 @@ impl Linter<'_> {
                 Value::Object(target) => {
                     if let Some(why) = not_mergeable(&target) {
                         merge.refused = true;
-                        self.err(
+                        self.untyped(
                             &at,
                             "$ref",
-                            format!("{r:?} cannot be extended by `allOf` in generated code: it {why}; {VALIDATE}"),
+                            format!(
+                                "{r:?} cannot be extended by `allOf` in generated code: it {why}"
+                            ),
                         );
                         return;
                     }
-                    self.merge(target_doc, &target, &target_ptr, Some(&at), merge, depth + 1);
+                    self.merge(
+                        target_doc,
+                        &target,
+                        &target_ptr,
+                        Some(&at),
+                        merge,
+                        depth + 1,
+                    );
                 }
-                other => self.err(
+                other => self.untyped(
                     &at,
                     "$ref",
-                    format!("{r:?} cannot be extended by `allOf` in generated code: it is {other}; {VALIDATE}"),
+                    format!("{r:?} cannot be extended by `allOf` in generated code: it is {other}"),
                 ),
             }
             return;
@@ -1022,19 +1214,19 @@ impl Linter<'_> {
         if via.is_none() {
             if holder && let Some(t) = map.get("type").filter(|t| *t != "object") {
                 merge.refused = true;
-                self.err(
+                self.untyped(
                     pointer,
                     "type",
-                    format!("generated code merges an `allOf` into one object, so its type can only be \"object\", found {t}; {VALIDATE}"),
+                    format!("generated code merges an `allOf` into one object, so its type can only be \"object\", found {t}"),
                 );
             }
             if !holder {
                 if let Some(why) = not_mergeable(map) {
                     merge.refused = true;
-                    self.err(
+                    self.untyped(
                         pointer,
                         "",
-                        format!("generated code types an `allOf` of objects only (merged into one struct), but this part {why}; {VALIDATE}"),
+                        format!("generated code types an `allOf` of objects only (merged into one struct), but this part {why}"),
                     );
                     return;
                 }
@@ -1090,10 +1282,10 @@ impl Linter<'_> {
                     Value::Object(part) => self.merge(doc, part, &part_ptr, via, merge, depth + 1),
                     other if via.is_none() => {
                         merge.refused = true;
-                        self.err(
+                        self.untyped(
                             &part_ptr,
                             "",
-                            format!("generated code types an `allOf` of objects only (merged into one struct), but this part is {}; {VALIDATE}", kind(other)),
+                            format!("generated code types an `allOf` of objects only (merged into one struct), but this part is {}", kind(other)),
                         )
                     }
                     _ => {}
@@ -1122,6 +1314,23 @@ impl Linter<'_> {
             }
             _ => false,
         };
+        let distinct_names = names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| TYPES.contains(n) && !names[..i].contains(n));
+        if !valid_shape
+            && ty.is_array()
+            && !names.is_empty()
+            && names.len() == ty.as_array().map_or(0, Vec::len)
+            && distinct_names
+        {
+            self.untyped(
+                pointer,
+                "type",
+                format!("generated code types one JSON type, or [T, \"null\"], found {ty}"),
+            );
+            return Type::Invalid;
+        }
         if !valid_shape {
             self.err(
                 pointer,
@@ -1287,10 +1496,10 @@ impl Linter<'_> {
             };
             match union_kind(doc, &b, |d, s| self.follow(d, s)) {
                 Ok(kind) => kinds.push((i, kind)),
-                Err(why) => self.err(
+                Err(why) => self.untyped(
                     &at,
                     keyword,
-                    format!("codegen tells the branches of this `{keyword}` apart by JSON type, so each must take one type, but this one {why}; {VALIDATE}"),
+                    format!("codegen tells the branches of this `{keyword}` apart by JSON type, so each must take one type, but this one {why}"),
                 ),
             }
         }
@@ -1310,19 +1519,19 @@ impl Linter<'_> {
                 {
                     if let Some(why) = not_a_closed_object(b) {
                         fine = false;
-                        self.err(
+                        self.untyped(
                         &format!("{pointer}/{keyword}/{}", at.0),
                         keyword,
-                        format!("the objects of a `{keyword}` of JSON types are told apart as a `oneOf` of objects is, so each must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}; {VALIDATE}"),
+                        format!("the objects of a `{keyword}` of JSON types are told apart as a `oneOf` of objects is, so each must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}"),
                     );
                     }
                 }
                 if fine && let Err(why) = decider(&objects, |d, s| self.follow(d, s)) {
                     fine = false;
-                    self.err(
+                    self.untyped(
                     pointer,
                     keyword,
-                    format!("the branches that take objects (numbered among themselves below) cannot be told apart for certain: {why}; {VALIDATE}"),
+                    format!("the branches that take objects (numbered among themselves below) cannot be told apart for certain: {why}"),
                 );
                 }
                 fine
@@ -1342,10 +1551,10 @@ impl Linter<'_> {
             } else {
                 "an integral number is both an integer and a number".to_owned()
             };
-            self.err(
+            self.untyped(
                 pointer,
                 keyword,
-                format!("branches {i} ({}) and {j} ({}) overlap: a value could match both and the generated reader could not tell which branch it is ({why}); give each branch its own JSON type, or for objects use a `oneOf` of closed objects told apart by a property with a string `const`; {VALIDATE}", a.name(), b.name()),
+                format!("branches {i} ({}) and {j} ({}) overlap: a value could match both and the generated reader could not tell which branch it is ({why}); give each branch its own JSON type, or for objects use a `oneOf` of closed objects told apart by a property with a string `const`", a.name(), b.name()),
             );
         }
     }
@@ -1394,7 +1603,7 @@ impl Linter<'_> {
             return;
         }
         if let Err(why) = decider(&resolved, |d, s| self.follow(d, s)) {
-            self.err(pointer, "oneOf", format!("{why}; {VALIDATE}"));
+            self.untyped(pointer, "oneOf", why);
         }
     }
 }

@@ -14,8 +14,13 @@ pub fn close_objects(schema: &mut Value) {
             _ => false,
         };
     let merged = map.contains_key("allOf");
+    // Schemas applied in place beside the object's own members (objects generated code
+    // holds for the interpreter to judge): what they declare belongs to the object too.
+    let applied = IN_PLACE.iter().any(|k| map.contains_key(*k))
+        || (is_object && (map.contains_key("$ref") || map.contains_key("anyOf")));
     if is_object
         && !merged
+        && !applied
         && !map.contains_key("oneOf")
         && !map.contains_key("additionalProperties")
     {
@@ -24,19 +29,62 @@ pub fn close_objects(schema: &mut Value) {
     if merged {
         // An `allOf` of objects is closed over all its parts at once; a part is not closed.
         map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+    } else if applied
+        && (is_object || parts_declare(map))
+        && !map.contains_key("additionalProperties")
+        && !map.contains_key("unevaluatedProperties")
+    {
+        // Closed over what is evaluated, as the interpreter closes it.
+        map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+    }
+    if merged || applied {
         close_parts(map);
     }
     close_members(map);
 }
 
-/// Closes what is below an `allOf` part, and its own parts', but not the part itself.
+/// The keywords whose schemas apply in place to the value (`allOf` aside).
+const IN_PLACE: &[&str] = &["not", "if", "then", "else", "dependentSchemas"];
+
+/// The in-place parts of a schema: its `allOf` parts, `if`, `then`, `else`, `not` and
+/// `dependentSchemas` values.
+fn parts_mut(map: &mut serde_json::Map<String, Value>) -> Vec<&mut Value> {
+    let mut parts = Vec::new();
+    for (k, v) in map.iter_mut() {
+        match (k.as_str(), v) {
+            ("allOf", Value::Array(list)) => parts.extend(list.iter_mut()),
+            ("dependentSchemas", Value::Object(deps)) => parts.extend(deps.values_mut()),
+            ("if" | "then" | "else" | "not", v) => parts.push(v),
+            _ => {}
+        }
+    }
+    parts
+}
+
+/// True when an in-place part other than `if` and `not` (what those evaluate is not what the
+/// object is made of) declares members.
+fn parts_declare(map: &serde_json::Map<String, Value>) -> bool {
+    let declares =
+        |v: &Value| v.get("properties").is_some() || v.get("patternProperties").is_some();
+    ["then", "else"]
+        .iter()
+        .filter_map(|k| map.get(*k))
+        .chain(
+            map.get("dependentSchemas")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|d| d.values()),
+        )
+        .any(declares)
+}
+
+/// Closes what is below a schema's in-place parts, and their own parts', but not the parts
+/// themselves.
 fn close_parts(map: &mut serde_json::Map<String, Value>) {
-    if let Some(Value::Array(parts)) = map.get_mut("allOf") {
-        for part in parts {
-            if let Value::Object(part) = part {
-                close_members(part);
-                close_parts(part);
-            }
+    for part in parts_mut(map) {
+        if let Value::Object(part) = part {
+            close_members(part);
+            close_parts(part);
         }
     }
 }
@@ -53,7 +101,7 @@ fn close_members(map: &mut serde_json::Map<String, Value>) {
             children.iter_mut().for_each(close_objects);
         }
     }
-    for keyword in ["items", "additionalProperties"] {
+    for keyword in ["items", "additionalProperties", "contains"] {
         if let Some(child) = map.get_mut(keyword) {
             close_objects(child);
         }

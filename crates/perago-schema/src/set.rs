@@ -68,11 +68,26 @@ impl SchemaSet {
 }
 
 fn finish(mut docs: Documents) -> Result<SchemaSet, Error> {
-    let errors = lint::lint(&mut docs);
+    let (mut errors, holds) = lint::lint(&mut docs);
+    if !holds.is_empty() {
+        // What generated code holds, lint does not read further: the interpreter judges it, so
+        // it must take those parts, and says what is wrong in them.
+        if let Err(more) = crate::validator::compile_documents(&mut docs, 0, Options::default()) {
+            for e in more {
+                if !errors
+                    .iter()
+                    .any(|l| (&l.file, &l.pointer, &l.keyword) == (&e.file, &e.pointer, &e.keyword))
+                {
+                    errors.push(e);
+                }
+            }
+            lint::sort_errors(&docs, &mut errors);
+        }
+    }
     if !errors.is_empty() {
         return Err(Error::Lint(errors));
     }
-    let (ir, files) = build::Builder::new(&mut docs)
+    let (ir, files) = build::Builder::new(&mut docs, holds)
         .finish()
         .map_err(Error::Lint)?;
     Ok(SchemaSet { ir, files })

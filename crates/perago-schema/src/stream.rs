@@ -1382,3 +1382,112 @@ impl<C: Check> Check for UniqueArray<C> {
         Ok(typed.filter(|_| unique))
     }
 }
+
+/// A value the interpreter judges: its text is kept as read ([`RawValue`], no `Value` tree),
+/// the schema as written is applied to it by [`Judge`](crate::judge::Judge), and only a
+/// value it holds valid is read, with `check`, into its typed value. Generated code uses it
+/// where a part of the schema is not typed rule by rule (`not`, `if`/`then`/`else`,
+/// `dependentSchemas`, `contains`, a part with no one JSON type): what it records is then the
+/// interpreter's own list, in its order.
+#[derive(Debug, Clone, Copy)]
+pub struct Judged<C: 'static> {
+    /// Reads the typed value once the interpreter holds the text valid.
+    pub check: C,
+    /// The interpreter at the part's schema.
+    pub judge: &'static crate::judge::Judge,
+}
+
+impl<C: Check> Check for Judged<C> {
+    type Value = C::Value;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<C::Value>, D::Error> {
+        if JUDGED.get() {
+            // Inside a value the interpreter has judged whole already.
+            return self.check.read(d, path, out);
+        }
+        let text = <Box<RawValue> as de::Deserialize>::deserialize(d)?;
+        let _judged = match self.judge.judge(text.get(), path, out) {
+            Some(false) => return Ok(None),
+            Some(true) => Some(JudgedScope::enter()),
+            // Not strict JSON: the typed read stops at the repeated key as every reader does.
+            None => None,
+        };
+        let mut d = serde_json::Deserializer::from_str(text.get());
+        self.check
+            .read(&mut d, path, out)
+            .map_err(de::Error::custom)
+    }
+}
+
+/// [`JUDGED`] set until dropped, unwinding included.
+struct JudgedScope;
+
+impl JudgedScope {
+    fn enter() -> JudgedScope {
+        JUDGED.set(true);
+        JudgedScope
+    }
+}
+
+impl Drop for JudgedScope {
+    fn drop(&mut self) {
+        JUDGED.set(false);
+    }
+}
+
+thread_local! {
+    /// Set while a value [`Judged`] holds valid is read into its typed value: the judges of
+    /// its parts have nothing to add.
+    static JUDGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A generated type's own reader, before [`Judged`] wraps it: what its `Contract::read` would
+/// be had no part of its schema to be judged.
+pub trait TypedRead: Sized {
+    /// Reads the typed value as [`Check::read`] does.
+    fn read<'de, D: Deserializer<'de>>(
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<Self>, D::Error>;
+}
+
+/// The [`Check`] of a [`TypedRead`] type.
+pub struct ReadBy<T>(PhantomData<fn() -> T>);
+
+impl<T> ReadBy<T> {
+    /// The check of `T`.
+    pub const fn new() -> Self {
+        ReadBy(PhantomData)
+    }
+}
+
+impl<T> fmt::Debug for ReadBy<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ReadBy<{}>", std::any::type_name::<T>())
+    }
+}
+
+impl<T> Default for ReadBy<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: TypedRead> Check for ReadBy<T> {
+    type Value = T;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<T>, D::Error> {
+        T::read(d, path, out)
+    }
+}

@@ -1,6 +1,7 @@
 //! [`Validator`]: a schema in JSON Schema 2020-12, whole, compiled for the interpreter, which
 //! reads each document's bytes once (no `Value` tree) and reports every violation.
 
+use crate::check::Out;
 use crate::compile::{self, Options as CompileOptions};
 use crate::error::{Error, LintError};
 use crate::eval::Eval;
@@ -138,6 +139,20 @@ impl Validator {
                 "the value cannot be read",
             )],
         }
+    }
+
+    /// Records the violations of the JSON `text` found at `path` of a larger document, as
+    /// the rest of that document's are recorded; true when there are none. `None` when the
+    /// text is not strict JSON (a repeated key): the caller's own reader reports that.
+    pub(crate) fn judge(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
+        let mut tape = Tape::default();
+        tape.read(text).ok()?;
+        let eval = Eval {
+            program: &self.program,
+            tape: &tape,
+            input: text,
+        };
+        Some(eval.run(self.root, 0, path, out, true, None))
     }
 
     /// True when the document is valid.

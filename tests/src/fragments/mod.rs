@@ -23,6 +23,8 @@ pub mod const_string;
 pub mod default_values;
 /// Generated from `crates/perago-codegen/tests/fragments/integer_bounds`.
 pub mod integer_bounds;
+/// Generated from `crates/perago-codegen/tests/fragments/judged`.
+pub mod judged;
 /// Generated from `crates/perago-codegen/tests/fragments/keyword_file_names`.
 pub mod keyword_file_names;
 /// Generated from `crates/perago-codegen/tests/fragments/map`.
