@@ -222,3 +222,93 @@ fn formats_measured_on_the_suites_optional_format_files() {
 
 /// Formats perago leaves as annotations (see the README).
 const UNCHECKED: &[&str] = &["idn-email", "idn-hostname", "uri-template", "unknown"];
+
+/// Code generation on the same schemas (`SchemaSet`, what `perago codegen` loads; `$schema`
+/// added where a suite schema leaves it out, as a contract file must say it): how many it
+/// takes, how many of those it types rule by rule and how many it holds in part for the
+/// interpreter to judge; and for every one it takes, the standalone schema a generated type
+/// records (`Contract::SCHEMA`, what a TaskDef carries, for validators other than perago's)
+/// gives the original's verdict on every case of the group.
+#[test]
+fn code_generation_takes_the_suites_schemas() {
+    let mut groups = 0;
+    let mut taken = 0;
+    let mut held = 0;
+    let mut refusals: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for path in json_files(&suite_dir()) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "format.json" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("suite file readable");
+        let file_groups: Vec<Value> = serde_json::from_str(&text).expect("suite file is JSON");
+        for group in &file_groups {
+            let Ok(original) = Validator::from_value(&group["schema"], Options::default()) else {
+                continue; // what the interpreter refuses, codegen refuses too
+            };
+            groups += 1;
+            let mut schema = group["schema"].clone();
+            if let Value::Object(map) = &mut schema {
+                map.entry("$schema")
+                    .or_insert(perago_schema::DIALECT.into());
+            }
+            let text = schema.to_string();
+            let set = match perago_schema::SchemaSet::load_sources([("s.json", text.as_str())]) {
+                Ok(set) => set,
+                Err(e) => {
+                    let first = e.to_string().lines().next().unwrap_or("").to_owned();
+                    let why = first
+                        .split_once(": ")
+                        .map_or(first.clone(), |(_, w)| w.to_owned());
+                    let why: String = why.chars().take(90).collect();
+                    *refusals.entry(why).or_default() += 1;
+                    continue;
+                }
+            };
+            taken += 1;
+            if set.ir.nodes().any(|(_, n)| n.judged.is_some()) {
+                held += 1;
+            }
+            let Some(root) = set.files[0].root else {
+                continue;
+            };
+            let standalone = perago_schema::bundle::standalone(&set, root);
+            let recorded =
+                Validator::from_value(&standalone, Options::default()).unwrap_or_else(|e| {
+                    panic!("{name}: the standalone schema {standalone} does not compile: {e}")
+                });
+            for case in group["tests"].as_array().expect("tests") {
+                let bytes = serde_json::to_vec(&case["data"]).expect("serialisable");
+                if original.is_valid(&bytes) != recorded.is_valid(&bytes) {
+                    failures.push(format!(
+                        "{name}: {} / {}\n    schema: {}\n    standalone: {standalone}\n    data: {}",
+                        group["description"].as_str().unwrap_or(""),
+                        case["description"].as_str().unwrap_or(""),
+                        group["schema"],
+                        case["data"]
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "code generation takes {taken} of the {groups} suite schemas the interpreter takes ({:.1}%): {} typed rule by rule, {held} held in part for the interpreter",
+        100.0 * taken as f64 / groups as f64,
+        taken - held
+    );
+    eprintln!("refused, by reason:");
+    let mut reasons: Vec<(&String, &usize)> = refusals.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1));
+    for (why, n) in reasons {
+        eprintln!("  {n:4}  {why}");
+    }
+    for f in &failures {
+        eprintln!("DIFFERS {f}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases: the standalone schema's verdict differs from the original's",
+        failures.len()
+    );
+}

@@ -53,7 +53,7 @@ pub(crate) struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub(crate) fn new(docs: &'a mut Documents, holds: Holds) -> Self {
-        let normalised = docs
+        let mut normalised: Vec<Value> = docs
             .iter()
             .map(|d| {
                 let mut root = d.root.clone();
@@ -61,6 +61,18 @@ impl<'a> Builder<'a> {
                 root
             })
             .collect();
+        // A part held whole is closed as the interpreter closes it, its in-place parts open.
+        for ((doc, pointer), hold) in &holds {
+            let original = &docs.get(*doc).root;
+            if hold.kind == HoldKind::Value
+                && let Some(mut part) = original.pointer(pointer).cloned()
+            {
+                crate::normalise::close_held(&mut part, true, original);
+                if let Some(slot) = normalised[*doc].pointer_mut(pointer) {
+                    *slot = part;
+                }
+            }
+        }
         Builder {
             docs,
             holds,

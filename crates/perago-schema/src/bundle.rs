@@ -4,7 +4,7 @@
 
 use crate::SchemaSet;
 use crate::ir::{NodeId, Shape};
-use crate::lint::DIALECT;
+use crate::lint::{DIALECT, is_annotation};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -28,8 +28,11 @@ pub fn standalone(set: &SchemaSet, id: NodeId) -> Value {
             // Definitions are filled in as they are reached; cycles come back to a name.
             let mut i = 0;
             while i < bundler.defs.len() {
-                let (name, target) = bundler.defs[i].clone();
-                let body = bundler.schema_at(target);
+                let (name, target, open) = bundler.defs[i].clone();
+                let mut body = bundler.schema_at(target);
+                if open {
+                    bundler.open(&mut body, target);
+                }
                 defs.insert(name, strip_root_keywords(body));
                 i += 1;
             }
@@ -54,8 +57,9 @@ fn ref_targets(set: &SchemaSet) -> HashMap<String, NodeId> {
 struct Bundler<'a> {
     set: &'a SchemaSet,
     refs: HashMap<String, NodeId>,
-    /// `$defs` of the bundle: name and node, in the order first reached.
-    defs: Vec<(String, NodeId)>,
+    /// `$defs` of the bundle: name, node, and whether it is the node's open form (see
+    /// [`Bundler::open`]), in the order first reached.
+    defs: Vec<(String, NodeId, bool)>,
     root: NodeId,
 }
 
@@ -72,7 +76,7 @@ impl Bundler<'_> {
             .and_then(|f| f.normalised.pointer(pointer))
             .cloned()
             .unwrap_or(Value::Bool(true));
-        self.rewrite(&mut schema, file, pointer);
+        self.rewrite(&mut schema, file, pointer, false);
         // `type: [T, "null"]` is two IR nodes at one location: the inner one admits no null.
         if !matches!(self.set.ir.node(id).shape, Shape::Nullable(_) | Shape::Any)
             && let Some(Value::Array(types)) = schema.get("type")
@@ -85,16 +89,19 @@ impl Bundler<'_> {
 
     /// Rewrites every `$ref` below `schema` (which sits at `file#pointer`), skipping `$defs`:
     /// only what is reached is bundled.
-    fn rewrite(&mut self, schema: &mut Value, file: &str, pointer: &str) {
+    fn rewrite(&mut self, schema: &mut Value, file: &str, pointer: &str, in_place: bool) {
         let Value::Object(map) = schema else { return };
         if let Some(Value::String(written)) = map.get("$ref") {
-            let target = self
-                .refs
-                .get(&format!("{file}#{pointer}"))
-                .copied()
-                .or_else(|| self.named_target(file, written));
-            if let Some(target) = target {
-                let reference = self.reference_to(target);
+            let reference = match self.refs.get(&format!("{file}#{pointer}")).copied() {
+                Some(target) => Some(self.reference_to(target, false)),
+                // Inside a part held for the interpreter: a schema applied in place (beside
+                // others, or in an applicator) is not closed on its own.
+                None => self.named_target(file, written).map(|target| {
+                    let beside = map.keys().any(|k| k != "$ref" && !is_annotation(k));
+                    self.reference_to(target, in_place || beside)
+                }),
+            };
+            if let Some(reference) = reference {
                 map.insert("$ref".to_owned(), Value::String(reference));
             }
         }
@@ -103,7 +110,7 @@ impl Bundler<'_> {
                 ("properties", Value::Object(props)) => {
                     for (name, prop) in props.iter_mut() {
                         let p = format!("{pointer}/properties/{}", token(name));
-                        self.rewrite(prop, file, &p);
+                        self.rewrite(prop, file, &p, false);
                     }
                 }
                 ("allOf", Value::Array(parts)) => {
@@ -113,35 +120,35 @@ impl Bundler<'_> {
                     }
                 }
                 ("oneOf" | "anyOf" | "prefixItems", Value::Array(branches)) => {
+                    let in_place = key != "prefixItems";
                     for (i, branch) in branches.iter_mut().enumerate() {
-                        self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"));
+                        self.rewrite(branch, file, &format!("{pointer}/{key}/{i}"), in_place);
                     }
                 }
                 ("patternProperties", Value::Object(patterns)) => {
                     for (source, schema) in patterns.iter_mut() {
                         let p = format!("{pointer}/patternProperties/{}", token(source));
-                        self.rewrite(schema, file, &p);
+                        self.rewrite(schema, file, &p, false);
                     }
                 }
                 (
                     "items"
                     | "additionalProperties"
                     | "propertyNames"
-                    | "not"
-                    | "if"
-                    | "then"
-                    | "else"
                     | "contains"
                     | "unevaluatedProperties"
                     | "unevaluatedItems",
                     child,
                 ) => {
-                    self.rewrite(child, file, &format!("{pointer}/{key}"));
+                    self.rewrite(child, file, &format!("{pointer}/{key}"), false);
+                }
+                ("not" | "if" | "then" | "else", child) => {
+                    self.rewrite(child, file, &format!("{pointer}/{key}"), true);
                 }
                 ("dependentSchemas", Value::Object(deps)) => {
                     for (name, schema) in deps.iter_mut() {
                         let p = format!("{pointer}/dependentSchemas/{}", token(name));
-                        self.rewrite(schema, file, &p);
+                        self.rewrite(schema, file, &p, true);
                     }
                 }
                 _ => {}
@@ -183,7 +190,7 @@ impl Bundler<'_> {
     /// over all of them by `unevaluatedProperties`).
     fn part(&mut self, part: &mut Value, file: &str, pointer: &str) {
         let Some(target) = self.refs.get(&format!("{file}#{pointer}")).copied() else {
-            self.rewrite(part, file, pointer);
+            self.rewrite(part, file, pointer, true);
             return;
         };
         let mut base = strip_root_keywords(self.schema_at(target));
@@ -194,12 +201,17 @@ impl Bundler<'_> {
         *part = base;
     }
 
-    /// `#` for the bundled node itself, else `#/$defs/<name>` (added on first use).
-    fn reference_to(&mut self, target: NodeId) -> String {
-        if target == self.root {
+    /// `#` for the bundled node itself, else `#/$defs/<name>` (added on first use); `open`
+    /// asks for its form applied in place ([`Bundler::open`]).
+    fn reference_to(&mut self, target: NodeId, open: bool) -> String {
+        if target == self.root && !open {
             return "#".to_owned();
         }
-        if let Some((name, _)) = self.defs.iter().find(|(_, id)| *id == target) {
+        if let Some((name, ..)) = self
+            .defs
+            .iter()
+            .find(|(_, id, o)| *id == target && *o == open)
+        {
             return format!("#/$defs/{}", token(name));
         }
         let node = self.set.ir.node(target);
@@ -207,14 +219,39 @@ impl Bundler<'_> {
             .name
             .clone()
             .unwrap_or_else(|| format!("Def{}", target.0));
+        let base = if open { format!("{base}Open") } else { base };
         let mut name = base.clone();
         let mut n = 2;
-        while self.defs.iter().any(|(other, _)| *other == name) {
+        while self.defs.iter().any(|(other, ..)| *other == name) {
             name = format!("{base}{n}");
             n += 1;
         }
-        self.defs.push((name.clone(), target));
+        self.defs.push((name.clone(), target, open));
         format!("#/$defs/{}", token(&name))
+    }
+}
+
+impl Bundler<'_> {
+    /// A node's normalised schema as applied in place: the interpreter closes an object where
+    /// a value is entered, not where a schema applies to it in place, so the closing
+    /// normalisation added (not one the author wrote) goes.
+    fn open(&self, schema: &mut Value, target: NodeId) {
+        let location = &self.set.ir.node(target).location;
+        let (file, pointer) = location.split_once('#').unwrap_or((location, ""));
+        let written = self
+            .set
+            .files
+            .iter()
+            .find(|f| f.file == file)
+            .and_then(|f| serde_json::from_str::<Value>(&f.source).ok())
+            .and_then(|doc| doc.pointer(pointer).cloned());
+        if let (Value::Object(map), Some(Value::Object(written))) = (schema, written) {
+            for k in ["additionalProperties", "unevaluatedProperties"] {
+                if !written.contains_key(k) {
+                    map.shift_remove(k);
+                }
+            }
+        }
     }
 }
 

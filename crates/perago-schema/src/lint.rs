@@ -12,7 +12,19 @@ use std::collections::HashMap;
 /// The dialect every root must declare.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "$comment"];
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
 const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
 const NUMBER_KEYWORDS: &[&str] = &[
     "minimum",
@@ -145,6 +157,11 @@ fn is_structural(keyword: &str) -> bool {
     .any(|g| g.contains(&keyword))
 }
 
+/// Keywords that say something of a schema and constrain nothing.
+pub(crate) fn is_annotation(keyword: &str) -> bool {
+    ANNOTATIONS.contains(&keyword)
+}
+
 fn is_known(keyword: &str) -> bool {
     is_structural(keyword) || ANNOTATIONS.contains(&keyword) || ROOT_ONLY.contains(&keyword)
 }
@@ -175,8 +192,6 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
             "`oneOf` branches are told apart by their string `const` property; no annotation is needed"
         }
         "example" => "write `examples` (an array)",
-        "deprecated" | "readOnly" | "writeOnly" | "contentEncoding" | "contentMediaType"
-        | "contentSchema" => "say it in `description`",
         _ => {
             let lower = keyword.to_ascii_lowercase();
             let known = [
@@ -374,19 +389,7 @@ impl Linter<'_> {
             let k = keyword.as_str();
             if ROOT_ONLY.contains(&k) {
                 if !is_root {
-                    let hint = match k {
-                        "$defs" => {
-                            "move these definitions to the `$defs` at the root of the file (only those can be referenced)"
-                        }
-                        _ => {
-                            "a schema inside a file cannot be a separate resource; move it to a file of its own and `$ref` it"
-                        }
-                    };
-                    self.err(
-                        pointer,
-                        k,
-                        format!("only allowed at the root of a schema file: {hint}"),
-                    );
+                    self.root_only(pointer, k);
                 }
             } else if matches!(k, "then" | "else" | "dependentSchemas") && map.contains_key("allOf")
             {
@@ -427,6 +430,62 @@ impl Linter<'_> {
                     k,
                     format!("must be a string, found {}", kind(value)),
                 );
+            }
+        }
+    }
+
+    fn root_only(&mut self, pointer: &str, keyword: &str) {
+        let hint = match keyword {
+            "$defs" => {
+                "move these definitions to the `$defs` at the root of the file (only those can be referenced)"
+            }
+            _ => {
+                "a schema inside a file cannot be a separate resource; move it to a file of its own and `$ref` it"
+            }
+        };
+        self.err(
+            pointer,
+            keyword,
+            format!("only allowed at the root of a schema file: {hint}"),
+        );
+    }
+
+    /// What a schema held whole must still be, for generated code to record it standing
+    /// alone (`bundle`): no resource below a file's root, and `$ref`s to what lint allows.
+    fn held_structure(&mut self, schema: &Value, pointer: &str) {
+        let Value::Object(map) = schema else { return };
+        for (k, v) in map {
+            let at = format!("{pointer}/{}", pointer_token(k));
+            match (k.as_str(), v) {
+                ("$id" | "$defs" | "$schema", _) => self.root_only(pointer, k),
+                ("$ref", _) => self.reference(v, pointer),
+                (
+                    "properties" | "patternProperties" | "dependentSchemas",
+                    Value::Object(children),
+                ) => {
+                    for (name, child) in children {
+                        self.held_structure(child, &format!("{at}/{}", pointer_token(name)));
+                    }
+                }
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(children)) => {
+                    for (i, child) in children.iter().enumerate() {
+                        self.held_structure(child, &format!("{at}/{i}"));
+                    }
+                }
+                (
+                    "items"
+                    | "additionalProperties"
+                    | "propertyNames"
+                    | "not"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "contains"
+                    | "unevaluatedProperties"
+                    | "unevaluatedItems",
+                    child,
+                ) => self.held_structure(child, &at),
+                _ => {}
             }
         }
     }
@@ -478,12 +537,42 @@ impl Linter<'_> {
         }
 
         if whole {
+            // Held whole; the root's own `$id`/`$schema`/`$defs` were seen above.
+            let mut own = map.clone();
+            if is_root {
+                for k in ROOT_ONLY {
+                    own.shift_remove(*k);
+                }
+            }
+            self.held_structure(&Value::Object(own), pointer);
             return;
         }
         // The members `then`, `else` and `dependentSchemas` declare are typed as optional
         // fields of a held object: linted as the object's own are.
         for (at, schema) in applied_members(map, pointer) {
             self.node(&schema, &at, false);
+        }
+        // The rest of what the interpreter applies beside the typed schema.
+        let mut applied: Vec<(String, Value)> = Vec::new();
+        for k in ["not", "if", "then", "else", "contains"] {
+            if let Some(v) = map.get(k) {
+                applied.push((format!("{pointer}/{k}"), v.clone()));
+            }
+        }
+        if let Some(Value::Object(deps)) = map.get("dependentSchemas") {
+            for (key, v) in deps {
+                let at = format!("{pointer}/dependentSchemas/{}", pointer_token(key));
+                applied.push((at, v.clone()));
+            }
+        }
+        for (at, mut schema) in applied {
+            if !at.ends_with("/not") && !at.ends_with("/if") && !at.ends_with("/contains") {
+                // Linted as members above.
+                if let Value::Object(m) = &mut schema {
+                    m.shift_remove("properties");
+                }
+            }
+            self.held_structure(&schema, &at);
         }
         // A branch or part read in place of this schema that is held makes this one held.
         for keyword in ["allOf", "anyOf", "oneOf"] {
@@ -1108,10 +1197,10 @@ impl Linter<'_> {
             );
         }
         if !merge.typed && !merge.refused {
-            self.err(
+            self.untyped(
                 pointer,
                 "allOf",
-                "no part says `\"type\": \"object\"`, so the merged object would admit any other value: add it beside `allOf`",
+                "no part says `\"type\": \"object\"`, so values of other types pass it too",
             );
         }
         let mut reported: Vec<&str> = Vec::new();
@@ -1590,10 +1679,10 @@ impl Linter<'_> {
             // An unresolvable `$ref` is reported where it is written.
             if let Some((doc, b)) = self.follow(self.doc, branch) {
                 match not_a_closed_object(&b) {
-                    Some(why) => self.err(
+                    Some(why) => self.untyped(
                         &at,
                         "oneOf",
-                        format!("every `oneOf` branch must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}"),
+                        format!("generated code types a `oneOf` of closed objects (`\"type\": \"object\"` with `properties`), but this branch {why}"),
                     ),
                     None => resolved.push((doc, b)),
                 }

@@ -43,6 +43,95 @@ pub fn close_objects(schema: &mut Value) {
     close_members(map);
 }
 
+/// Closes a schema generated code holds whole for the interpreter to judge (`lint::Holds`) as
+/// the interpreter closes it, so that its standalone form means what the interpreter judges:
+/// where a value is entered (`entered`), over everything evaluated in place
+/// (`unevaluatedProperties: false`, the interpreter's `Close::Dynamic`, which for a schema
+/// without in-place parts is `additionalProperties: false`); its in-place parts stay open.
+/// `root` is the document, for the local `$ref`s it follows.
+pub fn close_held(schema: &mut Value, entered: bool, root: &Value) {
+    let Value::Object(map) = schema else { return };
+    if entered
+        && !map.contains_key("additionalProperties")
+        && !map.contains_key("unevaluatedProperties")
+        && declares(map, root, 0)
+    {
+        map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+    }
+    for (k, v) in map.iter_mut() {
+        match (k.as_str(), v) {
+            ("properties" | "patternProperties", Value::Object(children)) => {
+                children
+                    .values_mut()
+                    .for_each(|c| close_held(c, true, root));
+            }
+            ("$defs", Value::Object(children)) => children.values_mut().for_each(close_objects),
+            ("dependentSchemas", Value::Object(children)) => {
+                children
+                    .values_mut()
+                    .for_each(|c| close_held(c, false, root));
+            }
+            ("allOf" | "anyOf" | "oneOf", Value::Array(children)) => {
+                children.iter_mut().for_each(|c| close_held(c, false, root));
+            }
+            ("prefixItems", Value::Array(children)) => {
+                children.iter_mut().for_each(|c| close_held(c, true, root));
+            }
+            (
+                "items"
+                | "additionalProperties"
+                | "contains"
+                | "unevaluatedItems"
+                | "unevaluatedProperties",
+                c,
+            ) => close_held(c, true, root),
+            ("not" | "if" | "then" | "else", c) => close_held(c, false, root),
+            _ => {}
+        }
+    }
+}
+
+/// True when an object schema, or a part it applies in place (`not` and `if` aside: what they
+/// evaluate is not what the object is made of), declares members (the interpreter's
+/// `closure_closable`).
+fn declares(map: &serde_json::Map<String, Value>, root: &Value, depth: usize) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    let own = !map.contains_key("additionalProperties")
+        && !map.contains_key("unevaluatedProperties")
+        && (map.contains_key("properties")
+            || map.contains_key("patternProperties")
+            || match map.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                _ => false,
+            });
+    let part = |v: &Value| v.as_object().is_some_and(|m| declares(m, root, depth + 1));
+    let referenced = match map.get("$ref").and_then(Value::as_str) {
+        Some(r) => match r.strip_prefix('#') {
+            Some(pointer) => root.pointer(pointer).is_some_and(part),
+            // Another file's root or `$defs` entry: a contract's files declare objects.
+            None => true,
+        },
+        None => false,
+    };
+    own || referenced
+        || ["allOf", "anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| map.get(*k).and_then(Value::as_array))
+            .flatten()
+            .any(part)
+        || ["then", "else"]
+            .iter()
+            .filter_map(|k| map.get(*k))
+            .any(part)
+        || map
+            .get("dependentSchemas")
+            .and_then(Value::as_object)
+            .is_some_and(|d| d.values().any(part))
+}
+
 /// The keywords whose schemas apply in place to the value (`allOf` aside).
 const IN_PLACE: &[&str] = &["not", "if", "then", "else", "dependentSchemas"];
 

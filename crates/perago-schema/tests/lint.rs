@@ -843,21 +843,21 @@ fn one_of_branch_not_an_object() {
 
 #[test]
 fn one_of_branch_is_a_map() {
-    assert_snapshot!(lint(
+    assert_snapshot!(outcome(
         json!({"oneOf": [branch("a"), {"type": "object", "additionalProperties": {"type": "string"}}]})
     ));
 }
 
 #[test]
 fn one_of_branch_ref_to_non_object() {
-    assert_snapshot!(lint(
+    assert_snapshot!(outcome(
         json!({"$defs": {"Text": {"type": ["string", "null"]}}, "oneOf": [branch("a"), {"$ref": "#/$defs/Text"}]})
     ));
 }
 
 #[test]
 fn one_of_nested_one_of() {
-    assert_snapshot!(lint(
+    assert_snapshot!(outcome(
         json!({"oneOf": [branch("a"), {"type": "object", "oneOf": [branch("b"), branch("c")]}]})
     ));
 }
@@ -1581,7 +1581,7 @@ fn all_of_without_an_object_type_and_undeclared_names() {
 
 #[test]
 fn all_of_in_a_one_of_branch() {
-    assert_snapshot!(lint(json!({
+    assert_snapshot!(outcome(json!({
         "oneOf": [
             {"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]},
             {"type": "object", "properties": {"k": {"const": "b"}}, "required": ["k"], "allOf": [{"type": "object"}]}
