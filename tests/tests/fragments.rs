@@ -131,6 +131,7 @@ fragments! {
     string_lengths_and_pattern: strings::Strings;
     title_less_roots: worker_result_v2::WorkerResultV2;
     tuples: points::Points, points::Tag;
+    type_arrays: ids::Ids, ids::IdsId, ids::IdsFlag, ids::IdsAmount;
     union_of_types: unions::Unions, unions::UnionsId, unions::UnionsLimit, unions::UnionsTarget, unions::UnionsMode, unions::UnionsEither, unions::Point, unions::Tree;
     union_with_tagged_objects: pipeline::Pipeline, pipeline::Step, pipeline::StepRun, pipeline::Wait;
     unique_items: sets::Sets, sets::SetsPointsItem;

@@ -115,6 +115,10 @@ snapshots! {
     /// A part that is another file's root.
     all_of_across_files,
 
+    /// `type` arrays of two or more JSON types: enums like unions of JSON types; `integer` and
+    /// `number` together overlap, so that one is held for the interpreter.
+    type_arrays,
+
     // What the interpreter judges
     /// `not`, `contains`, `dependentSchemas` and `if`/`then` at the root (a judged `Contract`,
     /// `then`'s member an optional field), and parts with no one JSON type held as `Value`s:

@@ -6,7 +6,8 @@ use crate::ir::{
     Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
 };
 use crate::lint::{
-    HoldKind, Holds, applied_members, has_structure, is_union, sort_errors, union_kind,
+    HoldKind, Holds, applied_members, has_structure, is_union, keyword_types, sort_errors,
+    union_kind,
 };
 use crate::load::{Documents, pointer_token};
 use serde_json::{Map, Value};
@@ -322,6 +323,31 @@ impl<'a> Builder<'a> {
             };
             let target = self.named(target_doc, &target_ptr, &schema, &name);
             return Shape::Ref(target);
+        }
+        if let Some(Value::Array(types)) = map.get("type")
+            && types.iter().filter(|t| *t != "null").count() >= 2
+            && !map.contains_key("const")
+            && !map.contains_key("enum")
+        {
+            // A union of JSON types (lint allows scalars only): a branch per type, with the
+            // keywords that apply to it, in the order written.
+            let mut built = Vec::new();
+            for t in types.iter().filter_map(Value::as_str) {
+                let Some(kind) = Kind::named(t) else {
+                    return Shape::Any;
+                };
+                let mut branch = Map::new();
+                branch.insert("type".to_owned(), Value::from(t));
+                for (k, v) in map {
+                    if keyword_types(k).is_some_and(|ts| ts.contains(&t)) {
+                        branch.insert(k.clone(), v.clone());
+                    }
+                }
+                let branch_hint = format!("{hint}{}", pascal(t));
+                let node = self.build(doc, pointer, &Value::Object(branch), &branch_hint, false);
+                built.push(Alternative { kind, node });
+            }
+            return Shape::Union(built);
         }
         if let Some(Value::Array(list)) = map.get("oneOf").or_else(|| map.get("anyOf"))
             && is_union(doc, map, list, |d, s| Some(self.follow(d, s)))

@@ -78,8 +78,10 @@ impl Bundler<'_> {
             .unwrap_or(Value::Bool(true));
         self.rewrite(&mut schema, file, pointer, false);
         // `type: [T, "null"]` is two IR nodes at one location: the inner one admits no null.
-        if !matches!(self.set.ir.node(id).shape, Shape::Nullable(_) | Shape::Any)
-            && let Some(Value::Array(types)) = schema.get("type")
+        if !matches!(
+            self.set.ir.node(id).shape,
+            Shape::Nullable(_) | Shape::Any | Shape::Union(_)
+        ) && let Some(Value::Array(types)) = schema.get("type")
             && let Some(t) = types.iter().find(|t| *t != "null").cloned()
         {
             schema["type"] = t;

@@ -961,7 +961,11 @@ impl Num {
             return false;
         }
         let r = q.round();
-        (q - r).abs() <= 1e-9 * r.abs().max(1.0)
+        if r == 0.0 {
+            // Within the tolerance of no multiple at all: only zero is zero times `m`.
+            return q == 0.0;
+        }
+        (q - r).abs() <= 1e-9 * r.abs()
     }
 }
 
@@ -1220,6 +1224,11 @@ mod tests {
             (Num::U(9_007_199_254_740_993), 1.5, true),
             (Num::F(0.3), 0.1, true),
             (Num::F(0.35), 0.1, false),
+            // Nearer zero than any multiple but zero: no tolerance makes it one.
+            (Num::F(1e-300), 0.5, false),
+            (Num::F(-2e-10), 0.5, false),
+            (Num::F(0.0), 0.5, true),
+            (Num::F(1e-10), 1e-10, true),
         ];
         for &(n, m, expected) in cases {
             assert_eq!(n.is_multiple(m), expected, "{:?} multipleOf {m}", n.value());

@@ -157,6 +157,21 @@ fn is_structural(keyword: &str) -> bool {
     .any(|g| g.contains(&keyword))
 }
 
+/// The types a keyword of the subset applies to (`None`: it is not a keyword of one type).
+pub(crate) fn keyword_types(keyword: &str) -> Option<&'static [&'static str]> {
+    if STRING_KEYWORDS.contains(&keyword) {
+        Some(&["string"])
+    } else if NUMBER_KEYWORDS.contains(&keyword) {
+        Some(&["integer", "number"])
+    } else if ARRAY_KEYWORDS.contains(&keyword) {
+        Some(&["array"])
+    } else if OBJECT_KEYWORDS.contains(&keyword) {
+        Some(&["object"])
+    } else {
+        None
+    }
+}
+
 /// Keywords that say something of a schema and constrain nothing.
 pub(crate) fn is_annotation(keyword: &str) -> bool {
     ANNOTATIONS.contains(&keyword)
@@ -730,23 +745,16 @@ impl Linter<'_> {
         }
 
         if fixed.is_none() && !matches!(ty, Type::Invalid) {
-            let declared = match &ty {
-                Type::Valid { name, .. } => Some(name.as_str()),
-                _ => None,
+            let declared: Vec<&str> = match &ty {
+                Type::Valid { name, .. } => vec![name.as_str()],
+                Type::Scalars(names) => names.iter().map(String::as_str).collect(),
+                _ => Vec::new(),
             };
             for k in &structural {
-                let needed: &[&str] = if STRING_KEYWORDS.contains(k) {
-                    &["string"]
-                } else if NUMBER_KEYWORDS.contains(k) {
-                    &["integer", "number"]
-                } else if ARRAY_KEYWORDS.contains(k) {
-                    &["array"]
-                } else if OBJECT_KEYWORDS.contains(k) {
-                    &["object"]
-                } else {
+                let Some(needed) = keyword_types(k) else {
                     continue;
                 };
-                if declared.is_some_and(|d| needed.contains(&d)) {
+                if declared.iter().any(|d| needed.contains(d)) {
                     continue;
                 }
                 let wanted = needed
@@ -759,6 +767,11 @@ impl Linter<'_> {
                         format!(
                             "applies only to {wanted}, but this schema has `\"type\": {}`: remove it or change the type",
                             type_text(name, *nullable)
+                        )
+                    }
+                    Type::Scalars(names) => {
+                        format!(
+                            "applies only to {wanted}, but this schema has `\"type\": {names:?}`: remove it or change the type"
                         )
                     }
                     _ => {
@@ -1413,10 +1426,17 @@ impl Linter<'_> {
             && names.len() == ty.as_array().map_or(0, Vec::len)
             && distinct_names
         {
+            let scalar = names
+                .iter()
+                .all(|n| matches!(*n, "string" | "integer" | "number" | "boolean" | "null"));
+            let overlap = names.contains(&"integer") && names.contains(&"number");
+            if scalar && !overlap && names.iter().filter(|n| **n != "null").count() >= 2 {
+                return Type::Scalars(names.iter().map(|n| (*n).to_owned()).collect());
+            }
             self.untyped(
                 pointer,
                 "type",
-                format!("generated code types one JSON type, or [T, \"null\"], found {ty}"),
+                format!("generated code types one JSON type, [T, \"null\"], or scalar types none of which overlaps another (`integer` does `number`), found {ty}"),
             );
             return Type::Invalid;
         }
@@ -1827,7 +1847,13 @@ fn not_mergeable(map: &Map<String, Value>) -> Option<String> {
 enum Type {
     Absent,
     Invalid,
-    Valid { name: String, nullable: bool },
+    Valid {
+        name: String,
+        nullable: bool,
+    },
+    /// Two or more of `string`, `integer` or `number`, `boolean` (and maybe `null`): a union
+    /// of JSON types, each with the keywords that apply to it.
+    Scalars(Vec<String>),
 }
 
 /// Why a resolved `oneOf` branch is not a closed object, if it is not.

@@ -302,16 +302,6 @@ fn non_object_root() {
 // type
 
 #[test]
-fn type_union_of_two_types() {
-    assert_snapshot!(outcome(json!({"type": ["string", "integer"]})));
-}
-
-#[test]
-fn type_array_of_three() {
-    assert_snapshot!(outcome(json!({"type": ["string", "integer", "null"]})));
-}
-
-#[test]
 fn type_null_twice() {
     assert_snapshot!(lint(json!({"type": ["null", "null"]})));
 }
@@ -1708,6 +1698,42 @@ fn tuples_judged() {
             "short": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}], "items": false},
             "long": {"type": "array", "prefixItems": [{}, {}, {}, {}, {}, {}, {}], "items": false, "minItems": 7},
             "empty": {"type": "array", "prefixItems": []}
+        }
+    })));
+}
+
+/// A `type` array of scalar types is a union of JSON types: a branch per type, in the order
+/// written, each with the keywords that apply to it.
+#[test]
+fn type_arrays_of_scalars_are_unions() {
+    use perago_schema::ir::Kind;
+    let kinds = |body: Value| {
+        let set = load(&[("a.schema.json", schema(body))]);
+        let root = set.files[0].root.expect("a root");
+        match &set.ir.node(root).shape {
+            Shape::Union(branches) => branches.iter().map(|b| b.kind).collect::<Vec<_>>(),
+            other => panic!("not a union: {other:?}"),
+        }
+    };
+    assert_eq!(
+        kinds(json!({"type": ["string", "integer", "null"], "minLength": 1})),
+        [Kind::String, Kind::Integer, Kind::Null]
+    );
+    assert_eq!(
+        kinds(json!({"type": ["boolean", "number"], "minimum": 0})),
+        [Kind::Boolean, Kind::Number]
+    );
+}
+
+/// `integer` and `number` overlap, and objects or arrays beside other types are no union
+/// generated code types: those are held for the interpreter.
+#[test]
+fn type_arrays_that_overlap_or_hold_containers_are_judged() {
+    assert_snapshot!(outcome(json!({
+        "type": "object",
+        "properties": {
+            "n": {"type": ["integer", "number"]},
+            "s": {"type": ["string", "object"]}
         }
     })));
 }

@@ -81,6 +81,8 @@ pub mod string_lengths_and_pattern;
 pub mod title_less_roots;
 /// Generated from `crates/perago-codegen/tests/fragments/tuples`.
 pub mod tuples;
+/// Generated from `crates/perago-codegen/tests/fragments/type_arrays`.
+pub mod type_arrays;
 /// Generated from `crates/perago-codegen/tests/fragments/union_of_types`.
 pub mod union_of_types;
 /// Generated from `crates/perago-codegen/tests/fragments/union_with_tagged_objects`.

@@ -6,7 +6,7 @@ static JUDGE_0: ::perago::__private::judge::Judge = ::perago::__private::judge::
     &SCHEMAS,
     "loose.schema.json#/properties/amount",
 );
-/// `loose.schema.json#/properties/id`, judged by the interpreter: `type`: generated code types one JSON type, or [T, "null"], found ["string","integer"]; held as a `serde_json::Value`.
+/// `loose.schema.json#/properties/id`, judged by the interpreter: `type`: generated code types one JSON type, or [T, "null"], found ["string","array"]; held as a `serde_json::Value`.
 static JUDGE_1: ::perago::__private::judge::Judge = ::perago::__private::judge::Judge::new(
     &SCHEMAS,
     "loose.schema.json#/properties/id",
@@ -36,7 +36,7 @@ static SCHEMAS: ::perago::__private::judge::Schemas = ::perago::__private::judge
     &[
         (
             "loose.schema.json",
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Loose\",\"description\":\"Parts with no one JSON type: values the interpreter judges.\",\"type\":\"object\",\"properties\":{\"amount\":{\"minimum\":0,\"examples\":[0,12.5,\"any string\"]},\"id\":{\"type\":[\"string\",\"integer\"],\"minLength\":2,\"examples\":[\"ab\",7]},\"legacy\":false,\"point\":{\"$ref\":\"#/$defs/Point\",\"required\":[\"y\"],\"examples\":[{\"x\":1,\"y\":2}]},\"size\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\",\"multipleOf\":0.5}],\"examples\":[3,2.5]},\"meta\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"examples\":[{\"a\":\"x\"},5]}},\"required\":[\"id\"],\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}",
+            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Loose\",\"description\":\"Parts with no one JSON type: values the interpreter judges.\",\"type\":\"object\",\"properties\":{\"amount\":{\"minimum\":0,\"examples\":[0,12.5,\"any string\"]},\"id\":{\"type\":[\"string\",\"array\"],\"minLength\":2,\"examples\":[\"ab\",[7]]},\"legacy\":false,\"point\":{\"$ref\":\"#/$defs/Point\",\"required\":[\"y\"],\"examples\":[{\"x\":1,\"y\":2}]},\"size\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\",\"multipleOf\":0.5}],\"examples\":[3,2.5]},\"meta\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"examples\":[{\"a\":\"x\"},5]}},\"required\":[\"id\"],\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}",
         ),
     ],
 );
@@ -77,7 +77,7 @@ impl Loose {
 }
 impl ::perago::Contract for Loose {
     const LOCATION: &'static str = "loose.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Loose\",\"description\":\"Parts with no one JSON type: values the interpreter judges.\",\"type\":\"object\",\"properties\":{\"amount\":{\"minimum\":0,\"examples\":[0,12.5,\"any string\"]},\"id\":{\"type\":[\"string\",\"integer\"],\"minLength\":2,\"examples\":[\"ab\",7]},\"legacy\":false,\"point\":{\"$ref\":\"#/$defs/PointOpen\",\"required\":[\"y\"],\"examples\":[{\"x\":1,\"y\":2}],\"unevaluatedProperties\":false},\"size\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\",\"multipleOf\":0.5}],\"examples\":[3,2.5]},\"meta\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"examples\":[{\"a\":\"x\"},5],\"unevaluatedProperties\":false}},\"required\":[\"id\"],\"additionalProperties\":false,\"$defs\":{\"PointOpen\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Loose\",\"description\":\"Parts with no one JSON type: values the interpreter judges.\",\"type\":\"object\",\"properties\":{\"amount\":{\"minimum\":0,\"examples\":[0,12.5,\"any string\"]},\"id\":{\"type\":[\"string\",\"array\"],\"minLength\":2,\"examples\":[\"ab\",[7]]},\"legacy\":false,\"point\":{\"$ref\":\"#/$defs/PointOpen\",\"required\":[\"y\"],\"examples\":[{\"x\":1,\"y\":2}],\"unevaluatedProperties\":false},\"size\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\",\"multipleOf\":0.5}],\"examples\":[3,2.5]},\"meta\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"examples\":[{\"a\":\"x\"},5],\"unevaluatedProperties\":false}},\"required\":[\"id\"],\"additionalProperties\":false,\"$defs\":{\"PointOpen\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}";
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
