@@ -672,32 +672,41 @@ impl Emitter<'_> {
                 },
             );
         }
-        let existing = self.statics.iter().find(|(name, tokens)| {
-            name.starts_with("JUDGE")
-                && tokens
-                    .to_string()
-                    .contains(&Literal::string(location).to_string())
-        });
-        if let Some((name, _)) = existing {
-            return Some(format_ident!("{}", name));
-        }
-        let name = format!(
-            "JUDGE_{}",
-            self.statics
-                .keys()
-                .filter(|n| n.starts_with("JUDGE"))
-                .count()
-        );
-        let ident = format_ident!("{}", name);
         let doc = format!(" `{location}`, judged by the interpreter: {reason}.");
-        self.statics.insert(
-            name,
+        Some(self.interned_static("JUDGE", location, |ident| {
             quote! {
                 #[doc = #doc]
                 static #ident: #j::Judge = #j::Judge::new(&SCHEMAS, #location);
-            },
-        );
-        Some(ident)
+            }
+        }))
+    }
+
+    /// The module-level static named `<prefix>_<n>` that `key` identifies (a pattern's source,
+    /// a value's JSON, a judged location): the one already made for the same key, else a new
+    /// one, `make` given its name.
+    fn interned_static(
+        &mut self,
+        prefix: &str,
+        key: &str,
+        make: impl FnOnce(&syn::Ident) -> TokenStream,
+    ) -> syn::Ident {
+        let literal = Literal::string(key).to_string();
+        let existing = self.statics.iter().find(|(name, tokens)| {
+            name.starts_with(prefix) && tokens.to_string().contains(&literal)
+        });
+        if let Some((name, _)) = existing {
+            return format_ident!("{}", name);
+        }
+        let n = self
+            .statics
+            .keys()
+            .filter(|n| n.starts_with(prefix))
+            .count();
+        let name = format!("{prefix}_{n}");
+        let ident = format_ident!("{}", name);
+        let tokens = make(&ident);
+        self.statics.insert(name, tokens);
+        ident
     }
 
     /// `impl Deserialize`: a call to the one validator, through `check` (a `Check` of `Self`).
@@ -1540,63 +1549,25 @@ impl Emitter<'_> {
 
     fn pattern_static(&mut self, source: &str) -> syn::Ident {
         let k = self.krate;
-        let existing = self.statics.iter().find(|(name, tokens)| {
-            name.starts_with("PATTERN")
-                && tokens
-                    .to_string()
-                    .contains(&Literal::string(source).to_string())
-        });
-        if let Some((name, _)) = existing {
-            return format_ident!("{}", name);
-        }
-        let name = format!(
-            "PATTERN_{}",
-            self.statics
-                .keys()
-                .filter(|n| n.starts_with("PATTERN"))
-                .count()
-        );
-        let ident = format_ident!("{}", name);
         let doc = format!(" `pattern` {}", perago_schema::check::quoted(source));
-        self.statics.insert(
-            name,
+        self.interned_static("PATTERN", source, |ident| {
             quote! {
                 #[doc = #doc]
                 static #ident: ::std::sync::LazyLock<#k::__private::check::Pattern> =
                     ::std::sync::LazyLock::new(|| #k::__private::check::Pattern::checked(#source));
-            },
-        );
-        ident
+            }
+        })
     }
 
     fn value_static(&mut self, prefix: &str, value: &Value) -> syn::Ident {
         let k = self.krate;
         let json = value.to_string();
-        let existing = self.statics.iter().find(|(name, tokens)| {
-            name.starts_with(prefix)
-                && tokens
-                    .to_string()
-                    .contains(&Literal::string(&json).to_string())
-        });
-        if let Some((name, _)) = existing {
-            return format_ident!("{}", name);
-        }
-        let name = format!(
-            "{prefix}_{}",
-            self.statics
-                .keys()
-                .filter(|n| n.starts_with(prefix))
-                .count()
-        );
-        let ident = format_ident!("{}", name);
-        self.statics.insert(
-            name,
+        self.interned_static(prefix, &json, |ident| {
             quote! {
                 static #ident: ::std::sync::LazyLock<#k::__private::serde_json::Value> =
                     ::std::sync::LazyLock::new(|| #k::__private::serde_json::from_str(#json).expect("perago-codegen emits JSON"));
-            },
-        );
-        ident
+            }
+        })
     }
 }
 

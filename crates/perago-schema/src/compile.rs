@@ -8,7 +8,7 @@ use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
 use crate::format::Format;
 use crate::ir::Kind;
-use crate::lint::DIALECT;
+use crate::lint::{ANNOTATIONS, DIALECT};
 use crate::load::{Documents, decode_fragment, pointer_token};
 use crate::program::{
     Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, Union, ty,
@@ -45,20 +45,6 @@ const SCHEMA_MAP_KEYWORDS: &[&str] = &[
     "patternProperties",
     "$defs",
     "dependentSchemas",
-];
-/// Keywords that only annotate.
-const ANNOTATIONS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
 ];
 const ASSERTIONS: &[&str] = &[
     "type",

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 /// The dialect every root must declare.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-const ANNOTATIONS: &[&str] = &[
+/// Keywords that only annotate (the interpreter's too).
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "title",
     "description",
     "default",

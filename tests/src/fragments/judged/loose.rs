@@ -6,7 +6,7 @@ static JUDGE_0: ::perago::__private::judge::Judge = ::perago::__private::judge::
     &SCHEMAS,
     "loose.schema.json#/properties/amount",
 );
-/// `loose.schema.json#/properties/id`, judged by the interpreter: `type`: generated code types one JSON type, or [T, "null"], found ["string","array"]; held as a `serde_json::Value`.
+/// `loose.schema.json#/properties/id`, judged by the interpreter: `type`: generated code types one JSON type, [T, "null"], or scalar types none of which overlaps another (`integer` does `number`), found ["string","array"]; held as a `serde_json::Value`.
 static JUDGE_1: ::perago::__private::judge::Judge = ::perago::__private::judge::Judge::new(
     &SCHEMAS,
     "loose.schema.json#/properties/id",
