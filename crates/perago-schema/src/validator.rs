@@ -145,14 +145,19 @@ impl Validator {
     /// the rest of that document's are recorded; true when there are none. `None` when the
     /// text is not strict JSON (a repeated key): the caller's own reader reports that.
     pub(crate) fn judge(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
-        let mut tape = Tape::default();
-        tape.read(text).ok()?;
-        let eval = Eval {
-            program: &self.program,
-            tape: &tape,
-            input: text,
-        };
-        Some(eval.run(self.root, 0, path, out, true, None))
+        thread_local! {
+            /// One tape per thread for every judged part: no allocation once it has grown.
+            static TAPE: std::cell::RefCell<Tape> = std::cell::RefCell::default();
+        }
+        TAPE.with_borrow_mut(|tape| {
+            tape.read(text).ok()?;
+            let eval = Eval {
+                program: &self.program,
+                tape,
+                input: text,
+            };
+            Some(eval.run(self.root, 0, path, out, true, None))
+        })
     }
 
     /// True when the document is valid.
