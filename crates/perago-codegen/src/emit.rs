@@ -751,28 +751,44 @@ impl Emitter<'_> {
         discriminator: &str,
         branches: &[Branch],
     ) -> TokenStream {
-        let k = self.krate;
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
-        let doc = doc_attrs(node);
-        let location = &node.location;
-        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
             .into_iter()
             .map(|v| format_ident!("{}", v))
             .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
         let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
-        let contract = self.contract_impl(id, &name, location, schema, read);
-        let deserialize = self.deserialize_impl(
-            &name,
-            quote! { #k::__private::stream::Typed::<Self>::new() },
-        );
+        let variants: Vec<_> = variants
+            .iter()
+            .zip(&types)
+            .map(|(v, ty)| quote! { #v(#ty) })
+            .collect();
+        self.enum_item(id, node, &name, &variants, read)
+    }
+
+    /// A `oneOf` or union as an enum written as its bare variant (serde's `untagged`), read by
+    /// `read` (its `Contract::read`) and deserialized through it.
+    fn enum_item(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        name: &syn::Ident,
+        variants: &[TokenStream],
+        read: TokenStream,
+    ) -> TokenStream {
+        let k = self.krate;
+        let doc = doc_attrs(node);
+        let location = &node.location;
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
+        let contract = self.contract_impl(id, name, location, schema, read);
+        let deserialize =
+            self.deserialize_impl(name, quote! { #k::__private::stream::Typed::<Self>::new() });
         let serde_crate = self.serde_crate;
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
             #[serde(crate = #serde_crate, untagged)]
-            pub enum #name { #( #variants(#types), )* }
+            pub enum #name { #(#variants,)* }
 
             #contract
 
@@ -1127,11 +1143,7 @@ impl Emitter<'_> {
     /// A union of JSON types: an enum with one variant per branch, named after its type
     /// (`String(String)`, `Integer(i64)`, `Null`), written as the bare value.
     fn union_item(&mut self, id: NodeId, node: &Node, branches: &[Alternative]) -> TokenStream {
-        let k = self.krate;
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
-        let doc = doc_attrs(node);
-        let location = &node.location;
-        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let mut variants = Vec::new();
         for b in branches {
             let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
@@ -1152,22 +1164,7 @@ impl Emitter<'_> {
             });
         }
         let read = self.union_read(&name, branches);
-        let contract = self.contract_impl(id, &name, location, schema, read);
-        let deserialize = self.deserialize_impl(
-            &name,
-            quote! { #k::__private::stream::Typed::<Self>::new() },
-        );
-        let serde_crate = self.serde_crate;
-        quote! {
-            #doc
-            #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
-            #[serde(crate = #serde_crate, untagged)]
-            pub enum #name { #(#variants,)* }
-
-            #contract
-
-            #deserialize
-        }
+        self.enum_item(id, node, &name, &variants, read)
     }
 
     /// The variants of a union's tagged objects: named as a `oneOf`'s, apart from the
