@@ -899,6 +899,9 @@ impl Emitter<'_> {
         // No discriminator: the first key only one branch declares decides (`decided`), read
         // as the tag is, and the branch's index stands for its tag.
         let by_keys = discriminator.is_empty();
+        // A discriminator and several branches without a tag: without it, those branches'
+        // keys decide among them (`decided`, once the members are read).
+        let mixed = !by_keys && branches.iter().any(|b| !b.keys.is_empty());
         let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
         // The index among `tags` of each branch's tag.
         let tag_index: Vec<Option<usize>> = branches
@@ -963,7 +966,7 @@ impl Emitter<'_> {
         let mut arms = Vec::new();
         // `(branch, slot)` of each key only one branch declares, in schema order.
         let mut deciding: Vec<(usize, usize)> = Vec::new();
-        if by_keys {
+        if by_keys || mixed {
             for (b, branch) in branches.iter().enumerate() {
                 for key in &branch.keys {
                     if let Some(slot) = keys.iter().position(|k| k == key) {
@@ -971,7 +974,8 @@ impl Emitter<'_> {
                     }
                 }
             }
-        } else {
+        }
+        if !by_keys {
             slots.push(format_ident!("f0"));
             arms.push(self.read_arm(0, &slots[0], &quote! { #s::Tag(&TAGS) }));
         }
@@ -984,7 +988,7 @@ impl Emitter<'_> {
             if !conflicting(slot) {
                 slots.push(typed_slot(slot, 0));
                 let arm = self.read_arm(slot, &slots[slots.len() - 1], &slot_groups[0].0);
-                match deciding.iter().find(|(_, d)| *d == slot) {
+                match deciding.iter().find(|(_, d)| by_keys && *d == slot) {
                     Some((b, _)) => {
                         let read =
                             self.member_read(slot, &slots[slots.len() - 1], &slot_groups[0].0);
@@ -1032,6 +1036,8 @@ impl Emitter<'_> {
             quote! { members.unknown(&mut map, key, path, out)? },
         );
         let mut arms = Vec::new();
+        // `mixed`: the arms of the branches without a tag, by branch index.
+        let mut untagged = Vec::new();
         let mut absent = quote! {
             { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
         };
@@ -1094,26 +1100,36 @@ impl Emitter<'_> {
             };
             match tag_index[b] {
                 Some(t) => arms.push(quote! { Some(#t) => #arm }),
+                None if mixed => untagged.push(quote! { Some(#b) => #arm }),
                 None => absent = arm,
             }
         }
+        // Per branch, the keys `decided` names when none is present: those it alone declares
+        // and requires, or (a branch with a tag) the discriminator.
+        let required: Vec<TokenStream> = branches
+            .iter()
+            .zip(&branch_props)
+            .map(|(branch, (_, props))| {
+                if mixed && branch.tag.is_some() {
+                    return quote! { &[#discriminator] };
+                }
+                let keys = props
+                    .iter()
+                    .filter(|p| p.required && branch.keys.contains(&p.name))
+                    .map(|p| p.name.as_str());
+                quote! { &[#(#keys),*] }
+            })
+            .collect();
+        let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
+            deciding.iter().copied().unzip();
+        let n = deciding.len();
+        let deciding = quote! {
+            const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
+        };
         if by_keys {
-            let required = branches
-                .iter()
-                .zip(&branch_props)
-                .map(|(branch, (_, props))| {
-                    let keys = props
-                        .iter()
-                        .filter(|p| p.required && branch.keys.contains(&p.name))
-                        .map(|p| p.name.as_str());
-                    quote! { &[#(#keys),*] }
-                });
-            let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
-                deciding.iter().copied().unzip();
-            let n = deciding.len();
             // Each branch's arm is `Some(index) => …` (its index stands for its tag).
             return quote! {
-                const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
+                #deciding
                 let mut decided: Option<usize> = None;
                 #members
                 match members.decided(&DECIDING, &[#(#required),*], path, out) {
@@ -1122,9 +1138,21 @@ impl Emitter<'_> {
                 }
             };
         }
+        let deciding = if mixed {
+            absent = quote! {
+                match members.decided(&DECIDING, &[#(#required),*], path, out) {
+                    #(#untagged)*
+                    _ => Ok(None),
+                }
+            };
+            deciding
+        } else {
+            TokenStream::new()
+        };
         let ntags = tags.len();
         quote! {
             const TAGS: [&str; #ntags] = [#(#tags),*];
+            #deciding
             #members
             match f0 {
                 None => #absent,
