@@ -864,9 +864,11 @@ impl Emitter<'_> {
 
     /// `Contract::read` of a `oneOf`, in one pass: every branch's members into one set of
     /// slots, the discriminator first (read as the index of its tag), then the branch it names
-    /// decides what is unknown, what is missing and the value. A key that branches check
-    /// differently is read with the chosen branch's check when the discriminator came before
-    /// it, else kept as JSON text (`capture`) and read once the branch is known (`settle`).
+    /// (or, when it is absent and several branches have no tag, the one of those whose keys
+    /// the object has) decides what is unknown, what is missing and the value. A key that
+    /// branches check differently is read with the chosen branch's check when the
+    /// discriminator came before it, else kept as JSON text (`capture`) and read once the
+    /// branch is known (`settle`).
     fn one_of_read(
         &mut self,
         name: &syn::Ident,
@@ -964,7 +966,8 @@ impl Emitter<'_> {
         };
         let mut slots = Vec::new();
         let mut arms = Vec::new();
-        // `(branch, slot)` of each key only one branch declares, in schema order.
+        // `(branch, slot)` of each key only one branch (of those without a tag, when `mixed`)
+        // declares, in schema order.
         let mut deciding: Vec<(usize, usize)> = Vec::new();
         if by_keys || mixed {
             for (b, branch) in branches.iter().enumerate() {
