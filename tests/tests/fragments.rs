@@ -119,8 +119,8 @@ fragments! {
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
     one_of_inline_consts: event::Event, event::EventCreated, event::EventDeleted, event::EventRenamed;
-    one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
     one_of_mixed: resource::Resource, resource::ResourceBlob, resource::ResourceLink, resource::ResourceUrl, resource::ResourcePath, endpoint::Endpoint, endpoint::EndpointTcp, endpoint::EndpointUdp, endpoint::EndpointSocket, endpoint::EndpointPipe;
+    one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
     one_of_untagged_branch: outcome::Outcome, outcome::OutcomeFailed, outcome::OutcomeVariant1;
     properties_and_additional_properties: open::Open;
     recursion_by_value: chain::Chain, chain::Pair, chain::ChainMaybe;
