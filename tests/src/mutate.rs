@@ -17,7 +17,7 @@
 //! reproducible.
 
 use perago_schema::check::{Bounds, Format, Lengths, Pattern};
-use perago_schema::ir::{Checks, Ir, NodeId, ObjectRules, Property, Shape, Step};
+use perago_schema::ir::{Branch, Checks, Ir, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
@@ -1152,6 +1152,46 @@ impl<'a> Generator<'a> {
         Self::push(out, label, Op::Set(path.to_vec(), v));
     }
 
+    /// The mutations of a `oneOf`'s keys (those of the branches told apart by keys): another
+    /// such branch's own keys added (keys of two branches), each own key of the branch the
+    /// object has keys of removed (maybe none left). That branch, if any.
+    fn branch_keys(
+        &mut self,
+        branches: &[Branch],
+        map: &Map<String, Value>,
+        path: &mut Vec<Seg>,
+        out: &mut Vec<Mutation>,
+    ) -> Option<usize> {
+        let chosen = branches
+            .iter()
+            .position(|b| b.keys.iter().any(|k| map.contains_key(k)));
+        for (i, b) in branches.iter().enumerate() {
+            if Some(i) == chosen {
+                continue;
+            }
+            let Shape::Object { properties, .. } = self.shape(b.node) else {
+                continue;
+            };
+            for p in properties.iter().filter(|p| b.keys.contains(&p.name)) {
+                let v = self.valid(p.node);
+                path.push(Seg::Key(p.name.clone()));
+                Self::set(out, path, format!("oneOf:key of branch {i}"), v);
+                path.pop();
+            }
+        }
+        let chosen = chosen?;
+        for k in branches[chosen]
+            .keys
+            .iter()
+            .filter(|k| map.contains_key(*k))
+        {
+            path.push(Seg::Key(k.clone()));
+            Self::push(out, "oneOf:remove deciding key", Op::Remove(path.clone()));
+            path.pop();
+        }
+        Some(chosen)
+    }
+
     fn mutate(
         &mut self,
         id: NodeId,
@@ -1370,34 +1410,9 @@ impl<'a> Generator<'a> {
                 // Told apart by keys: another branch's own key added (keys of two branches),
                 // each own key of this branch removed (maybe none left), then this branch's edits.
                 let Value::Object(map) = value else { return };
-                let chosen = branches
-                    .iter()
-                    .position(|b| b.keys.iter().any(|k| map.contains_key(k)));
-                for (i, b) in branches.iter().enumerate() {
-                    if Some(i) == chosen {
-                        continue;
-                    }
-                    let Shape::Object { properties, .. } = self.shape(b.node) else {
-                        continue;
-                    };
-                    for p in properties.iter().filter(|p| b.keys.contains(&p.name)) {
-                        let v = self.valid(p.node);
-                        path.push(Seg::Key(p.name.clone()));
-                        Self::set(out, path, format!("oneOf:key of branch {i}"), v);
-                        path.pop();
-                    }
+                if let Some(chosen) = self.branch_keys(branches, map, path, out) {
+                    self.mutate(branches[chosen].node, value, path, false, out);
                 }
-                let Some(chosen) = chosen else { return };
-                for k in branches[chosen]
-                    .keys
-                    .iter()
-                    .filter(|k| map.contains_key(*k))
-                {
-                    path.push(Seg::Key(k.clone()));
-                    Self::push(out, "oneOf:remove deciding key", Op::Remove(path.clone()));
-                    path.pop();
-                }
-                self.mutate(branches[chosen].node, value, path, false, out);
             }
             Shape::OneOf {
                 discriminator,
@@ -1436,6 +1451,16 @@ impl<'a> Generator<'a> {
                     Self::push(out, "oneOf:remove discriminator", Op::Remove(path.clone()));
                 }
                 path.pop();
+                // Told apart by both: the keys of the branches without a tag, as above.
+                if branches.iter().any(|b| !b.keys.is_empty()) {
+                    let keyed = self.branch_keys(branches, map, path, out);
+                    if tag.is_none() {
+                        if let Some(chosen) = keyed {
+                            self.mutate(branches[chosen].node, value, path, false, out);
+                        }
+                        return;
+                    }
+                }
                 let chosen = match tag {
                     None => branches.iter().find(|b| b.tag.is_none()),
                     Some(t) => branches

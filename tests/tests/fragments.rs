@@ -119,6 +119,7 @@ fragments! {
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
     one_of_inline_consts: event::Event, event::EventCreated, event::EventDeleted, event::EventRenamed;
+    one_of_mixed: resource::Resource, resource::ResourceBlob, resource::ResourceLink, resource::ResourceUrl, resource::ResourcePath, endpoint::Endpoint, endpoint::EndpointTcp, endpoint::EndpointUdp, endpoint::EndpointSocket, endpoint::EndpointPipe;
     one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
     one_of_untagged_branch: outcome::Outcome, outcome::OutcomeFailed, outcome::OutcomeVariant1;
     properties_and_additional_properties: open::Open;
@@ -623,4 +624,89 @@ fn one_of_by_required_messages() {
         )
     );
     assert!(Source::from_slice(br#"{"depth": "ab", "path": "p"}"#).is_ok());
+}
+
+/// What the generated reader of a `oneOf` told apart by a tag and by keys says: the tag
+/// chooses when present, else the keys of the branches without one; `url` (an integer in the
+/// `link` branch, a string in the `url` one) is read as the branch chosen says, before or
+/// after what chooses it.
+#[test]
+fn one_of_mixed_messages() {
+    use f::one_of_mixed::{endpoint::Endpoint, resource::Resource};
+    fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
+        T::from_slice(doc.as_bytes())
+            .expect_err(doc)
+            .iter()
+            .map(|v| (v.path.clone(), v.code, v.message.clone()))
+            .collect()
+    }
+    let one = |path: &str, code, message: &str| vec![(path.to_owned(), code, message.to_owned())];
+    assert_eq!(
+        reported::<Resource>(r#"{"size": "1", "zz": 1}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"none of the branches' required keys is present: expected "kind", or "url", or "path""#
+        )
+    );
+    assert_eq!(
+        reported::<Resource>(r#"{"path": "p", "size": "s", "url": "u"}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"has keys of several branches ("url", "path"): only one branch may apply"#
+        )
+    );
+    assert_eq!(
+        reported::<Resource>(r#"{"url": 1, "target": "t", "kind": "link", "path": "p"}"#),
+        one("$.path", perago::Code::UnknownField, "unknown field")
+    );
+    assert_eq!(
+        reported::<Resource>(r#"{"url": "u", "kind": "blob", "data": "d"}"#),
+        one("$.url", perago::Code::UnknownField, "unknown field")
+    );
+    assert_eq!(
+        reported::<Resource>(r#"{"size": "long", "path": "p"}"#),
+        one(
+            "$.size",
+            perago::Code::MaxLength,
+            "must be at most 3 characters long"
+        )
+    );
+    assert_eq!(
+        reported::<Endpoint>(r#"{"host": "h"}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"none of the branches' required keys is present: expected "kind", or "socket", or "pipe""#
+        )
+    );
+    assert!(matches!(
+        Resource::from_slice(br#"{"url": 7, "kind": "link", "target": "t"}"#),
+        Ok(Resource::Link(_))
+    ));
+    assert!(matches!(
+        Resource::from_slice(br#"{"size": "big", "url": "u"}"#),
+        Ok(Resource::ResourceUrl(_))
+    ));
+    assert!(matches!(
+        Endpoint::from_slice(br#"{"port": "p", "pipe": "x"}"#),
+        Ok(Endpoint::EndpointPipe(_))
+    ));
+    // Without `kind`, `port` is a key only the pipe (of the branches without a tag) declares.
+    assert_eq!(
+        reported::<Endpoint>(r#"{"port": 1}"#),
+        vec![
+            (
+                "$.pipe".to_owned(),
+                perago::Code::Required,
+                "required field is missing".to_owned()
+            ),
+            (
+                "$.port".to_owned(),
+                perago::Code::Type,
+                "must be a string, found an integer".to_owned()
+            ),
+        ]
+    );
 }

@@ -751,28 +751,44 @@ impl Emitter<'_> {
         discriminator: &str,
         branches: &[Branch],
     ) -> TokenStream {
-        let k = self.krate;
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
-        let doc = doc_attrs(node);
-        let location = &node.location;
-        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
             .into_iter()
             .map(|v| format_ident!("{}", v))
             .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
         let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
-        let contract = self.contract_impl(id, &name, location, schema, read);
-        let deserialize = self.deserialize_impl(
-            &name,
-            quote! { #k::__private::stream::Typed::<Self>::new() },
-        );
+        let variants: Vec<_> = variants
+            .iter()
+            .zip(&types)
+            .map(|(v, ty)| quote! { #v(#ty) })
+            .collect();
+        self.enum_item(id, node, &name, &variants, read)
+    }
+
+    /// A `oneOf` or union as an enum written as its bare variant (serde's `untagged`), read by
+    /// `read` (its `Contract::read`) and deserialized through it.
+    fn enum_item(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        name: &syn::Ident,
+        variants: &[TokenStream],
+        read: TokenStream,
+    ) -> TokenStream {
+        let k = self.krate;
+        let doc = doc_attrs(node);
+        let location = &node.location;
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
+        let contract = self.contract_impl(id, name, location, schema, read);
+        let deserialize =
+            self.deserialize_impl(name, quote! { #k::__private::stream::Typed::<Self>::new() });
         let serde_crate = self.serde_crate;
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
             #[serde(crate = #serde_crate, untagged)]
-            pub enum #name { #( #variants(#types), )* }
+            pub enum #name { #(#variants,)* }
 
             #contract
 
@@ -848,9 +864,11 @@ impl Emitter<'_> {
 
     /// `Contract::read` of a `oneOf`, in one pass: every branch's members into one set of
     /// slots, the discriminator first (read as the index of its tag), then the branch it names
-    /// decides what is unknown, what is missing and the value. A key that branches check
-    /// differently is read with the chosen branch's check when the discriminator came before
-    /// it, else kept as JSON text (`capture`) and read once the branch is known (`settle`).
+    /// (or, when it is absent and several branches have no tag, the one of those whose keys
+    /// the object has) decides what is unknown, what is missing and the value. A key that
+    /// branches check differently is read with the chosen branch's check when the
+    /// discriminator came before it, else kept as JSON text (`capture`) and read once the
+    /// branch is known (`settle`).
     fn one_of_read(
         &mut self,
         name: &syn::Ident,
@@ -883,6 +901,9 @@ impl Emitter<'_> {
         // No discriminator: the first key only one branch declares decides (`decided`), read
         // as the tag is, and the branch's index stands for its tag.
         let by_keys = discriminator.is_empty();
+        // A discriminator and several branches without a tag: without it, those branches'
+        // keys decide among them (`decided`, once the members are read).
+        let mixed = !by_keys && branches.iter().any(|b| !b.keys.is_empty());
         let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
         // The index among `tags` of each branch's tag.
         let tag_index: Vec<Option<usize>> = branches
@@ -945,9 +966,10 @@ impl Emitter<'_> {
         };
         let mut slots = Vec::new();
         let mut arms = Vec::new();
-        // `(branch, slot)` of each key only one branch declares, in schema order.
+        // `(branch, slot)` of each key only one branch (of those without a tag, when `mixed`)
+        // declares, in schema order.
         let mut deciding: Vec<(usize, usize)> = Vec::new();
-        if by_keys {
+        if by_keys || mixed {
             for (b, branch) in branches.iter().enumerate() {
                 for key in &branch.keys {
                     if let Some(slot) = keys.iter().position(|k| k == key) {
@@ -955,7 +977,8 @@ impl Emitter<'_> {
                     }
                 }
             }
-        } else {
+        }
+        if !by_keys {
             slots.push(format_ident!("f0"));
             arms.push(self.read_arm(0, &slots[0], &quote! { #s::Tag(&TAGS) }));
         }
@@ -968,7 +991,7 @@ impl Emitter<'_> {
             if !conflicting(slot) {
                 slots.push(typed_slot(slot, 0));
                 let arm = self.read_arm(slot, &slots[slots.len() - 1], &slot_groups[0].0);
-                match deciding.iter().find(|(_, d)| *d == slot) {
+                match deciding.iter().find(|(_, d)| by_keys && *d == slot) {
                     Some((b, _)) => {
                         let read =
                             self.member_read(slot, &slots[slots.len() - 1], &slot_groups[0].0);
@@ -1016,6 +1039,8 @@ impl Emitter<'_> {
             quote! { members.unknown(&mut map, key, path, out)? },
         );
         let mut arms = Vec::new();
+        // `mixed`: the arms of the branches without a tag, by branch index.
+        let mut untagged = Vec::new();
         let mut absent = quote! {
             { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
         };
@@ -1078,26 +1103,36 @@ impl Emitter<'_> {
             };
             match tag_index[b] {
                 Some(t) => arms.push(quote! { Some(#t) => #arm }),
+                None if mixed => untagged.push(quote! { Some(#b) => #arm }),
                 None => absent = arm,
             }
         }
+        // Per branch, the keys `decided` names when none is present: those it alone declares
+        // and requires, or (a branch with a tag) the discriminator.
+        let required: Vec<TokenStream> = branches
+            .iter()
+            .zip(&branch_props)
+            .map(|(branch, (_, props))| {
+                if mixed && branch.tag.is_some() {
+                    return quote! { &[#discriminator] };
+                }
+                let keys = props
+                    .iter()
+                    .filter(|p| p.required && branch.keys.contains(&p.name))
+                    .map(|p| p.name.as_str());
+                quote! { &[#(#keys),*] }
+            })
+            .collect();
+        let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
+            deciding.iter().copied().unzip();
+        let n = deciding.len();
+        let deciding = quote! {
+            const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
+        };
         if by_keys {
-            let required = branches
-                .iter()
-                .zip(&branch_props)
-                .map(|(branch, (_, props))| {
-                    let keys = props
-                        .iter()
-                        .filter(|p| p.required && branch.keys.contains(&p.name))
-                        .map(|p| p.name.as_str());
-                    quote! { &[#(#keys),*] }
-                });
-            let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
-                deciding.iter().copied().unzip();
-            let n = deciding.len();
             // Each branch's arm is `Some(index) => …` (its index stands for its tag).
             return quote! {
-                const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
+                #deciding
                 let mut decided: Option<usize> = None;
                 #members
                 match members.decided(&DECIDING, &[#(#required),*], path, out) {
@@ -1106,9 +1141,21 @@ impl Emitter<'_> {
                 }
             };
         }
+        let deciding = if mixed {
+            absent = quote! {
+                match members.decided(&DECIDING, &[#(#required),*], path, out) {
+                    #(#untagged)*
+                    _ => Ok(None),
+                }
+            };
+            deciding
+        } else {
+            TokenStream::new()
+        };
         let ntags = tags.len();
         quote! {
             const TAGS: [&str; #ntags] = [#(#tags),*];
+            #deciding
             #members
             match f0 {
                 None => #absent,
@@ -1127,11 +1174,7 @@ impl Emitter<'_> {
     /// A union of JSON types: an enum with one variant per branch, named after its type
     /// (`String(String)`, `Integer(i64)`, `Null`), written as the bare value.
     fn union_item(&mut self, id: NodeId, node: &Node, branches: &[Alternative]) -> TokenStream {
-        let k = self.krate;
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
-        let doc = doc_attrs(node);
-        let location = &node.location;
-        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let mut variants = Vec::new();
         for b in branches {
             let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
@@ -1152,22 +1195,7 @@ impl Emitter<'_> {
             });
         }
         let read = self.union_read(&name, branches);
-        let contract = self.contract_impl(id, &name, location, schema, read);
-        let deserialize = self.deserialize_impl(
-            &name,
-            quote! { #k::__private::stream::Typed::<Self>::new() },
-        );
-        let serde_crate = self.serde_crate;
-        quote! {
-            #doc
-            #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
-            #[serde(crate = #serde_crate, untagged)]
-            pub enum #name { #(#variants,)* }
-
-            #contract
-
-            #deserialize
-        }
+        self.enum_item(id, node, &name, &variants, read)
     }
 
     /// The variants of a union's tagged objects: named as a `oneOf`'s, apart from the

@@ -147,6 +147,10 @@ snapshots! {
     one_of_conflicting_shapes,
     /// A `oneOf` inside a branch, where another branch has an object under the same key.
     one_of_nested,
+    /// Told apart by both: branches with a `kind` tag, and, without `kind`, branches told
+    /// apart by the key each requires (`url` and `size` differ by branch, tagged or not); the
+    /// same for the objects of a union.
+    one_of_mixed,
 
     // Unions of JSON types
     /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,

@@ -374,29 +374,9 @@ impl<'a> Builder<'a> {
             // place of the first.
             let mut tagged = None;
             if objects.len() > 1 {
-                let resolved: Vec<(usize, Value)> =
-                    objects.iter().map(|(_, r)| r.clone()).collect();
-                let Ok(crate::lint::Decider {
-                    property: discriminator,
-                    tags,
-                    mut keys,
-                }) = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s)))
-                else {
+                let Some(shape) = self.decided(doc, pointer, keyword, hint, list, &objects) else {
                     return Shape::Any;
                 };
-                keys.resize(objects.len(), Vec::new());
-                let mut branches = Vec::new();
-                for (((i, (_, b)), tag), keys) in objects.iter().zip(tags).zip(keys) {
-                    let branch_hint = format!("{hint}{}", branch_name(*i, b, &tag, &keys));
-                    let node = self.build(
-                        doc,
-                        &format!("{pointer}/{keyword}/{i}"),
-                        &list[*i],
-                        &branch_hint,
-                        false,
-                    );
-                    branches.push(Branch { tag, node, keys });
-                }
                 let location = format!("{}#{pointer}", self.docs.get(doc).file);
                 tagged = Some(self.ir.push(Node {
                     location,
@@ -404,10 +384,7 @@ impl<'a> Builder<'a> {
                     title: None,
                     description: None,
                     default: None,
-                    shape: Shape::OneOf {
-                        discriminator,
-                        branches,
-                    },
+                    shape,
                     checks: Checks::default(),
                     judged: None,
                 }));
@@ -434,34 +411,15 @@ impl<'a> Builder<'a> {
             return Shape::Union(built);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
-            // Lint has checked every branch and found the discriminator already.
-            let resolved: Vec<(usize, Value)> =
-                branches.iter().map(|b| self.follow(doc, b)).collect();
-            let Ok(crate::lint::Decider {
-                property: discriminator,
-                tags,
-                mut keys,
-            }) = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s)))
-            else {
-                return Shape::Any;
-            };
-            keys.resize(branches.len(), Vec::new());
-            let mut built = Vec::new();
-            for (i, ((branch, tag), keys)) in branches.iter().zip(tags).zip(keys).enumerate() {
-                let branch_hint = format!("{hint}{}", branch_name(i, &resolved[i].1, &tag, &keys));
-                let node = self.build(
-                    doc,
-                    &format!("{pointer}/oneOf/{i}"),
-                    branch,
-                    &branch_hint,
-                    false,
-                );
-                built.push(Branch { tag, node, keys });
-            }
-            return Shape::OneOf {
-                discriminator,
-                branches: built,
-            };
+            // Lint has checked every branch and found how they are told apart already.
+            let members: Vec<(usize, (usize, Value))> = branches
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i, self.follow(doc, b)))
+                .collect();
+            return self
+                .decided(doc, pointer, "oneOf", hint, branches, &members)
+                .unwrap_or(Shape::Any);
         }
         if let Some(Value::Array(branches)) = map.get("anyOf") {
             let i = branches
@@ -830,6 +788,43 @@ impl<'a> Builder<'a> {
     }
 
     /// Follows `$ref`s from document `doc` to the schema that says something, and its document.
+    /// The `oneOf` of closed objects `members` (each its index in `list`, the `keyword`'s
+    /// branches at `pointer`, and the resolved branch) as [`crate::lint::decider`] tells them
+    /// apart: a plain `oneOf`, or a union's objects. `None` when nothing does (lint said so).
+    fn decided(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        keyword: &str,
+        hint: &str,
+        list: &[Value],
+        members: &[(usize, (usize, Value))],
+    ) -> Option<Shape> {
+        let resolved: Vec<(usize, Value)> = members.iter().map(|(_, r)| r.clone()).collect();
+        let crate::lint::Decider {
+            property: discriminator,
+            tags,
+            mut keys,
+        } = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
+        keys.resize(members.len(), Vec::new());
+        let mut branches = Vec::new();
+        for (((i, (_, b)), tag), keys) in members.iter().zip(tags).zip(keys) {
+            let branch_hint = format!("{hint}{}", branch_name(*i, b, &tag, &keys));
+            let node = self.build(
+                doc,
+                &format!("{pointer}/{keyword}/{i}"),
+                &list[*i],
+                &branch_hint,
+                false,
+            );
+            branches.push(Branch { tag, node, keys });
+        }
+        Some(Shape::OneOf {
+            discriminator,
+            branches,
+        })
+    }
+
     fn follow(&mut self, doc: usize, schema: &Value) -> (usize, Value) {
         let mut current = schema.clone();
         let mut current_doc = doc;

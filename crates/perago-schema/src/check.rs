@@ -793,11 +793,15 @@ pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
 }
 
 /// A `oneOf` told apart by keys, handed an object with none of the keys that choose a
-/// branch: `required` lists, branch by branch, the keys each requires that no other declares.
+/// branch: `required` lists, branch by branch, the keys each requires that no other declares
+/// (the discriminator, for the branches with a tag of a `oneOf` told apart by both: listed
+/// once).
 pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
     let branches: Vec<String> = required
         .iter()
-        .map(|keys| {
+        .enumerate()
+        .filter(|(i, keys)| !required[..*i].contains(keys))
+        .map(|(_, keys)| {
             let keys: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
             keys.join(" and ")
         })

@@ -252,6 +252,10 @@ impl Eval<'_> {
             return self.decided_by_keys(d, at, path, out, top, ann);
         }
         let chosen = match self.member(at, &d.property) {
+            // Several branches without a tag: their keys tell them apart.
+            None if d.keys.iter().any(|k| !k.is_empty()) => {
+                return self.decided_by_keys(d, at, path, out, top, ann);
+            }
             None => d.branches.iter().find(|(t, _)| t.is_none()),
             Some(v) => {
                 let tag = self.text(v);
@@ -278,8 +282,9 @@ impl Eval<'_> {
         }
     }
 
-    /// A `oneOf` told apart by keys: the branch whose own keys the object has runs alone;
-    /// no such key, or keys of several branches, is reported alone.
+    /// A `oneOf` told apart by keys (or, without its discriminator, the branches without a
+    /// tag): the branch whose own keys the object has runs alone; no such key, or keys of
+    /// several branches, is reported alone.
     fn decided_by_keys(
         &self,
         d: &Discriminated,
@@ -316,7 +321,11 @@ impl Eval<'_> {
                     .keys
                     .iter()
                     .zip(&d.branches)
-                    .map(|(keys, (_, branch))| {
+                    .map(|(keys, (tag, branch))| {
+                        // A branch with a tag is chosen by the discriminator.
+                        if tag.is_some() {
+                            return vec![d.property.as_str()];
+                        }
                         let mut node = &self.program.nodes[*branch as usize];
                         while let Some(target) = node.alias {
                             node = &self.program.nodes[target as usize];

@@ -128,7 +128,8 @@ pub enum Shape {
         max: Option<u64>,
     },
     /// `oneOf` whose branches a discriminator property tells apart, or (discriminator empty)
-    /// the keys only one branch declares ([`Branch::keys`]).
+    /// the keys only one branch declares ([`Branch::keys`]), or both: the branches without a
+    /// tag, when several, are told apart by their keys when the discriminator is absent.
     OneOf {
         /// The property that tells the branches apart; empty when keys do.
         discriminator: String,
@@ -222,7 +223,9 @@ pub struct Branch {
     /// The branch's object schema.
     pub node: NodeId,
     /// When the `oneOf` has no discriminator (empty): the properties only this branch
-    /// declares, the first of which in a document chooses it.
+    /// declares, the first of which in a document chooses it. With a discriminator and several
+    /// branches without a tag: for each of those, the properties only it of them declares
+    /// (empty for the branches with a tag).
     pub keys: Vec<String>,
 }
 

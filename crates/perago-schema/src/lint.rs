@@ -1895,14 +1895,17 @@ fn not_a_closed_object(branch: &Value) -> Option<String> {
     }
 }
 
-/// The discriminator of a `oneOf`'s resolved branches (each with the document it is in): the
-/// first property that every branch either declares (required, with a distinct string `const`)
-/// or, for at most one branch, leaves undeclared. `follow` resolves a property schema's `$ref`s
-/// from its document. Otherwise, why no property qualifies.
-pub(crate) fn discriminator(
+/// The discriminator of a `oneOf`'s resolved branches (each with the document it is in), with
+/// each branch's tag, as a [`Decider`]: the first property that every branch either declares (required, with a
+/// distinct string `const`) or leaves undeclared, the undeclared ones being at most one or,
+/// when `mixed`, several told apart by their keys among themselves (their [`own_keys`]; empty
+/// for the branches with a tag, and all empty without several undeclared). `follow` resolves a property schema's
+/// `$ref`s from its document. Otherwise, why no property qualifies.
+fn tagged_by(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
-) -> Result<(String, Vec<Option<String>>), String> {
+    mixed: bool,
+) -> Result<Decider, String> {
     let mut candidates: Vec<&String> = Vec::new();
     for (_, branch) in branches {
         for name in branch
@@ -1920,7 +1923,10 @@ pub(crate) fn discriminator(
     for name in candidates {
         let mut tags: Vec<Option<String>> = Vec::new();
         let mut plausible = false;
-        let mut problem = None;
+        // The empty key stands for "told apart by keys" (`decider` refuses it after the
+        // first pass too).
+        let mut problem = (mixed && name.is_empty())
+            .then(|| "the empty key cannot be a discriminator".to_owned());
         for (i, (doc, branch)) in branches.iter().enumerate() {
             let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
                 tags.push(None);
@@ -1949,27 +1955,57 @@ pub(crate) fn discriminator(
                 }
             }
         }
+        let mut keys = Vec::new();
         let problem = problem.or_else(|| {
-            let undeclared: Vec<String> = tags
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| t.is_none())
-                .map(|(i, _)| i.to_string())
-                .collect();
-            (undeclared.len() > 1).then(|| {
-                format!(
-                    "branches {} do not declare it (only one branch may)",
-                    undeclared.join(" and ")
-                )
-            })
+            let undeclared: Vec<usize> =
+                (0..branches.len()).filter(|i| tags[*i].is_none()).collect();
+            if undeclared.len() < 2 {
+                return None;
+            }
+            let listed = numbers(&undeclared);
+            if !mixed {
+                return Some(format!(
+                    "branches {listed} do not declare it (only one branch may)"
+                ));
+            }
+            let rest: Vec<(usize, &Value)> =
+                undeclared.iter().map(|i| (*i, &branches[*i].1)).collect();
+            match own_keys(&rest) {
+                Ok(own) => {
+                    keys = vec![Vec::new(); branches.len()];
+                    for (i, own) in undeclared.into_iter().zip(own) {
+                        keys[i] = own;
+                    }
+                    None
+                }
+                Err(refused) => {
+                    let (who, verb) = match refused.as_slice() {
+                        [one] => (format!("branch {one}"), "does"),
+                        _ => (format!("branches {}", numbers(&refused)), "do"),
+                    };
+                    Some(format!(
+                        "branches {listed} do not declare it, and not each of them requires a property no other of them declares ({who} {verb} not)"
+                    ))
+                }
+            }
         });
         match problem {
-            None => return Ok((name.clone(), tags)),
+            None => {
+                return Ok(Decider {
+                    property: name.clone(),
+                    tags,
+                    keys,
+                });
+            }
             Some(p) if plausible => reasons.push(format!("`{name}` does not qualify: {p}")),
             Some(_) => {}
         }
     }
-    let rule = "the branches must be told apart by one property that each branch declares, lists in `required` and gives a distinct string `const` (one branch may leave it undeclared)";
+    let rule = if mixed {
+        "the branches must be told apart by one property that each branch declares, lists in `required` and gives a distinct string `const`, or leaves undeclared (one branch, or several that each require a property no other of them declares)"
+    } else {
+        "the branches must be told apart by one property that each branch declares, lists in `required` and gives a distinct string `const` (one branch may leave it undeclared)"
+    };
     if reasons.is_empty() {
         Err(format!(
             "{rule}; no property has a string `const` in any branch"
@@ -1979,33 +2015,18 @@ pub(crate) fn discriminator(
     }
 }
 
-/// How a `oneOf`'s resolved branches are told apart: by a discriminator property (its name
-/// and each branch's tag, see [`discriminator`]), else by keys (`property` empty): `keys` holds,
-/// per branch, the properties it alone declares, at least one of them required, so the first
-/// of them a document has decides its branch (the other branches, closed, refuse it).
-pub(crate) struct Decider {
-    pub property: String,
-    pub tags: Vec<Option<String>>,
-    pub keys: Vec<Vec<String>>,
+/// `1 and 2`, `1, 2 and 3`: branch numbers, for messages.
+fn numbers(list: &[usize]) -> String {
+    let text: Vec<String> = list.iter().map(usize::to_string).collect();
+    match text.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => text.concat(),
+    }
 }
 
-/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none.
-pub(crate) fn decider(
-    branches: &[(usize, Value)],
-    follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
-) -> Result<Decider, String> {
-    let tagged = match discriminator(branches, follow) {
-        // The empty key stands for "told apart by keys", so it cannot be a discriminator.
-        Ok((property, tags)) if !property.is_empty() => {
-            return Ok(Decider {
-                property,
-                tags,
-                keys: Vec::new(),
-            });
-        }
-        Ok(_) => "the empty key cannot be a discriminator".to_owned(),
-        Err(why) => why,
-    };
+/// Per branch (each with its number, for messages), the properties it alone of `branches`
+/// declares, when each requires one of them; else the numbers of those that do not.
+fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>> {
     let declared = |b: &Value| -> Vec<String> {
         b.get("properties")
             .and_then(Value::as_object)
@@ -2014,14 +2035,14 @@ pub(crate) fn decider(
     };
     let mut keys = Vec::new();
     let mut problems = Vec::new();
-    for (i, (_, branch)) in branches.iter().enumerate() {
+    for (n, (i, branch)) in branches.iter().enumerate() {
         let own: Vec<String> = declared(branch)
             .into_iter()
             .filter(|k| {
                 branches
                     .iter()
                     .enumerate()
-                    .all(|(j, (_, other))| j == i || !declared(other).contains(k))
+                    .all(|(m, (_, other))| m == n || !declared(other).contains(k))
             })
             .collect();
         let required = |k: &String| {
@@ -2031,19 +2052,63 @@ pub(crate) fn decider(
                 .is_some_and(|r| r.iter().any(|n| n == k.as_str()))
         };
         if !own.iter().any(required) {
-            problems.push(format!(
-                "branch {i} requires no property that only it declares"
-            ));
+            problems.push(*i);
         }
         keys.push(own);
     }
     if problems.is_empty() {
-        return Ok(Decider {
-            property: String::new(),
-            tags: vec![None; branches.len()],
-            keys,
-        });
+        Ok(keys)
+    } else {
+        Err(problems)
     }
+}
+
+/// How a `oneOf`'s resolved branches are told apart, tried in this order (each exact for
+/// closed objects):
+/// - by a discriminator `property` (each branch's tag, see [`tagged_by`]; `keys` empty);
+/// - by keys (`property` empty): `keys` holds, per branch, the properties it alone declares, at
+///   least one of them required, so the first of them a document has decides its branch (the
+///   other branches, closed, refuse it);
+/// - by both: a `property` the branches with a tag declare, require and give distinct string
+///   `const`s, and several branches without a tag, which do not declare it, told apart among
+///   themselves by their `keys` (empty for the branches with a tag). A document with the
+///   property is one of the branches with a tag (the others, closed, refuse it), its tag
+///   says which; one without is one of the others (the property is required by the rest),
+///   and its keys say which.
+pub(crate) struct Decider {
+    pub property: String,
+    pub tags: Vec<Option<String>>,
+    pub keys: Vec<Vec<String>>,
+}
+
+/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none.
+pub(crate) fn decider(
+    branches: &[(usize, Value)],
+    mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> Result<Decider, String> {
+    match tagged_by(branches, &mut follow, false) {
+        // The empty key stands for "told apart by keys", so it cannot be a discriminator.
+        Ok(decider) if !decider.property.is_empty() => return Ok(decider),
+        _ => {}
+    }
+    let numbered: Vec<(usize, &Value)> = branches.iter().map(|(_, b)| b).enumerate().collect();
+    let problems: Vec<String> = match own_keys(&numbered) {
+        Ok(keys) => {
+            return Ok(Decider {
+                property: String::new(),
+                tags: vec![None; branches.len()],
+                keys,
+            });
+        }
+        Err(refused) => refused
+            .iter()
+            .map(|i| format!("branch {i} requires no property that only it declares"))
+            .collect(),
+    };
+    let tagged = match tagged_by(branches, &mut follow, true) {
+        Ok(decider) => return Ok(decider),
+        Err(why) => why,
+    };
     Err(format!(
         "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}",
         problems.join("; ")

@@ -59,7 +59,9 @@ pub(crate) struct Discriminated {
     /// `(tag, branch)`: `None` for the branch chosen when the property is absent.
     pub branches: Vec<(Option<String>, Ix)>,
     /// When `property` is empty, per branch the keys only it declares: the branch whose keys
-    /// the object has is chosen (none, or several branches', is reported as such).
+    /// the object has is chosen (none, or several branches', is reported as such). Else, when
+    /// several branches have no tag, the same for those (the others' empty), used when the
+    /// object lacks `property`.
     pub keys: Vec<Vec<String>>,
 }
 

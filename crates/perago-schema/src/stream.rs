@@ -1156,8 +1156,9 @@ impl<'k, const N: usize> Members<'k, N> {
         Ok(Some(value))
     }
 
-    /// The branch of a `oneOf` told apart by keys, once its members are read: `deciding` holds
-    /// `(branch, key)` for each key only one branch declares, in schema order. The branch whose
+    /// The branch of a `oneOf` told apart by keys (or, without its discriminator, of its
+    /// branches without a tag), once its members are read: `deciding` holds `(branch, key)` for
+    /// each key only one branch (of those) declares, in schema order. The branch whose
     /// keys the object has, else (reported alone) none of them, listing `required`, or several.
     pub fn decided(
         &self,

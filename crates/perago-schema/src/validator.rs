@@ -300,6 +300,74 @@ mod tests {
         assert!(open.validate_slice(br#"{"b": 1}"#).is_empty());
     }
 
+    /// A `oneOf` told apart by a tag and, without it, by keys: the tag (present) or the keys
+    /// (absent) choose the one branch that runs, and what no branch can take is said once.
+    #[test]
+    fn a_one_of_told_apart_by_a_tag_and_by_keys_runs_the_branch_they_choose() {
+        let object = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required});
+        let v = validator(json!({"oneOf": [
+            object(json!({"kind": {"const": "a"}, "x": {"type": "integer"}}), json!(["kind", "x"])),
+            object(json!({"kind": {"const": "b"}}), json!(["kind"])),
+            object(json!({"url": {"type": "string"}, "x": {"type": "string"}}), json!(["url"])),
+            object(json!({"path": {"type": "string"}}), json!(["path"]))
+        ]}));
+        let found = |doc: &str| -> Vec<String> {
+            let bytes = v.validate_slice(doc.as_bytes());
+            assert_eq!(v.validate_value(&serde_json::from_str(doc).unwrap()), bytes);
+            bytes
+                .iter()
+                .map(|x| format!("{} {}: {}", x.path, x.code, x.message))
+                .collect()
+        };
+        for valid in [
+            r#"{"kind": "a", "x": 1}"#,
+            r#"{"kind": "b"}"#,
+            r#"{"x": "s", "url": "u"}"#,
+            r#"{"path": "p"}"#,
+        ] {
+            assert_eq!(found(valid), Vec::<String>::new(), "{valid}");
+        }
+        // `x` is checked as the branch chosen says, before or after the key that chooses it.
+        assert_eq!(
+            found(r#"{"x": 1, "url": "u"}"#),
+            ["$.x type: must be a string, found an integer"]
+        );
+        assert_eq!(
+            found(r#"{"x": "s", "kind": "a"}"#),
+            ["$.x type: must be an integer, found a string"]
+        );
+        // The tag chooses: the keys of the branches without one are unknown to it.
+        assert_eq!(
+            found(r#"{"kind": "b", "url": "u"}"#),
+            ["$.url unknown_field: unknown field"]
+        );
+        assert_eq!(
+            found(r#"{"kind": "c", "url": "u"}"#),
+            ["$.kind discriminator: must be one of: \"a\", \"b\""]
+        );
+        // Without the tag, the keys choose among the branches without one (`x` is a key only
+        // the `url` branch of them declares).
+        assert_eq!(
+            found(r#"{"x": 1}"#),
+            [
+                "$.url required: required field is missing",
+                "$.x type: must be a string, found an integer"
+            ]
+        );
+        assert_eq!(
+            found(r#"{"y": 1}"#),
+            [
+                "$ one_of: none of the branches' required keys is present: expected \"kind\", or \"url\", or \"path\""
+            ]
+        );
+        assert_eq!(
+            found(r#"{"path": "p", "url": "u"}"#),
+            [
+                "$ one_of: has keys of several branches (\"url\", \"path\"): only one branch may apply"
+            ]
+        );
+    }
+
     #[test]
     fn what_stays_out_is_refused_with_the_reason() {
         let refused = |schema: Value| {

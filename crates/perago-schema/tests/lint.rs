@@ -879,6 +879,107 @@ fn one_of_by_required_keys_loads() {
 }
 
 #[test]
+fn one_of_by_a_tag_and_by_keys_loads() {
+    // `kind` tags two branches; the two that do not declare it each require a key no other of
+    // them declares (`x` is one of them although a branch with a tag declares it too).
+    let keyed = |key: &str| json!({"type": "object", "properties": {key: {"type": "string"}, "x": {"type": "string"}}, "required": [key]});
+    let mut url = keyed("url");
+    url["properties"]["z"] = json!({"type": "integer"});
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
+            branch("b"),
+            url,
+            {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+        ]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf {
+        discriminator,
+        branches,
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a oneOf root")
+    };
+    assert_eq!(discriminator, "kind");
+    let tags: Vec<Option<&str>> = branches.iter().map(|b| b.tag.as_deref()).collect();
+    assert_eq!(tags, [Some("a"), Some("b"), None, None]);
+    let keys: Vec<Vec<&str>> = branches
+        .iter()
+        .map(|b| b.keys.iter().map(String::as_str).collect())
+        .collect();
+    let none: Vec<&str> = Vec::new();
+    assert_eq!(
+        keys,
+        [none.clone(), none, vec!["url", "x", "z"], vec!["path"]]
+    );
+}
+
+#[test]
+fn union_of_tagged_and_keyed_objects_loads() {
+    let set = load(&[(
+        "a.schema.json",
+        schema(json!({"anyOf": [
+            {"type": "integer"},
+            branch("a"),
+            {"type": "object", "properties": {"host": {"type": "string"}}, "required": ["host"]},
+            branch("b"),
+            {"type": "object", "properties": {"socket": {"type": "string"}}, "required": ["socket"]}
+        ]})),
+    )]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::Union(alternatives) = &set.ir.node(root).shape else {
+        panic!("a union root")
+    };
+    let Some(Shape::OneOf {
+        discriminator,
+        branches,
+    }) = alternatives
+        .iter()
+        .find(|a| a.kind.name() == "object")
+        .map(|a| &set.ir.node(a.node).shape)
+    else {
+        panic!("the objects are one oneOf")
+    };
+    assert_eq!(discriminator, "kind");
+    let decided: Vec<(Option<&str>, &[String])> = branches
+        .iter()
+        .map(|b| (b.tag.as_deref(), b.keys.as_slice()))
+        .collect();
+    assert_eq!(
+        decided,
+        [
+            (Some("a"), &[][..]),
+            (None, &["host".to_owned()][..]),
+            (Some("b"), &[][..]),
+            (None, &["socket".to_owned()][..])
+        ]
+    );
+}
+
+#[test]
+fn one_of_untagged_branches_not_told_apart_by_keys() {
+    // `kind` tags branch 0; branches 1 and 2 leave it out, and branch 1 requires only `x`,
+    // which branch 2 declares too.
+    assert_snapshot!(outcome(json!({"oneOf": [
+        branch("a"),
+        {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
+        {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["y"]}
+    ]})));
+}
+
+#[test]
+fn union_untagged_objects_not_told_apart_by_keys() {
+    assert_snapshot!(outcome(json!({"anyOf": [
+        {"type": "string"},
+        branch("a"),
+        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    ]})));
+}
+
+#[test]
 fn one_of_without_const() {
     // Neither a const nor a key only one branch requires: `a` is declared by both.
     assert_snapshot!(outcome(json!({"oneOf": [

@@ -57,6 +57,8 @@ pub mod one_of_conflicting_shapes;
 pub mod one_of_edge_cases;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_inline_consts`.
 pub mod one_of_inline_consts;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_mixed`.
+pub mod one_of_mixed;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_nested`.
 pub mod one_of_nested;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_untagged_branch`.
