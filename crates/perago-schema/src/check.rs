@@ -155,18 +155,16 @@ pub struct Pattern {
 struct CharClass {
     negated: bool,
     ranges: Vec<(char, char)>,
-    /// Which ASCII characters are in the class (negation applied): one bit test for them.
-    ascii: u128,
+    /// Which ASCII characters are in the class (negation applied): one load for them.
+    ascii: [bool; 128],
 }
 
 impl CharClass {
     fn new(negated: bool, ranges: Vec<(char, char)>) -> CharClass {
-        let mut ascii = 0u128;
-        for c in 0..128u8 {
-            let c = char::from(c);
-            if ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != negated {
-                ascii |= 1 << (c as u32);
-            }
+        let mut ascii = [false; 128];
+        for (b, slot) in (0..128u8).zip(&mut ascii) {
+            let c = char::from(b);
+            *slot = ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != negated;
         }
         CharClass {
             negated,
@@ -249,7 +247,7 @@ impl CharClass {
     fn contains(&self, c: char) -> bool {
         let u = c as u32;
         if u < 128 {
-            return (self.ascii >> u) & 1 == 1;
+            return self.ascii[u as usize];
         }
         self.ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != self.negated
     }
@@ -369,26 +367,35 @@ impl Sequence {
         count >= *last_min
     }
 
-    /// [`is_match`](Self::is_match) of an ASCII string: one bit test a byte.
+    /// [`is_match`](Self::is_match) of an ASCII string: the lengths first, then one table
+    /// load a byte, without a branch (a 64-digit hash is checked on every document).
     fn is_match_ascii(&self, s: &[u8]) -> bool {
         let Some(((last, last_min, last_max), exact)) = self.atoms.split_last() else {
             return !self.end || s.is_empty();
         };
-        let has = |class: &CharClass, b: u8| (class.ascii >> b) & 1 == 1;
+        // Every byte of `run` in `class` (the bytes are ASCII: `& 0x7f` changes none).
+        let all_in = |class: &CharClass, run: &[u8]| {
+            run.iter()
+                .fold(true, |ok, b| ok & class.ascii[usize::from(b & 0x7f)])
+        };
         let mut at = 0;
         for (class, n, _) in exact {
             let n = *n as usize;
             match s.get(at..at + n) {
-                Some(run) if run.iter().all(|b| has(class, *b)) => at += n,
+                Some(run) if all_in(class, run) => at += n,
                 _ => return false,
             }
         }
         let rest = &s[at..];
-        let run = rest.iter().take_while(|b| has(last, **b)).count();
         let min = *last_min as usize;
-        match (self.end, last_max) {
-            (true, max) => run == rest.len() && run >= min && max.is_none_or(|m| run <= m as usize),
-            (false, _) => run >= min,
+        if self.end {
+            // Anchored at the end: the run is all that is left.
+            rest.len() >= min
+                && last_max.is_none_or(|m| rest.len() <= m as usize)
+                && all_in(last, rest)
+        } else {
+            // Whatever follows the first `min` is allowed.
+            rest.len() >= min && all_in(last, &rest[..min])
         }
     }
 }
@@ -506,11 +513,17 @@ fn escaped(source: &str) -> String {
 #[cold]
 /// A value of another type than `expected` (`an integer`, `a string or null`).
 pub fn type_error(out: &mut Out, path: &Path<'_>, expected: &str, found: &Value) {
+    type_error_named(out, path, expected, type_name(found));
+}
+
+#[cold]
+/// [`type_error`] with the found type named ([`type_name`]'s words).
+fn type_error_named(out: &mut Out, path: &Path<'_>, expected: &str, found: &str) {
     push(
         out,
         path,
         Code::Type,
-        format!("must be {expected}, found {}", type_name(found)),
+        format!("must be {expected}, found {found}"),
     );
 }
 
@@ -549,21 +562,26 @@ pub fn integer(v: &Value, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Op
         type_error(out, path, "an integer", v);
         return None;
     };
-    let x = n.as_f64().unwrap_or(f64::NAN);
-    if n.is_f64() && x.fract() != 0.0 {
-        type_error(out, path, "an integer", v);
+    integer_num(Num::of(n), path, out, bounds)
+}
+
+/// [`integer`] of a number as the parser hands it over (no `Value` needed).
+pub fn integer_num(n: Num, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Option<i64> {
+    let x = n.f64();
+    let float = matches!(n, Num::F(_));
+    if float && x.fract() != 0.0 {
+        type_error_named(out, path, "an integer", "a number");
         return None;
     }
     let in_bounds = bounds.check(x, path, out);
-    let typed = match n.as_i64() {
-        Some(i) => Some(i),
+    let typed = match n {
+        Num::U(u) if i64::try_from(u).is_ok() => Some(u as i64),
+        Num::I(i) => Some(i),
         // -2^63 <= x < 2^63 holds exactly for integral floats in i64 range.
-        None if n.is_f64()
-            && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) =>
-        {
+        Num::F(_) if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) => {
             Some(x as i64)
         }
-        None => {
+        _ => {
             push(
                 out,
                 path,
@@ -582,7 +600,12 @@ pub fn number(v: &Value, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Opt
         type_error(out, path, "a number", v);
         return None;
     };
-    let x = n.as_f64().unwrap_or(f64::NAN);
+    number_num(Num::of(n), path, out, bounds)
+}
+
+/// [`number`] of a number as the parser hands it over (no `Value` needed).
+pub fn number_num(n: Num, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> Option<f64> {
+    let x = n.f64();
     bounds.check(x, path, out).then_some(x)
 }
 

@@ -379,14 +379,13 @@ impl Eval<'_> {
 
     fn number(&self, node: &Node, at: usize, path: &Path<'_>, out: &mut Out) {
         let Some(n) = self.num(at) else { return };
-        let value = n.value();
         if node.integer_range {
-            check::integer(&value, path, out, &node.bounds);
+            check::integer_num(n, path, out, &node.bounds);
         } else if node.bounds != check::Bounds::NONE {
-            check::number(&value, path, out, &node.bounds);
+            check::number_num(n, path, out, &node.bounds);
         }
         if let Some(m) = node.multiple_of {
-            check::multiple_of(&value, path, out, m);
+            check::multiple_of(&n.value(), path, out, m);
         }
     }
 

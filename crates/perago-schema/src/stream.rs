@@ -3,10 +3,10 @@
 //!
 //! Generated [`Contract::read`](crate::Contract::read) implementations are built from the
 //! [`Check`]s here. Each check reports exactly what the interpreter ([`crate::Validator`])
-//! reports, in its order: strings are checked as the parser hands them over, other scalars read as
-//! a `Value`, both with the same [`check`] functions; arrays, maps and objects are read member
-//! by member, and [`Members`] puts what their members
-//! recorded back into the interpreter's order (undeclared keys in document order, then declared
+//! reports, in its order: strings, numbers and booleans are checked as the parser hands them
+//! over, other scalars read as a `Value`, all with the same [`check`] functions; arrays, maps
+//! and objects are read member by member, and [`Members`] puts what their members recorded
+//! back into the interpreter's order (undeclared keys in document order, then declared
 //! properties in schema order) whatever order the document has. A `oneOf` reads its
 //! discriminator as the index of a tag ([`Tag`]); a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
@@ -20,7 +20,7 @@
 //! read with a data error, which [`Contract::from_slice`](crate::Contract::from_slice) reports
 //! at its path as the strict parser does.
 
-use crate::check::{self, Bounds, Lengths, Out, Pattern};
+use crate::check::{self, Bounds, Lengths, Num, Out, Pattern};
 use crate::path::Path;
 use indexmap::IndexMap;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -122,20 +122,58 @@ scalar!(AnyValue => Value, |_this, v, _path, _out| Some(v));
 pub struct Null;
 scalar!(Null => (), |_this, v, path, out| check::null(&v, path, out));
 
+/// A number or boolean check: the value of its type is checked as the parser hands it over,
+/// without a `Value`; a value of another type is read whole for the type error.
+macro_rules! native {
+    ($ty:ty => $value:ty, $hook:ident($arg:ident: $arg_ty:ty),
+     |$this:ident, $path:ident, $out:ident| native $on_native:expr, other |$found:ident| $on_other:expr) => {
+        impl Check for $ty {
+            type Value = $value;
+
+            fn read<'de, D: Deserializer<'de>>(
+                &self,
+                d: D,
+                path: &Path<'_>,
+                out: &mut Out,
+            ) -> Result<Option<$value>, D::Error> {
+                struct B<'a, 'p>(&'a $ty, &'a Path<'p>, &'a mut Out);
+                impl<'de> Body<'de> for B<'_, '_> {
+                    type Value = $value;
+                    fn other(self, $found: Value) -> Option<$value> {
+                        let B($this, $path, $out) = self;
+                        $on_other
+                    }
+                    fn $hook(self, $arg: $arg_ty) -> Option<$value> {
+                        let B($this, $path, $out) = self;
+                        $on_native
+                    }
+                }
+                read_body(d, B(self, path, out))
+            }
+        }
+    };
+}
+
 /// `type: boolean`
 #[derive(Debug, Clone, Copy)]
 pub struct Boolean;
-scalar!(Boolean => bool, |_this, v, path, out| check::boolean(&v, path, out));
+native!(Boolean => bool, boolean(b: bool),
+    |_this, _path, _out| native Some(b),
+    other |found| check::boolean(&found, _path, _out));
 
 /// `type: integer` and its bounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Integer(pub Bounds);
-scalar!(Integer => i64, |this, v, path, out| check::integer(&v, path, out, &this.0));
+native!(Integer => i64, number(n: Num),
+    |this, path, out| native check::integer_num(n, path, out, &this.0),
+    other |found| check::integer(&found, path, out, &this.0));
 
 /// `type: number` and its bounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Number(pub Bounds);
-scalar!(Number => f64, |this, v, path, out| check::number(&v, path, out, &this.0));
+native!(Number => f64, number(n: Num),
+    |this, path, out| native check::number_num(n, path, out, &this.0),
+    other |found| check::number(&found, path, out, &this.0));
 
 /// `type: string` and its rules.
 #[derive(Debug, Clone, Copy)]
@@ -341,6 +379,20 @@ pub trait Body<'de>: Sized {
         Ok(self.other(Value::from(s)))
     }
 
+    /// Reads a number.
+    fn number(self, n: Num) -> Option<Self::Value> {
+        self.other(match n {
+            Num::U(u) => Value::from(u),
+            Num::I(i) => Value::from(i),
+            Num::F(f) => Value::from(f),
+        })
+    }
+
+    /// Reads a boolean.
+    fn boolean(self, b: bool) -> Option<Self::Value> {
+        self.other(Value::Bool(b))
+    }
+
     /// Reads an array.
     fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Self::Value>, A::Error> {
         let found = crate::json::value(de::value::SeqAccessDeserializer::new(seq))?;
@@ -371,16 +423,21 @@ impl<'de, B: Body<'de>> Visitor<'de> for BodyVisitor<B> {
         f.write_str("any JSON value")
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.0.other(Value::Bool(v)))
+        Ok(self.0.boolean(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(self.0.other(Value::from(v)))
+        // As a `Value` has it: a non-negative integer is unsigned.
+        Ok(self.0.number(u64::try_from(v).map_or(Num::I(v), Num::U)))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(self.0.other(Value::from(v)))
+        Ok(self.0.number(Num::U(v)))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(self.0.other(Value::from(v)))
+        // The parser hands over finite numbers only; anything else reads as a `Value` would.
+        if !v.is_finite() {
+            return Ok(self.0.other(Value::from(v)));
+        }
+        Ok(self.0.number(Num::F(v)))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         self.0.str(v)
@@ -882,11 +939,37 @@ impl<'de> Visitor<'de> for Keys<'_> {
         f.write_str("an object key")
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|k| *k == s) {
+        Ok(match self.0.iter().position(|k| same_key(k, s)) {
             Some(i) => Key::Declared(i),
             None => Key::Other(s.to_owned()),
         })
     }
+}
+
+/// `a == b`, for the short keys of an object, without a call to `memcmp` for each key tried:
+/// equal lengths, then the first and the last few bytes (overlapping) as integers.
+#[inline]
+fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        9..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// The `W` bytes of `s` from `at` (zeros if there are fewer: never, as [`same_key`] calls it).
+#[inline(always)]
+fn word<const W: usize>(s: &[u8], at: usize) -> [u8; W] {
+    s.get(at..at + W)
+        .and_then(|w| w.try_into().ok())
+        .unwrap_or([0; W])
 }
 
 /// Where the members of an object being read were and what they recorded, so that
@@ -1000,12 +1083,14 @@ impl<'k, const N: usize> Members<'k, N> {
     /// branch declares is unknown here), then declared properties in schema order, a missing
     /// required one reported where it would be. True when nothing was recorded.
     pub fn finish(&self, declared: &[(usize, bool)], path: &Path<'_>, out: &mut Out) -> bool {
-        // A key that occurred but that this branch does not declare (only a `oneOf` has them).
+        // A key that occurred but that this branch does not declare (only a `oneOf` has them:
+        // an object declaring all `N` keys has none).
         let foreign = |i: &usize| self.has(*i) && !declared.iter().any(|(d, _)| d == i);
         let missing = declared
             .iter()
             .any(|(i, required)| *required && !self.has(*i));
-        if !(0..N).any(|i| foreign(&i)) && !missing && self.others.is_empty() {
+        let any_foreign = declared.len() < N && (0..N).any(|i| foreign(&i));
+        if self.others.is_empty() && !missing && !any_foreign {
             if out.len() == self.before {
                 return true;
             }
@@ -1490,5 +1575,111 @@ impl<T: TypedRead> Check for ReadBy<T> {
         out: &mut Out,
     ) -> Result<Option<T>, D::Error> {
         T::read(d, path, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key comparison is `==` on keys of every length around its word sizes.
+    #[test]
+    fn same_key_is_equality() {
+        let keys: Vec<String> = (0..=20)
+            .flat_map(|n| {
+                let base: String = "abcdefghijklmnopqrstu".chars().take(n).collect();
+                let mut variants = vec![base.clone()];
+                for at in 0..n {
+                    let mut changed = base.clone().into_bytes();
+                    changed[at] = b'X';
+                    variants.push(String::from_utf8(changed).expect("ASCII"));
+                }
+                variants
+            })
+            .chain(["é".to_owned(), "e\u{301}".to_owned(), "ref_type".to_owned()])
+            .collect();
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(same_key(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    /// Numbers and booleans checked as the parser hands them over record exactly what the
+    /// keyword functions record on the parsed `Value` (how they were read before).
+    #[test]
+    fn native_scalars_read_like_values() {
+        let bounds = Bounds {
+            minimum: Some(0.0),
+            maximum: None,
+            exclusive_minimum: None,
+            exclusive_maximum: Some(1e19),
+        };
+        let texts = [
+            "0",
+            "5",
+            "-5",
+            "5.0",
+            "5.5",
+            "-0.0",
+            "1e300",
+            "-1e300",
+            "1e19",
+            "18446744073709551615",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "9.3e18",
+            "true",
+            "false",
+            "null",
+            "\"5\"",
+            "[5]",
+            "{}",
+        ];
+        for text in texts {
+            let value: Value = serde_json::from_str(text).expect("JSON");
+            let parse = || serde_json::Deserializer::from_str(text);
+            for via_value in [false, true] {
+                let (mut read, mut expected) = (Vec::new(), Vec::new());
+                let typed = if via_value {
+                    Integer(bounds).read(&value, &Path::Root, &mut read)
+                } else {
+                    Integer(bounds).read(&mut parse(), &Path::Root, &mut read)
+                };
+                let want = check::integer(&value, &Path::Root, &mut expected, &bounds);
+                assert_eq!(
+                    (typed.expect("reads"), read),
+                    (want, expected),
+                    "integer {text}"
+                );
+
+                let (mut read, mut expected) = (Vec::new(), Vec::new());
+                let typed = if via_value {
+                    Number(bounds).read(&value, &Path::Root, &mut read)
+                } else {
+                    Number(bounds).read(&mut parse(), &Path::Root, &mut read)
+                };
+                let want = check::number(&value, &Path::Root, &mut expected, &bounds);
+                assert_eq!(
+                    (typed.expect("reads"), read),
+                    (want, expected),
+                    "number {text}"
+                );
+
+                let (mut read, mut expected) = (Vec::new(), Vec::new());
+                let typed = if via_value {
+                    Boolean.read(&value, &Path::Root, &mut read)
+                } else {
+                    Boolean.read(&mut parse(), &Path::Root, &mut read)
+                };
+                let want = check::boolean(&value, &Path::Root, &mut expected);
+                assert_eq!(
+                    (typed.expect("reads"), read),
+                    (want, expected),
+                    "boolean {text}"
+                );
+            }
+        }
     }
 }
