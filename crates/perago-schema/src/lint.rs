@@ -318,12 +318,21 @@ impl Linter<'_> {
     /// interpreter to judge; a whole value holding wins over a typed one.
     fn hold(&mut self, pointer: &str, kind: HoldKind, reason: impl Into<String>) {
         let at = entered_at(pointer);
-        let kind = if at == pointer { kind } else { HoldKind::Value };
+        let in_place = at != pointer && kind == HoldKind::Typed;
+        let kind = if in_place { HoldKind::Value } else { kind };
         let key = (self.doc, at.to_owned());
         match self.holds.get(&key) {
             Some(h) if h.kind == HoldKind::Value || h.kind == kind => {}
             _ => {
-                let reason = reason.into();
+                let reason = match in_place {
+                    // A branch applied in place: its check has no typed value of its own.
+                    true => format!(
+                        "{}, in `{}`; held as a `serde_json::Value`",
+                        reason.into(),
+                        &pointer[at.len()..]
+                    ),
+                    false => reason.into(),
+                };
                 self.holds.insert(key, Hold { kind, reason });
             }
         }
@@ -420,6 +429,16 @@ impl Linter<'_> {
                     pointer,
                     HoldKind::Typed,
                     format!("`{k}` applies a schema to the typed value"),
+                );
+            } else if matches!(k, "unevaluatedProperties" | "unevaluatedItems") && *value == false {
+                // Closes no more than the typed value's shape does, where the value is entered
+                // (a typed object is closed over what it applies in place): the type stands,
+                // and the interpreter applies the keyword as written. Elsewhere (in an `allOf`
+                // branch) it closes a part alone, and the value is held whole.
+                self.hold(
+                    pointer,
+                    HoldKind::Typed,
+                    format!("`{k}: false` is applied as written"),
                 );
             } else if JUDGED.contains(&k) {
                 self.untyped(pointer, k, "generated types have no form for it");

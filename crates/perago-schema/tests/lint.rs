@@ -97,6 +97,38 @@ fn judged_if_then_else() {
     })));
 }
 
+/// `unevaluated*: false` where a value is entered keeps its type (it closes no more than the
+/// type does); in an `allOf` branch it closes a part alone, and a schema in it opens the
+/// object: both held whole.
+#[test]
+fn judged_unevaluated() {
+    assert_snapshot!(outcome(json!({
+        "type": "object",
+        "allOf": [{"$ref": "#/$defs/Base"}],
+        "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}], "minItems": 1, "unevaluatedItems": false},
+            "part": {"type": "object", "allOf": [{"properties": {"a": {"type": "string"}}, "unevaluatedProperties": false}]},
+            "open": {"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": {"type": "integer"}}
+        },
+        "unevaluatedProperties": false,
+        "$defs": {"Base": {"type": "object", "properties": {"id": {"type": "string"}}}}
+    })));
+    let set = load(&[(
+        "a.schema.json",
+        schema(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": false}),
+        ),
+    )]);
+    let root = set
+        .ir
+        .node(set.ir.resolve(set.files[0].root.expect("a root")));
+    assert!(
+        matches!(root.shape, Shape::Object { .. }),
+        "{:?}",
+        root.shape
+    );
+}
+
 #[test]
 fn judged_pattern_properties_beside_properties() {
     assert_snapshot!(outcome(
