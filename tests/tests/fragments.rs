@@ -102,7 +102,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     integer_bounds: integers::Integers;
-    judged: checks::Checks, checks::ChecksBilling, loose::Loose, loose::Point;
+    judged: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
     mixed_enum: mixed::Mixed;
@@ -146,19 +146,6 @@ fn fragments_dir() -> PathBuf {
 fn load(fragment: &str) -> SchemaSet {
     SchemaSet::load_dir(&fragments_dir().join(fragment))
         .unwrap_or_else(|e| panic!("the schemas of {fragment} load:\n{e}"))
-}
-
-/// True for the nodes the generator gives a `Contract` impl: named structs and `oneOf`s.
-fn has_contract(shape: &Shape) -> bool {
-    match shape {
-        Shape::Object {
-            properties,
-            additional,
-            ..
-        } => !(properties.is_empty() && additional.is_some()),
-        Shape::OneOf { .. } | Shape::Union(_) => true,
-        _ => false,
-    }
 }
 
 /// One document: its bytes, and the value they parse to (when they are JSON).
@@ -528,7 +515,7 @@ fn every_fragment_type_is_checked() {
         let mut expected: Vec<&str> = set
             .ir
             .nodes()
-            .filter(|(_, n)| n.name.is_some() && has_contract(&n.shape))
+            .filter(|(_, n)| n.implements_contract())
             .map(|(_, n)| n.location.as_str())
             .collect();
         expected.sort_unstable();

@@ -81,7 +81,7 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
     let schemas: HashMap<NodeId, String> = set
         .ir
         .nodes()
-        .filter(|(_, node)| implements_contract(node))
+        .filter(|(_, node)| node.implements_contract())
         .map(|(id, _)| (id, perago_schema::bundle::standalone(set, id).to_string()))
         .collect();
     set.files
@@ -406,6 +406,7 @@ impl Emitter<'_> {
                 branches,
             } => self.one_of_item(id, node, discriminator, branches),
             Shape::Union(branches) => self.union_item(id, node, branches),
+            Shape::Any if node.judged.is_some() => self.held_value_item(id, node),
             Shape::Const(Value::String(value)) => {
                 quote! { #k::string_const!(#doc pub #name = #value); }
             }
@@ -789,6 +790,40 @@ impl Emitter<'_> {
             #[derive(Debug, Clone, PartialEq, #k::__private::serde::Serialize)]
             #[serde(crate = #serde_crate, untagged)]
             pub enum #name { #(#variants,)* }
+
+            #contract
+
+            #deserialize
+        }
+    }
+
+    /// A named schema held whole for the interpreter (no one JSON type, `unevaluated*`, a
+    /// `oneOf` the reader cannot tell apart…): a `serde_json::Value` in a type of its own, so
+    /// that it is a `Contract` that judges (an alias of `Value` could not be).
+    fn held_value_item(&mut self, id: NodeId, node: &Node) -> TokenStream {
+        let k = self.krate;
+        let s = quote! { #k::__private::stream };
+        let de = quote! { #k::__private::serde };
+        let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
+        let doc = doc_attrs(node);
+        let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
+        let read = quote! {
+            fn read<'de, D: #de::Deserializer<'de>>(
+                d: D,
+                path: &#k::Path<'_>,
+                out: &mut Vec<#k::Violation>,
+            ) -> Result<Option<Self>, D::Error> {
+                Ok(#s::Check::read(&#s::AnyValue, d, path, out)?.map(Self))
+            }
+        };
+        let contract = self.contract_impl(id, &name, &node.location, schema, read);
+        let deserialize = self.deserialize_impl(&name, quote! { #s::Typed::<Self>::new() });
+        let serde_crate = self.serde_crate;
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, #de::Serialize)]
+            #[serde(crate = #serde_crate, transparent)]
+            pub struct #name(pub #k::__private::serde_json::Value);
 
             #contract
 
@@ -1416,7 +1451,7 @@ impl Emitter<'_> {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         let node = self.ir.node(id);
-        if implements_contract(node) {
+        if node.implements_contract() {
             // Its `Contract::read` judges what the interpreter judges.
             let ty = self.type_path(id);
             return quote! { #s::Typed::<#ty>::new() };
@@ -1610,20 +1645,6 @@ fn bind_values(values: &[TokenStream]) -> (TokenStream, Vec<syn::Ident>) {
         quote! { let (#(Some(#xs),)*) = (#(#values,)*) else { return Ok(None); }; },
         xs,
     )
-}
-
-/// Named objects (not maps) and `oneOf`s become types that implement `Contract`.
-fn implements_contract(node: &Node) -> bool {
-    node.name.is_some()
-        && match &node.shape {
-            Shape::Object {
-                properties,
-                additional,
-                ..
-            } => !(properties.is_empty() && additional.is_some()),
-            Shape::OneOf { .. } | Shape::Union(_) => true,
-            _ => false,
-        }
 }
 
 fn doc_attrs(node: &Node) -> TokenStream {

@@ -39,6 +39,25 @@ pub struct Node {
     pub judged: Option<String>,
 }
 
+impl Node {
+    /// True when its generated type is a `Contract` of its own (a named struct, `oneOf`, union,
+    /// or value held whole for the interpreter); other named types are aliases, checked where
+    /// they are used.
+    pub fn implements_contract(&self) -> bool {
+        self.name.is_some()
+            && match &self.shape {
+                Shape::Object {
+                    properties,
+                    additional,
+                    ..
+                } => !(properties.is_empty() && additional.is_some()),
+                Shape::OneOf { .. } | Shape::Union(_) => true,
+                Shape::Any => self.judged.is_some(),
+                _ => false,
+            }
+    }
+}
+
 /// The checks a node makes on its typed value beyond its [`Shape`], each after the shape's own
 /// (as the interpreter orders them).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

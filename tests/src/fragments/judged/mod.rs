@@ -3,5 +3,9 @@
 //! The generator's snapshot-test fragment `judged`.
 /// Generated from `crates/perago-codegen/tests/fragments/judged/checks.schema.json`.
 pub mod checks;
+/// Generated from `crates/perago-codegen/tests/fragments/judged/extended.schema.json`.
+pub mod extended;
 /// Generated from `crates/perago-codegen/tests/fragments/judged/loose.schema.json`.
 pub mod loose;
+/// Generated from `crates/perago-codegen/tests/fragments/judged/setting.schema.json`.
+pub mod setting;
