@@ -1021,14 +1021,12 @@ fn one_of_integer_consts_are_tags() {
     ]})));
 }
 
+/// A branch as [`tags_of`] says: its tag (discriminator and `const`), its keys, its type's name.
+type Tagged = (Option<(usize, Value)>, Vec<String>, String);
+
 /// The discriminators of the `oneOf` at the root of `a.schema.json` with `body`, and per branch
 /// its tag (discriminator and `const`), its keys and its type's name.
-fn tags_of(
-    body: Value,
-) -> (
-    Vec<String>,
-    Vec<(Option<(usize, Value)>, Vec<String>, String)>,
-) {
+fn tags_of(body: Value) -> (Vec<String>, Vec<Tagged>) {
     let set = load(&[("a.schema.json", schema(body))]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
