@@ -8,7 +8,9 @@
 //! and objects are read member by member, and [`Members`] puts what their members recorded
 //! back into the interpreter's order (undeclared keys in document order, then declared
 //! properties in schema order) whatever order the document has. A `oneOf` reads its
-//! discriminator as the index of a tag ([`Tag`]); a key its branches check differently is read
+//! discriminator as the index of a tag ([`Tag`]; with several discriminators, or tags that
+//! are integers or booleans, each as the index of its own tags, [`AnyTag`], which together
+//! name the branch, [`Members::tagged`]); a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
 //! as JSON text ([`Members::capture`]) and read when the branch is known
 //! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
