@@ -946,7 +946,7 @@ impl Emitter<'_> {
                 Some(before + among)
             })
             .collect();
-        // Every key of every branch, the discriminator first; for each, the distinct checks
+        // Every key of every branch, the discriminators first; for each, the distinct checks
         // its branches read it with and which branches use each (`groups`).
         let first = discriminators.len();
         let mut keys: Vec<String> = discriminators.to_vec();
