@@ -1404,9 +1404,9 @@ impl<'a> Generator<'a> {
                 }
             }
             Shape::OneOf {
-                discriminator,
+                discriminators,
                 branches,
-            } if discriminator.is_empty() => {
+            } if discriminators.is_empty() => {
                 // Told apart by keys: another branch's own key added (keys of two branches),
                 // each own key of this branch removed (maybe none left), then this branch's edits.
                 let Value::Object(map) = value else { return };
@@ -1415,57 +1415,82 @@ impl<'a> Generator<'a> {
                 }
             }
             Shape::OneOf {
-                discriminator,
+                discriminators,
                 branches,
             } => {
                 let Value::Object(map) = value else { return };
-                let tag = map.get(discriminator);
-                path.push(Seg::Key(discriminator.clone()));
-                for b in branches {
-                    match &b.tag {
-                        Some(t) if tag.and_then(Value::as_str) != Some(t) => Self::set(
-                            out,
-                            path,
-                            format!("oneOf:other branch tag {t:?}"),
-                            Value::from(t.as_str()),
-                        ),
+                // Per discriminator: each other tag of its branches (with one already present
+                // for another, tags of two: no branch holds), wrong values, and its removal.
+                for (p, discriminator) in discriminators.iter().enumerate() {
+                    let tag = map.get(discriminator);
+                    path.push(Seg::Key(discriminator.clone()));
+                    for t in branches.iter().filter_map(|b| b.tag.as_ref()) {
+                        if t.property == p && !tag.is_some_and(|v| same_tag(v, &t.value)) {
+                            let label = match &t.value {
+                                Value::String(s) => format!("oneOf:other branch tag {s:?}"),
+                                other => format!("oneOf:other branch tag {other}"),
+                            };
+                            Self::set(out, path, label, t.value.clone());
+                        }
+                    }
+                    let mut wrong = vec![
+                        Value::from("bogus"),
+                        Value::from(""),
+                        Value::Null,
+                        Value::from(1),
+                        Value::Bool(true),
+                    ];
+                    match tag {
+                        Some(Value::String(t)) => {
+                            wrong.push(Value::from(t.to_uppercase()));
+                            wrong.push(Value::from(format!("{t} ")));
+                            wrong.push(Value::from(format!("\u{3000}{t}")));
+                        }
+                        // An integer tag: written as a float (the same tag), as a string, and
+                        // its neighbours.
+                        Some(Value::Number(n)) if n.as_i64().is_some() => {
+                            let i = n.as_i64().unwrap_or_default();
+                            wrong.push(Value::from(i as f64));
+                            wrong.push(Value::from(i.to_string()));
+                            wrong.push(Value::from(i + 1));
+                            wrong.push(Value::from(i - 1));
+                            wrong.push(Value::from(i as f64 + 0.5));
+                        }
+                        Some(Value::Bool(b)) => wrong.push(Value::Bool(!b)),
                         _ => {}
                     }
+                    for w in wrong {
+                        Self::set(out, path, format!("oneOf:discriminator {w}"), w);
+                    }
+                    if tag.is_some() {
+                        Self::push(out, "oneOf:remove discriminator", Op::Remove(path.clone()));
+                    }
+                    path.pop();
                 }
-                let mut wrong = vec![
-                    Value::from("bogus"),
-                    Value::from(""),
-                    Value::Null,
-                    Value::from(1),
-                    Value::Bool(true),
-                ];
-                if let Some(Value::String(t)) = tag {
-                    wrong.push(Value::from(t.to_uppercase()));
-                    wrong.push(Value::from(format!("{t} ")));
-                    wrong.push(Value::from(format!("\u{3000}{t}")));
-                }
-                for w in wrong {
-                    Self::set(out, path, format!("oneOf:discriminator {w}"), w);
-                }
-                if tag.is_some() {
-                    Self::push(out, "oneOf:remove discriminator", Op::Remove(path.clone()));
-                }
-                path.pop();
+                let present: Vec<usize> = (0..discriminators.len())
+                    .filter(|p| map.contains_key(&discriminators[*p]))
+                    .collect();
                 // Told apart by both: the keys of the branches without a tag, as above.
                 if branches.iter().any(|b| !b.keys.is_empty()) {
                     let keyed = self.branch_keys(branches, map, path, out);
-                    if tag.is_none() {
+                    if present.is_empty() {
                         if let Some(chosen) = keyed {
                             self.mutate(branches[chosen].node, value, path, false, out);
                         }
                         return;
                     }
                 }
-                let chosen = match tag {
-                    None => branches.iter().find(|b| b.tag.is_none()),
-                    Some(t) => branches
-                        .iter()
-                        .find(|b| b.tag.is_some() && b.tag.as_deref() == t.as_str()),
+                let chosen = match present[..] {
+                    [] => branches.iter().find(|b| b.tag.is_none()),
+                    [p] => branches.iter().find(|b| {
+                        b.tag.as_ref().is_some_and(|t| {
+                            t.property == p
+                                && map
+                                    .get(&discriminators[p])
+                                    .is_some_and(|v| same_tag(v, &t.value))
+                        })
+                    }),
+                    _ => None,
                 };
                 if let Some(branch) = chosen {
                     self.mutate(branch.node, value, path, false, out);
@@ -1984,4 +2009,12 @@ fn schema_examples(set: &SchemaSet, location: &str) -> Vec<Value> {
         .and_then(|f| serde_json::from_str::<Value>(&f.source).ok())
         .and_then(|doc| doc.pointer(pointer)?.get("examples")?.as_array().cloned())
         .unwrap_or_default()
+}
+
+/// True when `v` is the tag `tag` (JSON equality: `1.0` is `1`).
+fn same_tag(v: &Value, tag: &Value) -> bool {
+    match (v, tag) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        _ => v == tag,
+    }
 }

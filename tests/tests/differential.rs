@@ -644,7 +644,7 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
         }
         let branches = match &set.ir.node(set.ir.resolve(root)).shape {
             Shape::OneOf {
-                discriminator,
+                discriminators,
                 branches,
             } => {
                 let validators = branches
@@ -655,12 +655,13 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
                             location.split_once('#').expect("file#pointer");
                         let id = &set.find(branch_file).expect("the branch's file").id;
                         (
-                            b.tag.clone(),
+                            b.tag_text().map(str::to_owned),
                             build_ref(&normalised_registry, &format!("{id}#{pointer}")),
                         )
                     })
                     .collect();
-                Some((discriminator.clone(), validators))
+                // One discriminator with string tags (or none) in this corpus.
+                Some((discriminators.concat(), validators))
             }
             _ => None,
         };

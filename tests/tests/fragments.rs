@@ -121,6 +121,7 @@ fragments! {
     one_of_inline_consts: event::Event, event::EventCreated, event::EventDeleted, event::EventRenamed;
     one_of_mixed: resource::Resource, resource::ResourceBlob, resource::ResourceLink, resource::ResourceUrl, resource::ResourcePath, endpoint::Endpoint, endpoint::EndpointTcp, endpoint::EndpointUdp, endpoint::EndpointSocket, endpoint::EndpointPipe;
     one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
+    one_of_tags: event::Event, event::EventClick, event::EventKey, event::EventScroll, event::EventResize, event::EventTick, event::EventNote, versioned::Versioned, versioned::VersionedV1, versioned::VersionedV2, versioned::VersionedV3, versioned::VersionedV3Name, versioned::VersionedTrue, versioned::VersionedVariant4, setting::Setting, setting::SettingV1, setting::SettingV2, setting::SettingFalse;
     one_of_untagged_branch: outcome::Outcome, outcome::OutcomeFailed, outcome::OutcomeVariant1;
     properties_and_additional_properties: open::Open;
     recursion_by_value: chain::Chain, chain::Pair, chain::ChainMaybe;
@@ -695,5 +696,146 @@ fn one_of_mixed_messages() {
                 "must be a string, found an integer".to_owned()
             ),
         ]
+    );
+}
+
+/// What the generated reader of a `oneOf` told apart by several tag properties, or by tags
+/// that are not strings, says: one tag property chooses among its branches (its value says
+/// which, `1.0` being `1`), two are keys of several branches, none leaves the keys (or the one
+/// branch without a tag) to decide; a key the branches check differently is read as the
+/// branch chosen says, before or after its tag.
+#[test]
+fn one_of_tags_messages() {
+    use f::one_of_tags::{event::Event, setting::Setting, versioned::Versioned};
+    fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
+        T::from_slice(doc.as_bytes())
+            .expect_err(doc)
+            .iter()
+            .map(|v| (v.path.clone(), v.code, v.message.clone()))
+            .collect()
+    }
+    let one = |path: &str, code, message: &str| vec![(path.to_owned(), code, message.to_owned())];
+    assert!(matches!(
+        Event::from_slice(br#"{"x": 3, "kind": "click"}"#),
+        Ok(Event::Click(_))
+    ));
+    assert!(matches!(
+        Event::from_slice(br#"{"x": 1.5, "type": "scroll"}"#),
+        Ok(Event::Scroll(_))
+    ));
+    assert!(matches!(
+        Event::from_slice(br#"{"x": true, "note": "n"}"#),
+        Ok(Event::EventNote(_))
+    ));
+    assert_eq!(
+        reported::<Event>(r#"{"kind": "click", "type": "scroll", "x": 1}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"has keys of several branches ("kind", "type"): only one branch may apply"#
+        )
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"x": "left", "type": "drag"}"#),
+        one(
+            "$.type",
+            perago::Code::Discriminator,
+            r#"must be one of: "scroll", "resize""#
+        )
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"x": "left", "kind": "click"}"#),
+        one(
+            "$.x",
+            perago::Code::Type,
+            "must be an integer, found a string"
+        )
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"y": 1}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"none of the branches' required keys is present: expected "kind", or "type", or "tick", or "note""#
+        )
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"tick": 1, "kind": "key", "code": "c"}"#),
+        one("$.tick", perago::Code::UnknownField, "unknown field")
+    );
+    assert!(matches!(
+        Versioned::from_slice(br#"{"name": {"first": "a"}, "version": 3}"#),
+        Ok(Versioned::V3(_))
+    ));
+    assert!(matches!(
+        Versioned::from_slice(br#"{"version": 1.0, "name": "a"}"#),
+        Ok(Versioned::V1(_))
+    ));
+    assert!(matches!(
+        Versioned::from_slice(br#"{"draft": "d"}"#),
+        Ok(Versioned::VersionedVariant4(_))
+    ));
+    assert_eq!(
+        reported::<Versioned>(r#"{"version": "1", "name": "a"}"#),
+        one(
+            "$.version",
+            perago::Code::Discriminator,
+            "must be one of: 1, 2, 3"
+        )
+    );
+    assert_eq!(
+        reported::<Versioned>(r#"{"legacy": false, "text": "t"}"#),
+        one(
+            "$.legacy",
+            perago::Code::Discriminator,
+            "must be one of: true"
+        )
+    );
+    assert_eq!(
+        reported::<Versioned>(r#"{"name": "a"}"#),
+        vec![
+            (
+                "$.name".to_owned(),
+                perago::Code::UnknownField,
+                "unknown field".to_owned()
+            ),
+            (
+                "$.draft".to_owned(),
+                perago::Code::Required,
+                "required field is missing".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        reported::<Versioned>(r#"{"version": 2, "legacy": true, "name": "a", "text": "t"}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"has keys of several branches ("version", "legacy"): only one branch may apply"#
+        )
+    );
+    assert!(matches!(
+        Setting::from_slice(br#"{"value": 4, "schema": 2}"#),
+        Ok(Setting::V2(_))
+    ));
+    assert!(matches!(
+        Setting::from_slice(br#"{"old": false}"#),
+        Ok(Setting::False(_))
+    ));
+    assert_eq!(
+        reported::<Setting>(r#"{"value": 4, "schema": 1}"#),
+        one(
+            "$.value",
+            perago::Code::Type,
+            "must be a string, found an integer"
+        )
+    );
+    assert_eq!(
+        reported::<Setting>(r#"{"value": 4}"#),
+        one(
+            "$",
+            perago::Code::OneOf,
+            r#"none of the branches' required keys is present: expected "schema", or "old""#
+        )
     );
 }

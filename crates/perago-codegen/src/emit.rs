@@ -402,9 +402,9 @@ impl Emitter<'_> {
                 self.object_item(id, node, properties, *additional, rules)
             }
             Shape::OneOf {
-                discriminator,
+                discriminators,
                 branches,
-            } => self.one_of_item(id, node, discriminator, branches),
+            } => self.one_of_item(id, node, discriminators, branches),
             Shape::Union(branches) => self.union_item(id, node, branches),
             Shape::Any if node.judged.is_some() => self.held_value_item(id, node),
             Shape::Const(Value::String(value)) => {
@@ -749,7 +749,7 @@ impl Emitter<'_> {
         &mut self,
         id: NodeId,
         node: &Node,
-        discriminator: &str,
+        discriminators: &[String],
         branches: &[Branch],
     ) -> TokenStream {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
@@ -758,7 +758,7 @@ impl Emitter<'_> {
             .map(|v| format_ident!("{}", v))
             .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
-        let read = self.one_of_read(&name, discriminator, branches, &variants, &types);
+        let read = self.one_of_read(&name, discriminators, branches, &variants, &types);
         let variants: Vec<_> = variants
             .iter()
             .zip(&types)
@@ -836,7 +836,7 @@ impl Emitter<'_> {
         branches
             .iter()
             .map(|b| match &b.tag {
-                Some(tag) => perago_schema::pascal(tag),
+                Some(tag) => perago_schema::tag_name(&tag.value),
                 None => self
                     .ir
                     .node(self.ir.resolve(b.node))
@@ -849,14 +849,14 @@ impl Emitter<'_> {
 
     /// The branches of a union's objects when several are told apart by a property: the
     /// unnamed `oneOf` the union's object branch is.
-    fn tagged_objects(&self, alternative: &Alternative) -> Option<(&str, &[Branch])> {
+    fn tagged_objects(&self, alternative: &Alternative) -> Option<(&[String], &[Branch])> {
         let node = self.ir.node(alternative.node);
         match &node.shape {
             Shape::OneOf {
-                discriminator,
+                discriminators,
                 branches,
             } if node.name.is_none() && alternative.kind == Kind::Object => {
-                Some((discriminator.as_str(), branches.as_slice()))
+                Some((discriminators.as_slice(), branches.as_slice()))
             }
             _ => None,
         }
@@ -907,21 +907,25 @@ impl Emitter<'_> {
     fn one_of_read(
         &mut self,
         name: &syn::Ident,
-        discriminator: &str,
+        discriminators: &[String],
         branches: &[Branch],
         variants: &[syn::Ident],
         types: &[TokenStream],
     ) -> TokenStream {
-        let body = self.one_of_body(name, discriminator, branches, variants, types);
+        let body = self.one_of_body(name, discriminators, branches, variants, types);
         self.read_fn(name, body)
     }
 
     /// What [`one_of_read`](Self::one_of_read) does with an object (`map`), making variants of
-    /// `name`: also a union's read of objects.
+    /// `name`: also a union's read of objects. With one discriminator whose tags are strings,
+    /// it is read as the index of its tag (`Tag`); with several, or tags that are not all
+    /// strings, each is read as the index of its tag among its own (`AnyTag`), and together
+    /// they name the branch (`tagged`, whose index counts each discriminator's tags after the
+    /// previous ones').
     fn one_of_body(
         &mut self,
         name: &syn::Ident,
-        discriminator: &str,
+        discriminators: &[String],
         branches: &[Branch],
         variants: &[syn::Ident],
         types: &[TokenStream],
@@ -935,12 +939,32 @@ impl Emitter<'_> {
         };
         // No discriminator: the first key only one branch declares decides (`decided`), read
         // as the tag is, and the branch's index stands for its tag.
-        let by_keys = discriminator.is_empty();
+        let by_keys = discriminators.is_empty();
+        // One discriminator with string tags: read with `Tag`; else with `AnyTag`.
+        let strings = discriminators.len() <= 1
+            && branches
+                .iter()
+                .all(|b| b.tag.is_none() || b.tag_text().is_some());
+        let discriminator = discriminators
+            .first()
+            .map(String::as_str)
+            .unwrap_or_default();
+        // Each discriminator's tags, in branch order.
+        let tag_values: Vec<Vec<TokenStream>> = (0..discriminators.len())
+            .map(|p| {
+                branches
+                    .iter()
+                    .filter_map(|b| b.tag.as_ref().filter(|t| t.property == p))
+                    .map(|t| tag_value(&check, &t.value))
+                    .collect()
+            })
+            .collect();
         // A discriminator and several branches without a tag: without it, those branches'
         // keys decide among them (`decided`, once the members are read).
         let mixed = !by_keys && branches.iter().any(|b| !b.keys.is_empty());
-        let tags: Vec<&str> = branches.iter().filter_map(|b| b.tag.as_deref()).collect();
-        // The index among `tags` of each branch's tag.
+        let tags: Vec<&str> = branches.iter().filter_map(Branch::tag_text).collect();
+        // The index of each branch's tag among all tags, each discriminator's after the
+        // previous ones' (with one, among `tags`).
         let tag_index: Vec<Option<usize>> = branches
             .iter()
             .enumerate()
@@ -948,23 +972,27 @@ impl Emitter<'_> {
                 if by_keys {
                     return Some(i);
                 }
-                b.tag
-                    .as_deref()
-                    .and_then(|t| tags.iter().position(|u| *u == t))
+                let t = b.tag.as_ref()?;
+                let before: usize = tag_values[..t.property].iter().map(Vec::len).sum();
+                let among = branches[..i]
+                    .iter()
+                    .filter(|c| c.tag.as_ref().is_some_and(|u| u.property == t.property))
+                    .count();
+                Some(before + among)
             })
             .collect();
-        // Every key of every branch, the discriminator first; for each, the distinct checks
+        // Every key of every branch, the discriminators first; for each, the distinct checks
         // its branches read it with and which branches use each (`groups`).
-        let first = usize::from(!by_keys);
-        let mut keys: Vec<String> = vec![discriminator.to_owned(); first];
+        let first = discriminators.len();
+        let mut keys: Vec<String> = discriminators.to_vec();
         let mut groups: Vec<Vec<(TokenStream, Vec<usize>)>> = vec![Vec::new(); first];
         // For each branch and property: (slot, group, conversion).
         let mut placed: Vec<Vec<(usize, usize, Option<TokenStream>)>> = Vec::new();
         for (b, (owner, properties)) in branch_props.iter().enumerate() {
             let mut here = Vec::new();
             for p in properties {
-                if !by_keys && p.name == discriminator {
-                    here.push((0, 0, None));
+                if let Some(d) = discriminators.iter().position(|d| *d == p.name) {
+                    here.push((d, 0, None));
                     continue;
                 }
                 let (c, convert) = self.branch_check(*owner, p);
@@ -1013,14 +1041,23 @@ impl Emitter<'_> {
                 }
             }
         }
-        if !by_keys {
-            slots.push(format_ident!("f0"));
-            arms.push(self.read_arm(0, &slots[0], &quote! { #s::Tag(&TAGS) }));
+        let tag_slots: Vec<syn::Ident> = (0..first).map(|p| format_ident!("f{}", p)).collect();
+        for (p, f) in tag_slots.iter().enumerate() {
+            slots.push(f.clone());
+            let read = if strings {
+                quote! { #s::Tag(&TAGS) }
+            } else {
+                quote! { #s::AnyTag(TAGS[#p]) }
+            };
+            arms.push(self.read_arm(p, f, &read));
         }
+        let found = quote! { &[#(#s::tag_of(&#tag_slots)),*] };
         let branch_known = if by_keys {
             quote! { decided.map(Some) }
-        } else {
+        } else if strings {
             quote! { #s::tag_of(&f0) }
+        } else {
+            quote! { #s::tagged(#found, &TAGS) }
         };
         for (slot, slot_groups) in groups.iter().enumerate().skip(first) {
             if !conflicting(slot) {
@@ -1076,8 +1113,19 @@ impl Emitter<'_> {
         let mut arms = Vec::new();
         // `mixed`: the arms of the branches without a tag, by branch index.
         let mut untagged = Vec::new();
-        let mut absent = quote! {
-            { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
+        let mut absent = if first > 1 {
+            // Each branch with a tag requires its discriminator.
+            let required = branches
+                .iter()
+                .filter_map(|b| b.tag.as_ref())
+                .map(|t| discriminators[t.property].as_str());
+            quote! {
+                { members.discard(out); #check::no_branch_key(path, out, &[#(&[#required]),*]); Ok(None) }
+            }
+        } else {
+            quote! {
+                { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
+            }
         };
         for (b, (((branch, (_, props)), variant), ty)) in branches
             .iter()
@@ -1095,9 +1143,16 @@ impl Emitter<'_> {
             {
                 let required = p.required;
                 declared.push(quote! { (#slot, #required) });
-                if *slot == 0 && branch.tag.is_some() {
-                    let const_ty = self.rust_type(p.node);
-                    fields.push(quote! { #ident: #const_ty });
+                if let (true, Some(tag)) = (*slot < first, &branch.tag) {
+                    let value = match &tag.value {
+                        // A string `const` is a unit type.
+                        Value::String(_) => self.rust_type(p.node),
+                        other => {
+                            let json = other.to_string();
+                            quote! { #k::__private::serde_json::from_str(#json).expect("a tag is JSON") }
+                        }
+                    };
+                    fields.push(quote! { #ident: #value });
                     continue;
                 }
                 let mut f = typed_slot(*slot, *g);
@@ -1148,7 +1203,8 @@ impl Emitter<'_> {
             .iter()
             .zip(&branch_props)
             .map(|(branch, (_, props))| {
-                if mixed && branch.tag.is_some() {
+                if let (true, Some(tag)) = (mixed, &branch.tag) {
+                    let discriminator = &discriminators[tag.property];
                     return quote! { &[#discriminator] };
                 }
                 let keys = props
@@ -1187,6 +1243,22 @@ impl Emitter<'_> {
         } else {
             TokenStream::new()
         };
+        if !strings {
+            let n = tag_values.len();
+            let lists = tag_values.iter().map(|v| quote! { &[#(#v),*] });
+            return quote! {
+                const TAGS: [&[#check::TagValue<'static>]; #n] = [#(#lists),*];
+                #deciding
+                #members
+                match members.tagged(#found, &TAGS, path, out) {
+                    None => #absent,
+                    Some(tag) => match tag {
+                        #(#arms)*
+                        _ => Ok(None),
+                    },
+                }
+            };
+        }
         let ntags = tags.len();
         quote! {
             const TAGS: [&str; #ntags] = [#(#tags),*];
@@ -1289,12 +1361,12 @@ impl Emitter<'_> {
                     }
                 }),
                 Kind::Object if self.tagged_objects(b).is_some() => {
-                    let (discriminator, objects) = self.tagged_objects(b).unwrap_or_default();
+                    let (discriminators, objects) = self.tagged_objects(b).unwrap_or_default();
                     let objects = objects.to_vec();
                     let variants = self.object_variants(branches, &objects);
                     let types: Vec<_> = objects.iter().map(|o| self.rust_type(o.node)).collect();
-                    let discriminator = discriminator.to_owned();
-                    let body = self.one_of_body(name, &discriminator, &objects, &variants, &types);
+                    let discriminators = discriminators.to_vec();
+                    let body = self.one_of_body(name, &discriminators, &objects, &variants, &types);
                     methods.push(quote! {
                         fn map<A: #de::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<#name>, A::Error> {
                             let __Body(path, out) = self;
@@ -1778,4 +1850,16 @@ fn unique_names(bases: impl Iterator<Item = String>) -> Vec<String> {
         names.push(name);
     }
     names
+}
+
+/// A tag as generated code writes it, a `TagValue` of `check` (the path of the `check` module).
+fn tag_value(check: &TokenStream, tag: &Value) -> TokenStream {
+    match tag {
+        Value::String(t) => quote! { #check::TagValue::Str(#t) },
+        Value::Bool(b) => quote! { #check::TagValue::Bool(#b) },
+        other => {
+            let i = other.as_i64().unwrap_or_default();
+            quote! { #check::TagValue::Int(#i) }
+        }
+    }
 }

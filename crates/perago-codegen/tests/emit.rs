@@ -151,6 +151,10 @@ snapshots! {
     /// apart by the key each requires (`url` and `size` differ by branch, tagged or not); the
     /// same for the objects of a union.
     one_of_mixed,
+    /// Tags on several properties (`kind`, `type`) with keyed branches without a tag; integer
+    /// and boolean tags (`version`: 1, 2, 3.0; `legacy`: true), an untagged branch alone; the
+    /// same for the objects of a union.
+    one_of_tags,
 
     // Unions of JSON types
     /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,

@@ -3,7 +3,7 @@
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::error::LintError;
 use crate::ir::{
-    Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step,
+    Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, Tag,
 };
 use crate::lint::{
     HoldKind, Holds, applied_members, has_structure, is_union, keyword_types, sort_errors,
@@ -802,7 +802,7 @@ impl<'a> Builder<'a> {
     ) -> Option<Shape> {
         let resolved: Vec<(usize, Value)> = members.iter().map(|(_, r)| r.clone()).collect();
         let crate::lint::Decider {
-            property: discriminator,
+            properties: discriminators,
             tags,
             mut keys,
         } = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
@@ -817,10 +817,11 @@ impl<'a> Builder<'a> {
                 &branch_hint,
                 false,
             );
+            let tag = tag.map(|(property, value)| Tag { property, value });
             branches.push(Branch { tag, node, keys });
         }
         Some(Shape::OneOf {
-            discriminator,
+            discriminators,
             branches,
         })
     }
@@ -984,13 +985,28 @@ pub fn pascal(s: &str) -> String {
 
 /// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
 /// first of its own `keys` it requires, else its position.
-fn branch_name(i: usize, branch: &Value, tag: &Option<String>, keys: &[String]) -> String {
+fn branch_name(i: usize, branch: &Value, tag: &Option<(usize, Value)>, keys: &[String]) -> String {
     let required = branch.get("required").and_then(Value::as_array);
     let own = keys
         .iter()
         .find(|k| required.is_some_and(|r| r.iter().any(|n| n == k.as_str())));
-    tag.as_deref()
-        .or(own.map(String::as_str))
-        .map(pascal)
-        .unwrap_or_else(|| format!("Variant{i}"))
+    match tag {
+        Some((_, value)) => tag_name(value),
+        None => own
+            .map(|k| pascal(k))
+            .unwrap_or_else(|| format!("Variant{i}")),
+    }
+}
+
+/// The name a tag gives its branch: a string's in Pascal case, `V1` for the integer 1
+/// (`VMinus1` for -1), `True`, `False`.
+pub fn tag_name(tag: &Value) -> String {
+    match tag {
+        Value::String(s) => pascal(s),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if i < 0 => format!("VMinus{}", i.unsigned_abs()),
+            _ => format!("V{n}"),
+        },
+        other => pascal(&other.to_string()),
+    }
 }

@@ -815,6 +815,100 @@ pub fn unknown_discriminator(path: &Path<'_>, out: &mut Out, allowed: &[&str]) {
     );
 }
 
+/// A `oneOf`'s tag as generated code writes it: a string, an integer or a boolean `const`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagValue<'a> {
+    /// A string.
+    Str(&'a str),
+    /// An integer (`1.0` is `1`, as JSON Schema compares numbers).
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl<'a> TagValue<'a> {
+    /// The tag a `Value` is, if it is one (an integer within `i64`, however written).
+    pub fn of(v: &'a Value) -> Option<TagValue<'a>> {
+        match v {
+            Value::String(s) => Some(TagValue::Str(s)),
+            Value::Bool(b) => Some(TagValue::Bool(*b)),
+            Value::Number(n) => match Num::of(n) {
+                Num::U(u) => i64::try_from(u).ok().map(TagValue::Int),
+                Num::I(i) => Some(TagValue::Int(i)),
+                Num::F(f) if f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63) => {
+                    Some(TagValue::Int(f as i64))
+                }
+                Num::F(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// True when the number `n` is this tag (JSON equality: `1.0` is `1`).
+    pub fn is_number(self, n: Num) -> bool {
+        let TagValue::Int(i) = self else {
+            return false;
+        };
+        match n {
+            Num::U(u) => i64::try_from(u) == Ok(i),
+            Num::I(j) => j == i,
+            Num::F(f) => {
+                f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63) && f as i64 == i
+            }
+        }
+    }
+
+    /// How a message writes it: as JSON.
+    fn text(self) -> String {
+        match self {
+            TagValue::Str(s) => quoted(s),
+            TagValue::Int(i) => i.to_string(),
+            TagValue::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// A tag value that names no branch of a `oneOf` whose tags are not all strings, or that has
+/// several discriminators (the same message as [`unknown_discriminator`] for strings).
+pub fn unknown_tag(path: &Path<'_>, out: &mut Out, allowed: &[TagValue<'_>]) {
+    push(
+        out,
+        path,
+        Code::Discriminator,
+        one_of(allowed.iter().map(|a| a.text())),
+    );
+}
+
+/// What the discriminators of a `oneOf` say, from what was `found` of each (absent, a value
+/// that is no tag of it, or the index of its tag among `tags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tagged {
+    /// No discriminator is present.
+    Absent,
+    /// One is, and names the branch with this index among all the tags (each
+    /// discriminator's counted after the previous ones').
+    Branch(usize),
+    /// Only the discriminator with this index is present, and its value names no branch.
+    Unknown(usize),
+    /// Several discriminators are present: no branch declares two of them.
+    Several,
+}
+
+/// [`Tagged`] from what was found of each discriminator.
+pub fn tagged(found: &[Option<Option<usize>>], tags: &[&[TagValue<'_>]]) -> Tagged {
+    let mut present = found.iter().enumerate().filter(|(_, f)| f.is_some());
+    let Some((p, tag)) = present.next() else {
+        return Tagged::Absent;
+    };
+    if present.next().is_some() {
+        return Tagged::Several;
+    }
+    match tag.flatten() {
+        Some(j) => Tagged::Branch(tags[..p].iter().map(|t| t.len()).sum::<usize>() + j),
+        None => Tagged::Unknown(p),
+    }
+}
+
 /// A `oneOf` told apart by keys, handed an object with none of the keys that choose a
 /// branch: `required` lists, branch by branch, the keys each requires that no other declares
 /// (the discriminator, for the branches with a tag of a `oneOf` told apart by both: listed

@@ -876,7 +876,7 @@ impl Compiler<'_> {
         }
         let decider = crate::lint::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
         Some(Discriminated {
-            property: decider.property,
+            properties: decider.properties,
             branches: decider
                 .tags
                 .into_iter()

@@ -248,37 +248,76 @@ impl Eval<'_> {
             );
             return false;
         }
-        if d.property.is_empty() {
+        if d.properties.is_empty() {
             return self.decided_by_keys(d, at, path, out, top, ann);
         }
-        let chosen = match self.member(at, &d.property) {
-            // Several branches without a tag: their keys tell them apart.
-            None if d.keys.iter().any(|k| !k.is_empty()) => {
-                return self.decided_by_keys(d, at, path, out, top, ann);
+        let mut present = d
+            .properties
+            .iter()
+            .enumerate()
+            .filter_map(|(p, name)| self.member(at, name).map(|v| (p, v)));
+        let (p, v) = match (present.next(), present.next()) {
+            (Some(one), None) => one,
+            (Some(first), Some(second)) => {
+                // No branch declares two discriminators.
+                let mut found = vec![
+                    d.properties[first.0].as_str(),
+                    d.properties[second.0].as_str(),
+                ];
+                found.extend(present.map(|(p, _)| d.properties[p].as_str()));
+                check::several_branch_keys(path, out, &found);
+                return false;
             }
-            None => d.branches.iter().find(|(t, _)| t.is_none()),
-            Some(v) => {
-                let tag = self.text(v);
-                d.branches
-                    .iter()
-                    .find(|(t, _)| t.is_some() && t.as_deref() == tag)
+            (None, _) => {
+                // Several branches without a tag: their keys tell them apart.
+                if d.keys.iter().any(|k| !k.is_empty()) {
+                    return self.decided_by_keys(d, at, path, out, top, ann);
+                }
+                if let Some((_, branch)) = d.branches.iter().find(|(t, _)| t.is_none()) {
+                    return self.run(*branch, at, path, out, top, ann);
+                }
+                if let [property] = d.properties.as_slice() {
+                    check::required(&path.key(property), out);
+                } else {
+                    let required: Vec<[&str; 1]> = d
+                        .branches
+                        .iter()
+                        .filter_map(|(t, _)| t.as_ref())
+                        .map(|(p, _)| [d.properties[*p].as_str()])
+                        .collect();
+                    let required: Vec<&[&str]> = required.iter().map(|r| r.as_slice()).collect();
+                    check::no_branch_key(path, out, &required);
+                }
+                return false;
             }
         };
+        let chosen = d.branches.iter().find(|(t, _)| {
+            t.as_ref()
+                .is_some_and(|(q, tag)| *q == p && self.is_tag(v, tag))
+        });
         match chosen {
             Some((_, branch)) => self.run(*branch, at, path, out, top, ann),
-            None if self.member(at, &d.property).is_some() => {
-                let tags: Vec<&str> = d
+            None => {
+                let tags: Vec<check::TagValue<'_>> = d
                     .branches
                     .iter()
-                    .filter_map(|(t, _)| t.as_deref())
+                    .filter_map(|(t, _)| t.as_ref())
+                    .filter(|(q, _)| *q == p)
+                    .filter_map(|(_, tag)| check::TagValue::of(tag))
                     .collect();
-                check::unknown_discriminator(&path.key(&d.property), out, &tags);
+                check::unknown_tag(&path.key(&d.properties[p]), out, &tags);
                 false
             }
-            None => {
-                check::required(&path.key(&d.property), out);
-                false
-            }
+        }
+    }
+
+    /// True when the value at `at` is `tag` (a string, integer or boolean `const`).
+    fn is_tag(&self, at: usize, tag: &Value) -> bool {
+        match check::TagValue::of(tag) {
+            Some(check::TagValue::Str(s)) => self.text(at) == Some(s),
+            Some(check::TagValue::Bool(b)) => matches!(self.tok(at), Tok::Bool(x) if x == b),
+            Some(t) => self.num(at).is_some_and(|n| t.is_number(n)),
+            None => false,
         }
     }
 
@@ -322,9 +361,9 @@ impl Eval<'_> {
                     .iter()
                     .zip(&d.branches)
                     .map(|(keys, (tag, branch))| {
-                        // A branch with a tag is chosen by the discriminator.
-                        if tag.is_some() {
-                            return vec![d.property.as_str()];
+                        // A branch with a tag is chosen by its discriminator.
+                        if let Some((p, _)) = tag {
+                            return vec![d.properties[*p].as_str()];
                         }
                         let mut node = &self.program.nodes[*branch as usize];
                         while let Some(target) = node.alias {

@@ -146,12 +146,15 @@ pub enum Shape {
         /// `maxProperties`
         max: Option<u64>,
     },
-    /// `oneOf` whose branches a discriminator property tells apart, or (discriminator empty)
+    /// `oneOf` whose branches a discriminator property tells apart, or (no discriminator)
     /// the keys only one branch declares ([`Branch::keys`]), or both: the branches without a
-    /// tag, when several, are told apart by their keys when the discriminator is absent.
+    /// tag, when several, are told apart by their keys when no discriminator is present. With
+    /// several discriminators, each branch with a tag has it on one of them (which only the
+    /// branches with a tag on it declare): a document with one is one of those branches, with
+    /// several none.
     OneOf {
-        /// The property that tells the branches apart; empty when keys do.
-        discriminator: String,
+        /// The properties that tell the branches apart (their tags); empty when keys do.
+        discriminators: Vec<String>,
         /// The branches, in schema order.
         branches: Vec<Branch>,
     },
@@ -236,16 +239,31 @@ pub enum Step {
 /// A branch of a discriminated `oneOf`.
 #[derive(Debug, Clone)]
 pub struct Branch {
-    /// The discriminator's `const` in this branch, or `None` for the branch chosen when the
-    /// discriminator is absent.
-    pub tag: Option<String>,
+    /// The branch's tag, or `None` for a branch chosen when no discriminator is present.
+    pub tag: Option<Tag>,
     /// The branch's object schema.
     pub node: NodeId,
-    /// When the `oneOf` has no discriminator (empty): the properties only this branch
-    /// declares, the first of which in a document chooses it. With a discriminator and several
-    /// branches without a tag: for each of those, the properties only it of them declares
-    /// (empty for the branches with a tag).
+    /// When the `oneOf` has no discriminator: the properties only this branch declares, the
+    /// first of which in a document chooses it. With discriminators and several branches
+    /// without a tag: for each of those, the properties only it of them declares (empty for
+    /// the branches with a tag).
     pub keys: Vec<String>,
+}
+
+impl Branch {
+    /// The branch's tag when it is a string.
+    pub fn tag_text(&self) -> Option<&str> {
+        self.tag.as_ref().and_then(|t| t.value.as_str())
+    }
+}
+
+/// A branch's tag: the `const` it gives a discriminator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tag {
+    /// The index of the discriminator among the `oneOf`'s `discriminators`.
+    pub property: usize,
+    /// The `const`: a string, a boolean or an integer (an `i64`).
+    pub value: Value,
 }
 
 /// A branch of a [`Shape::Union`]: the JSON type it takes, and its schema.

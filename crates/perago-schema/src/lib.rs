@@ -80,7 +80,7 @@ mod tape;
 mod validator;
 mod violation;
 
-pub use build::{SchemaFile, pascal};
+pub use build::{SchemaFile, pascal, tag_name};
 pub use contract::Contract;
 pub use error::{Error, LintError};
 pub use ir::{Ir, NodeId};

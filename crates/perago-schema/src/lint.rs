@@ -2011,8 +2011,11 @@ fn tagged_by(
         match problem {
             None => {
                 return Ok(Decider {
-                    property: name.clone(),
-                    tags,
+                    properties: vec![name.clone()],
+                    tags: tags
+                        .into_iter()
+                        .map(|t| t.map(|t| (0, Value::String(t))))
+                        .collect(),
                     keys,
                 });
             }
@@ -2084,19 +2087,28 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 
 /// How a `oneOf`'s resolved branches are told apart, tried in this order (each exact for
 /// closed objects):
-/// - by a discriminator `property` (each branch's tag, see [`tagged_by`]; `keys` empty);
-/// - by keys (`property` empty): `keys` holds, per branch, the properties it alone declares, at
-///   least one of them required, so the first of them a document has decides its branch (the
-///   other branches, closed, refuse it);
-/// - by both: a `property` the branches with a tag declare, require and give distinct string
+/// - by a discriminator: `properties` is that one property (each branch's tag, see
+///   [`tagged_by`]; `keys` empty);
+/// - by keys (`properties` empty): `keys` holds, per branch, the properties it alone declares,
+///   at least one of them required, so the first of them a document has decides its branch
+///   (the other branches, closed, refuse it);
+/// - by both: a property the branches with a tag declare, require and give distinct string
 ///   `const`s, and several branches without a tag, which do not declare it, told apart among
 ///   themselves by their `keys` (empty for the branches with a tag). A document with the
 ///   property is one of the branches with a tag (the others, closed, refuse it), its tag
 ///   says which; one without is one of the others (the property is required by the rest),
-///   and its keys say which.
+///   and its keys say which;
+/// - by several tag properties ([`tag_groups`]): each branch with a tag has it on one of
+///   `properties` (a string, integer or boolean `const`, required, distinct among the
+///   branches that declare that property, which no other branch declares); the branches
+///   without a tag are one, or several told apart by their `keys` as above. A document with
+///   one tag property is one of that property's branches, its value says which; with tag
+///   properties of two branches, no branch holds; with none, it is one of the others.
 pub(crate) struct Decider {
-    pub property: String,
-    pub tags: Vec<Option<String>>,
+    pub properties: Vec<String>,
+    /// Per branch, its tag: the index of its property in `properties`, and its `const` (an
+    /// integer is an `i64`).
+    pub tags: Vec<Option<(usize, Value)>>,
     pub keys: Vec<Vec<String>>,
 }
 
@@ -2107,14 +2119,14 @@ pub(crate) fn decider(
 ) -> Result<Decider, String> {
     match tagged_by(branches, &mut follow, false) {
         // The empty key stands for "told apart by keys", so it cannot be a discriminator.
-        Ok(decider) if !decider.property.is_empty() => return Ok(decider),
+        Ok(decider) if decider.properties.iter().all(|p| !p.is_empty()) => return Ok(decider),
         _ => {}
     }
     let numbered: Vec<(usize, &Value)> = branches.iter().map(|(_, b)| b).enumerate().collect();
     let problems: Vec<String> = match own_keys(&numbered) {
         Ok(keys) => {
             return Ok(Decider {
-                property: String::new(),
+                properties: Vec::new(),
                 tags: vec![None; branches.len()],
                 keys,
             });
@@ -2128,10 +2140,174 @@ pub(crate) fn decider(
         Ok(decider) => return Ok(decider),
         Err(why) => why,
     };
+    let several = match tag_groups(branches, &mut follow) {
+        Ok(decider) => return Ok(decider),
+        Err(None) => String::new(),
+        Err(Some(why)) => format!(
+            "; nor by tag properties (each branch with a tag has it on one property, which only branches that list it in `required` with a distinct string, integer or boolean `const` declare; the branches without one are one, or several that each require a property no other of them declares): {why}"
+        ),
+    };
     Err(format!(
-        "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}",
+        "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}{several}",
         problems.join("; ")
     ))
+}
+
+/// A tag: a string, a boolean or an integer (as an `i64`; `1.0` is `1`), or `None`.
+fn tag_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::String(_) | Value::Bool(_) => Some(v.clone()),
+        Value::Number(n) => n.as_i64().map(Value::from).or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= -(2f64.powi(63)) && *f < 2f64.powi(63))
+                .map(|f| Value::from(f as i64))
+        }),
+        _ => None,
+    }
+}
+
+/// The [`Decider`] of branches tagged on several properties, or with tags that are not all
+/// strings: each property some branch gives a tag `const` qualifies when every branch that
+/// declares it requires it with a distinct tag (its group); the groups are taken largest
+/// first, then in schema order, each only when none of its branches is in a group already.
+/// The branches in no group are one, or several told apart by their [`own_keys`]. Otherwise
+/// why not, when there is something to say beyond [`tagged_by`]'s reasons (a tag that is not
+/// a string, or several properties with tags of which some qualify); `None` when not.
+fn tag_groups(
+    branches: &[(usize, Value)],
+    mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> Result<Decider, Option<String>> {
+    let mut candidates: Vec<&String> = Vec::new();
+    for (_, branch) in branches {
+        for name in branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|p| p.keys())
+        {
+            if !candidates.contains(&name) {
+                candidates.push(name);
+            }
+        }
+    }
+    let mut reasons = Vec::new();
+    // (property, its branches with their tags), in schema order.
+    let mut groups: Vec<(&String, Vec<(usize, Value)>)> = Vec::new();
+    let mut plausible_properties = 0usize;
+    let mut not_strings = false;
+    // The empty key stands for "told apart by keys" elsewhere: never a tag.
+    for name in candidates.into_iter().filter(|n| !n.is_empty()) {
+        let mut members: Vec<(usize, Value)> = Vec::new();
+        let mut plausible = false;
+        let mut problem = None;
+        for (i, (doc, branch)) in branches.iter().enumerate() {
+            let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
+                continue;
+            };
+            let required = branch
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|n| n == name.as_str()));
+            let tag = follow(*doc, schema).and_then(|(_, s)| s.get("const").and_then(tag_value));
+            plausible |= tag.is_some();
+            not_strings |= tag.as_ref().is_some_and(|t| !t.is_string());
+            let found = match tag {
+                None => Err(format!(
+                    "branch {i} declares it without a string, integer or boolean `const`"
+                )),
+                Some(_) if !required => Err(format!("branch {i} does not list it in `required`")),
+                Some(t) => match members.iter().find(|(_, u)| *u == t) {
+                    Some((j, _)) => Err(format!("branches {j} and {i} both have the `const` {t}")),
+                    None => Ok(t),
+                },
+            };
+            match found {
+                Ok(t) => members.push((i, t)),
+                Err(p) => {
+                    problem.get_or_insert(p);
+                }
+            }
+        }
+        if !plausible {
+            continue;
+        }
+        plausible_properties += 1;
+        match problem {
+            Some(p) => reasons.push(format!("`{name}` is no tag: {p}")),
+            None => groups.push((name, members)),
+        }
+    }
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|g| std::cmp::Reverse(groups[*g].1.len()));
+    let mut group_of: Vec<Option<usize>> = vec![None; branches.len()];
+    let mut chosen = Vec::new();
+    for g in order {
+        match groups[g]
+            .1
+            .iter()
+            .find_map(|(i, _)| group_of[*i].map(|h| (*i, h)))
+        {
+            Some((i, h)) => reasons.push(format!(
+                "`{}` is no tag: branch {i} has its tag on `{}`",
+                groups[g].0, groups[h].0
+            )),
+            None => {
+                for (i, _) in &groups[g].1 {
+                    group_of[*i] = Some(g);
+                }
+                chosen.push(g);
+            }
+        }
+    }
+    chosen.sort_unstable();
+    // Without a tag that is not a string, and with no property that qualifies, [`tagged_by`]
+    // said it all.
+    let relevant = not_strings || (!chosen.is_empty() && plausible_properties > 1);
+    let why = |reasons: &[String], last: &str| {
+        let mut all = reasons.to_vec();
+        if !last.is_empty() {
+            all.push(last.to_owned());
+        }
+        relevant.then(|| all.join("; "))
+    };
+    if chosen.is_empty() {
+        return Err(why(&reasons, "no property qualifies"));
+    }
+    let mut tags: Vec<Option<(usize, Value)>> = vec![None; branches.len()];
+    for (p, g) in chosen.iter().enumerate() {
+        for (i, t) in &groups[*g].1 {
+            tags[*i] = Some((p, t.clone()));
+        }
+    }
+    let untagged: Vec<usize> = (0..branches.len()).filter(|i| tags[*i].is_none()).collect();
+    let mut keys = Vec::new();
+    if untagged.len() > 1 {
+        let rest: Vec<(usize, &Value)> = untagged.iter().map(|i| (*i, &branches[*i].1)).collect();
+        match own_keys(&rest) {
+            Ok(own) => {
+                keys = vec![Vec::new(); branches.len()];
+                for (i, own) in untagged.iter().zip(own) {
+                    keys[*i] = own;
+                }
+            }
+            Err(refused) => {
+                let (who, verb) = match refused.as_slice() {
+                    [one] => (format!("branch {one}"), "does"),
+                    _ => (format!("branches {}", numbers(&refused)), "do"),
+                };
+                let last = format!(
+                    "branches {} have no tag, and not each of them requires a property no other of them declares ({who} {verb} not)",
+                    numbers(&untagged)
+                );
+                return Err(why(&reasons, &last));
+            }
+        }
+    }
+    Ok(Decider {
+        properties: chosen.iter().map(|g| groups[*g].0.clone()).collect(),
+        tags,
+        keys,
+    })
 }
 
 /// A nullable `anyOf`'s null branch.

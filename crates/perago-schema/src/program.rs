@@ -51,17 +51,20 @@ pub(crate) enum Additional {
     Schema(Ix),
 }
 
-/// A `oneOf` whose branches one property tells apart, each branch a closed object: the
-/// branch is chosen by that property and reported alone, as generated code does.
+/// A `oneOf` whose branches properties tell apart (see [`crate::lint::Decider`]), each
+/// branch a closed object: the branch is chosen by those properties and reported alone, as
+/// generated code does.
 #[derive(Debug, Clone)]
 pub(crate) struct Discriminated {
-    pub property: String,
-    /// `(tag, branch)`: `None` for the branch chosen when the property is absent.
-    pub branches: Vec<(Option<String>, Ix)>,
-    /// When `property` is empty, per branch the keys only it declares: the branch whose keys
+    /// The discriminators; empty when keys alone decide.
+    pub properties: Vec<String>,
+    /// `(tag, branch)`, the tag being the index of its discriminator and its `const`: `None`
+    /// for the branches chosen when no discriminator is present.
+    pub branches: Vec<(Option<(usize, Value)>, Ix)>,
+    /// When `properties` is empty, per branch the keys only it declares: the branch whose keys
     /// the object has is chosen (none, or several branches', is reported as such). Else, when
     /// several branches have no tag, the same for those (the others' empty), used when the
-    /// object lacks `property`.
+    /// object has no discriminator.
     pub keys: Vec<Vec<String>>,
 }
 

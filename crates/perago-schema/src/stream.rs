@@ -8,7 +8,9 @@
 //! and objects are read member by member, and [`Members`] puts what their members recorded
 //! back into the interpreter's order (undeclared keys in document order, then declared
 //! properties in schema order) whatever order the document has. A `oneOf` reads its
-//! discriminator as the index of a tag ([`Tag`]); a key its branches check differently is read
+//! discriminator as the index of a tag ([`Tag`]; with several discriminators, or tags that
+//! are integers or booleans, each as the index of its own tags, [`AnyTag`], which together
+//! name the branch, [`Members::tagged`]); a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
 //! as JSON text ([`Members::capture`]) and read when the branch is known
 //! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
@@ -260,6 +262,59 @@ impl Check for Tag<'_> {
             }
         }
         read_body(d, B(self.0))
+    }
+}
+
+/// A discriminator of a `oneOf` whose tags are not all strings, or that has several: the
+/// index of the tag among `.0` the value is (JSON equality: `1.0` is `1`), `None` for any
+/// other value. It records nothing, as [`Tag`].
+#[derive(Debug, Clone, Copy)]
+pub struct AnyTag<'a>(pub &'a [check::TagValue<'a>]);
+
+impl Check for AnyTag<'_> {
+    type Value = Option<usize>;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        _path: &Path<'_>,
+        _out: &mut Out,
+    ) -> Result<Option<Option<usize>>, D::Error> {
+        struct B<'a>(&'a [check::TagValue<'a>]);
+        impl<'de> Body<'de> for B<'_> {
+            type Value = Option<usize>;
+            fn other(self, _found: Value) -> Option<Option<usize>> {
+                Some(None)
+            }
+            fn str<E: de::Error>(self, s: &str) -> Result<Option<Option<usize>>, E> {
+                Ok(Some(
+                    self.0.iter().position(|t| *t == check::TagValue::Str(s)),
+                ))
+            }
+            fn number(self, n: Num) -> Option<Option<usize>> {
+                Some(self.0.iter().position(|t| t.is_number(n)))
+            }
+            fn boolean(self, b: bool) -> Option<Option<usize>> {
+                Some(self.0.iter().position(|t| *t == check::TagValue::Bool(b)))
+            }
+        }
+        read_body(d, B(self.0))
+    }
+}
+
+/// The branch the discriminators of a `oneOf` read so far name (each [`tag_of`] its slot;
+/// `tags`, each one's tags): `None` while none has occurred, `Some(None)` when no branch can
+/// hold (a value that is no tag, or several discriminators), else the index of the branch's
+/// tag among all of them.
+#[inline]
+pub fn tagged(
+    found: &[Option<Option<usize>>],
+    tags: &[&[check::TagValue<'_>]],
+) -> Option<Option<usize>> {
+    match check::tagged(found, tags) {
+        check::Tagged::Absent => None,
+        check::Tagged::Branch(b) => Some(Some(b)),
+        _ => Some(None),
     }
 }
 
@@ -1272,6 +1327,38 @@ impl<'k, const N: usize> Members<'k, N> {
             }
         }
         None
+    }
+
+    /// The branch of a `oneOf` with several discriminators (or tags that are not all
+    /// strings), once its members are read: as [`tagged`], the discriminators being the first
+    /// declared keys, in order. `None` when none is present; `Some(None)` when no branch can
+    /// hold, reported alone: a value that names no tag (at its key), or several
+    /// discriminators (the object has keys of several branches).
+    pub fn tagged(
+        &self,
+        found: &[Option<Option<usize>>],
+        tags: &[&[check::TagValue<'_>]],
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Option<Option<usize>> {
+        match check::tagged(found, tags) {
+            check::Tagged::Absent => None,
+            check::Tagged::Branch(b) => Some(Some(b)),
+            check::Tagged::Unknown(p) => {
+                self.discard(out);
+                check::unknown_tag(&path.key(self.keys[p]), out, tags[p]);
+                Some(None)
+            }
+            check::Tagged::Several => {
+                self.discard(out);
+                let present: Vec<&str> = (0..found.len())
+                    .filter(|p| found[*p].is_some())
+                    .map(|p| self.keys[p])
+                    .collect();
+                check::several_branch_keys(path, out, &present);
+                Some(None)
+            }
+        }
     }
 
     /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch

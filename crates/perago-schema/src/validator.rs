@@ -368,6 +368,59 @@ mod tests {
         );
     }
 
+    /// A `oneOf` tagged on two properties, one of them by integers (`1.0` is `1`), with one
+    /// branch without a tag: one tag chooses, two are keys of several branches, none leaves
+    /// the branch without one.
+    #[test]
+    fn a_one_of_tagged_on_several_properties_runs_the_branch_its_tag_chooses() {
+        let object = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required});
+        let v = validator(json!({"oneOf": [
+            object(json!({"kind": {"const": "a"}, "x": {"type": "integer"}}), json!(["kind"])),
+            object(json!({"kind": {"const": "b"}, "x": {"type": "string"}}), json!(["kind"])),
+            object(json!({"version": {"const": 1}, "x": {"type": "boolean"}}), json!(["version"])),
+            object(json!({"version": {"const": 2}}), json!(["version"])),
+            object(json!({"path": {"type": "string"}}), json!(["path"]))
+        ]}));
+        let found = |doc: &str| -> Vec<String> {
+            let bytes = v.validate_slice(doc.as_bytes());
+            assert_eq!(v.validate_value(&serde_json::from_str(doc).unwrap()), bytes);
+            bytes
+                .iter()
+                .map(|x| format!("{} {}: {}", x.path, x.code, x.message))
+                .collect()
+        };
+        for valid in [
+            r#"{"kind": "a", "x": 1}"#,
+            r#"{"x": "s", "kind": "b"}"#,
+            r#"{"version": 1.0, "x": true}"#,
+            r#"{"version": 2}"#,
+            r#"{"path": "p"}"#,
+        ] {
+            assert_eq!(found(valid), Vec::<String>::new(), "{valid}");
+        }
+        assert_eq!(
+            found(r#"{"x": 1, "version": 1}"#),
+            ["$.x type: must be a boolean, found an integer"]
+        );
+        assert_eq!(
+            found(r#"{"version": "1"}"#),
+            ["$.version discriminator: must be one of: 1, 2"]
+        );
+        assert_eq!(
+            found(r#"{"kind": "a", "version": 2}"#),
+            [
+                "$ one_of: has keys of several branches (\"kind\", \"version\"): only one branch may apply"
+            ]
+        );
+        assert_eq!(
+            found(r#"{"x": 1}"#),
+            [
+                "$.x unknown_field: unknown field",
+                "$.path required: required field is missing"
+            ]
+        );
+    }
+
     #[test]
     fn what_stays_out_is_refused_with_the_reason() {
         let refused = |schema: Value| {

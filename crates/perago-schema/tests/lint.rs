@@ -777,7 +777,7 @@ fn union_of_a_string_and_tagged_objects_loads() {
     assert_eq!(kinds, ["string", "object", "null"]);
     assert!(matches!(
         &set.ir.node(branches[1].node).shape,
-        Shape::OneOf { discriminator, branches } if discriminator == "kind" && branches.len() == 2
+        Shape::OneOf { discriminators, branches } if *discriminators == ["kind"] && branches.len() == 2
     ));
 }
 
@@ -800,13 +800,13 @@ fn union_of_a_string_and_objects_by_required_keys_loads() {
         .find(|a| a.kind.name() == "object")
         .expect("an object branch");
     let Shape::OneOf {
-        discriminator,
+        discriminators,
         branches,
     } = &set.ir.node(objects.node).shape
     else {
         panic!("the objects are one oneOf")
     };
-    assert_eq!(discriminator, "");
+    assert!(discriminators.is_empty());
     let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
     assert_eq!(keys, [&["host".to_owned()][..], &["socket".to_owned()][..]]);
 }
@@ -896,13 +896,13 @@ fn one_of_by_required_keys_loads() {
     )]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
-        discriminator,
+        discriminators,
         branches,
     } = &set.ir.node(root).shape
     else {
         panic!("a oneOf root")
     };
-    assert_eq!(discriminator, "");
+    assert!(discriminators.is_empty());
     let keys: Vec<&[String]> = branches.iter().map(|b| b.keys.as_slice()).collect();
     assert_eq!(
         keys,
@@ -928,14 +928,14 @@ fn one_of_by_a_tag_and_by_keys_loads() {
     )]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
-        discriminator,
+        discriminators,
         branches,
     } = &set.ir.node(root).shape
     else {
         panic!("a oneOf root")
     };
-    assert_eq!(discriminator, "kind");
-    let tags: Vec<Option<&str>> = branches.iter().map(|b| b.tag.as_deref()).collect();
+    assert_eq!(*discriminators, ["kind"]);
+    let tags: Vec<Option<&str>> = branches.iter().map(|b| b.tag_text()).collect();
     assert_eq!(tags, [Some("a"), Some("b"), None, None]);
     let keys: Vec<Vec<&str>> = branches
         .iter()
@@ -965,7 +965,7 @@ fn union_of_tagged_and_keyed_objects_loads() {
         panic!("a union root")
     };
     let Some(Shape::OneOf {
-        discriminator,
+        discriminators,
         branches,
     }) = alternatives
         .iter()
@@ -974,10 +974,10 @@ fn union_of_tagged_and_keyed_objects_loads() {
     else {
         panic!("the objects are one oneOf")
     };
-    assert_eq!(discriminator, "kind");
+    assert_eq!(*discriminators, ["kind"]);
     let decided: Vec<(Option<&str>, &[String])> = branches
         .iter()
-        .map(|b| (b.tag.as_deref(), b.keys.as_slice()))
+        .map(|b| (b.tag_text(), b.keys.as_slice()))
         .collect();
     assert_eq!(
         decided,
@@ -1045,10 +1045,157 @@ fn one_of_two_branches_lack_the_discriminator() {
 }
 
 #[test]
-fn one_of_const_not_a_string() {
+fn one_of_integer_consts_are_tags() {
+    // Nothing is held: an integer `const` tags its branch as a string's does.
     assert_snapshot!(outcome(json!({"oneOf": [
         {"type": "object", "properties": {"v": {"const": 1}}, "required": ["v"]},
         {"type": "object", "properties": {"v": {"const": 2}}, "required": ["v"]}
+    ]})));
+}
+
+/// A branch as [`tags_of`] says: its tag (discriminator and `const`), its keys, its type's name.
+type Tagged = (Option<(usize, Value)>, Vec<String>, String);
+
+/// The discriminators of the `oneOf` at the root of `a.schema.json` with `body`, and per branch
+/// its tag (discriminator and `const`), its keys and its type's name.
+fn tags_of(body: Value) -> (Vec<String>, Vec<Tagged>) {
+    let set = load(&[("a.schema.json", schema(body))]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf {
+        discriminators,
+        branches,
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a oneOf root, got {:?}", set.ir.node(root).shape)
+    };
+    let branches = branches
+        .iter()
+        .map(|b| {
+            (
+                b.tag.as_ref().map(|t| (t.property, t.value.clone())),
+                b.keys.clone(),
+                set.ir.node(b.node).name.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    (discriminators.clone(), branches)
+}
+
+fn tagged(property: &str, tag: Value) -> Value {
+    json!({"type": "object", "properties": {property: {"const": tag}, "x": {"type": "string"}}, "required": [property]})
+}
+
+#[test]
+fn one_of_tagged_on_several_properties() {
+    // Neither `kind` nor `type` alone tells the other branches apart (nor do keys).
+    let (discriminators, branches) = tags_of(json!({"title": "Event", "oneOf": [
+        tagged("kind", json!("a")),
+        tagged("type", json!("c")),
+        tagged("kind", json!("b")),
+        tagged("type", json!("d")),
+        {"type": "object", "properties": {"socket": {"type": "string"}}, "required": ["socket"]}
+    ]}));
+    assert_eq!(discriminators, ["kind", "type"]);
+    assert_eq!(
+        branches,
+        [
+            (Some((0, json!("a"))), vec![], "EventA".to_owned()),
+            (Some((1, json!("c"))), vec![], "EventC".to_owned()),
+            (Some((0, json!("b"))), vec![], "EventB".to_owned()),
+            (Some((1, json!("d"))), vec![], "EventD".to_owned()),
+            (None, vec![], "EventVariant4".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn one_of_tagged_on_several_properties_and_told_apart_by_keys() {
+    let (discriminators, branches) = tags_of(json!({"title": "Event", "oneOf": [
+        tagged("kind", json!("a")),
+        tagged("kind", json!("b")),
+        tagged("type", json!("c")),
+        tagged("type", json!("d")),
+        {"type": "object", "properties": {"socket": {"type": "string"}, "x": {"type": "string"}}, "required": ["socket"]},
+        {"type": "object", "properties": {"pipe": {"type": "string"}}, "required": ["pipe"]}
+    ]}));
+    assert_eq!(discriminators, ["kind", "type"]);
+    let keys: Vec<&[String]> = branches.iter().map(|b| b.1.as_slice()).collect();
+    let none: &[String] = &[];
+    assert_eq!(
+        keys,
+        [
+            none,
+            none,
+            none,
+            none,
+            &["socket".to_owned(), "x".to_owned()],
+            &["pipe".to_owned()]
+        ]
+    );
+}
+
+#[test]
+fn one_of_versioned_by_integers_and_booleans() {
+    let (discriminators, branches) = tags_of(json!({"title": "Doc", "oneOf": [
+        tagged("version", json!(1)),
+        tagged("version", json!(2.0)),
+        tagged("version", json!(-3)),
+        tagged("legacy", json!(true))
+    ]}));
+    assert_eq!(discriminators, ["version", "legacy"]);
+    let tags: Vec<(Option<(usize, Value)>, String)> =
+        branches.into_iter().map(|(t, _, name)| (t, name)).collect();
+    assert_eq!(
+        tags,
+        [
+            (Some((0, json!(1))), "DocV1".to_owned()),
+            (Some((0, json!(2))), "DocV2".to_owned()),
+            (Some((0, json!(-3))), "DocVMinus3".to_owned()),
+            (Some((1, json!(true))), "DocTrue".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn one_of_a_branch_with_two_tags_has_the_larger_group_s() {
+    // `kind` tags branches 0 and 1, `version` 0 and 2: `kind` comes first, so `version` is an
+    // ordinary property and branch 2, alone without a tag, is the one without `kind`.
+    let (discriminators, branches) = tags_of(json!({"oneOf": [
+        {"type": "object", "properties": {"kind": {"const": "a"}, "version": {"const": 1}}, "required": ["kind", "version"]},
+        tagged("kind", json!("b")),
+        tagged("version", json!(2))
+    ]}));
+    assert_eq!(discriminators, ["kind"]);
+    let tags: Vec<Option<(usize, Value)>> = branches.into_iter().map(|b| b.0).collect();
+    assert_eq!(tags, [Some((0, json!("a"))), Some((0, json!("b"))), None]);
+}
+
+#[test]
+fn one_of_tag_property_another_branch_declares_without_a_const() {
+    assert_snapshot!(outcome(json!({"oneOf": [
+        tagged("kind", json!("a")),
+        tagged("kind", json!("b")),
+        tagged("type", json!(1)),
+        {"type": "object", "properties": {"kind": {"type": "string"}, "y": {"type": "string"}}, "required": ["kind"]}
+    ]})));
+}
+
+#[test]
+fn one_of_integer_tags_repeated_or_not_required() {
+    assert_snapshot!(outcome(json!({"oneOf": [
+        tagged("version", json!(1)),
+        tagged("version", json!(1.0)),
+        {"type": "object", "properties": {"v": {"const": 2}}}
+    ]})));
+}
+
+#[test]
+fn one_of_several_tag_properties_with_untagged_branches_not_told_apart() {
+    assert_snapshot!(outcome(json!({"oneOf": [
+        tagged("kind", json!("a")),
+        tagged("type", json!("c")),
+        {"type": "object", "properties": {"y": {"type": "string"}}},
+        {"type": "object", "properties": {"z": {"type": "string"}}}
     ]})));
 }
 
@@ -1387,11 +1534,11 @@ fn every_supported_keyword_loads() {
     let shape = set.ir.node(file.defs[1].1);
     match &shape.shape {
         Shape::OneOf {
-            discriminator,
+            discriminators,
             branches,
         } => {
-            assert_eq!(discriminator, "kind");
-            let tags: Vec<_> = branches.iter().map(|b| b.tag.as_deref()).collect();
+            assert_eq!(*discriminators, ["kind"]);
+            let tags: Vec<_> = branches.iter().map(|b| b.tag_text()).collect();
             assert_eq!(tags, [Some("circle"), Some("square"), None]);
         }
         other => panic!("expected a oneOf, got {other:?}"),
@@ -1514,15 +1661,12 @@ fn one_of_discriminator_through_refs_in_another_file() {
     let a = set.find("a").and_then(|f| f.root).unwrap();
     match &set.ir.node(a).shape {
         Shape::OneOf {
-            discriminator,
+            discriminators,
             branches,
         } => {
-            assert_eq!(discriminator, "kind");
+            assert_eq!(*discriminators, ["kind"]);
             assert_eq!(
-                branches
-                    .iter()
-                    .map(|b| b.tag.as_deref())
-                    .collect::<Vec<_>>(),
+                branches.iter().map(|b| b.tag_text()).collect::<Vec<_>>(),
                 [Some("circle"), Some("square")]
             );
         }
@@ -1538,7 +1682,7 @@ fn one_of_untagged_branch_may_come_first() {
     )]);
     let a = set.find("a").and_then(|f| f.root).unwrap();
     assert!(
-        matches!(&set.ir.node(a).shape, Shape::OneOf { discriminator, .. } if discriminator == "kind")
+        matches!(&set.ir.node(a).shape, Shape::OneOf { discriminators, .. } if *discriminators == ["kind"])
     );
 }
 

@@ -61,6 +61,8 @@ pub mod one_of_inline_consts;
 pub mod one_of_mixed;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_nested`.
 pub mod one_of_nested;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_tags`.
+pub mod one_of_tags;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_untagged_branch`.
 pub mod one_of_untagged_branch;
 /// Generated from `crates/perago-codegen/tests/fragments/properties_and_additional_properties`.
