@@ -558,20 +558,27 @@ fn repeated_keys_are_rejected_at_their_path() {
     );
 }
 
+/// The violations a generated reader reports for `doc` (which must be invalid): path, code,
+/// message.
+fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
+    T::from_slice(doc.as_bytes())
+        .expect_err(doc)
+        .iter()
+        .map(|v| (v.path.clone(), v.code, v.message.clone()))
+        .collect()
+}
+
+/// One violation, as [`reported`] lists it.
+fn one(path: &str, code: perago::Code, message: &str) -> Vec<(String, perago::Code, String)> {
+    vec![(path.to_owned(), code, message.to_owned())]
+}
+
 /// A `oneOf` told apart by keys: no deciding key, keys of two branches, and a key read before
 /// the deciding one (kept as text, then read with the chosen branch's check), as the generated
 /// reader reports them (the table above holds the interpreter to the same).
 #[test]
 fn one_of_by_required_messages() {
     use f::one_of_by_required::{source::Source, target::Target};
-    fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
-        T::from_slice(doc.as_bytes())
-            .expect_err(doc)
-            .iter()
-            .map(|v| (v.path.clone(), v.code, v.message.clone()))
-            .collect()
-    }
-    let one = |path: &str, code, message: &str| vec![(path.to_owned(), code, message.to_owned())];
     assert_eq!(
         reported::<Source>(r#"{"depth": 2, "zz": 1}"#),
         one(
@@ -621,14 +628,6 @@ fn one_of_by_required_messages() {
 #[test]
 fn one_of_mixed_messages() {
     use f::one_of_mixed::{endpoint::Endpoint, resource::Resource};
-    fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
-        T::from_slice(doc.as_bytes())
-            .expect_err(doc)
-            .iter()
-            .map(|v| (v.path.clone(), v.code, v.message.clone()))
-            .collect()
-    }
-    let one = |path: &str, code, message: &str| vec![(path.to_owned(), code, message.to_owned())];
     assert_eq!(
         reported::<Resource>(r#"{"size": "1", "zz": 1}"#),
         one(
@@ -707,14 +706,6 @@ fn one_of_mixed_messages() {
 #[test]
 fn one_of_tags_messages() {
     use f::one_of_tags::{event::Event, setting::Setting, versioned::Versioned};
-    fn reported<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code, String)> {
-        T::from_slice(doc.as_bytes())
-            .expect_err(doc)
-            .iter()
-            .map(|v| (v.path.clone(), v.code, v.message.clone()))
-            .collect()
-    }
-    let one = |path: &str, code, message: &str| vec![(path.to_owned(), code, message.to_owned())];
     assert!(matches!(
         Event::from_slice(br#"{"x": 3, "kind": "click"}"#),
         Ok(Event::Click(_))
