@@ -1424,13 +1424,16 @@ impl<'a> Generator<'a> {
                 for (p, discriminator) in discriminators.iter().enumerate() {
                     let tag = map.get(discriminator);
                     path.push(Seg::Key(discriminator.clone()));
+                    // Every value of an `enum` tag: those of this branch are valid too.
                     for t in branches.iter().filter_map(|b| b.tag.as_ref()) {
-                        if t.property == p && !tag.is_some_and(|v| same_tag(v, &t.value)) {
-                            let label = match &t.value {
-                                Value::String(s) => format!("oneOf:other branch tag {s:?}"),
-                                other => format!("oneOf:other branch tag {other}"),
-                            };
-                            Self::set(out, path, label, t.value.clone());
+                        for value in &t.values {
+                            if t.property == p && !tag.is_some_and(|v| same_tag(v, value)) {
+                                let label = match value {
+                                    Value::String(s) => format!("oneOf:other branch tag {s:?}"),
+                                    other => format!("oneOf:other branch tag {other}"),
+                                };
+                                Self::set(out, path, label, value.clone());
+                            }
                         }
                     }
                     let mut wrong = vec![
@@ -1487,7 +1490,7 @@ impl<'a> Generator<'a> {
                             t.property == p
                                 && map
                                     .get(&discriminators[p])
-                                    .is_some_and(|v| same_tag(v, &t.value))
+                                    .is_some_and(|v| t.values.iter().any(|t| same_tag(v, t)))
                         })
                     }),
                     _ => None,

@@ -836,7 +836,7 @@ impl Emitter<'_> {
         branches
             .iter()
             .map(|b| match &b.tag {
-                Some(tag) => perago_schema::tag_name(&tag.value),
+                Some(tag) => perago_schema::tag_name(tag.first()),
                 None => self
                     .ir
                     .node(self.ir.resolve(b.node))
@@ -897,6 +897,29 @@ impl Emitter<'_> {
         (self.field_check(owner, p), None)
     }
 
+    /// The value of the field a branch's tag `value` fills (property `p`): a string `const`'s
+    /// unit type, a string `enum`'s variant, else the JSON value.
+    fn tag_field_value(&self, p: &Property, value: &Value) -> TokenStream {
+        let k = self.krate;
+        let node = self.ir.node(self.ir.resolve(p.node));
+        if let (Value::String(v), Shape::Enum(all)) = (value, &node.shape)
+            && let Some(strings) = string_values(all)
+            && let Some(i) = strings.iter().position(|s| *s == v.as_str())
+        {
+            let ty = self.rust_type(p.node);
+            let variant = format_ident!("{}", variant_names(&strings)[i]);
+            return quote! { #ty::#variant };
+        }
+        match value {
+            // A string `const` is a unit type.
+            Value::String(_) => self.rust_type(p.node),
+            other => {
+                let json = other.to_string();
+                quote! { #k::__private::serde_json::from_str(#json).expect("a tag is JSON") }
+            }
+        }
+    }
+
     /// `Contract::read` of a `oneOf`, in one pass: every branch's members into one set of
     /// slots, the discriminator first (read as the index of its tag), then the branch it names
     /// (or, when it is absent and several branches have no tag, the one of those whose keys
@@ -944,41 +967,50 @@ impl Emitter<'_> {
         let strings = discriminators.len() <= 1
             && branches
                 .iter()
-                .all(|b| b.tag.is_none() || b.tag_text().is_some());
+                .filter_map(|b| b.tag.as_ref())
+                .all(|t| t.values.iter().all(Value::is_string));
         let discriminator = discriminators
             .first()
             .map(String::as_str)
             .unwrap_or_default();
-        // Each discriminator's tags, in branch order.
+        // Each discriminator's tags, in branch order (an `enum` tag's values in its order).
         let tag_values: Vec<Vec<TokenStream>> = (0..discriminators.len())
             .map(|p| {
                 branches
                     .iter()
                     .filter_map(|b| b.tag.as_ref().filter(|t| t.property == p))
-                    .map(|t| tag_value(&check, &t.value))
+                    .flat_map(|t| t.values.iter().map(|v| tag_value(&check, v)))
                     .collect()
             })
             .collect();
         // A discriminator and several branches without a tag: without it, those branches'
         // keys decide among them (`decided`, once the members are read).
         let mixed = !by_keys && branches.iter().any(|b| !b.keys.is_empty());
-        let tags: Vec<&str> = branches.iter().filter_map(Branch::tag_text).collect();
-        // The index of each branch's tag among all tags, each discriminator's after the
-        // previous ones' (with one, among `tags`).
-        let tag_index: Vec<Option<usize>> = branches
+        let tags: Vec<&str> = branches
+            .iter()
+            .filter_map(|b| b.tag.as_ref())
+            .flat_map(|t| t.values.iter().filter_map(Value::as_str))
+            .collect();
+        // The indices of each branch's tags among all tags, each discriminator's after the
+        // previous ones' (with one, among `tags`): one for a `const`, one per value of an
+        // `enum`; empty for a branch without a tag.
+        let tag_index: Vec<Vec<usize>> = branches
             .iter()
             .enumerate()
             .map(|(i, b)| {
                 if by_keys {
-                    return Some(i);
+                    return vec![i];
                 }
-                let t = b.tag.as_ref()?;
+                let Some(t) = b.tag.as_ref() else {
+                    return Vec::new();
+                };
                 let before: usize = tag_values[..t.property].iter().map(Vec::len).sum();
-                let among = branches[..i]
+                let among: usize = branches[..i]
                     .iter()
-                    .filter(|c| c.tag.as_ref().is_some_and(|u| u.property == t.property))
-                    .count();
-                Some(before + among)
+                    .filter_map(|c| c.tag.as_ref().filter(|u| u.property == t.property))
+                    .map(|u| u.values.len())
+                    .sum();
+                (before + among..before + among + t.values.len()).collect()
             })
             .collect();
         // Every key of every branch, the discriminators first; for each, the distinct checks
@@ -1082,11 +1114,16 @@ impl Emitter<'_> {
             let mut cases = Vec::new();
             for (g, (c, users)) in slot_groups.iter().enumerate() {
                 let f = typed_slot(slot, g);
-                let known: Vec<usize> = users.iter().filter_map(|b| tag_index[*b]).collect();
+                let mut known: Vec<usize> = users
+                    .iter()
+                    .flat_map(|b| tag_index[*b].iter().copied())
+                    .collect();
                 if !known.is_empty() {
+                    known.sort_unstable();
+                    let known = indices_pattern(&known);
                     slots.push(f.clone());
                     cases.push(quote! {
-                        Some(Some(#(#known)|*)) => #f = members.read(&mut map, #slot, &#c, path, out)?,
+                        Some(Some(#known)) => #f = members.read(&mut map, #slot, &#c, path, out)?,
                     });
                 }
             }
@@ -1138,28 +1175,31 @@ impl Emitter<'_> {
             let mut settles = Vec::new();
             let mut values = Vec::new();
             let mut fields = Vec::new();
+            // The tag's field: its place among `fields`, and its value for each of the tags.
+            let mut tag_field: Option<(usize, Vec<TokenStream>)> = None;
             for ((p, ident), (slot, g, convert)) in
                 props.iter().zip(field_idents(props, false)).zip(&placed[b])
             {
                 let required = p.required;
                 declared.push(quote! { (#slot, #required) });
                 if let (true, Some(tag)) = (*slot < first, &branch.tag) {
-                    let value = match &tag.value {
-                        // A string `const` is a unit type.
-                        Value::String(_) => self.rust_type(p.node),
-                        other => {
-                            let json = other.to_string();
-                            quote! { #k::__private::serde_json::from_str(#json).expect("a tag is JSON") }
-                        }
-                    };
-                    fields.push(quote! { #ident: #value });
+                    let each = tag
+                        .values
+                        .iter()
+                        .map(|v| {
+                            let value = self.tag_field_value(p, v);
+                            quote! { #ident: #value }
+                        })
+                        .collect();
+                    tag_field = Some((fields.len(), each));
+                    fields.push(TokenStream::new());
                     continue;
                 }
                 let mut f = typed_slot(*slot, *g);
                 if conflicting(*slot) {
                     let (c, users) = &groups[*slot][*g];
                     // Only an untagged branch uses this check: never read before the end.
-                    let typed = if users.iter().any(|u| tag_index[*u].is_some()) {
+                    let typed = if users.iter().any(|u| !tag_index[*u].is_empty()) {
                         quote! { #f }
                     } else {
                         quote! { None }
@@ -1181,20 +1221,36 @@ impl Emitter<'_> {
                 fields.push(quote! { #ident: #x });
             }
             let (build, _) = bind_values(&values);
-            let arm = quote! {
-                {
-                    #(#settles)*
-                    if !members.finish(&[#(#declared),*], path, out) {
-                        return Ok(None);
+            let arm = |fields: &[TokenStream]| {
+                quote! {
+                    {
+                        #(#settles)*
+                        if !members.finish(&[#(#declared),*], path, out) {
+                            return Ok(None);
+                        }
+                        #build
+                        Ok(Some(#name::#variant(#ty { #(#fields,)* })))
                     }
-                    #build
-                    Ok(Some(#name::#variant(#ty { #(#fields,)* })))
                 }
             };
-            match tag_index[b] {
-                Some(t) => arms.push(quote! { Some(#t) => #arm }),
-                None if mixed => untagged.push(quote! { Some(#b) => #arm }),
-                None => absent = arm,
+            match (tag_index[b].as_slice(), tag_field) {
+                // One arm per tag (an `enum` tag's field is the value read).
+                (indices, Some((at, each))) => {
+                    for (t, field) in indices.iter().zip(each) {
+                        fields[at] = field;
+                        let arm = arm(&fields);
+                        arms.push(quote! { Some(#t) => #arm });
+                    }
+                }
+                ([t], None) => {
+                    let arm = arm(&fields);
+                    arms.push(quote! { Some(#t) => #arm });
+                }
+                (_, None) if mixed => {
+                    let arm = arm(&fields);
+                    untagged.push(quote! { Some(#b) => #arm });
+                }
+                (_, None) => absent = arm(&fields),
             }
         }
         // Per branch, the keys `decided` names when none is present: those it alone declares
@@ -1853,6 +1909,26 @@ fn unique_names(bases: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 /// A tag as generated code writes it, a `TagValue` of `check` (the path of the `check` module).
+/// A pattern matching the (ascending) `indices`: `0usize | 1usize`, a run of three or more
+/// as a range (`2usize..=4usize`).
+fn indices_pattern(indices: &[usize]) -> TokenStream {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &i in indices {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == i => *last = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    let parts = runs.into_iter().flat_map(|(a, b)| -> Vec<TokenStream> {
+        if b >= a + 2 {
+            vec![quote! { #a..=#b }]
+        } else {
+            (a..=b).map(|i| quote! { #i }).collect()
+        }
+    });
+    quote! { #(#parts)|* }
+}
+
 fn tag_value(check: &TokenStream, tag: &Value) -> TokenStream {
     match tag {
         Value::String(t) => quote! { #check::TagValue::Str(#t) },

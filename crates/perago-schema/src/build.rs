@@ -817,7 +817,7 @@ impl<'a> Builder<'a> {
                 &branch_hint,
                 false,
             );
-            let tag = tag.map(|(property, value)| Tag { property, value });
+            let tag = tag.map(|(property, values)| Tag { property, values });
             branches.push(Branch { tag, node, keys });
         }
         Some(Shape::OneOf {
@@ -984,14 +984,19 @@ pub fn pascal(s: &str) -> String {
 }
 
 /// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
-/// first of its own `keys` it requires, else its position.
-fn branch_name(i: usize, branch: &Value, tag: &Option<(usize, Value)>, keys: &[String]) -> String {
+/// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
+fn branch_name(
+    i: usize,
+    branch: &Value,
+    tag: &Option<(usize, Vec<Value>)>,
+    keys: &[String],
+) -> String {
     let required = branch.get("required").and_then(Value::as_array);
     let own = keys
         .iter()
         .find(|k| required.is_some_and(|r| r.iter().any(|n| n == k.as_str())));
     match tag {
-        Some((_, value)) => tag_name(value),
+        Some((_, values)) => tag_name(&values[0]),
         None => own
             .map(|k| pascal(k))
             .unwrap_or_else(|| format!("Variant{i}")),

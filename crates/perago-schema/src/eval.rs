@@ -293,7 +293,7 @@ impl Eval<'_> {
         };
         let chosen = d.branches.iter().find(|(t, _)| {
             t.as_ref()
-                .is_some_and(|(q, tag)| *q == p && self.is_tag(v, tag))
+                .is_some_and(|(q, tags)| *q == p && tags.iter().any(|tag| self.is_tag(v, tag)))
         });
         match chosen {
             Some((_, branch)) => self.run(*branch, at, path, out, top, ann),
@@ -303,7 +303,7 @@ impl Eval<'_> {
                     .iter()
                     .filter_map(|(t, _)| t.as_ref())
                     .filter(|(q, _)| *q == p)
-                    .filter_map(|(_, tag)| check::TagValue::of(tag))
+                    .flat_map(|(_, tags)| tags.iter().filter_map(check::TagValue::of))
                     .collect();
                 check::unknown_tag(&path.key(&d.properties[p]), out, &tags);
                 false

@@ -251,19 +251,30 @@ pub struct Branch {
 }
 
 impl Branch {
-    /// The branch's tag when it is a string.
+    /// The branch's tag when it is one string (a string `const`, or an `enum` of one).
     pub fn tag_text(&self) -> Option<&str> {
-        self.tag.as_ref().and_then(|t| t.value.as_str())
+        match self.tag.as_ref().map(|t| t.values.as_slice()) {
+            Some([one]) => one.as_str(),
+            _ => None,
+        }
     }
 }
 
-/// A branch's tag: the `const` it gives a discriminator.
+/// A branch's tag: the `const` it gives a discriminator, or the values of its `enum`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tag {
     /// The index of the discriminator among the `oneOf`'s `discriminators`.
     pub property: usize,
-    /// The `const`: a string, a boolean or an integer (an `i64`).
-    pub value: Value,
+    /// The `const`, or the `enum`'s values in schema order (each names the branch; the first
+    /// names its variant): strings, booleans or integers (`i64`s), none another branch's.
+    pub values: Vec<Value>,
+}
+
+impl Tag {
+    /// The value that names the branch: the `const`, or the `enum`'s first.
+    pub fn first(&self) -> &Value {
+        &self.values[0]
+    }
 }
 
 /// A branch of a [`Shape::Union`]: the JSON type it takes, and its schema.

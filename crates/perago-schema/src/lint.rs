@@ -2014,7 +2014,7 @@ fn tagged_by(
                     properties: vec![name.clone()],
                     tags: tags
                         .into_iter()
-                        .map(|t| t.map(|t| (0, Value::String(t))))
+                        .map(|t| t.map(|t| (0, vec![Value::String(t)])))
                         .collect(),
                     keys,
                 });
@@ -2098,19 +2098,24 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 ///   property is one of the branches with a tag (the others, closed, refuse it), its tag
 ///   says which; one without is one of the others (the property is required by the rest),
 ///   and its keys say which;
-/// - by several tag properties ([`tag_groups`]): each branch with a tag has it on one of
-///   `properties` (a string, integer or boolean `const`, required, distinct among the
-///   branches that declare that property, which no other branch declares); the branches
+/// - by several tag properties, or tags not all string `const`s ([`tag_groups`]): each
+///   branch with a tag has it on one of `properties` (a string, integer or boolean `const`, or
+///   an `enum` of such values, required, the values disjoint among the branches that declare
+///   that property, which no other branch declares); the branches
 ///   without a tag are one, or several told apart by their `keys` as above. A document with
 ///   one tag property is one of that property's branches, its value says which; with tag
 ///   properties of two branches, no branch holds; with none, it is one of the others.
 pub(crate) struct Decider {
     pub properties: Vec<String>,
-    /// Per branch, its tag: the index of its property in `properties`, and its `const` (an
-    /// integer is an `i64`).
-    pub tags: Vec<Option<(usize, Value)>>,
+    /// Per branch, its tag: the index of its property in `properties`, and its `const`, or
+    /// the values of its `enum` (several values name the branch), in schema order (an integer
+    /// is an `i64`).
+    pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
 }
+
+/// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
+pub(crate) type BranchTag = (usize, Vec<Value>);
 
 /// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none.
 pub(crate) fn decider(
@@ -2144,7 +2149,7 @@ pub(crate) fn decider(
         Ok(decider) => return Ok(decider),
         Err(None) => String::new(),
         Err(Some(why)) => format!(
-            "; nor by tag properties (each branch with a tag has it on one property, which only branches that list it in `required` with a distinct string, integer or boolean `const` declare; the branches without one are one, or several that each require a property no other of them declares): {why}"
+            "; nor by tag properties (each branch with a tag has it on one property, which only branches that list it in `required` with a distinct string, integer or boolean `const`, or an `enum` of such values no other of them gives, declare; the branches without one are one, or several that each require a property no other of them declares): {why}"
         ),
     };
     Err(format!(
@@ -2166,13 +2171,68 @@ fn tag_value(v: &Value) -> Option<Value> {
     }
 }
 
+/// The tags a property's (followed) schema gives its branch: its `const`, or the values of
+/// its `enum` (in schema order, each once). `None` when it has neither; an error (what the
+/// branch does, for a message) when its `enum` is no tag: a value that is not a string, an
+/// integer or a boolean, a `type` that refuses one, or a keyword beside it other than `type`
+/// and annotations (the tag is read as its value alone).
+fn tags_of(schema: &Value) -> Option<Result<Vec<Value>, String>> {
+    if let Some(c) = schema.get("const") {
+        return tag_value(c).map(|t| Ok(vec![t]));
+    }
+    let values = schema.get("enum")?.as_array()?;
+    let why = |what: String| Some(Err(format!("gives it an `enum` {what}")));
+    if values.is_empty() {
+        return why("with no value".into());
+    }
+    if let Some(k) = schema
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .find(|k| !matches!(k.as_str(), "enum" | "type") && !is_annotation(k))
+    {
+        return why(format!("with `{k}` beside it"));
+    }
+    let mut tags: Vec<Value> = Vec::new();
+    for v in values {
+        let Some(t) = tag_value(v) else {
+            return why(format!(
+                "with {v}, which is not a string, an integer or a boolean"
+            ));
+        };
+        let types: Vec<&str> = match schema.get("type") {
+            None => Vec::new(),
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            Some(_) => vec![""],
+        };
+        if !types.is_empty() && !types.iter().any(|ty| value_has_type(v, ty, false)) {
+            return why(format!("with {v}, which its `type` refuses"));
+        }
+        if !tags.contains(&t) {
+            tags.push(t);
+        }
+    }
+    Some(Ok(tags))
+}
+
+/// True when `schema` (followed) gives an `enum`.
+fn schema_has_enum(schema: Option<(usize, Value)>) -> bool {
+    schema.is_some_and(|(_, s)| s.get("enum").is_some() && s.get("const").is_none())
+}
+
+/// A tag property and its branches, each with its tags.
+type Group<'a> = (&'a String, Vec<(usize, Vec<Value>)>);
+
 /// The [`Decider`] of branches tagged on several properties, or with tags that are not all
-/// strings: each property some branch gives a tag `const` qualifies when every branch that
-/// declares it requires it with a distinct tag (its group); the groups are taken largest
+/// strings, or given by `enum`s: each property some branch gives a tag `const` or an `enum` of
+/// tags ([`tags_of`]) qualifies when every branch that declares it requires it with tags no
+/// other of them gives (its group); the groups are taken largest
 /// first, then in schema order, each only when none of its branches is in a group already.
 /// The branches in no group are one, or several told apart by their [`own_keys`]. Otherwise
 /// why not, when there is something to say beyond [`tagged_by`]'s reasons (a tag that is not
-/// a string, or several properties with tags of which some qualify); `None` when not.
+/// a string, an `enum`, or several properties with tags of which some qualify); `None` when
+/// not.
 fn tag_groups(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
@@ -2192,12 +2252,13 @@ fn tag_groups(
     }
     let mut reasons = Vec::new();
     // (property, its branches with their tags), in schema order.
-    let mut groups: Vec<(&String, Vec<(usize, Value)>)> = Vec::new();
+    let mut groups: Vec<Group<'_>> = Vec::new();
     let mut plausible_properties = 0usize;
     let mut not_strings = false;
+    let mut enums = false;
     // The empty key stands for "told apart by keys" elsewhere: never a tag.
     for name in candidates.into_iter().filter(|n| !n.is_empty()) {
-        let mut members: Vec<(usize, Value)> = Vec::new();
+        let mut members: Vec<(usize, Vec<Value>)> = Vec::new();
         let mut plausible = false;
         let mut problem = None;
         for (i, (doc, branch)) in branches.iter().enumerate() {
@@ -2208,16 +2269,29 @@ fn tag_groups(
                 .get("required")
                 .and_then(Value::as_array)
                 .is_some_and(|r| r.iter().any(|n| n == name.as_str()));
-            let tag = follow(*doc, schema).and_then(|(_, s)| s.get("const").and_then(tag_value));
-            plausible |= tag.is_some();
-            not_strings |= tag.as_ref().is_some_and(|t| !t.is_string());
+            let tag = follow(*doc, schema).and_then(|(_, s)| tags_of(&s));
+            plausible |= tag.as_ref().is_some_and(|t| t.is_ok());
+            not_strings |= tag
+                .as_ref()
+                .and_then(|t| t.as_ref().ok())
+                .is_some_and(|t| t.iter().any(|t| !t.is_string()));
+            enums |= tag.is_some() && schema_has_enum(follow(*doc, schema));
             let found = match tag {
                 None => Err(format!(
                     "branch {i} declares it without a string, integer or boolean `const`"
                 )),
+                Some(Err(why)) => Err(format!("branch {i} {why}")),
                 Some(_) if !required => Err(format!("branch {i} does not list it in `required`")),
-                Some(t) => match members.iter().find(|(_, u)| *u == t) {
-                    Some((j, _)) => Err(format!("branches {j} and {i} both have the `const` {t}")),
+                Some(Ok(t)) => match members
+                    .iter()
+                    .find_map(|(j, u)| t.iter().find(|v| u.contains(v)).map(|v| (j, v)))
+                {
+                    Some((j, v))
+                        if t.len() == 1 && members[..].iter().all(|(_, u)| u.len() == 1) =>
+                    {
+                        Err(format!("branches {j} and {i} both have the `const` {v}"))
+                    }
+                    Some((j, v)) => Err(format!("branches {j} and {i} both have the tag {v}")),
                     None => Ok(t),
                 },
             };
@@ -2262,7 +2336,7 @@ fn tag_groups(
     chosen.sort_unstable();
     // Without a tag that is not a string, and with no property that qualifies, [`tagged_by`]
     // said it all.
-    let relevant = not_strings || (!chosen.is_empty() && plausible_properties > 1);
+    let relevant = not_strings || enums || (!chosen.is_empty() && plausible_properties > 1);
     let why = |reasons: &[String], last: &str| {
         let mut all = reasons.to_vec();
         if !last.is_empty() {
@@ -2273,7 +2347,7 @@ fn tag_groups(
     if chosen.is_empty() {
         return Err(why(&reasons, "no property qualifies"));
     }
-    let mut tags: Vec<Option<(usize, Value)>> = vec![None; branches.len()];
+    let mut tags: Vec<Option<BranchTag>> = vec![None; branches.len()];
     for (p, g) in chosen.iter().enumerate() {
         for (i, t) in &groups[*g].1 {
             tags[*i] = Some((p, t.clone()));

@@ -58,9 +58,10 @@ pub(crate) enum Additional {
 pub(crate) struct Discriminated {
     /// The discriminators; empty when keys alone decide.
     pub properties: Vec<String>,
-    /// `(tag, branch)`, the tag being the index of its discriminator and its `const`: `None`
-    /// for the branches chosen when no discriminator is present.
-    pub branches: Vec<(Option<(usize, Value)>, Ix)>,
+    /// `(tag, branch)`, the tag being the index of its discriminator and its `const` (or its
+    /// `enum`'s values, any of which names the branch): `None` for the branches chosen when no
+    /// discriminator is present.
+    pub branches: Vec<(Option<crate::lint::BranchTag>, Ix)>,
     /// When `properties` is empty, per branch the keys only it declares: the branch whose keys
     /// the object has is chosen (none, or several branches', is reported as such). Else, when
     /// several branches have no tag, the same for those (the others' empty), used when the

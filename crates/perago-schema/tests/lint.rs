@@ -1072,7 +1072,7 @@ fn tags_of(body: Value) -> (Vec<String>, Vec<Tagged>) {
         .iter()
         .map(|b| {
             (
-                b.tag.as_ref().map(|t| (t.property, t.value.clone())),
+                b.tag.as_ref().map(|t| (t.property, t.first().clone())),
                 b.keys.clone(),
                 set.ir.node(b.node).name.clone().unwrap_or_default(),
             )
@@ -1196,6 +1196,99 @@ fn one_of_several_tag_properties_with_untagged_branches_not_told_apart() {
         tagged("type", json!("c")),
         {"type": "object", "properties": {"y": {"type": "string"}}},
         {"type": "object", "properties": {"z": {"type": "string"}}}
+    ]})));
+}
+
+/// A branch as [`tag_values_of`] says: its tag (discriminator and every value), its type's name.
+type TagValues = (Option<(usize, Vec<Value>)>, String);
+
+/// Per branch of the `oneOf` at the root of `a.schema.json` with `body`: its tag
+/// (discriminator and every value), and its type's name.
+fn tag_values_of(body: Value) -> Vec<TagValues> {
+    let set = load(&[("a.schema.json", schema(body))]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf { branches, .. } = &set.ir.node(root).shape else {
+        panic!("a oneOf root, got {:?}", set.ir.node(root).shape)
+    };
+    branches
+        .iter()
+        .map(|b| {
+            (
+                b.tag.as_ref().map(|t| (t.property, t.values.clone())),
+                set.ir.node(b.node).name.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn enum_tagged(property: &str, tags: Value) -> Value {
+    json!({"type": "object", "properties": {property: {"enum": tags}, "x": {"type": "string"}}, "required": [property]})
+}
+
+#[test]
+fn one_of_enum_tags_name_their_branch() {
+    // Several values name a branch; the first names its variant; integers as JSON compares
+    // them (5.0 is 5); a `type` that takes every value, and annotations, may stand beside.
+    let branches = tag_values_of(json!({"title": "Change", "oneOf": [
+        enum_tagged("op", json!(["create", "insert"])),
+        tagged("op", json!("delete")),
+        {"type": "object", "properties": {"op": {"type": "string", "enum": ["move", "rename"], "title": "Op"}}, "required": ["op"]}
+    ]}));
+    assert_eq!(
+        branches,
+        [
+            (
+                Some((0, vec![json!("create"), json!("insert")])),
+                "ChangeCreate".to_owned()
+            ),
+            (Some((0, vec![json!("delete")])), "ChangeDelete".to_owned()),
+            (
+                Some((0, vec![json!("move"), json!("rename")])),
+                "ChangeMove".to_owned()
+            ),
+        ]
+    );
+    let branches = tag_values_of(json!({"title": "Level", "oneOf": [
+        enum_tagged("level", json!([1, 2])),
+        enum_tagged("level", json!([5.0, 4])),
+        {"type": "object", "properties": {"raw": {"type": "string"}}, "required": ["raw"]}
+    ]}));
+    assert_eq!(
+        branches,
+        [
+            (Some((0, vec![json!(1), json!(2)])), "LevelV1".to_owned()),
+            (Some((0, vec![json!(5), json!(4)])), "LevelV5".to_owned()),
+            (None, "LevelVariant2".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn one_of_enum_tags_overlapping() {
+    // `b` names two branches: nothing tells them apart.
+    assert_snapshot!(outcome(json!({"oneOf": [
+        enum_tagged("kind", json!(["a", "b"])),
+        enum_tagged("kind", json!(["b", "c"]))
+    ]})));
+}
+
+#[test]
+fn one_of_enum_tags_not_tags() {
+    // A value that is no tag (null), a `type` that refuses one, a keyword beside the `enum`,
+    // a branch that does not require it: each property is no tag.
+    assert_snapshot!(outcome(json!({"oneOf": [
+        {"type": "object", "properties": {
+            "a": {"enum": ["x", null]},
+            "b": {"type": "string", "enum": ["x", 1]},
+            "c": {"enum": ["x", "y"], "minLength": 1},
+            "d": {"enum": ["x", "y"]}
+        }, "required": ["a", "b", "c"]},
+        {"type": "object", "properties": {
+            "a": {"const": "z"},
+            "b": {"const": "z"},
+            "c": {"const": "z"},
+            "d": {"const": "z"}
+        }, "required": ["a", "b", "c", "d"]}
     ]})));
 }
 
