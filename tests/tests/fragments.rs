@@ -118,6 +118,7 @@ fragments! {
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
+    one_of_enum_and_type: change::Change, change::ChangeCreate, change::ChangeDelete, change::ChangeMove, level::Level, level::LevelV1, level::LevelV4, level::LevelV0, level::LevelRaw, level::LevelMarker, shape::Shape, shape::ShapeCircle, shape::ShapeSquare;
     one_of_inline_consts: event::Event, event::EventCreated, event::EventDeleted, event::EventRenamed;
     one_of_mixed: resource::Resource, resource::ResourceBlob, resource::ResourceLink, resource::ResourceUrl, resource::ResourcePath, endpoint::Endpoint, endpoint::EndpointTcp, endpoint::EndpointUdp, endpoint::EndpointSocket, endpoint::EndpointPipe;
     one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
@@ -827,6 +828,88 @@ fn one_of_tags_messages() {
             "$",
             perago::Code::OneOf,
             r#"none of the branches' required keys is present: expected "schema", or "old""#
+        )
+    );
+}
+
+/// What the generated reader of a `oneOf` whose tags are `enum`s says: any value of a
+/// branch's `enum` chooses it (and is its tag field's value), a value of none is reported
+/// with every value of every branch, in schema order; a key the branches check differently is
+/// read as the branch chosen says, before or after its tag.
+#[test]
+fn one_of_enum_tags_messages() {
+    use f::one_of_enum_and_type::change::{Change, ChangeCreateOp, ChangeMoveOp};
+    use f::one_of_enum_and_type::{level::Level, shape::Shape};
+    assert!(matches!(
+        Change::from_slice(br#"{"value": "v", "op": "insert", "path": "p"}"#),
+        Ok(Change::Create(c)) if c.op == ChangeCreateOp::Insert
+    ));
+    assert!(matches!(
+        Change::from_slice(br#"{"op": "rename", "from": "a", "path": "b", "value": 2}"#),
+        Ok(Change::Move(m)) if m.op == ChangeMoveOp::Rename
+    ));
+    assert!(matches!(
+        Change::from_slice(br#"{"op": "delete", "path": "p"}"#),
+        Ok(Change::Delete(_))
+    ));
+    assert_eq!(
+        reported::<Change>(r#"{"op": "update", "path": "p"}"#),
+        one(
+            "$.op",
+            perago::Code::Discriminator,
+            r#"must be one of: "create", "insert", "delete", "move", "rename""#
+        )
+    );
+    assert_eq!(
+        reported::<Change>(r#"{"value": "v", "op": "move", "from": "a", "path": "b"}"#),
+        one(
+            "$.value",
+            perago::Code::Type,
+            "must be an integer, found a string"
+        )
+    );
+    assert_eq!(
+        reported::<Change>(r#"{"op": "delete", "path": "p", "value": "v"}"#),
+        one("$.value", perago::Code::UnknownField, "unknown field")
+    );
+    assert!(matches!(
+        Level::from_slice(br#"{"level": 5.0, "message": "m"}"#),
+        Ok(Level::V4(l)) if l.level == 5
+    ));
+    assert!(matches!(
+        Level::from_slice(br#"{"message": "m", "level": 2}"#),
+        Ok(Level::V1(l)) if l.level == 2
+    ));
+    assert!(matches!(
+        Level::from_slice(br#"{"message": true, "marker": false}"#),
+        Ok(Level::LevelMarker(_))
+    ));
+    assert_eq!(
+        reported::<Level>(r#"{"level": 6, "message": "m"}"#),
+        one(
+            "$.level",
+            perago::Code::Discriminator,
+            "must be one of: 1, 2, 3, 4, 5, 0"
+        )
+    );
+    assert_eq!(
+        reported::<Level>(r#"{"message": "", "level": 4}"#),
+        one(
+            "$.message",
+            perago::Code::MinLength,
+            "must be at least 1 character long"
+        )
+    );
+    assert!(matches!(
+        Shape::from_slice(br#"{"kind": "disc", "size": 0.5}"#),
+        Ok(Shape::Circle(_))
+    ));
+    assert_eq!(
+        reported::<Shape>(r#"{"size": 0.5, "kind": "square"}"#),
+        one(
+            "$.size",
+            perago::Code::Type,
+            "must be an integer, found a number"
         )
     );
 }

@@ -155,6 +155,10 @@ snapshots! {
     /// and boolean tags (`version`: 1, 2, 3.0; `legacy`: true), an untagged branch alone; the
     /// same for the objects of a union.
     one_of_tags,
+    /// Tags written as `enum`s (several values name a branch: `op` create/insert, move/rename
+    /// beside a `const`; integer levels 1-3, 4 and 5.0, with keyed branches without a tag; the
+    /// same for the objects of a union).
+    one_of_enum_and_type,
 
     // Unions of JSON types
     /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,

@@ -55,6 +55,8 @@ pub mod one_of_conflicting_field_types;
 pub mod one_of_conflicting_shapes;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_edge_cases`.
 pub mod one_of_edge_cases;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type`.
+pub mod one_of_enum_and_type;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_inline_consts`.
 pub mod one_of_inline_consts;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_mixed`.
