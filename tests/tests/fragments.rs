@@ -838,7 +838,7 @@ fn one_of_tags_messages() {
 /// read as the branch chosen says, before or after its tag.
 #[test]
 fn one_of_enum_tags_messages() {
-    use f::one_of_enum_and_type::change::{Change, ChangeCreateOp, ChangeMoveOp};
+    use f::one_of_enum_and_type::change::{Change, ChangeCreateOp, MoveOp};
     use f::one_of_enum_and_type::{level::Level, shape::Shape};
     assert!(matches!(
         Change::from_slice(br#"{"value": "v", "op": "insert", "path": "p"}"#),
@@ -846,7 +846,7 @@ fn one_of_enum_tags_messages() {
     ));
     assert!(matches!(
         Change::from_slice(br#"{"op": "rename", "from": "a", "path": "b", "value": 2}"#),
-        Ok(Change::Move(m)) if m.op == ChangeMoveOp::Rename
+        Ok(Change::Move(m)) if m.op == MoveOp::Rename
     ));
     assert!(matches!(
         Change::from_slice(br#"{"op": "delete", "path": "p"}"#),

@@ -156,7 +156,7 @@ snapshots! {
     /// same for the objects of a union.
     one_of_tags,
     /// Tags written as `enum`s (several values name a branch: `op` create/insert, move/rename
-    /// beside a `const`; integer levels 1-3, 4 and 5.0, with keyed branches without a tag; the
+    /// by a `$ref` to a definition, beside a `const`; integer levels 1-3, 4 and 5.0, with keyed branches without a tag; the
     /// same for the objects of a union).
     one_of_enum_and_type,
 

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/change.schema.json` (`file:change.schema.json`).
 /// Change
 ///
-/// Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename says where from. `value` is checked differently by two branches.
+/// Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Change {
@@ -13,7 +13,7 @@ pub enum Change {
 }
 impl ::perago::Contract for Change {
     const LOCATION: &'static str = "change.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Change\",\"description\":\"Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename says where from. `value` is checked differently by two branches.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"enum\":[\"create\",\"insert\"]},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"op\",\"path\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"delete\"},\"path\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"op\",\"path\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"move\",\"rename\"],\"description\":\"Where it goes is `path`.\"},\"from\":{\"type\":\"string\"},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"op\",\"from\",\"path\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Change\",\"description\":\"Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"enum\":[\"create\",\"insert\"]},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"op\",\"path\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"delete\"},\"path\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"op\",\"path\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"$ref\":\"#/$defs/MoveOp\"},\"from\":{\"type\":\"string\"},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"op\",\"from\",\"path\"],\"additionalProperties\":false}],\"$defs\":{\"MoveOp\":{\"type\":\"string\",\"enum\":[\"move\",\"rename\"],\"description\":\"Where it goes is `path`.\"}}}";
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -305,7 +305,7 @@ impl ::perago::Contract for Change {
                                 Ok(
                                     Some(
                                         Change::Move(ChangeMove {
-                                            op: ChangeMoveOp::Move,
+                                            op: MoveOp::Move,
                                             from: x0,
                                             path: x1,
                                             value: x2,
@@ -355,7 +355,7 @@ impl ::perago::Contract for Change {
                                 Ok(
                                     Some(
                                         Change::Move(ChangeMove {
-                                            op: ChangeMoveOp::Rename,
+                                            op: MoveOp::Rename,
                                             from: x0,
                                             path: x1,
                                             value: x2,
@@ -674,9 +674,8 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeDelete {
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
 pub struct ChangeMove {
-    /// Where it goes is `path`.
     #[serde(rename = "op")]
-    pub op: ChangeMoveOp,
+    pub op: MoveOp,
     #[serde(rename = "from")]
     pub from: String,
     #[serde(rename = "path")]
@@ -691,7 +690,7 @@ impl ChangeMove {
 }
 impl ::perago::Contract for ChangeMove {
     const LOCATION: &'static str = "change.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"move\",\"rename\"],\"description\":\"Where it goes is `path`.\"},\"from\":{\"type\":\"string\"},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"op\",\"from\",\"path\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"$ref\":\"#/$defs/MoveOp\"},\"from\":{\"type\":\"string\"},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"op\",\"from\",\"path\"],\"additionalProperties\":false,\"$defs\":{\"MoveOp\":{\"type\":\"string\",\"enum\":[\"move\",\"rename\"],\"description\":\"Where it goes is `path`.\"}}}";
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -729,9 +728,9 @@ impl ::perago::Contract for ChangeMove {
                                     0usize,
                                     &::perago::__private::stream::Then(
                                         ::perago::__private::stream::StrEnum(
-                                            &ChangeMoveOp::ALL.map(|x| x.as_str()),
+                                            &MoveOp::ALL.map(|x| x.as_str()),
                                         ),
-                                        |i: usize| ChangeMoveOp::ALL[i],
+                                        |i: usize| MoveOp::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -848,28 +847,26 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeMove {
     ::perago::__private::serde::Serialize
 )]
 #[serde(crate = "::perago::__private::serde")]
-pub enum ChangeMoveOp {
+pub enum MoveOp {
     #[serde(rename = "move")]
     Move,
     #[serde(rename = "rename")]
     Rename,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeMoveOp {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for MoveOp {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
         ::perago::__private::stream::deserialize(
             d,
             &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
-                    &ChangeMoveOp::ALL.map(|x| x.as_str()),
-                ),
-                |i: usize| ChangeMoveOp::ALL[i],
+                ::perago::__private::stream::StrEnum(&MoveOp::ALL.map(|x| x.as_str())),
+                |i: usize| MoveOp::ALL[i],
             ),
         )
     }
 }
-impl ChangeMoveOp {
+impl MoveOp {
     /// Every value, in schema order.
     pub const ALL: [Self; 2usize] = [Self::Move, Self::Rename];
     /// The JSON string of this value.
