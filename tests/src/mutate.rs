@@ -1417,6 +1417,40 @@ impl<'a> Generator<'a> {
             Shape::OneOf {
                 discriminators,
                 branches,
+            } if branches.iter().any(|b| !b.kinds.is_empty()) => {
+                // Told apart by a member's JSON type: the member as each other JSON type,
+                // as each other branch's valid member, and absent; then this branch's edits.
+                let Value::Object(map) = value else { return };
+                let member = &discriminators[0];
+                path.push(Seg::Key(member.clone()));
+                for (label, w) in wrong_types() {
+                    Self::set(out, path, format!("oneOf:member {label}"), w);
+                }
+                for (i, b) in branches.iter().enumerate() {
+                    let Shape::Object { properties, .. } = self.shape(b.node) else {
+                        continue;
+                    };
+                    if let Some(p) = properties.iter().find(|p| p.name == *member) {
+                        let v = self.valid(p.node);
+                        Self::set(out, path, format!("oneOf:member of branch {i}"), v);
+                    }
+                }
+                if map.contains_key(member) {
+                    Self::push(out, "oneOf:remove member", Op::Remove(path.clone()));
+                }
+                path.pop();
+                let chosen = map.get(member).and_then(|v| {
+                    branches
+                        .iter()
+                        .find(|b| b.kinds.iter().any(|k| k.admits(v)))
+                });
+                if let Some(branch) = chosen {
+                    self.mutate(branch.node, value, path, false, out);
+                }
+            }
+            Shape::OneOf {
+                discriminators,
+                branches,
             } => {
                 let Value::Object(map) = value else { return };
                 // Per discriminator: each other tag of its branches (with one already present

@@ -960,9 +960,15 @@ impl Emitter<'_> {
             let message = format!("`{name}`: a `oneOf` branch is not a closed object");
             return quote! { compile_error!(#message); };
         };
+        // Told apart by the JSON type of one member: it is read as any key the branches check
+        // differently (kept as JSON text, read once the branch is known), its type names the
+        // branch (`kinded`), and the branch's index stands for its tag.
+        let by_type = branches.iter().any(|b| !b.kinds.is_empty());
+        let typed_member = discriminators.first().filter(|_| by_type).cloned();
+        let discriminators: &[String] = if by_type { &[] } else { discriminators };
         // No discriminator: the first key only one branch declares decides (`decided`), read
         // as the tag is, and the branch's index stands for its tag.
-        let by_keys = discriminators.is_empty();
+        let by_keys = discriminators.is_empty() && !by_type;
         // One discriminator with string tags: read with `Tag`; else with `AnyTag`.
         let strings = discriminators.len() <= 1
             && branches
@@ -998,7 +1004,7 @@ impl Emitter<'_> {
             .iter()
             .enumerate()
             .map(|(i, b)| {
-                if by_keys {
+                if by_keys || by_type {
                     return vec![i];
                 }
                 let Some(t) = b.tag.as_ref() else {
@@ -1051,7 +1057,10 @@ impl Emitter<'_> {
             }
             placed.push(here);
         }
-        let conflicting = |slot: usize| groups[slot].len() > 1;
+        let type_slot = typed_member
+            .as_ref()
+            .and_then(|m| keys.iter().position(|k| k == m));
+        let conflicting = |slot: usize| groups[slot].len() > 1 || type_slot == Some(slot);
         let typed_slot = |slot: usize, g: usize| {
             if conflicting(slot) {
                 format_ident!("f{}_{}", slot, g)
@@ -1111,6 +1120,14 @@ impl Emitter<'_> {
                 continue;
             }
             let captured = format_ident!("r{}", slot);
+            if by_type {
+                // No branch is known before the members are read.
+                slots.push(captured.clone());
+                arms.push(quote! {
+                    #s::Key::Declared(#slot) => #captured = members.capture(&mut map, #slot)?,
+                });
+                continue;
+            }
             let mut cases = Vec::new();
             for (g, (c, users)) in slot_groups.iter().enumerate() {
                 let f = typed_slot(slot, g);
@@ -1199,7 +1216,7 @@ impl Emitter<'_> {
                 if conflicting(*slot) {
                     let (c, users) = &groups[*slot][*g];
                     // Only an untagged branch uses this check: never read before the end.
-                    let typed = if users.iter().any(|u| !tag_index[*u].is_empty()) {
+                    let typed = if !by_type && users.iter().any(|u| !tag_index[*u].is_empty()) {
                         quote! { #f }
                     } else {
                         quote! { None }
@@ -1276,6 +1293,26 @@ impl Emitter<'_> {
         let deciding = quote! {
             const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
         };
+        if let Some(slot) = type_slot {
+            // Each branch's arm is `Some(index) => …` (its index stands for its tag).
+            let captured = format_ident!("r{}", slot);
+            let n = branches.len();
+            let kinds = branches.iter().map(|b| {
+                let names = b.kinds.iter().map(|k| k.name());
+                quote! { &[#(#names),*] }
+            });
+            let expected = perago_schema::ir::kinds_text(
+                branches.iter().flat_map(|b| b.kinds.iter().copied()),
+            );
+            return quote! {
+                const KINDS: [&[&str]; #n] = [#(#kinds),*];
+                #members
+                match members.kinded(#slot, &#captured, &KINDS, #expected, path, out) {
+                    #(#arms)*
+                    _ => Ok(None),
+                }
+            };
+        }
         if by_keys {
             // Each branch's arm is `Some(index) => …` (its index stands for its tag).
             return quote! {

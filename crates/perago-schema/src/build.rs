@@ -805,11 +805,18 @@ impl<'a> Builder<'a> {
             properties: discriminators,
             tags,
             mut keys,
+            mut kinds,
         } = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
         keys.resize(members.len(), Vec::new());
+        kinds.resize(members.len(), Vec::new());
         let mut branches = Vec::new();
-        for (((i, (_, b)), tag), keys) in members.iter().zip(tags).zip(keys) {
-            let branch_hint = format!("{hint}{}", branch_name(*i, b, &tag, &keys));
+        for ((((i, (_, b)), tag), keys), kinds) in members.iter().zip(tags).zip(keys).zip(kinds) {
+            let name = match kinds.first() {
+                // Told apart by a member's JSON type: named after it.
+                Some(kind) => pascal(kind.name()),
+                None => branch_name(*i, b, &tag, &keys),
+            };
+            let branch_hint = format!("{hint}{name}");
             let node = self.build(
                 doc,
                 &format!("{pointer}/{keyword}/{i}"),
@@ -818,7 +825,12 @@ impl<'a> Builder<'a> {
                 false,
             );
             let tag = tag.map(|(property, values)| Tag { property, values });
-            branches.push(Branch { tag, node, keys });
+            branches.push(Branch {
+                tag,
+                node,
+                keys,
+                kinds,
+            });
         }
         Some(Shape::OneOf {
             discriminators,

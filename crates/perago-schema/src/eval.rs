@@ -248,6 +248,28 @@ impl Eval<'_> {
             );
             return false;
         }
+        if !d.kinds.is_empty() {
+            // Told apart by the JSON type of its one discriminator: absent, or of no
+            // branch's type, is reported alone.
+            let property = &d.properties[0];
+            let Some(v) = self.member(at, property) else {
+                check::required(&path.key(property), out);
+                return false;
+            };
+            let tok = self.tok(v);
+            return match d.kinds.iter().position(|bits| has_type(*bits, tok)) {
+                Some(b) => self.run(d.branches[b].1, at, path, out, top, ann),
+                None => {
+                    push(
+                        out,
+                        &path.key(property),
+                        Code::Type,
+                        format!("must be {}, found {}", d.expected, found(tok)),
+                    );
+                    false
+                }
+            };
+        }
         if d.properties.is_empty() {
             return self.decided_by_keys(d, at, path, out, top, ann);
         }

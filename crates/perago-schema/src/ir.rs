@@ -151,7 +151,8 @@ pub enum Shape {
     /// tag, when several, are told apart by their keys when no discriminator is present. With
     /// several discriminators, each branch with a tag has it on one of them (which only the
     /// branches with a tag on it declare): a document with one is one of those branches, with
-    /// several none.
+    /// several none. Or, with one discriminator and no tags, by its JSON type
+    /// ([`Branch::kinds`]).
     OneOf {
         /// The properties that tell the branches apart (their tags); empty when keys do.
         discriminators: Vec<String>,
@@ -248,6 +249,10 @@ pub struct Branch {
     /// without a tag: for each of those, the properties only it of them declares (empty for
     /// the branches with a tag).
     pub keys: Vec<String>,
+    /// When the `oneOf` is told apart by the JSON type of its one discriminator (a member
+    /// every branch requires, without a tag): the JSON types this branch's schema for it
+    /// takes, no other branch's; empty otherwise.
+    pub kinds: Vec<Kind>,
 }
 
 impl Branch {

@@ -2017,6 +2017,7 @@ fn tagged_by(
                         .map(|t| t.map(|t| (0, vec![Value::String(t)])))
                         .collect(),
                     keys,
+                    kinds: Vec::new(),
                 });
             }
             Some(p) if plausible => reasons.push(format!("`{name}` does not qualify: {p}")),
@@ -2104,7 +2105,10 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 ///   that property, which no other branch declares); the branches
 ///   without a tag are one, or several told apart by their `keys` as above. A document with
 ///   one tag property is one of that property's branches, its value says which; with tag
-///   properties of two branches, no branch holds; with none, it is one of the others.
+///   properties of two branches, no branch holds; with none, it is one of the others;
+/// - by a member's JSON type ([`typed_by`]): `properties` is that one member, which every
+///   branch requires and gives a `type` no other branch's takes, `kinds` those types per
+///   branch (no tags, no keys). The member's type says the branch; absent, none holds.
 pub(crate) struct Decider {
     pub properties: Vec<String>,
     /// Per branch, its tag: the index of its property in `properties`, and its `const`, or
@@ -2112,6 +2116,9 @@ pub(crate) struct Decider {
     /// is an `i64`).
     pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
+    /// By a member's JSON type ([`typed_by`]): per branch, the JSON types its schema for the
+    /// one property in `properties` takes (pairwise disjoint); empty otherwise.
+    pub kinds: Vec<Vec<Kind>>,
 }
 
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
@@ -2134,6 +2141,7 @@ pub(crate) fn decider(
                 properties: Vec::new(),
                 tags: vec![None; branches.len()],
                 keys,
+                kinds: Vec::new(),
             });
         }
         Err(refused) => refused
@@ -2152,10 +2160,111 @@ pub(crate) fn decider(
             "; nor by tag properties (each branch with a tag has it on one property, which only branches that list it in `required` with a distinct string, integer or boolean `const`, or an `enum` of such values no other of them gives, declare; the branches without one are one, or several that each require a property no other of them declares): {why}"
         ),
     };
+    let typed = match typed_by(branches, &mut follow) {
+        Ok(decider) => return Ok(decider),
+        Err(None) => String::new(),
+        Err(Some(why)) => format!(
+            "; nor by the JSON type of a property every branch lists in `required` and gives a `type` no other branch's takes (`integer` and `number` overlap): {why}"
+        ),
+    };
     Err(format!(
-        "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}{several}",
+        "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}{several}{typed}",
         problems.join("; ")
     ))
+}
+
+/// The JSON types a (followed) property schema's `type` names (`[T, "null"]` is T and null),
+/// or `None` without a `type` (or with a name that is none).
+fn type_kinds(schema: &Value) -> Option<Vec<Kind>> {
+    let names: Vec<&str> = match schema.get("type")? {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().map(Value::as_str).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let mut kinds = Vec::new();
+    for name in names {
+        let kind = Kind::named(name)?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    (!kinds.is_empty()).then_some(kinds)
+}
+
+/// The [`Decider`] of branches told apart by the JSON type of one member: a property every
+/// branch lists in `required` and whose (followed) schema has a `type`, the branches' types
+/// pairwise disjoint (`integer` and `number` overlap). The first such property in schema
+/// order. Otherwise why not, when some property every branch requires has a `type` in each
+/// (`None` when none has: nothing to say beyond the other rules' reasons).
+fn typed_by(
+    branches: &[(usize, Value)],
+    mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+) -> Result<Decider, Option<String>> {
+    if branches.len() < 2 {
+        return Err(None);
+    }
+    let required = |b: &Value, name: &str| {
+        b.get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|n| n == name))
+    };
+    let Some(first) = branches[0].1.get("properties").and_then(Value::as_object) else {
+        return Err(None);
+    };
+    let mut reasons = Vec::new();
+    // The empty key stands for "told apart by keys" elsewhere: never the member.
+    for name in first.keys().filter(|n| !n.is_empty()) {
+        let mut kinds: Vec<Vec<Kind>> = Vec::new();
+        for (doc, branch) in branches {
+            if !required(branch, name) {
+                break;
+            }
+            let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
+                break;
+            };
+            let Some(k) = follow(*doc, schema).and_then(|(_, s)| type_kinds(&s)) else {
+                break;
+            };
+            kinds.push(k);
+        }
+        if kinds.len() < branches.len() {
+            continue;
+        }
+        let clash = (0..kinds.len()).find_map(|j| {
+            (0..j).find_map(|i| {
+                kinds[i].iter().find_map(|a| {
+                    kinds[j]
+                        .iter()
+                        .find(|b| overlap(*a, **b))
+                        .map(|b| (i, j, *a, *b))
+                })
+            })
+        });
+        match clash {
+            None => {
+                return Ok(Decider {
+                    properties: vec![name.clone()],
+                    tags: vec![None; branches.len()],
+                    keys: Vec::new(),
+                    kinds,
+                });
+            }
+            Some((i, j, a, b)) if a == b => reasons.push(format!(
+                "`{name}`: branches {i} and {j} both take {}",
+                plural(a)
+            )),
+            Some((i, j, a, b)) => reasons.push(format!(
+                "`{name}`: branches {i} ({}) and {j} ({}) overlap (an integral number is both an integer and a number)",
+                a.name(),
+                b.name()
+            )),
+        }
+    }
+    if reasons.is_empty() {
+        Err(None)
+    } else {
+        Err(Some(reasons.join("; ")))
+    }
 }
 
 /// A tag: a string, a boolean or an integer (as an `i64`; `1.0` is `1`), or `None`.
@@ -2381,6 +2490,7 @@ fn tag_groups(
         properties: chosen.iter().map(|g| groups[*g].0.clone()).collect(),
         tags,
         keys,
+        kinds: Vec::new(),
     })
 }
 

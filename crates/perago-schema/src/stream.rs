@@ -15,7 +15,9 @@
 //! as JSON text ([`Members::capture`]) and read when the branch is known
 //! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
 //! on the first key only one branch declares, and checks the choice at the end
-//! ([`Members::decided`]).
+//! ([`Members::decided`]). One told apart by the JSON type of a member every branch requires
+//! keeps that member (and any key the branches check differently) as text until the object
+//! is read, then names the branch by its type ([`Members::kinded`]) and reads them with it.
 //!
 //! The same checks read an already parsed `Value` (a `&Value` is a deserialiser), so a
 //! generated type has this one validator whatever it is handed. A repeated key stops the
@@ -1359,6 +1361,57 @@ impl<'k, const N: usize> Members<'k, N> {
                 Some(None)
             }
         }
+    }
+
+    /// The branch of a `oneOf` told apart by the JSON type of declared key `i` (its value
+    /// [`captured`](Self::capture)), once its members are read: `kinds` holds, per branch, the
+    /// JSON types (`type` names) its schema for the key takes. The branch whose types admit the
+    /// value, else (reported alone) none: the key absent (`required` at it), or a value of no
+    /// branch's type (the type error at it, `expected` listing them all).
+    pub fn kinded(
+        &self,
+        i: usize,
+        captured: &Option<Box<RawValue>>,
+        kinds: &[&[&str]],
+        expected: &str,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Option<usize> {
+        let Some(text) = captured else {
+            self.discard(out);
+            check::required(&path.key(self.keys[i]), out);
+            return None;
+        };
+        let text = text.get();
+        let value: Value = match text.as_bytes().first() {
+            Some(b'"') => Value::String(String::new()),
+            Some(b'{') => Value::Object(serde_json::Map::new()),
+            Some(b'[') => Value::Array(Vec::new()),
+            Some(b't' | b'f') => Value::Bool(true),
+            Some(b'n') => Value::Null,
+            _ => serde_json::from_str(text).unwrap_or(Value::Null),
+        };
+        let admits = |name: &str| match name {
+            "null" => value.is_null(),
+            "boolean" => value.is_boolean(),
+            "integer" => value
+                .as_f64()
+                .is_some_and(|f| value.is_i64() || value.is_u64() || f.fract() == 0.0),
+            "number" => value.is_number(),
+            "string" => value.is_string(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            _ => false,
+        };
+        if let Some(b) = kinds
+            .iter()
+            .position(|names| names.iter().any(|n| admits(n)))
+        {
+            return Some(b);
+        }
+        self.discard(out);
+        check::type_error(out, &path.key(self.keys[i]), expected, &value);
+        None
     }
 
     /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch

@@ -3,7 +3,7 @@
 //! disk.
 
 use insta::assert_snapshot;
-use perago_schema::ir::Shape;
+use perago_schema::ir::{Kind, Shape};
 use perago_schema::{DIALECT, Error, NodeId, SchemaSet};
 use serde_json::{Map, Value, json};
 use std::fs;
@@ -1013,7 +1013,8 @@ fn union_untagged_objects_not_told_apart_by_keys() {
 
 #[test]
 fn one_of_without_const() {
-    // Neither a const nor a key only one branch requires: `a` is declared by both.
+    // Neither a const nor a key only one branch requires (`a` is declared by both), but `a`'s
+    // JSON type tells them apart: nothing is held.
     assert_snapshot!(outcome(json!({"oneOf": [
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
         {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
@@ -1290,6 +1291,77 @@ fn one_of_enum_tags_not_tags() {
             "d": {"const": "z"}
         }, "required": ["a", "b", "c", "d"]}
     ]})));
+}
+
+/// Two closed objects that require `id`, of these (followed) schemas, each with one more key.
+fn typed_id(a: Value, b: Value) -> Value {
+    json!({"oneOf": [
+        {"type": "object", "properties": {"id": a, "x": {"type": "string"}}, "required": ["id"]},
+        {"type": "object", "properties": {"id": b, "x": {"type": "integer"}}, "required": ["id"]}
+    ]})
+}
+
+#[test]
+fn one_of_told_apart_by_a_member_type() {
+    // `id`'s JSON type names the branch (`[T, "null"]` is T and null); nothing is held.
+    let mut body = typed_id(
+        json!({"type": "string", "format": "uuid"}),
+        json!({"$ref": "#/$defs/n"}),
+    );
+    body["$defs"] = json!({"n": {"type": ["integer", "null"], "minimum": 1}});
+    assert_eq!(outcome(body.clone()), "judged:\n");
+    let set = load(&[("a.schema.json", schema(body))]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf {
+        discriminators,
+        branches,
+    } = &set.ir.node(root).shape
+    else {
+        panic!("a oneOf root, got {:?}", set.ir.node(root).shape)
+    };
+    assert_eq!(discriminators, &["id"]);
+    let kinds: Vec<Vec<Kind>> = branches.iter().map(|b| b.kinds.clone()).collect();
+    assert_eq!(
+        kinds,
+        vec![vec![Kind::String], vec![Kind::Integer, Kind::Null]]
+    );
+    assert!(
+        branches
+            .iter()
+            .all(|b| b.tag.is_none() && b.keys.is_empty())
+    );
+    // Tags and keys come first: a `const` on `id` in each branch is a tag.
+    let (discriminators, _) = tags_of(typed_id(
+        json!({"type": "string", "const": "a"}),
+        json!({"type": "integer", "const": 1}),
+    ));
+    assert_eq!(discriminators, ["id"]);
+}
+
+#[test]
+fn one_of_member_types_overlap() {
+    // `integer` and `number` overlap (1 is both); two strings do.
+    assert_snapshot!(outcome(typed_id(
+        json!({"type": "integer"}),
+        json!({"type": ["number", "null"]}),
+    )));
+    assert_snapshot!(outcome(typed_id(
+        json!({"type": "string"}),
+        json!({"type": "string", "format": "uuid"}),
+    )));
+}
+
+#[test]
+fn one_of_member_type_not_required_by_every_branch() {
+    // A branch that does not require `id`, or gives it no `type`: no word of JSON types.
+    let mut body = typed_id(json!({"type": "string"}), json!({"type": "integer"}));
+    body["oneOf"][1]["required"] = json!([]);
+    let held = outcome(body);
+    assert!(held.contains("held as a `serde_json::Value`"), "{held}");
+    assert!(!held.contains("JSON type"), "{held}");
+    let held = outcome(typed_id(json!({"type": "string"}), json!({"minimum": 1})));
+    assert!(held.contains("held as a `serde_json::Value`"), "{held}");
+    assert!(!held.contains("JSON type"), "{held}");
 }
 
 #[test]
