@@ -118,7 +118,7 @@ fragments! {
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
-    one_of_enum_and_type: change::Change, change::ChangeCreate, change::ChangeDelete, change::ChangeMove, level::Level, level::LevelV1, level::LevelV4, level::LevelV0, level::LevelRaw, level::LevelMarker, shape::Shape, shape::ShapeCircle, shape::ShapeSquare;
+    one_of_enum_and_type: change::Change, change::ChangeCreate, change::ChangeDelete, change::ChangeMove, level::Level, level::LevelV1, level::LevelV4, level::LevelV0, level::LevelRaw, level::LevelMarker, shape::Shape, shape::ShapeCircle, shape::ShapeSquare, identity::Identity, identity::IdentityString, identity::IdentityInteger, identity::IdentityBoolean, position::Position, position::PositionInteger, position::PositionString;
     one_of_inline_consts: event::Event, event::EventCreated, event::EventDeleted, event::EventRenamed;
     one_of_mixed: resource::Resource, resource::ResourceBlob, resource::ResourceLink, resource::ResourceUrl, resource::ResourcePath, endpoint::Endpoint, endpoint::EndpointTcp, endpoint::EndpointUdp, endpoint::EndpointSocket, endpoint::EndpointPipe;
     one_of_nested: step::Step, step::StepRun, step::StepRunSpec, step::StepRunSpecSh, step::StepRunSpecPy, step::StepWait, step::StepWaitSpec, step::StepEach, step::StepEachSpec;
@@ -911,5 +911,70 @@ fn one_of_enum_tags_messages() {
             perago::Code::Type,
             "must be an integer, found a number"
         )
+    );
+}
+
+/// What the generated reader of a `oneOf` told apart by a member's JSON type says: the
+/// member's type chooses the branch (`[T, "null"]` takes null too), whose checks apply to it
+/// and to a key the branches check differently, before or after it; the member absent is
+/// `required` at it, of no branch's type a type error listing them all, each reported alone.
+#[test]
+fn one_of_member_type_messages() {
+    use f::one_of_enum_and_type::{identity::Identity, position::Position};
+    assert!(matches!(
+        Identity::from_slice(br#"{"name": "n", "id": "3f2b8c1e-6d4a-4b7e-9a2c-1f0e5d7c8b9a"}"#),
+        Ok(Identity::IdentityString(i)) if i.name == "n"
+    ));
+    assert!(matches!(
+        Identity::from_slice(br#"{"name": 7, "id": 2, "count": 0}"#),
+        Ok(Identity::IdentityInteger(i)) if i.id == 2 && i.name == Some(7)
+    ));
+    assert!(matches!(
+        Identity::from_slice(br#"{"id": null, "note": "none"}"#),
+        Ok(Identity::IdentityBoolean(i)) if i.id.is_none()
+    ));
+    assert_eq!(
+        reported::<Identity>(r#"{"name": "n", "note": "x"}"#),
+        one("$.id", perago::Code::Required, "required field is missing")
+    );
+    assert_eq!(
+        reported::<Identity>(r#"{"id": [1], "name": "n"}"#),
+        one(
+            "$.id",
+            perago::Code::Type,
+            "must be a string, an integer, a boolean or null, found an array"
+        )
+    );
+    assert_eq!(
+        reported::<Identity>(r#"{"id": 1.5, "count": -1}"#),
+        one(
+            "$.id",
+            perago::Code::Type,
+            "must be a string, an integer, a boolean or null, found a number"
+        )
+    );
+    assert_eq!(
+        reported::<Identity>(r#"{"name": "n", "id": 3}"#),
+        one(
+            "$.name",
+            perago::Code::Type,
+            "must be an integer, found a string"
+        )
+    );
+    assert_eq!(
+        reported::<Identity>(r#"{"id": true, "note": "x", "count": 1}"#),
+        one("$.count", perago::Code::UnknownField, "unknown field")
+    );
+    assert!(matches!(
+        Position::from_slice(br#"{"at": "top", "fragment": true}"#),
+        Ok(Position::PositionString(_))
+    ));
+    assert!(matches!(
+        Position::from_slice(br#""a/b""#),
+        Ok(Position::String(_))
+    ));
+    assert_eq!(
+        reported::<Position>(r#"{"at": 0}"#),
+        one("$.at", perago::Code::Minimum, "must be >= 1")
     );
 }

@@ -3,7 +3,11 @@
 //! The generator's snapshot-test fragment `one_of_enum_and_type`.
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/change.schema.json`.
 pub mod change;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/identity.schema.json`.
+pub mod identity;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/level.schema.json`.
 pub mod level;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/position.schema.json`.
+pub mod position;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/shape.schema.json`.
 pub mod shape;
