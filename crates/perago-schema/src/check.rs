@@ -574,24 +574,16 @@ pub fn integer_num(n: Num, path: &Path<'_>, out: &mut Out, bounds: &Bounds) -> O
         return None;
     }
     let in_bounds = bounds.check(x, path, out);
-    let typed = match n {
-        Num::U(u) if i64::try_from(u).is_ok() => Some(u as i64),
-        Num::I(i) => Some(i),
-        // -2^63 <= x < 2^63 holds exactly for integral floats in i64 range.
-        Num::F(_) if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) => {
-            Some(x as i64)
-        }
-        _ => {
-            push(
-                out,
-                path,
-                Code::IntegerRange,
-                "integer does not fit in a signed 64-bit value",
-            );
-            return None;
-        }
+    let Some(typed) = n.as_i64() else {
+        push(
+            out,
+            path,
+            Code::IntegerRange,
+            "integer does not fit in a signed 64-bit value",
+        );
+        return None;
     };
-    if in_bounds { typed } else { None }
+    in_bounds.then_some(typed)
 }
 
 /// `type: number` with its bounds.
@@ -832,30 +824,14 @@ impl<'a> TagValue<'a> {
         match v {
             Value::String(s) => Some(TagValue::Str(s)),
             Value::Bool(b) => Some(TagValue::Bool(*b)),
-            Value::Number(n) => match Num::of(n) {
-                Num::U(u) => i64::try_from(u).ok().map(TagValue::Int),
-                Num::I(i) => Some(TagValue::Int(i)),
-                Num::F(f) if f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63) => {
-                    Some(TagValue::Int(f as i64))
-                }
-                Num::F(_) => None,
-            },
+            Value::Number(n) => Num::of(n).as_i64().map(TagValue::Int),
             _ => None,
         }
     }
 
     /// True when the number `n` is this tag (JSON equality: `1.0` is `1`).
     pub fn is_number(self, n: Num) -> bool {
-        let TagValue::Int(i) = self else {
-            return false;
-        };
-        match n {
-            Num::U(u) => i64::try_from(u) == Ok(i),
-            Num::I(j) => j == i,
-            Num::F(f) => {
-                f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63) && f as i64 == i
-            }
-        }
+        matches!(self, TagValue::Int(i) if n.as_i64() == Some(i))
     }
 
     /// How a message writes it: as JSON.
@@ -1021,6 +997,23 @@ impl Num {
             Num::U(u) => u as f64,
             Num::I(i) => i as f64,
             Num::F(f) => f,
+        }
+    }
+
+    /// The `i64` an integral number is, however written (`1.0` is `1`); `None` for a
+    /// fraction or beyond the 64-bit range.
+    pub fn as_i64(self) -> Option<i64> {
+        match self {
+            Num::U(u) => i64::try_from(u).ok(),
+            Num::I(i) => Some(i),
+            // -2^63 <= x < 2^63 holds exactly for integral floats in i64 range.
+            Num::F(f)
+                if f.fract() == 0.0
+                    && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) =>
+            {
+                Some(f as i64)
+            }
+            Num::F(_) => None,
         }
     }
 

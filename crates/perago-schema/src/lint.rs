@@ -1925,19 +1925,7 @@ fn tagged_by(
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
     mixed: bool,
 ) -> Result<Decider, String> {
-    let mut candidates: Vec<&String> = Vec::new();
-    for (_, branch) in branches {
-        for name in branch
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|p| p.keys())
-        {
-            if !candidates.contains(&name) {
-                candidates.push(name);
-            }
-        }
-    }
+    let candidates = declared_by_any(branches);
     let mut reasons = Vec::new();
     for name in candidates {
         let mut tags: Vec<Option<String>> = Vec::new();
@@ -1951,10 +1939,7 @@ fn tagged_by(
                 tags.push(None);
                 continue;
             };
-            let required = branch
-                .get("required")
-                .and_then(Value::as_array)
-                .is_some_and(|r| r.iter().any(|n| n == name.as_str()));
+            let required = requires(branch, name);
             let tag = follow(*doc, schema)
                 .and_then(|(_, s)| s.get("const").and_then(Value::as_str).map(str::to_owned));
             plausible |= tag.is_some();
@@ -2038,6 +2023,32 @@ fn tagged_by(
     }
 }
 
+/// The properties `branches` declare, each once, in schema order.
+fn declared_by_any(branches: &[(usize, Value)]) -> Vec<&String> {
+    let mut names: Vec<&String> = Vec::new();
+    for (_, branch) in branches {
+        for name in branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|p| p.keys())
+        {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// True when `branch` lists `name` in `required`.
+fn requires(branch: &Value, name: &str) -> bool {
+    branch
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|n| n == name))
+}
+
 /// `1 and 2`, `1, 2 and 3`: branch numbers, for messages.
 fn numbers(list: &[usize]) -> String {
     let text: Vec<String> = list.iter().map(usize::to_string).collect();
@@ -2068,13 +2079,7 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
                     .all(|(m, (_, other))| m == n || !declared(other).contains(k))
             })
             .collect();
-        let required = |k: &String| {
-            branch
-                .get("required")
-                .and_then(Value::as_array)
-                .is_some_and(|r| r.iter().any(|n| n == k.as_str()))
-        };
-        if !own.iter().any(required) {
+        if !own.iter().any(|k| requires(branch, k)) {
             problems.push(*i);
         }
         keys.push(own);
@@ -2203,11 +2208,6 @@ fn typed_by(
     if branches.len() < 2 {
         return Err(None);
     }
-    let required = |b: &Value, name: &str| {
-        b.get("required")
-            .and_then(Value::as_array)
-            .is_some_and(|r| r.iter().any(|n| n == name))
-    };
     let Some(first) = branches[0].1.get("properties").and_then(Value::as_object) else {
         return Err(None);
     };
@@ -2216,7 +2216,7 @@ fn typed_by(
     for name in first.keys().filter(|n| !n.is_empty()) {
         let mut kinds: Vec<Vec<Kind>> = Vec::new();
         for (doc, branch) in branches {
-            if !required(branch, name) {
+            if !requires(branch, name) {
                 break;
             }
             let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
@@ -2269,15 +2269,11 @@ fn typed_by(
 
 /// A tag: a string, a boolean or an integer (as an `i64`; `1.0` is `1`), or `None`.
 fn tag_value(v: &Value) -> Option<Value> {
-    match v {
-        Value::String(_) | Value::Bool(_) => Some(v.clone()),
-        Value::Number(n) => n.as_i64().map(Value::from).or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && *f >= -(2f64.powi(63)) && *f < 2f64.powi(63))
-                .map(|f| Value::from(f as i64))
-        }),
-        _ => None,
-    }
+    Some(match crate::check::TagValue::of(v)? {
+        crate::check::TagValue::Str(s) => Value::from(s),
+        crate::check::TagValue::Int(i) => Value::from(i),
+        crate::check::TagValue::Bool(b) => Value::from(b),
+    })
 }
 
 /// The tags a property's (followed) schema gives its branch: its `const`, or the values of
@@ -2346,19 +2342,7 @@ fn tag_groups(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
 ) -> Result<Decider, Option<String>> {
-    let mut candidates: Vec<&String> = Vec::new();
-    for (_, branch) in branches {
-        for name in branch
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|p| p.keys())
-        {
-            if !candidates.contains(&name) {
-                candidates.push(name);
-            }
-        }
-    }
+    let candidates = declared_by_any(branches);
     let mut reasons = Vec::new();
     // (property, its branches with their tags), in schema order.
     let mut groups: Vec<Group<'_>> = Vec::new();
@@ -2374,10 +2358,7 @@ fn tag_groups(
             let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
                 continue;
             };
-            let required = branch
-                .get("required")
-                .and_then(Value::as_array)
-                .is_some_and(|r| r.iter().any(|n| n == name.as_str()));
+            let required = requires(branch, name);
             let tag = follow(*doc, schema).and_then(|(_, s)| tags_of(&s));
             plausible |= tag.as_ref().is_some_and(|t| t.is_ok());
             not_strings |= tag
