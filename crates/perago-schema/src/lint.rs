@@ -2321,9 +2321,9 @@ fn tags_of(schema: &Value) -> Option<Result<Vec<Value>, String>> {
     Some(Ok(tags))
 }
 
-/// True when `schema` (followed) gives an `enum`.
-fn schema_has_enum(schema: Option<(usize, Value)>) -> bool {
-    schema.is_some_and(|(_, s)| s.get("enum").is_some() && s.get("const").is_none())
+/// True when `schema` (followed) gives its tags by an `enum`.
+fn has_enum(schema: &Value) -> bool {
+    schema.get("enum").is_some() && schema.get("const").is_none()
 }
 
 /// A tag property and its branches, each with its tags.
@@ -2359,13 +2359,14 @@ fn tag_groups(
                 continue;
             };
             let required = requires(branch, name);
-            let tag = follow(*doc, schema).and_then(|(_, s)| tags_of(&s));
+            let followed = follow(*doc, schema).map(|(_, s)| s);
+            let tag = followed.as_ref().and_then(tags_of);
             plausible |= tag.as_ref().is_some_and(|t| t.is_ok());
             not_strings |= tag
                 .as_ref()
                 .and_then(|t| t.as_ref().ok())
                 .is_some_and(|t| t.iter().any(|t| !t.is_string()));
-            enums |= tag.is_some() && schema_has_enum(follow(*doc, schema));
+            enums |= tag.is_some() && followed.as_ref().is_some_and(has_enum);
             let found = match tag {
                 None => Err(format!(
                     "branch {i} declares it without a string, integer or boolean `const`"
