@@ -102,10 +102,15 @@ impl Lengths {
         min_ok && max_ok
     }
 
+    #[inline]
     fn check(&self, s: &str, path: &Path<'_>, out: &mut Out) -> bool {
-        if self.contains(s) {
-            return true;
-        }
+        self.contains(s) || self.report(s, path, out)
+    }
+
+    /// Records why `s`, which [`contains`](Self::contains) refused, is too short or too long;
+    /// false.
+    #[cold]
+    fn report(&self, s: &str, path: &Path<'_>, out: &mut Out) -> bool {
         let n = char_len(s);
         if let Some(m) = self.min.filter(|m| n < *m) {
             push(
@@ -441,10 +446,14 @@ impl Pattern {
         }
     }
 
+    #[inline]
     fn check(&self, s: &str, path: &Path<'_>, out: &mut Out) -> bool {
-        if self.is_match(s) {
-            return true;
-        }
+        self.is_match(s) || self.report(path, out)
+    }
+
+    /// Records that a string does not match; false.
+    #[cold]
+    fn report(&self, path: &Path<'_>, out: &mut Out) -> bool {
         push(
             out,
             path,
@@ -543,6 +552,7 @@ pub fn string<'v>(
 }
 
 /// The length and pattern rules of a string.
+#[inline]
 pub fn string_rules(
     s: &str,
     path: &Path<'_>,

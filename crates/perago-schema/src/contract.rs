@@ -71,14 +71,16 @@ pub trait Contract: Sized + Serialize {
         };
         let mut out = Vec::new();
         let mut de = serde_json::Deserializer::from_str(text);
-        let read = Self::read(&mut de, &Path::Root, &mut out).and_then(|typed| {
-            de.end()?;
-            Ok(typed)
-        });
-        match read {
-            Ok(Some(typed)) if out.is_empty() => Ok(typed),
-            Ok(_) => Err(Violations::new(out)),
-            Err(_) => read_whole(bytes),
+        // Plain matches, not combinators: each would move the typed value once more.
+        let Ok(typed) = Self::read(&mut de, &Path::Root, &mut out) else {
+            return read_whole(bytes);
+        };
+        if de.end().is_err() {
+            return read_whole(bytes);
+        }
+        match typed {
+            Some(typed) if out.is_empty() => Ok(typed),
+            _ => Err(Violations::new(out)),
         }
     }
 
