@@ -735,15 +735,48 @@ impl Emitter<'_> {
             .as_ref()
             .map(Value::to_string)
             .unwrap_or_default();
-        let check = self.field_check(owner, p);
         let doc = format!(" The schema's `default` of `{}`: `{json}`.", p.name);
+        // A plain scalar is written as a literal: this runs for each document that leaves the
+        // property out. Any other value is read by the field's own check.
+        let body = match self.default_literal(p.node) {
+            Some(literal) => literal,
+            None => {
+                let check = self.field_check(owner, p);
+                quote! {
+                    #k::__private::stream::from_json(#json, &#check)
+                        .expect("perago-codegen checked the default against its schema")
+                }
+            }
+        };
         quote! {
             #[doc = #doc]
             pub fn #f() -> #ty {
-                #k::__private::stream::from_json(#json, &#check)
-                    .expect("perago-codegen checked the default against its schema")
+                #body
             }
         }
+    }
+
+    /// The `default` of node `id` as a Rust literal, when its type is `bool`, `i64`, `f64` or
+    /// `String` (an unnamed node of that shape) and the value is of that type.
+    fn default_literal(&self, id: NodeId) -> Option<TokenStream> {
+        let node = self.ir.node(id);
+        if node.name.is_some() {
+            return None;
+        }
+        let value = node.default.as_ref()?;
+        Some(match (&node.shape, value) {
+            (Shape::Boolean, Value::Bool(b)) => quote! { #b },
+            (Shape::Integer(_), Value::Number(n)) => {
+                let n = Literal::i64_suffixed(n.as_i64()?);
+                quote! { #n }
+            }
+            (Shape::Number(_), Value::Number(n)) => {
+                let n = Literal::f64_suffixed(n.as_f64()?);
+                quote! { #n }
+            }
+            (Shape::String { .. }, Value::String(s)) => quote! { String::from(#s) },
+            _ => return None,
+        })
     }
     fn one_of_item(
         &mut self,
@@ -1559,11 +1592,24 @@ impl Emitter<'_> {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         let n = keys.len();
+        // The index of a declared key: a `match`, which the compiler turns into comparisons by
+        // length and bytes (a search through `KEYS` costs more per key).
+        let index = if keys.is_empty() {
+            quote! { |_: &str| None }
+        } else {
+            let indices = 0..n;
+            quote! {
+                |key: &str| match key {
+                    #(#keys => Some(#indices),)*
+                    _ => None,
+                }
+            }
+        };
         quote! {
             const KEYS: [&str; #n] = [#(#keys),*];
             let mut members = #s::Members::new(&KEYS, out);
             #(let mut #slots = None;)*
-            while let Some(key) = map.next_key_seed(#s::Keys(&KEYS))? {
+            while let Some(key) = map.next_key_seed(#s::Keys(#index))? {
                 match key {
                     #(#arms)*
                     #s::Key::Declared(_) => {}

@@ -31,6 +31,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashSet;
+
+/// A set of an object's keys, to tell a repeated one (foldhash: no SipHash on this path).
+type KeySet<T> = HashSet<T, foldhash::fast::RandomState>;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -870,7 +873,7 @@ impl<'de, C: Check, N: Check> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
         let CheckedMapBody(check, path, out) = self;
         let before = out.len();
         let mut entries = Entries::default();
-        let mut unknown = HashSet::new();
+        let mut unknown = KeySet::default();
         let mut keys = Vec::new();
         let mut count = 0u64;
         while let Some(key) = map.next_key::<String>()? {
@@ -957,7 +960,7 @@ impl<T> Entries<T> {
     /// The typed map, when every entry was valid; an error at a repeated key.
     pub fn finish<E: de::Error>(self) -> Result<Option<IndexMap<String, T>>, E> {
         let Entries { typed, invalid } = self;
-        let mut seen = HashSet::new();
+        let mut seen = KeySet::default();
         if let Some(key) = invalid
             .iter()
             .find(|k| typed.contains_key(k.as_str()) || !seen.insert(k.as_str()))
@@ -977,56 +980,33 @@ pub enum Key {
     Other(String),
 }
 
-/// Reads a key, telling declared properties apart without allocating.
+/// Reads a key, telling declared properties apart with the generator's `match` on the key
+/// (`F`: the index of a declared key), without allocating.
 #[derive(Debug, Clone, Copy)]
-pub struct Keys<'a>(pub &'a [&'a str]);
+pub struct Keys<F>(pub F);
 
-impl<'de> DeserializeSeed<'de> for Keys<'_> {
+impl<'de, F: FnOnce(&str) -> Option<usize>> DeserializeSeed<'de> for Keys<F> {
     type Value = Key;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for Keys<'_> {
+impl<'de, F: FnOnce(&str) -> Option<usize>> Visitor<'de> for Keys<F> {
     type Value = Key;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object key")
     }
+    #[inline]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|k| same_key(k, s)) {
+        Ok(match (self.0)(s) {
             Some(i) => Key::Declared(i),
             None => Key::Other(s.to_owned()),
         })
     }
-}
-
-/// `a == b`, for the short keys of an object, without a call to `memcmp` for each key tried:
-/// equal lengths, then the first and the last few bytes (overlapping) as integers.
-#[inline]
-fn same_key(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
-        9..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
-        _ => a == b,
-    }
-}
-
-/// The `W` bytes of `s` from `at` (zeros if there are fewer: never, as [`same_key`] calls it).
-#[inline(always)]
-fn word<const W: usize>(s: &[u8], at: usize) -> [u8; W] {
-    s.get(at..at + W)
-        .and_then(|w| w.try_into().ok())
-        .unwrap_or([0; W])
 }
 
 /// Where the members of an object being read were and what they recorded, so that
@@ -1047,7 +1027,7 @@ pub struct Members<'k, const N: usize> {
     others: Vec<(u32, usize, usize)>,
     /// Unknown keys so far, to tell a repeated one (a set: an object may have a million);
     /// made at the first one.
-    unknown: Option<HashSet<String>>,
+    unknown: Option<KeySet<String>>,
 }
 
 impl<'k, const N: usize> Members<'k, N> {
@@ -1139,7 +1119,23 @@ impl<'k, const N: usize> Members<'k, N> {
     /// was recorded in the interpreter's order: undeclared keys in document order (a key another
     /// branch declares is unknown here), then declared properties in schema order, a missing
     /// required one reported where it would be. True when nothing was recorded.
+    #[inline]
     pub fn finish(&self, declared: &[(usize, bool)], path: &Path<'_>, out: &mut Out) -> bool {
+        // The common case, inlined so that the caller's constant `declared` unrolls: nothing
+        // recorded, every required key present, and every member read one this branch declares.
+        let complete = declared
+            .iter()
+            .all(|(i, required)| !*required || self.has(*i));
+        let present = declared.iter().filter(|(i, _)| self.has(*i)).count();
+        if out.len() == self.before && complete && present == self.count as usize {
+            return true;
+        }
+        self.finish_recorded(declared, path, out)
+    }
+
+    /// [`finish`](Self::finish) of an object that recorded something, misses a required key or
+    /// has undeclared members.
+    fn finish_recorded(&self, declared: &[(usize, bool)], path: &Path<'_>, out: &mut Out) -> bool {
         // A key that occurred but that this branch does not declare (only a `oneOf` has them:
         // an object declaring all `N` keys has none).
         let foreign = |i: &usize| self.has(*i) && !declared.iter().any(|(d, _)| d == i);
@@ -1721,29 +1717,6 @@ impl<T: TypedRead> Check for ReadBy<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The key comparison is `==` on keys of every length around its word sizes.
-    #[test]
-    fn same_key_is_equality() {
-        let keys: Vec<String> = (0..=20)
-            .flat_map(|n| {
-                let base: String = "abcdefghijklmnopqrstu".chars().take(n).collect();
-                let mut variants = vec![base.clone()];
-                for at in 0..n {
-                    let mut changed = base.clone().into_bytes();
-                    changed[at] = b'X';
-                    variants.push(String::from_utf8(changed).expect("ASCII"));
-                }
-                variants
-            })
-            .chain(["é".to_owned(), "e\u{301}".to_owned(), "ref_type".to_owned()])
-            .collect();
-        for a in &keys {
-            for b in &keys {
-                assert_eq!(same_key(a, b), a == b, "{a:?} {b:?}");
-            }
-        }
-    }
 
     /// Numbers and booleans checked as the parser hands them over record exactly what the
     /// keyword functions record on the parsed `Value` (how they were read before).

@@ -69,7 +69,21 @@ impl ::perago::Contract for AgentResult {
                 let mut f8 = None;
                 let mut f9 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "contract" => Some(1usize),
+                            "summary" => Some(2usize),
+                            "files_changed" => Some(3usize),
+                            "verification" => Some(4usize),
+                            "receipt_ref" => Some(5usize),
+                            "detail" => Some(6usize),
+                            "question" => Some(7usize),
+                            "proposed_split" => Some(8usize),
+                            "blocking_dep" => Some(9usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -512,7 +526,16 @@ impl ::perago::Contract for AgentResultVariant0 {
                 let mut f3 = None;
                 let mut f4 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "summary" => Some(1usize),
+                            "files_changed" => Some(2usize),
+                            "verification" => Some(3usize),
+                            "receipt_ref" => Some(4usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -691,7 +714,13 @@ impl ::perago::Contract for AgentResultVariant0Verification {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "command" => Some(0usize),
+                            "exit_code" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -815,7 +844,15 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "question" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -991,7 +1028,15 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "proposed_split" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -1164,7 +1209,15 @@ impl ::perago::Contract for AgentResultUnderspecified {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "question" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -1338,7 +1391,15 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "blocking_dep" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

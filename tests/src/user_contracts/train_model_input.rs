@@ -50,7 +50,13 @@ impl ::perago::Contract for TrainModelInput {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "workspace" => Some(0usize),
+                            "params" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -164,7 +170,15 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "repository" => Some(0usize),
+                            "branch" => Some(1usize),
+                            "ref" => Some(2usize),
+                            "ref_type" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -323,24 +337,11 @@ impl TrainModelInputParams {
     ];
     /// The schema's `default` of `epochs`: `10`.
     pub fn default_epochs() -> i64 {
-        ::perago::__private::stream::from_json(
-                "10",
-                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
-                    minimum: Some(1f64),
-                    maximum: Some(1000f64),
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }),
-            )
-            .expect("perago-codegen checked the default against its schema")
+        10i64
     }
     /// The schema's `default` of `dry_run`: `false`.
     pub fn default_dry_run() -> bool {
-        ::perago::__private::stream::from_json(
-                "false",
-                &::perago::__private::stream::Boolean,
-            )
-            .expect("perago-codegen checked the default against its schema")
+        false
     }
 }
 impl ::perago::Contract for TrainModelInputParams {
@@ -390,7 +391,21 @@ impl ::perago::Contract for TrainModelInputParams {
                 let mut f8 = None;
                 let mut f9 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "dataset" => Some(0usize),
+                            "target" => Some(1usize),
+                            "features" => Some(2usize),
+                            "model" => Some(3usize),
+                            "learning_rate" => Some(4usize),
+                            "epochs" => Some(5usize),
+                            "seed" => Some(6usize),
+                            "dry_run" => Some(7usize),
+                            "split" => Some(8usize),
+                            "labels" => Some(9usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -731,7 +746,16 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                 let mut f3 = None;
                 let mut f4 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "strategy" => Some(0usize),
+                            "test_fraction" => Some(1usize),
+                            "column" => Some(2usize),
+                            "test_values" => Some(3usize),
+                            "cutoff" => Some(4usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -964,7 +988,13 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "strategy" => Some(0usize),
+                            "test_fraction" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -1080,7 +1110,14 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "strategy" => Some(0usize),
+                            "column" => Some(1usize),
+                            "test_values" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -1217,7 +1254,14 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "strategy" => Some(0usize),
+                            "column" => Some(1usize),
+                            "cutoff" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -86,7 +86,23 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                 let mut f10 = None;
                 let mut f11 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "contract" => Some(1usize),
+                            "summary" => Some(2usize),
+                            "files_changed" => Some(3usize),
+                            "verification" => Some(4usize),
+                            "receipt_ref" => Some(5usize),
+                            "detail" => Some(6usize),
+                            "question" => Some(7usize),
+                            "proposed_split" => Some(8usize),
+                            "followups" => Some(9usize),
+                            "blocking_dep" => Some(10usize),
+                            "text" => Some(11usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -594,7 +610,16 @@ impl ::perago_schema::Contract for ScopeExceeded {
                 let mut f3 = None;
                 let mut f4 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "proposed_split" => Some(3usize),
+                            "followups" => Some(4usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -814,7 +839,18 @@ impl ::perago_schema::Contract for FollowUp {
                 let mut f5 = None;
                 let mut f6 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "id" => Some(0usize),
+                            "parent_task_id" => Some(1usize),
+                            "split_index" => Some(2usize),
+                            "title" => Some(3usize),
+                            "description" => Some(4usize),
+                            "origin" => Some(5usize),
+                            "contract_version" => Some(6usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -1044,7 +1080,13 @@ impl ::perago_schema::Contract for LegacyProse {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "text" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {

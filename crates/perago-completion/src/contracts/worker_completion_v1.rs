@@ -81,7 +81,16 @@ impl ::perago_schema::Contract for Completion {
                 let mut f3 = None;
                 let mut f4 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "summary" => Some(1usize),
+                            "files_changed" => Some(2usize),
+                            "verification" => Some(3usize),
+                            "receipt_ref" => Some(4usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -273,7 +282,13 @@ impl ::perago_schema::Contract for Verification {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "command" => Some(0usize),
+                            "exit_code" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -402,7 +417,15 @@ impl ::perago_schema::Contract for AwaitingOperator {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "question" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -578,7 +601,15 @@ impl ::perago_schema::Contract for Underspecified {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "question" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -759,7 +790,15 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "blocking_dep" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -947,7 +986,21 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                 let mut f8 = None;
                 let mut f9 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "contract" => Some(1usize),
+                            "summary" => Some(2usize),
+                            "files_changed" => Some(3usize),
+                            "verification" => Some(4usize),
+                            "receipt_ref" => Some(5usize),
+                            "detail" => Some(6usize),
+                            "question" => Some(7usize),
+                            "proposed_split" => Some(8usize),
+                            "blocking_dep" => Some(9usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {
@@ -1381,7 +1434,15 @@ impl ::perago_schema::Contract for ScopeExceeded {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago_schema::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                            "contract" => Some(0usize),
+                            "kind" => Some(1usize),
+                            "detail" => Some(2usize),
+                            "proposed_split" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago_schema::__private::stream::Key::Declared(0usize) => {

@@ -64,7 +64,15 @@ impl ::perago::Contract for PublishFeaturesResult {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "summary" => Some(0usize),
+                            "files" => Some(1usize),
+                            "row_count" => Some(2usize),
+                            "feature_count" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -19,16 +19,7 @@ impl ValidateSongParams {
     pub const PROPERTIES: &'static [&'static str] = &["song_id", "min_duration_seconds"];
     /// The schema's `default` of `min_duration_seconds`: `30`.
     pub fn default_min_duration_seconds() -> i64 {
-        ::perago::__private::stream::from_json(
-                "30",
-                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
-                    minimum: Some(0f64),
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }),
-            )
-            .expect("perago-codegen checked the default against its schema")
+        30i64
     }
 }
 impl ::perago::Contract for ValidateSongParams {
@@ -59,7 +50,13 @@ impl ::perago::Contract for ValidateSongParams {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "song_id" => Some(0usize),
+                            "min_duration_seconds" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

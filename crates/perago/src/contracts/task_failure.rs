@@ -42,7 +42,13 @@ impl ::perago::Contract for Failed {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "status" => Some(0usize),
+                            "reasonForIncompletion" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -154,7 +160,13 @@ impl ::perago::Contract for FailedWithTerminalError {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "status" => Some(0usize),
+                            "reasonForIncompletion" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -58,7 +58,15 @@ impl ::perago::Contract for WorkspaceOutput {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "repository" => Some(0usize),
+                            "branch" => Some(1usize),
+                            "ref_type" => Some(2usize),
+                            "ref" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

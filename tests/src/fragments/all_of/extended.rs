@@ -81,7 +81,18 @@ impl ::perago::Contract for Extended {
                 let mut f5 = None;
                 let mut f6 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "id" => Some(1usize),
+                            "name" => Some(2usize),
+                            "labels" => Some(3usize),
+                            "size" => Some(4usize),
+                            "note" => Some(5usize),
+                            "parent" => Some(6usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -311,7 +322,14 @@ impl ::perago::Contract for Named {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "id" => Some(0usize),
+                            "name" => Some(1usize),
+                            "labels" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -449,7 +467,12 @@ impl ::perago::Contract for Base {
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "id" => Some(0usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -54,7 +54,15 @@ impl ::perago::Contract for Child {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "id" => Some(0usize),
+                            "created" => Some(1usize),
+                            "size" => Some(2usize),
+                            "inner" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -204,7 +212,12 @@ impl ::perago::Contract for ChildInner {
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "x" => Some(0usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

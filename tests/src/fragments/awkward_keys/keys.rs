@@ -40,17 +40,7 @@ impl Keys {
     ];
     /// The schema's `default` of `async`: `"x"`.
     pub fn default_async() -> String {
-        ::perago::__private::stream::from_json(
-                "\"x\"",
-                &::perago::__private::stream::Str {
-                    lengths: ::perago::__private::check::Lengths {
-                        min: None,
-                        max: None,
-                    },
-                    pattern: None,
-                },
-            )
-            .expect("perago-codegen checked the default against its schema")
+        String::from("x")
     }
 }
 impl ::perago::Contract for Keys {
@@ -98,7 +88,20 @@ impl ::perago::Contract for Keys {
                 let mut f7 = None;
                 let mut f8 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "type" => Some(0usize),
+                            "ref" => Some(1usize),
+                            "self" => Some(2usize),
+                            "crate" => Some(3usize),
+                            "odd key" => Some(4usize),
+                            "camelCase" => Some(5usize),
+                            "1st" => Some(6usize),
+                            "async" => Some(7usize),
+                            "kebab-case" => Some(8usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -44,16 +44,7 @@ impl Collide {
     ];
     /// The schema's `default` of `odd_key`: `1`.
     pub fn default_odd_key_2() -> i64 {
-        ::perago::__private::stream::from_json(
-                "1",
-                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }),
-            )
-            .expect("perago-codegen checked the default against its schema")
+        1i64
     }
 }
 impl ::perago::Contract for Collide {
@@ -100,7 +91,19 @@ impl ::perago::Contract for Collide {
                 let mut f6 = None;
                 let mut f7 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "a" => Some(0usize),
+                            "A" => Some(1usize),
+                            "odd-key" => Some(2usize),
+                            "odd_key" => Some(3usize),
+                            "_" => Some(4usize),
+                            "gen" => Some(5usize),
+                            "additional" => Some(6usize),
+                            "which" => Some(7usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

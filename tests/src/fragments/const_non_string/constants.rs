@@ -85,7 +85,17 @@ impl ::perago::Contract for Constants {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "answer" => Some(0usize),
+                            "yes" => Some(1usize),
+                            "nothing" => Some(2usize),
+                            "list" => Some(3usize),
+                            "object" => Some(4usize),
+                            "same_answer" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

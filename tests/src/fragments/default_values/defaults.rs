@@ -30,16 +30,7 @@ impl Defaults {
     ];
     /// The schema's `default` of `retries`: `3`.
     pub fn default_retries() -> i64 {
-        ::perago::__private::stream::from_json(
-                "3",
-                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
-                    minimum: Some(0f64),
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }),
-            )
-            .expect("perago-codegen checked the default against its schema")
+        3i64
     }
     /// The schema's `default` of `mode`: `"slow"`.
     pub fn default_mode() -> DefaultsMode {
@@ -56,17 +47,7 @@ impl Defaults {
     }
     /// The schema's `default` of `name`: `"anon"`.
     pub fn default_name() -> String {
-        ::perago::__private::stream::from_json(
-                "\"anon\"",
-                &::perago::__private::stream::Str {
-                    lengths: ::perago::__private::check::Lengths {
-                        min: None,
-                        max: None,
-                    },
-                    pattern: None,
-                },
-            )
-            .expect("perago-codegen checked the default against its schema")
+        String::from("anon")
     }
     /// The schema's `default` of `tags`: `["a"]`.
     pub fn default_tags() -> Vec<String> {
@@ -103,17 +84,7 @@ impl Defaults {
     }
     /// The schema's `default` of `type`: `"plain"`.
     pub fn default_type() -> String {
-        ::perago::__private::stream::from_json(
-                "\"plain\"",
-                &::perago::__private::stream::Str {
-                    lengths: ::perago::__private::check::Lengths {
-                        min: None,
-                        max: None,
-                    },
-                    pattern: None,
-                },
-            )
-            .expect("perago-codegen checked the default against its schema")
+        String::from("plain")
     }
 }
 impl ::perago::Contract for Defaults {
@@ -155,7 +126,17 @@ impl ::perago::Contract for Defaults {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "retries" => Some(0usize),
+                            "mode" => Some(1usize),
+                            "name" => Some(2usize),
+                            "tags" => Some(3usize),
+                            "limit" => Some(4usize),
+                            "type" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

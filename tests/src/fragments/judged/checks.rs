@@ -117,7 +117,16 @@ impl ::perago::__private::stream::TypedRead for Checks {
                 let mut f3 = None;
                 let mut f4 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "status" => Some(0usize),
+                            "code" => Some(1usize),
+                            "scores" => Some(2usize),
+                            "billing" => Some(3usize),
+                            "reason" => Some(4usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -358,7 +367,14 @@ impl ::perago::__private::stream::TypedRead for ChecksBilling {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "name" => Some(0usize),
+                            "card" => Some(1usize),
+                            "cvc" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

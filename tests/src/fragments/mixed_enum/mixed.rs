@@ -53,7 +53,13 @@ impl ::perago::Contract for Mixed {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "value" => Some(0usize),
+                            "numbers" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

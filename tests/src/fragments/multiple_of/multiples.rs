@@ -72,7 +72,17 @@ impl ::perago::Contract for Multiples {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "even" => Some(0usize),
+                            "hundreds" => Some(1usize),
+                            "halves" => Some(2usize),
+                            "cents" => Some(3usize),
+                            "maybe_even" => Some(4usize),
+                            "evens" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

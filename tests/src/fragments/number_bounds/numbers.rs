@@ -68,7 +68,17 @@ impl ::perago::Contract for Numbers {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "unbounded" => Some(0usize),
+                            "minimum" => Some(1usize),
+                            "maximum" => Some(2usize),
+                            "exclusive_minimum" => Some(3usize),
+                            "exclusive_maximum" => Some(4usize),
+                            "every_bound" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -66,7 +66,18 @@ impl ::perago::Contract for Source {
                 let mut f5 = None;
                 let mut f6 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "url" => Some(0usize),
+                            "sha" => Some(1usize),
+                            "depth" => Some(2usize),
+                            "path" => Some(3usize),
+                            "readonly" => Some(4usize),
+                            "inline" => Some(5usize),
+                            "encoding" => Some(6usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -395,7 +406,14 @@ impl ::perago::Contract for SourceUrl {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "url" => Some(0usize),
+                            "sha" => Some(1usize),
+                            "depth" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -534,7 +552,14 @@ impl ::perago::Contract for SourcePath {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "path" => Some(0usize),
+                            "depth" => Some(1usize),
+                            "readonly" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -663,7 +688,13 @@ impl ::perago::Contract for SourceInline {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "inline" => Some(0usize),
+                            "encoding" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -14,16 +14,7 @@ impl Literal {
     pub const PROPERTIES: &'static [&'static str] = &["op", "value"];
     /// The schema's `default` of `value`: `0`.
     pub fn default_value() -> f64 {
-        ::perago::__private::stream::from_json(
-                "0",
-                &::perago::__private::stream::Number(::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }),
-            )
-            .expect("perago-codegen checked the default against its schema")
+        0f64
     }
 }
 impl ::perago::Contract for Literal {
@@ -54,7 +45,13 @@ impl ::perago::Contract for Literal {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "op" => Some(0usize),
+                            "value" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -50,7 +50,15 @@ impl ::perago::Contract for Change {
                 let mut r2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "op" => Some(0usize),
+                            "path" => Some(1usize),
+                            "value" => Some(2usize),
+                            "from" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -433,7 +441,14 @@ impl ::perago::Contract for ChangeCreate {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "op" => Some(0usize),
+                            "path" => Some(1usize),
+                            "value" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -607,7 +622,13 @@ impl ::perago::Contract for ChangeDelete {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "op" => Some(0usize),
+                            "path" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -718,7 +739,15 @@ impl ::perago::Contract for ChangeMove {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "op" => Some(0usize),
+                            "from" => Some(1usize),
+                            "path" => Some(2usize),
+                            "value" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

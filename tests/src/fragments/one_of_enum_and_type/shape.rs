@@ -69,7 +69,13 @@ impl ::perago::Contract for Shape {
                 let mut f1_1 = None;
                 let mut r1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "size" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -319,7 +325,13 @@ impl ::perago::Contract for ShapeCircle {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "size" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -468,7 +480,13 @@ impl ::perago::Contract for ShapeSquare {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "kind" => Some(0usize),
+                            "size" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

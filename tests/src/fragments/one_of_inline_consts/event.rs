@@ -51,7 +51,17 @@ impl ::perago::Contract for Event {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "type" => Some(0usize),
+                            "version" => Some(1usize),
+                            "id" => Some(2usize),
+                            "at" => Some(3usize),
+                            "reason" => Some(4usize),
+                            "to" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -327,7 +337,15 @@ impl ::perago::Contract for EventCreated {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "version" => Some(0usize),
+                            "type" => Some(1usize),
+                            "id" => Some(2usize),
+                            "at" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -488,7 +506,15 @@ impl ::perago::Contract for EventDeleted {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "version" => Some(0usize),
+                            "type" => Some(1usize),
+                            "id" => Some(2usize),
+                            "reason" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -648,7 +674,15 @@ impl ::perago::Contract for EventRenamed {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "type" => Some(0usize),
+                            "version" => Some(1usize),
+                            "id" => Some(2usize),
+                            "to" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

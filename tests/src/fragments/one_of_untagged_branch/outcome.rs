@@ -40,7 +40,15 @@ impl ::perago::Contract for Outcome {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "status" => Some(0usize),
+                            "reason" => Some(1usize),
+                            "output" => Some(2usize),
+                            "retries" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -273,7 +281,13 @@ impl ::perago::Contract for OutcomeFailed {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "status" => Some(0usize),
+                            "reason" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -361,16 +375,7 @@ impl OutcomeVariant1 {
     pub const PROPERTIES: &'static [&'static str] = &["reason", "output", "retries"];
     /// The schema's `default` of `retries`: `0`.
     pub fn default_retries() -> i64 {
-        ::perago::__private::stream::from_json(
-                "0",
-                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
-                    minimum: None,
-                    maximum: None,
-                    exclusive_minimum: None,
-                    exclusive_maximum: None,
-                }),
-            )
-            .expect("perago-codegen checked the default against its schema")
+        0i64
     }
 }
 impl ::perago::Contract for OutcomeVariant1 {
@@ -402,7 +407,14 @@ impl ::perago::Contract for OutcomeVariant1 {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "reason" => Some(0usize),
+                            "output" => Some(1usize),
+                            "retries" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -51,7 +51,15 @@ impl ::perago::Contract for Chain {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "value" => Some(0usize),
+                            "next" => Some(1usize),
+                            "pair" => Some(2usize),
+                            "maybe" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -215,7 +223,14 @@ impl ::perago::Contract for Pair {
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "left" => Some(0usize),
+                            "right" => Some(1usize),
+                            "fallback" => Some(2usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -340,7 +355,12 @@ impl ::perago::Contract for ChainMaybe {
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "back" => Some(0usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

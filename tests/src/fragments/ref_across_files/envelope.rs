@@ -56,7 +56,15 @@ impl ::perago::Contract for Envelope {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "address" => Some(0usize),
+                            "priority" => Some(1usize),
+                            "code" => Some(2usize),
+                            "whole" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -157,7 +157,31 @@ impl ::perago::Contract for Formats {
                 let mut f18 = None;
                 let mut f19 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "date_time" => Some(0usize),
+                            "date" => Some(1usize),
+                            "time" => Some(2usize),
+                            "duration" => Some(3usize),
+                            "email" => Some(4usize),
+                            "hostname" => Some(5usize),
+                            "ipv4" => Some(6usize),
+                            "ipv6" => Some(7usize),
+                            "uri" => Some(8usize),
+                            "uri_reference" => Some(9usize),
+                            "iri" => Some(10usize),
+                            "iri_reference" => Some(11usize),
+                            "uuid" => Some(12usize),
+                            "regex" => Some(13usize),
+                            "json_pointer" => Some(14usize),
+                            "relative_json_pointer" => Some(15usize),
+                            "unknown_format" => Some(16usize),
+                            "short_uuid" => Some(17usize),
+                            "maybe_date" => Some(18usize),
+                            "dates" => Some(19usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

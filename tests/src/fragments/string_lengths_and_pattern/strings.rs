@@ -80,7 +80,18 @@ impl ::perago::Contract for Strings {
                 let mut f5 = None;
                 let mut f6 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "plain" => Some(0usize),
+                            "min" => Some(1usize),
+                            "max" => Some(2usize),
+                            "both" => Some(3usize),
+                            "pattern" => Some(4usize),
+                            "all" => Some(5usize),
+                            "other_pattern" => Some(6usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

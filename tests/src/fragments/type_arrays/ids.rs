@@ -70,7 +70,15 @@ impl ::perago::Contract for Ids {
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "id" => Some(0usize),
+                            "flag" => Some(1usize),
+                            "amount" => Some(2usize),
+                            "either" => Some(3usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -78,7 +78,17 @@ impl ::perago::Contract for Unions {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "id" => Some(0usize),
+                            "limit" => Some(1usize),
+                            "target" => Some(2usize),
+                            "tree" => Some(3usize),
+                            "mode" => Some(4usize),
+                            "either" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -486,7 +496,13 @@ impl ::perago::Contract for Point {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "x" => Some(0usize),
+                            "y" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {

@@ -73,7 +73,17 @@ impl ::perago::Contract for Sets {
                 let mut f4 = None;
                 let mut f5 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "tags" => Some(0usize),
+                            "numbers" => Some(1usize),
+                            "anything" => Some(2usize),
+                            "not_unique" => Some(3usize),
+                            "points" => Some(4usize),
+                            "matrix" => Some(5usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
@@ -285,7 +295,13 @@ impl ::perago::Contract for SetsPointsItem {
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(&KEYS))?
+                    .next_key_seed(
+                        ::perago::__private::stream::Keys(|key: &str| match key {
+                            "x" => Some(0usize),
+                            "y" => Some(1usize),
+                            _ => None,
+                        }),
+                    )?
                 {
                     match key {
                         ::perago::__private::stream::Key::Declared(0usize) => {
