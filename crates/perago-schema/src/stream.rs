@@ -1050,6 +1050,7 @@ impl<'k, const N: usize> Members<'k, N> {
     }
 
     /// Reads the value of declared key `i`.
+    #[inline(always)]
     pub fn read<'de, A: MapAccess<'de>, C: Check>(
         &mut self,
         map: &mut A,
@@ -1163,34 +1164,46 @@ impl<'k, const N: usize> Members<'k, N> {
                 return false;
             }
         }
-        let recorded = out.split_off(self.before);
-        let at = |(start, end): (usize, usize)| &recorded[start - self.before..end - self.before];
-        // Undeclared members by position: what they recorded, or (a key only another branch
-        // declares) an unknown field.
-        enum Undeclared {
-            Recorded(usize, usize),
-            Foreign(usize),
-        }
-        let mut undeclared: Vec<(u32, Undeclared)> = self
-            .others
-            .iter()
-            .map(|(pos, start, end)| (*pos, Undeclared::Recorded(*start, *end)))
-            .collect();
-        undeclared.extend(
-            (0..N)
-                .filter(foreign)
-                .map(|i| (self.at[i], Undeclared::Foreign(i))),
-        );
-        undeclared.sort_by_key(|(pos, _)| *pos);
-        for (_, member) in undeclared {
-            match member {
-                Undeclared::Recorded(start, end) => out.extend_from_slice(at((start, end))),
-                Undeclared::Foreign(i) => check::unknown_field(&path.key(self.keys[i]), out),
+        // What was recorded, each violation moved back once, in order (a foreign key's own
+        // violations are dropped: it is an unknown field here).
+        let mut recorded: Vec<Option<crate::Violation>> =
+            out.drain(self.before..).map(Some).collect();
+        let before = self.before;
+        let mut put = |(start, end): (usize, usize), out: &mut Out| {
+            out.extend(
+                recorded[start - before..end - before]
+                    .iter_mut()
+                    .filter_map(Option::take),
+            );
+        };
+        if !self.others.is_empty() || any_foreign {
+            // Undeclared members by position: what they recorded, or (a key only another
+            // branch declares) an unknown field.
+            enum Undeclared {
+                Recorded(usize, usize),
+                Foreign(usize),
+            }
+            let mut undeclared: Vec<(u32, Undeclared)> = self
+                .others
+                .iter()
+                .map(|(pos, start, end)| (*pos, Undeclared::Recorded(*start, *end)))
+                .collect();
+            undeclared.extend(
+                (0..N)
+                    .filter(foreign)
+                    .map(|i| (self.at[i], Undeclared::Foreign(i))),
+            );
+            undeclared.sort_by_key(|(pos, _)| *pos);
+            for (_, member) in undeclared {
+                match member {
+                    Undeclared::Recorded(start, end) => put((start, end), out),
+                    Undeclared::Foreign(i) => check::unknown_field(&path.key(self.keys[i]), out),
+                }
             }
         }
         for (i, required) in declared {
             if self.has(*i) {
-                out.extend_from_slice(at(self.spans[*i]));
+                put(self.spans[*i], out);
             } else if *required {
                 check::required(&path.key(self.keys[*i]), out);
             }
