@@ -31,11 +31,11 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashSet;
+use std::fmt;
+use std::marker::PhantomData;
 
 /// A set of an object's keys, to tell a repeated one (foldhash: no SipHash on this path).
 type KeySet<T> = HashSet<T, foldhash::fast::RandomState>;
-use std::fmt;
-use std::marker::PhantomData;
 
 /// One schema node's rules, read from a deserialiser.
 pub trait Check {
