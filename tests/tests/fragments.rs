@@ -978,3 +978,28 @@ fn one_of_member_type_messages() {
         one("$.at", perago::Code::Minimum, "must be >= 1")
     );
 }
+
+/// A property the document leaves out takes its schema's `default`, whether the generator wrote
+/// the default as a literal (an integer, a number, a boolean, a string) or reads it from its
+/// JSON (an enum, an array, a nullable).
+#[test]
+fn absent_properties_take_their_defaults() {
+    use f::default_values::defaults::{Defaults, DefaultsMode};
+    let d = Defaults::from_slice(b"{}").expect("every property is optional");
+    assert_eq!(d.retries, 3);
+    assert_eq!(d.mode, DefaultsMode::Slow);
+    assert_eq!(d.name, "anon");
+    assert_eq!(d.tags, ["a"]);
+    assert_eq!(d.limit, None);
+    assert_eq!(d.r#type, "plain");
+    assert_eq!(d.ratio, -0.5);
+    assert_eq!(d.offset, -7);
+    assert!(d.strict);
+    // A value given is the value read.
+    let d = Defaults::from_slice(br#"{"retries": 0, "ratio": -2, "offset": 1, "strict": false}"#)
+        .expect("valid");
+    assert_eq!(
+        (d.retries, d.ratio, d.offset, d.strict),
+        (0, -2.0, 1, false)
+    );
+}

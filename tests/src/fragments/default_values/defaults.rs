@@ -17,6 +17,12 @@ pub struct Defaults {
     pub limit: Option<i64>,
     #[serde(rename = "type")]
     pub r#type: String,
+    #[serde(rename = "ratio")]
+    pub ratio: f64,
+    #[serde(rename = "offset")]
+    pub offset: i64,
+    #[serde(rename = "strict")]
+    pub strict: bool,
 }
 impl Defaults {
     /// The properties the schema declares, in its order.
@@ -27,6 +33,9 @@ impl Defaults {
         "tags",
         "limit",
         "type",
+        "ratio",
+        "offset",
+        "strict",
     ];
     /// The schema's `default` of `retries`: `3`.
     pub fn default_retries() -> i64 {
@@ -86,10 +95,22 @@ impl Defaults {
     pub fn default_type() -> String {
         String::from("plain")
     }
+    /// The schema's `default` of `ratio`: `-0.5`.
+    pub fn default_ratio() -> f64 {
+        -0.5f64
+    }
+    /// The schema's `default` of `offset`: `-7`.
+    pub fn default_offset() -> i64 {
+        -7i64
+    }
+    /// The schema's `default` of `strict`: `true`.
+    pub fn default_strict() -> bool {
+        true
+    }
 }
 impl ::perago::Contract for Defaults {
     const LOCATION: &'static str = "defaults.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Defaults\",\"type\":\"object\",\"properties\":{\"retries\":{\"type\":\"integer\",\"minimum\":0,\"default\":3},\"mode\":{\"enum\":[\"fast\",\"slow\"],\"default\":\"slow\"},\"name\":{\"type\":\"string\",\"default\":\"anon\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"a\"]},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":null},\"type\":{\"type\":\"string\",\"default\":\"plain\"}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Defaults\",\"type\":\"object\",\"properties\":{\"retries\":{\"type\":\"integer\",\"minimum\":0,\"default\":3},\"mode\":{\"enum\":[\"fast\",\"slow\"],\"default\":\"slow\"},\"name\":{\"type\":\"string\",\"default\":\"anon\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"a\"]},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":null},\"type\":{\"type\":\"string\",\"default\":\"plain\"},\"ratio\":{\"type\":\"number\",\"maximum\":0,\"default\":-0.5},\"offset\":{\"type\":\"integer\",\"default\":-7},\"strict\":{\"type\":\"boolean\",\"default\":true}},\"additionalProperties\":false}";
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -110,13 +131,16 @@ impl ::perago::Contract for Defaults {
                 mut map: A,
             ) -> Result<Option<Defaults>, A::Error> {
                 let __Body(path, out) = self;
-                const KEYS: [&str; 6usize] = [
+                const KEYS: [&str; 9usize] = [
                     "retries",
                     "mode",
                     "name",
                     "tags",
                     "limit",
                     "type",
+                    "ratio",
+                    "offset",
+                    "strict",
                 ];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut f0 = None;
@@ -125,6 +149,9 @@ impl ::perago::Contract for Defaults {
                 let mut f3 = None;
                 let mut f4 = None;
                 let mut f5 = None;
+                let mut f6 = None;
+                let mut f7 = None;
+                let mut f8 = None;
                 while let Some(key) = map
                     .next_key_seed(
                         ::perago::__private::stream::Keys(|key: &str| match key {
@@ -134,6 +161,9 @@ impl ::perago::Contract for Defaults {
                             "tags" => Some(3usize),
                             "limit" => Some(4usize),
                             "type" => Some(5usize),
+                            "ratio" => Some(6usize),
+                            "offset" => Some(7usize),
+                            "strict" => Some(8usize),
                             _ => None,
                         }),
                     )?
@@ -238,6 +268,46 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
+                        ::perago::__private::stream::Key::Declared(6usize) => {
+                            f6 = members
+                                .read(
+                                    &mut map,
+                                    6usize,
+                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: Some(0f64),
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(7usize) => {
+                            f7 = members
+                                .read(
+                                    &mut map,
+                                    7usize,
+                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                    path,
+                                    out,
+                                )?;
+                        }
+                        ::perago::__private::stream::Key::Declared(8usize) => {
+                            f8 = members
+                                .read(
+                                    &mut map,
+                                    8usize,
+                                    &::perago::__private::stream::Boolean,
+                                    path,
+                                    out,
+                                )?;
+                        }
                         ::perago::__private::stream::Key::Declared(_) => {}
                         ::perago::__private::stream::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
@@ -253,6 +323,9 @@ impl ::perago::Contract for Defaults {
                             (3usize, false),
                             (4usize, false),
                             (5usize, false),
+                            (6usize, false),
+                            (7usize, false),
+                            (8usize, false),
                         ],
                         path,
                         out,
@@ -260,13 +333,26 @@ impl ::perago::Contract for Defaults {
                 {
                     return Ok(None);
                 }
-                let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
+                let (
+                    Some(x0),
+                    Some(x1),
+                    Some(x2),
+                    Some(x3),
+                    Some(x4),
+                    Some(x5),
+                    Some(x6),
+                    Some(x7),
+                    Some(x8),
+                ) = (
                     ::perago::__private::stream::or_else(f0, Defaults::default_retries),
                     ::perago::__private::stream::or_else(f1, Defaults::default_mode),
                     ::perago::__private::stream::or_else(f2, Defaults::default_name),
                     ::perago::__private::stream::or_else(f3, Defaults::default_tags),
                     ::perago::__private::stream::or_else(f4, Defaults::default_limit),
                     ::perago::__private::stream::or_else(f5, Defaults::default_type),
+                    ::perago::__private::stream::or_else(f6, Defaults::default_ratio),
+                    ::perago::__private::stream::or_else(f7, Defaults::default_offset),
+                    ::perago::__private::stream::or_else(f8, Defaults::default_strict),
                 ) else {
                     return Ok(None);
                 };
@@ -278,6 +364,9 @@ impl ::perago::Contract for Defaults {
                         tags: x3,
                         limit: x4,
                         r#type: x5,
+                        ratio: x6,
+                        offset: x7,
+                        strict: x8,
                     }),
                 )
             }
