@@ -142,6 +142,16 @@ fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
             if changes.is_empty() {
                 let _ = writeln!(stderr, "{}: up to date", args.out.display());
             }
+            if !args.check {
+                // What the generated types leave to the interpreter, which a user otherwise
+                // learns only from a `serde_json::Value` field or a doc comment.
+                for (location, reason) in codegen.judged().map_err(|e| e.to_string())? {
+                    let _ = writeln!(
+                        stderr,
+                        "note: {location} is judged by the interpreter at run time: {reason}"
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(stale @ perago_codegen::Error::Stale { .. }) => {

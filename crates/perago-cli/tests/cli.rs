@@ -628,3 +628,52 @@ fn lists_the_builtin_schemas() {
         "file": "worker-completion.v1.schema.json"
     })));
 }
+
+/// `perago codegen` names on standard error each part it leaves to the interpreter, and why;
+/// a part typed rule by rule is not named, and `--check` writes no notes.
+#[test]
+fn codegen_names_the_parts_the_interpreter_judges() {
+    let dir = temp();
+    std::fs::create_dir(dir.path().join("schemas")).expect("a schemas directory");
+    write(
+        dir.path(),
+        "schemas/item.schema.json",
+        r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "id": {"type": ["string", "array"]},
+    "code": {"type": "string", "not": {"const": "x"}},
+    "name": {"type": "string"}
+  }
+}"#,
+    );
+    let out = perago(
+        &["codegen", "--schemas", "schemas", "--out", "contracts"],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "note: item.schema.json#/properties/code is judged by the interpreter at run time: `not` applies a schema to the typed value",
+            "note: item.schema.json#/properties/id is judged by the interpreter at run time: `type`: generated code types one JSON type, [T, \"null\"], or scalar types none of which overlaps another (`integer` does `number`), found [\"string\",\"array\"]; held as a `serde_json::Value`",
+        ],
+        "{err}"
+    );
+    let check = perago(
+        &[
+            "codegen",
+            "--schemas",
+            "schemas",
+            "--out",
+            "contracts",
+            "--check",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&check), 0, "{}", stderr(&check));
+    assert!(!stderr(&check).contains("note:"), "{}", stderr(&check));
+}

@@ -166,15 +166,34 @@ impl Codegen {
         })
     }
 
+    /// The schemas, loaded and linted.
+    fn load(&self) -> Result<SchemaSet, Error> {
+        SchemaSet::load_dir(&self.root.join(&self.schemas)).map_err(|source| Error::Schemas {
+            dir: shown(&self.schemas),
+            source,
+        })
+    }
+
+    /// The parts of the schemas the generated code does not check rule by rule, which the
+    /// interpreter judges at run time: each one's location and why, sorted by location (the
+    /// generated doc comments say the same).
+    pub fn judged(&self) -> Result<Vec<(String, String)>, Error> {
+        let set = self.load()?;
+        let judged: std::collections::BTreeMap<&str, &str> = set
+            .ir
+            .nodes()
+            .filter_map(|(_, node)| Some((node.location.as_str(), node.judged.as_deref()?)))
+            .collect();
+        Ok(judged
+            .into_iter()
+            .map(|(location, reason)| (location.to_owned(), reason.to_owned()))
+            .collect())
+    }
+
     /// Every file the schemas give (under [`in_dir`](Self::in_dir)), with its contents.
     pub fn files(&self) -> Result<Vec<(PathBuf, String)>, Error> {
         let schemas = shown(&self.schemas);
-        let set = SchemaSet::load_dir(&self.root.join(&self.schemas)).map_err(|source| {
-            Error::Schemas {
-                dir: schemas.clone(),
-                source,
-            }
-        })?;
+        let set = self.load()?;
         let command = self.regenerate();
         let target = Target {
             schemas: &schemas,
