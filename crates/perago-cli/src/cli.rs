@@ -133,8 +133,8 @@ pub fn run() -> ExitCode {
 
 fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
     let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out).runtime(&args.runtime);
-    match codegen.run(perago_codegen::Mode::checking(args.check)) {
-        Ok(changes) => {
+    match codegen.run_judged(perago_codegen::Mode::checking(args.check)) {
+        Ok((changes, judged)) => {
             let mut stderr = io::stderr();
             for change in &changes {
                 let _ = writeln!(stderr, "{change}");
@@ -145,7 +145,7 @@ fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
             if !args.check {
                 // What the generated types leave to the interpreter, which a user otherwise
                 // learns only from a `serde_json::Value` field or a doc comment.
-                for (location, reason) in codegen.judged().map_err(|e| e.to_string())? {
+                for (location, reason) in judged {
                     let _ = writeln!(
                         stderr,
                         "note: {location} is judged by the interpreter at run time: {reason}"

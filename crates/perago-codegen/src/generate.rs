@@ -101,6 +101,9 @@ fn list(changes: &[Change]) -> String {
     changes.iter().map(|c| format!("\n  {c}")).collect()
 }
 
+/// A part of the schemas the interpreter judges at run time: its location and why.
+pub type Judged = (String, String);
+
 /// One directory of schemas (`*.json`) generated into one directory of Rust modules: one per
 /// schema file and a `mod.rs` declaring them, declared in the crate as
 /// `#[rustfmt::skip] pub mod contracts;`. The out directory holds generated files only.
@@ -166,34 +169,16 @@ impl Codegen {
         })
     }
 
-    /// The schemas, loaded and linted.
-    fn load(&self) -> Result<SchemaSet, Error> {
-        SchemaSet::load_dir(&self.root.join(&self.schemas)).map_err(|source| Error::Schemas {
-            dir: shown(&self.schemas),
-            source,
-        })
-    }
-
-    /// The parts of the schemas the generated code does not check rule by rule, which the
-    /// interpreter judges at run time: each one's location and why, sorted by location (the
-    /// generated doc comments say the same).
-    pub fn judged(&self) -> Result<Vec<(String, String)>, Error> {
-        let set = self.load()?;
-        let judged: std::collections::BTreeMap<&str, &str> = set
-            .ir
-            .nodes()
-            .filter_map(|(_, node)| Some((node.location.as_str(), node.judged.as_deref()?)))
-            .collect();
-        Ok(judged
-            .into_iter()
-            .map(|(location, reason)| (location.to_owned(), reason.to_owned()))
-            .collect())
-    }
-
-    /// Every file the schemas give (under [`in_dir`](Self::in_dir)), with its contents.
-    pub fn files(&self) -> Result<Vec<(PathBuf, String)>, Error> {
+    /// The schemas, loaded and linted, and every file they give (under
+    /// [`in_dir`](Self::in_dir)) with its contents.
+    fn generate(&self) -> Result<(SchemaSet, Vec<(PathBuf, String)>), Error> {
         let schemas = shown(&self.schemas);
-        let set = self.load()?;
+        let set = SchemaSet::load_dir(&self.root.join(&self.schemas)).map_err(|source| {
+            Error::Schemas {
+                dir: schemas.clone(),
+                source,
+            }
+        })?;
         let command = self.regenerate();
         let target = Target {
             schemas: &schemas,
@@ -210,7 +195,12 @@ impl Codegen {
             out.join("mod.rs"),
             emit::emit_mod(&modules, &self.doc, &target),
         ));
-        Ok(files)
+        Ok((set, files))
+    }
+
+    /// Every file the schemas give (under [`in_dir`](Self::in_dir)), with its contents.
+    pub fn files(&self) -> Result<Vec<(PathBuf, String)>, Error> {
+        Ok(self.generate()?.1)
     }
 
     /// Writes (or, in check mode, compares) the generated files; returns what changed. In check
@@ -219,12 +209,34 @@ impl Codegen {
         stale(mode, &self.regenerate(), self.sync(mode)?)
     }
 
+    /// [`run`](Self::run), and the parts of the schemas the generated code does not check rule
+    /// by rule, which the interpreter judges at run time: each one's location and why, sorted
+    /// by location (the generated doc comments say the same).
+    pub fn run_judged(&self, mode: Mode) -> Result<(Vec<Change>, Vec<Judged>), Error> {
+        let (set, files) = self.generate()?;
+        let changes = stale(mode, &self.regenerate(), self.sync_files(&files, mode)?)?;
+        let judged: std::collections::BTreeMap<&str, &str> = set
+            .ir
+            .nodes()
+            .filter_map(|(_, node)| Some((node.location.as_str(), node.judged.as_deref()?)))
+            .collect();
+        let judged = judged
+            .into_iter()
+            .map(|(location, reason)| (location.to_owned(), reason.to_owned()))
+            .collect();
+        Ok((changes, judged))
+    }
+
     /// [`run`](Self::run) without the stale check: what writing did, or in check mode would
     /// do, for a caller that gathers the changes of several targets.
     pub fn sync(&self, mode: Mode) -> Result<Vec<Change>, Error> {
-        let files = self.files()?;
+        self.sync_files(&self.files()?, mode)
+    }
+
+    /// [`sync`](Self::sync) of the generated `files`.
+    fn sync_files(&self, files: &[(PathBuf, String)], mode: Mode) -> Result<Vec<Change>, Error> {
         let mut changes = Vec::new();
-        for (path, contents) in &files {
+        for (path, contents) in files {
             if let Some(kind) = ensure_file(path, contents, mode)? {
                 changes.push(Change {
                     path: path.clone(),

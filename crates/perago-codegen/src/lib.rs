@@ -9,5 +9,7 @@
 pub mod emit;
 mod generate;
 
-pub use generate::{Change, ChangeKind, Codegen, Error, Mode, ensure_file, generate, stale};
+pub use generate::{
+    Change, ChangeKind, Codegen, Error, Judged, Mode, ensure_file, generate, stale,
+};
 pub use perago_schema::SchemaSet;
