@@ -16,8 +16,9 @@
 //! Everything is driven by [`Rng`], a xorshift64* generator with a fixed seed, so a run is
 //! reproducible.
 
-use perago_schema::check::{Bounds, Format, Lengths, Pattern};
-use perago_schema::ir::{Branch, Checks, Ir, NodeId, ObjectRules, Property, Shape, Step};
+use perago_schema::check::{Bounds, Format, Lengths, Pattern, TagValue};
+use perago_schema::decision::{Decision, Facts};
+use perago_schema::ir::{Branch, Checks, Ir, Kind, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
@@ -333,6 +334,34 @@ pub fn wrong_types() -> Vec<(&'static str, Value)> {
         ("object empty", Value::Object(Map::new())),
         ("object {k:1}", serde_json::json!({"k": 1})),
     ]
+}
+
+/// The members of an object a [`Decision`] tests.
+struct ValueFacts<'a> {
+    map: &'a Map<String, Value>,
+    decision: &'a Decision,
+}
+
+impl Facts for ValueFacts<'_> {
+    fn has(&self, member: usize) -> bool {
+        self.map.contains_key(&self.decision.members[member])
+    }
+
+    fn kind(&self, member: usize) -> Option<(Kind, &'static str)> {
+        let v = self.map.get(&self.decision.members[member])?;
+        let kind = Kind::of_value(v).unwrap_or(if Kind::Integer.admits(v) {
+            Kind::Integer
+        } else {
+            Kind::Number
+        });
+        Some((kind, perago_schema::check::type_name(v)))
+    }
+
+    fn is_tag(&self, member: usize, tag: TagValue<'_>) -> bool {
+        self.map
+            .get(&self.decision.members[member])
+            .is_some_and(|v| TagValue::of(v) == Some(tag))
+    }
 }
 
 /// How deep [`Generator::valid`] goes by default before it leaves out optional properties and
@@ -1404,8 +1433,41 @@ impl<'a> Generator<'a> {
                 }
             }
             Shape::OneOf {
+                branches,
+                decision: Some(decision),
+                ..
+            } => {
+                // Told apart by tests of its members: each member a test reads as each other
+                // JSON type, as each branch's valid member, and absent; each member the tests
+                // ask for added and removed; then the edits of the branch the tests name.
+                let Value::Object(map) = value else { return };
+                for member in &decision.members {
+                    path.push(Seg::Key(member.clone()));
+                    for (label, w) in wrong_types() {
+                        Self::set(out, path, format!("oneOf:member {label}"), w);
+                    }
+                    for (i, b) in branches.iter().enumerate() {
+                        let Shape::Object { properties, .. } = self.shape(b.node) else {
+                            continue;
+                        };
+                        if let Some(p) = properties.iter().find(|p| p.name == *member) {
+                            let v = self.valid(p.node);
+                            Self::set(out, path, format!("oneOf:member of branch {i}"), v);
+                        }
+                    }
+                    if map.contains_key(member) {
+                        Self::push(out, "oneOf:remove member", Op::Remove(path.clone()));
+                    }
+                    path.pop();
+                }
+                if let Ok(chosen) = decision.decide(&ValueFacts { map, decision }) {
+                    self.mutate(branches[chosen].node, value, path, false, out);
+                }
+            }
+            Shape::OneOf {
                 discriminators,
                 branches,
+                ..
             } if discriminators.is_empty() => {
                 // Told apart by keys: another branch's own key added (keys of two branches),
                 // each own key of this branch removed (maybe none left), then this branch's edits.
@@ -1417,40 +1479,7 @@ impl<'a> Generator<'a> {
             Shape::OneOf {
                 discriminators,
                 branches,
-            } if branches.iter().any(|b| !b.kinds.is_empty()) => {
-                // Told apart by a member's JSON type: the member as each other JSON type,
-                // as each other branch's valid member, and absent; then this branch's edits.
-                let Value::Object(map) = value else { return };
-                let member = &discriminators[0];
-                path.push(Seg::Key(member.clone()));
-                for (label, w) in wrong_types() {
-                    Self::set(out, path, format!("oneOf:member {label}"), w);
-                }
-                for (i, b) in branches.iter().enumerate() {
-                    let Shape::Object { properties, .. } = self.shape(b.node) else {
-                        continue;
-                    };
-                    if let Some(p) = properties.iter().find(|p| p.name == *member) {
-                        let v = self.valid(p.node);
-                        Self::set(out, path, format!("oneOf:member of branch {i}"), v);
-                    }
-                }
-                if map.contains_key(member) {
-                    Self::push(out, "oneOf:remove member", Op::Remove(path.clone()));
-                }
-                path.pop();
-                let chosen = map.get(member).and_then(|v| {
-                    branches
-                        .iter()
-                        .find(|b| b.kinds.iter().any(|k| k.admits(v)))
-                });
-                if let Some(branch) = chosen {
-                    self.mutate(branch.node, value, path, false, out);
-                }
-            }
-            Shape::OneOf {
-                discriminators,
-                branches,
+                ..
             } => {
                 let Value::Object(map) = value else { return };
                 // Per discriminator: each other tag of its branches (with one already present

@@ -646,6 +646,7 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
             Shape::OneOf {
                 discriminators,
                 branches,
+                ..
             } => {
                 let validators = branches
                     .iter()

@@ -65,6 +65,7 @@ const PATTERN_EXAMPLES: &[&str] = &[
     "xy z",
     "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3",
     "2026-11-30",
+    "30s",
 ];
 
 /// Every fragment and the types checked in it: `fragment: module::Type, …;`.
@@ -115,6 +116,7 @@ fragments! {
     object_rules: rules::Rules, rules::RulesLimits, rules::RulesTags;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
     one_of_by_required: source::Source, source::SourceUrl, source::SourcePath, source::SourceInline, target::Target, target::TargetHost, target::TargetSocket;
+    one_of_by_tests: reading::Reading, reading::ReadingNumberString, reading::ReadingNumberNull, reading::ReadingString, reading::ReadingArray, event::Event, event::EventClick, event::EventKey, event::EventString, event::EventObject, event::EventObjectPayload, limit::Limit, limit::LimitInteger, limit::LimitString, limit::LimitIntegerWindow, target::Target, target::TargetFile, target::TargetInteger, target::TargetString;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
@@ -910,6 +912,150 @@ fn one_of_enum_tags_messages() {
             "$.size",
             perago::Code::Type,
             "must be an integer, found a number"
+        )
+    );
+}
+
+/// What the generated reader of a `oneOf` told apart by tests of its members one after another
+/// says: each test's outcome leads to the next (a member's type, a tag, a key), the branch at
+/// the end holds alone; a member every branch left requires absent is `required` at it, of no
+/// branch left's type a type error listing theirs, a tag of no branch the tags; each alone.
+#[test]
+fn one_of_by_tests_messages() {
+    use f::one_of_by_tests::{event::Event, limit::Limit, reading::Reading, target::Target};
+    // Two members' types: `value`, then `unit`.
+    assert!(matches!(
+        Reading::from_slice(br#"{"unit": "kg", "value": 2.5}"#),
+        Ok(Reading::ReadingNumberString(r)) if r.unit == "kg"
+    ));
+    assert!(matches!(
+        Reading::from_slice(br#"{"scale": 3, "unit": null, "value": 1}"#),
+        Ok(Reading::ReadingNumberNull(r)) if r.scale == Some(3)
+    ));
+    assert!(matches!(
+        Reading::from_slice(br#"{"scale": "milli", "value": [1, 2]}"#),
+        Ok(Reading::ReadingArray(r)) if r.scale.as_deref() == Some("milli")
+    ));
+    assert_eq!(
+        reported::<Reading>(r#"{"unit": "kg"}"#),
+        one(
+            "$.value",
+            perago::Code::Required,
+            "required field is missing"
+        )
+    );
+    assert_eq!(
+        reported::<Reading>(r#"{"value": true, "unit": "kg"}"#),
+        one(
+            "$.value",
+            perago::Code::Type,
+            "must be a number, a string or an array, found a boolean"
+        )
+    );
+    assert_eq!(
+        reported::<Reading>(r#"{"value": 1, "scale": 0}"#),
+        one(
+            "$.unit",
+            perago::Code::Required,
+            "required field is missing"
+        )
+    );
+    assert_eq!(
+        reported::<Reading>(r#"{"scale": "x", "value": -1, "unit": 7}"#),
+        one(
+            "$.unit",
+            perago::Code::Type,
+            "must be a string or null, found an integer"
+        )
+    );
+    // Chosen by `unit`: null, so `scale` (read before it) is held to an integer.
+    assert_eq!(
+        reported::<Reading>(r#"{"scale": "x", "value": -1, "unit": null}"#),
+        vec![
+            (
+                "$.value".to_owned(),
+                perago::Code::Minimum,
+                "must be >= 0".to_owned()
+            ),
+            (
+                "$.scale".to_owned(),
+                perago::Code::Type,
+                "must be an integer, found a string".to_owned()
+            ),
+        ]
+    );
+    // A tag, then a member's type.
+    assert!(matches!(
+        Event::from_slice(br#"{"payload": {"x": 1}, "at": "2026-12-02T10:00:00Z"}"#),
+        Ok(Event::EventObject(e)) if e.payload.x == 1
+    ));
+    assert!(matches!(
+        Event::from_slice(br#"{"at": 5, "payload": "hi"}"#),
+        Ok(Event::EventString(e)) if e.at == Some(5)
+    ));
+    assert_eq!(
+        reported::<Event>(r#"{"kind": "scroll", "x": 1}"#),
+        one(
+            "$.kind",
+            perago::Code::Discriminator,
+            "must be one of: \"click\", \"key\""
+        )
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"at": 1}"#),
+        one(
+            "$.payload",
+            perago::Code::Required,
+            "required field is missing"
+        )
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"kind": "key", "payload": "x", "code": "a"}"#),
+        one("$.payload", perago::Code::UnknownField, "unknown field")
+    );
+    assert_eq!(
+        reported::<Event>(r#"{"payload": 3}"#),
+        one(
+            "$.payload",
+            perago::Code::Type,
+            "must be a string or an object, found an integer"
+        )
+    );
+    // A member's type, then a key.
+    assert!(matches!(
+        Limit::from_slice(br#"{"max": 5, "window": "10s"}"#),
+        Ok(Limit::LimitIntegerWindow(l)) if l.max == 5
+    ));
+    assert!(matches!(
+        Limit::from_slice(br#"{"max": 0, "soft": true}"#),
+        Ok(Limit::LimitInteger(l)) if l.soft == Some(true)
+    ));
+    assert_eq!(
+        reported::<Limit>(r#"{"soft": true, "window": "10s", "max": 0}"#),
+        vec![
+            (
+                "$.soft".to_owned(),
+                perago::Code::UnknownField,
+                "unknown field".to_owned()
+            ),
+            (
+                "$.max".to_owned(),
+                perago::Code::Minimum,
+                "must be >= 1".to_owned()
+            ),
+        ]
+    );
+    // A union's objects: a tag, then a member's type.
+    assert!(matches!(
+        Target::from_slice(br#"{"port": "http", "address": "h"}"#),
+        Ok(Target::TargetString(t)) if t.port == "http"
+    ));
+    assert_eq!(
+        reported::<Target>(r#"{"address": "h", "port": 1.5}"#),
+        one(
+            "$.port",
+            perago::Code::Type,
+            "must be an integer or a string, found a number"
         )
     );
 }

@@ -11,6 +11,7 @@
 use crate::SchemaSet;
 use perago_schema::SchemaFile;
 use perago_schema::check::{Bounds, Lengths};
+use perago_schema::decision::{Decision, Test};
 use perago_schema::ir::{
     Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, string_values,
 };
@@ -19,6 +20,9 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use syn::LitStr;
+
+/// A `oneOf`'s discriminators, branches and decision (see [`Shape::OneOf`]).
+type OneOfParts<'a> = (&'a [String], &'a [Branch], Option<&'a Decision>);
 
 /// One generated Rust module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -338,7 +342,7 @@ impl Emitter<'_> {
                 Shape::Union(branches) => {
                     for b in branches {
                         match self.tagged_objects(b) {
-                            Some((_, objects)) => stack.extend(
+                            Some((_, objects, _)) => stack.extend(
                                 objects.iter().filter_map(|o| self.by_value_target(o.node)),
                             ),
                             None => stack.extend(self.by_value_target(b.node)),
@@ -404,7 +408,8 @@ impl Emitter<'_> {
             Shape::OneOf {
                 discriminators,
                 branches,
-            } => self.one_of_item(id, node, discriminators, branches),
+                decision,
+            } => self.one_of_item(id, node, discriminators, branches, decision.as_ref()),
             Shape::Union(branches) => self.union_item(id, node, branches),
             Shape::Any if node.judged.is_some() => self.held_value_item(id, node),
             Shape::Const(Value::String(value)) => {
@@ -784,6 +789,7 @@ impl Emitter<'_> {
         node: &Node,
         discriminators: &[String],
         branches: &[Branch],
+        decision: Option<&Decision>,
     ) -> TokenStream {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
@@ -791,7 +797,12 @@ impl Emitter<'_> {
             .map(|v| format_ident!("{}", v))
             .collect();
         let types: Vec<_> = branches.iter().map(|b| self.rust_type(b.node)).collect();
-        let read = self.one_of_read(&name, discriminators, branches, &variants, &types);
+        let read = self.one_of_read(
+            &name,
+            (discriminators, branches, decision),
+            &variants,
+            &types,
+        );
         let variants: Vec<_> = variants
             .iter()
             .zip(&types)
@@ -882,15 +893,18 @@ impl Emitter<'_> {
 
     /// The branches of a union's objects when several are told apart by a property: the
     /// unnamed `oneOf` the union's object branch is.
-    fn tagged_objects(&self, alternative: &Alternative) -> Option<(&[String], &[Branch])> {
+    fn tagged_objects(&self, alternative: &Alternative) -> Option<OneOfParts<'_>> {
         let node = self.ir.node(alternative.node);
         match &node.shape {
             Shape::OneOf {
                 discriminators,
                 branches,
-            } if node.name.is_none() && alternative.kind == Kind::Object => {
-                Some((discriminators.as_slice(), branches.as_slice()))
-            }
+                decision,
+            } if node.name.is_none() && alternative.kind == Kind::Object => Some((
+                discriminators.as_slice(),
+                branches.as_slice(),
+                decision.as_ref(),
+            )),
             _ => None,
         }
     }
@@ -963,12 +977,11 @@ impl Emitter<'_> {
     fn one_of_read(
         &mut self,
         name: &syn::Ident,
-        discriminators: &[String],
-        branches: &[Branch],
+        parts: OneOfParts<'_>,
         variants: &[syn::Ident],
         types: &[TokenStream],
     ) -> TokenStream {
-        let body = self.one_of_body(name, discriminators, branches, variants, types);
+        let body = self.one_of_body(name, parts, variants, types);
         self.read_fn(name, body)
     }
 
@@ -981,8 +994,7 @@ impl Emitter<'_> {
     fn one_of_body(
         &mut self,
         name: &syn::Ident,
-        discriminators: &[String],
-        branches: &[Branch],
+        (discriminators, branches, decision): OneOfParts<'_>,
         variants: &[syn::Ident],
         types: &[TokenStream],
     ) -> TokenStream {
@@ -993,15 +1005,13 @@ impl Emitter<'_> {
             let message = format!("`{name}`: a `oneOf` branch is not a closed object");
             return quote! { compile_error!(#message); };
         };
-        // Told apart by the JSON type of one member: it is read as any key the branches check
-        // differently (kept as JSON text, read once the branch is known), its type names the
-        // branch (`kinded`), and the branch's index stands for its tag.
-        let by_type = branches.iter().any(|b| !b.kinds.is_empty());
-        let typed_member = discriminators.first().filter(|_| by_type).cloned();
-        let discriminators: &[String] = if by_type { &[] } else { discriminators };
+        // Told apart by tests of the members (`decision`): a member whose type or tag a test
+        // reads is read as any key the branches check differently (kept as JSON text, read
+        // once the branch is known), and the branch's index stands for its tag.
+        let by_tests = decision.is_some();
         // No discriminator: the first key only one branch declares decides (`decided`), read
         // as the tag is, and the branch's index stands for its tag.
-        let by_keys = discriminators.is_empty() && !by_type;
+        let by_keys = discriminators.is_empty() && !by_tests;
         // One discriminator with string tags: read with `Tag`; else with `AnyTag`.
         let strings = discriminators.len() <= 1
             && branches
@@ -1037,7 +1047,7 @@ impl Emitter<'_> {
             .iter()
             .enumerate()
             .map(|(i, b)| {
-                if by_keys || by_type {
+                if by_keys || by_tests {
                     return vec![i];
                 }
                 let Some(t) = b.tag.as_ref() else {
@@ -1090,10 +1100,23 @@ impl Emitter<'_> {
             }
             placed.push(here);
         }
-        let type_slot = typed_member
-            .as_ref()
-            .and_then(|m| keys.iter().position(|k| k == m));
-        let conflicting = |slot: usize| groups[slot].len() > 1 || type_slot == Some(slot);
+        // The slot of each member of the decision, and whether a test reads its value.
+        let tested: Vec<(usize, bool)> = decision
+            .map(|d| {
+                let read = d.tests.iter().filter_map(|t| match *t {
+                    Test::Type { member, .. } | Test::Tag { member, .. } => Some(member),
+                    Test::Branch(_) | Test::Has { .. } => None,
+                });
+                let read: Vec<usize> = read.collect();
+                (0..d.members.len())
+                    .map(|m| {
+                        let slot = keys.iter().position(|k| *k == d.members[m]);
+                        (slot.unwrap_or_default(), read.contains(&m))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let conflicting = |slot: usize| groups[slot].len() > 1 || tested.contains(&(slot, true));
         let typed_slot = |slot: usize, g: usize| {
             if conflicting(slot) {
                 format_ident!("f{}_{}", slot, g)
@@ -1153,7 +1176,7 @@ impl Emitter<'_> {
                 continue;
             }
             let captured = format_ident!("r{}", slot);
-            if by_type {
+            if by_tests {
                 // No branch is known before the members are read.
                 slots.push(captured.clone());
                 arms.push(quote! {
@@ -1249,7 +1272,7 @@ impl Emitter<'_> {
                 if conflicting(*slot) {
                     let (c, users) = &groups[*slot][*g];
                     // Only an untagged branch uses this check: never read before the end.
-                    let typed = if !by_type && users.iter().any(|u| !tag_index[*u].is_empty()) {
+                    let typed = if !by_tests && users.iter().any(|u| !tag_index[*u].is_empty()) {
                         quote! { #f }
                     } else {
                         quote! { None }
@@ -1326,21 +1349,22 @@ impl Emitter<'_> {
         let deciding = quote! {
             const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
         };
-        if let Some(slot) = type_slot {
+        if let Some(decision) = decision {
             // Each branch's arm is `Some(index) => …` (its index stands for its tag).
-            let captured = format_ident!("r{}", slot);
-            let n = branches.len();
-            let kinds = branches.iter().map(|b| {
-                let names = b.kinds.iter().map(|k| k.name());
-                quote! { &[#(#names),*] }
+            let built = self.decision(decision);
+            let tested = tested.iter().map(|(slot, read)| {
+                if *read {
+                    let captured = format_ident!("r{}", slot);
+                    quote! { (#slot, #captured.as_deref()) }
+                } else {
+                    quote! { (#slot, None) }
+                }
             });
-            let expected = perago_schema::ir::kinds_text(
-                branches.iter().flat_map(|b| b.kinds.iter().copied()),
-            );
             return quote! {
-                const KINDS: [&[&str]; #n] = [#(#kinds),*];
+                static DECISION: ::std::sync::LazyLock<#k::__private::decision::Decision> =
+                    ::std::sync::LazyLock::new(|| #built);
                 #members
-                match members.kinded(#slot, &#captured, &KINDS, #expected, path, out) {
+                match members.decide(&DECISION, &[#(#tested),*], path, out) {
                     #(#arms)*
                     _ => Ok(None),
                 }
@@ -1404,6 +1428,63 @@ impl Emitter<'_> {
         }
     }
 
+    /// The expression that builds `decision`.
+    fn decision(&self, decision: &Decision) -> TokenStream {
+        let k = self.krate;
+        let d = quote! { #k::__private::decision };
+        let s = quote! { #k::__private::stream };
+        let members = &decision.members;
+        let tests = decision.tests.iter().map(|test| match test {
+            Test::Branch(b) => quote! { #d::Test::Branch(#b) },
+            Test::Has {
+                member,
+                then,
+                otherwise,
+            } => quote! { #d::Test::Has { member: #member, then: #then, otherwise: #otherwise } },
+            Test::Type { member, groups } => {
+                let groups = groups.iter().map(|(kinds, next)| {
+                    let kinds = kinds
+                        .iter()
+                        .map(|kind| format_ident!("{}", perago_schema::pascal(kind.name())));
+                    quote! { (Vec::from([#(#s::Kind::#kinds),*]), #next) }
+                });
+                quote! { #d::Test::Type { member: #member, groups: Vec::from([#(#groups),*]) } }
+            }
+            Test::Tag {
+                member,
+                tags,
+                absent,
+            } => {
+                let tags = tags.iter().map(|(values, next)| {
+                    // Tags are strings, integers (`i64`s) and booleans.
+                    let values = values.iter().map(|v| {
+                        let literal = match v {
+                            Value::String(t) => quote! { #t },
+                            Value::Bool(b) => quote! { #b },
+                            other => {
+                                let i = other.as_i64().unwrap_or_default();
+                                quote! { #i }
+                            }
+                        };
+                        quote! { #k::__private::serde_json::Value::from(#literal) }
+                    });
+                    quote! { (Vec::from([#(#values),*]), #next) }
+                });
+                let absent = match absent {
+                    Some(next) => quote! { Some(#next) },
+                    None => quote! { None },
+                };
+                quote! { #d::Test::Tag { member: #member, tags: Vec::from([#(#tags),*]), absent: #absent } }
+            }
+        });
+        quote! {
+            #d::Decision {
+                members: Vec::from([#(String::from(#members)),*]),
+                tests: Vec::from([#(#tests),*]),
+            }
+        }
+    }
+
     /// A union of JSON types: an enum with one variant per branch, named after its type
     /// (`String(String)`, `Integer(i64)`, `Null`), written as the bare value.
     fn union_item(&mut self, id: NodeId, node: &Node, branches: &[Alternative]) -> TokenStream {
@@ -1412,7 +1493,7 @@ impl Emitter<'_> {
         for b in branches {
             let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
             let bdoc = doc_attrs(self.ir.node(b.node));
-            if let Some((_, objects)) = self.tagged_objects(b) {
+            if let Some((_, objects, _)) = self.tagged_objects(b) {
                 for (o, v) in objects.iter().zip(self.object_variants(branches, objects)) {
                     let ty = self.rust_type(o.node);
                     variants.push(quote! { #v(#ty) });
@@ -1487,12 +1568,19 @@ impl Emitter<'_> {
                     }
                 }),
                 Kind::Object if self.tagged_objects(b).is_some() => {
-                    let (discriminators, objects) = self.tagged_objects(b).unwrap_or_default();
+                    let (discriminators, objects, decision) =
+                        self.tagged_objects(b).unwrap_or_default();
                     let objects = objects.to_vec();
                     let variants = self.object_variants(branches, &objects);
                     let types: Vec<_> = objects.iter().map(|o| self.rust_type(o.node)).collect();
                     let discriminators = discriminators.to_vec();
-                    let body = self.one_of_body(name, &discriminators, &objects, &variants, &types);
+                    let decision = decision.cloned();
+                    let body = self.one_of_body(
+                        name,
+                        (&discriminators, &objects, decision.as_ref()),
+                        &variants,
+                        &types,
+                    );
                     methods.push(quote! {
                         fn map<A: #de::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<#name>, A::Error> {
                             let __Body(path, out) = self;

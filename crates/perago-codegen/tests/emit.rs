@@ -159,6 +159,10 @@ snapshots! {
     /// by a `$ref` to a definition, beside a `const`; integer levels 1-3, 4 and 5.0, with keyed branches without a tag; the
     /// same for the objects of a union).
     one_of_enum_and_type,
+    /// Told apart by tests of the members one after another: the JSON types of two members
+    /// (`value`, then `unit`), a tag then a member's type (`kind`, then `payload`), a type then
+    /// a key (`max`, then `window`); the same for the objects of a union (`kind`, then `port`).
+    one_of_by_tests,
 
     // Unions of JSON types
     /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,

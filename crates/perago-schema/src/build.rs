@@ -805,17 +805,16 @@ impl<'a> Builder<'a> {
             properties: discriminators,
             tags,
             mut keys,
-            mut kinds,
+            decision,
         } = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
         keys.resize(members.len(), Vec::new());
-        kinds.resize(members.len(), Vec::new());
+        let names = match &decision {
+            Some(decision) => decision_names(decision, members.len()),
+            None => vec![None; members.len()],
+        };
         let mut branches = Vec::new();
-        for ((((i, (_, b)), tag), keys), kinds) in members.iter().zip(tags).zip(keys).zip(kinds) {
-            let name = match kinds.first() {
-                // Told apart by a member's JSON type: named after it.
-                Some(kind) => pascal(kind.name()),
-                None => branch_name(*i, b, &tag, &keys),
-            };
+        for ((((i, (_, b)), tag), keys), name) in members.iter().zip(tags).zip(keys).zip(names) {
+            let name = name.unwrap_or_else(|| branch_name(*i, b, &tag, &keys));
             let branch_hint = format!("{hint}{name}");
             let node = self.build(
                 doc,
@@ -825,16 +824,12 @@ impl<'a> Builder<'a> {
                 false,
             );
             let tag = tag.map(|(property, values)| Tag { property, values });
-            branches.push(Branch {
-                tag,
-                node,
-                keys,
-                kinds,
-            });
+            branches.push(Branch { tag, node, keys });
         }
         Some(Shape::OneOf {
             discriminators,
             branches,
+            decision,
         })
     }
 
@@ -997,6 +992,33 @@ pub fn pascal(s: &str) -> String {
 
 /// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
 /// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
+/// The names of the branches a [`Decision`](crate::decision::Decision) tells apart, after
+/// what chooses each (the JSON types, tags and keys on the way to it); `None` for a branch
+/// only members' absence chooses, or whose name another branch has too.
+fn decision_names(decision: &crate::decision::Decision, branches: usize) -> Vec<Option<String>> {
+    use crate::decision::Label;
+    let names: Vec<String> = decision
+        .labels(branches)
+        .into_iter()
+        .map(|path| {
+            path.into_iter()
+                .map(|label| match label {
+                    Label::Kind(kind) => pascal(kind.name()),
+                    Label::Tag(tag) => tag_name(tag),
+                    Label::Key(key) => pascal(key),
+                })
+                .collect()
+        })
+        .collect();
+    names
+        .iter()
+        .map(|n| {
+            Some(n.clone())
+                .filter(|n| !n.is_empty() && names.iter().filter(|m| *m == n).count() == 1)
+        })
+        .collect()
+}
+
 fn branch_name(
     i: usize,
     branch: &Value,

@@ -527,7 +527,7 @@ pub fn type_error(out: &mut Out, path: &Path<'_>, expected: &str, found: &Value)
 
 #[cold]
 /// [`type_error`] with the found type named ([`type_name`]'s words).
-fn type_error_named(out: &mut Out, path: &Path<'_>, expected: &str, found: &str) {
+pub(crate) fn type_error_named(out: &mut Out, path: &Path<'_>, expected: &str, found: &str) {
     push(
         out,
         path,

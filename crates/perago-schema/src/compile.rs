@@ -883,17 +883,7 @@ impl Compiler<'_> {
                 .zip(nodes.iter().copied())
                 .collect(),
             keys: decider.keys,
-            kinds: decider
-                .kinds
-                .iter()
-                .map(|kinds| {
-                    kinds
-                        .iter()
-                        .map(|k| type_bit(k.name()).unwrap_or(0))
-                        .fold(0, |a, b| a | b)
-                })
-                .collect(),
-            expected: crate::ir::kinds_text(decider.kinds.iter().flatten().copied()),
+            decision: decider.decision,
         })
     }
 

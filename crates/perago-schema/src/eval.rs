@@ -6,6 +6,7 @@
 //! are tracked (as bits) only where `unevaluated*` or a closed composition needs them.
 
 use crate::check::{self, Num, Out, push};
+use crate::ir::Kind;
 use crate::path::Path;
 use crate::program::{Additional, Close, Discriminated, Ix, Node, Program, ty};
 use crate::tape::{Tape, Tok};
@@ -248,24 +249,16 @@ impl Eval<'_> {
             );
             return false;
         }
-        if !d.kinds.is_empty() {
-            // Told apart by the JSON type of its one discriminator: absent, or of no
-            // branch's type, is reported alone.
-            let property = &d.properties[0];
-            let Some(v) = self.member(at, property) else {
-                check::required(&path.key(property), out);
-                return false;
+        if let Some(decision) = &d.decision {
+            let facts = Tested {
+                eval: self,
+                at,
+                members: &decision.members,
             };
-            let tok = self.tok(v);
-            return match d.kinds.iter().position(|bits| has_type(*bits, tok)) {
-                Some(b) => self.run(d.branches[b].1, at, path, out, top, ann),
-                None => {
-                    push(
-                        out,
-                        &path.key(property),
-                        Code::Type,
-                        format!("must be {}, found {}", d.expected, found(tok)),
-                    );
+            return match decision.decide(&facts) {
+                Ok(b) => self.run(d.branches[b].1, at, path, out, top, ann),
+                Err(refusal) => {
+                    refusal.report(path, out);
                     false
                 }
             };
@@ -335,11 +328,15 @@ impl Eval<'_> {
 
     /// True when the value at `at` is `tag` (a string, integer or boolean `const`).
     fn is_tag(&self, at: usize, tag: &Value) -> bool {
-        match check::TagValue::of(tag) {
-            Some(check::TagValue::Str(s)) => self.text(at) == Some(s),
-            Some(check::TagValue::Bool(b)) => matches!(self.tok(at), Tok::Bool(x) if x == b),
-            Some(t) => self.num(at).is_some_and(|n| t.is_number(n)),
-            None => false,
+        check::TagValue::of(tag).is_some_and(|t| self.is_tag_value(at, t))
+    }
+
+    /// True when the value at `at` is `tag`.
+    fn is_tag_value(&self, at: usize, tag: check::TagValue<'_>) -> bool {
+        match tag {
+            check::TagValue::Str(s) => self.text(at) == Some(s),
+            check::TagValue::Bool(b) => matches!(self.tok(at), Tok::Bool(x) if x == b),
+            t => self.num(at).is_some_and(|n| t.is_number(n)),
         }
     }
 
@@ -873,6 +870,41 @@ fn has_type(bits: u8, tok: Tok) -> bool {
         Tok::Object { .. } => ty::OBJECT,
     };
     bits & own != 0
+}
+
+/// The members of the object at `at` a [`Decision`](crate::decision::Decision) tests.
+struct Tested<'e, 'a> {
+    eval: &'e Eval<'a>,
+    at: usize,
+    members: &'e [String],
+}
+
+impl crate::decision::Facts for Tested<'_, '_> {
+    fn has(&self, member: usize) -> bool {
+        self.eval.member(self.at, &self.members[member]).is_some()
+    }
+
+    fn kind(&self, member: usize) -> Option<(Kind, &'static str)> {
+        let v = self.eval.member(self.at, &self.members[member])?;
+        let tok = self.eval.tok(v);
+        let kind = match tok {
+            Tok::Null => Kind::Null,
+            Tok::Bool(_) => Kind::Boolean,
+            Tok::U64(_) | Tok::I64(_) => Kind::Integer,
+            Tok::F64(f) if f.fract() == 0.0 => Kind::Integer,
+            Tok::F64(_) => Kind::Number,
+            Tok::Str(_) => Kind::String,
+            Tok::Array { .. } => Kind::Array,
+            Tok::Object { .. } => Kind::Object,
+        };
+        Some((kind, found(tok)))
+    }
+
+    fn is_tag(&self, member: usize, tag: check::TagValue<'_>) -> bool {
+        self.eval
+            .member(self.at, &self.members[member])
+            .is_some_and(|v| self.eval.is_tag_value(v, tag))
+    }
 }
 
 /// What a value is, for messages (as [`check::type_name`] says of a `Value`).

@@ -151,13 +151,15 @@ pub enum Shape {
     /// tag, when several, are told apart by their keys when no discriminator is present. With
     /// several discriminators, each branch with a tag has it on one of them (which only the
     /// branches with a tag on it declare): a document with one is one of those branches, with
-    /// several none. Or, with one discriminator and no tags, by its JSON type
-    /// ([`Branch::kinds`]).
+    /// several none. Or (no discriminators, tags or keys) by tests of their members one after
+    /// another (`decision`).
     OneOf {
         /// The properties that tell the branches apart (their tags); empty when keys do.
         discriminators: Vec<String>,
         /// The branches, in schema order.
         branches: Vec<Branch>,
+        /// When tests of the branches' members tell them apart, one after another.
+        decision: Option<crate::decision::Decision>,
     },
     /// `type: [T, "null"]` or `anyOf: [T, {type: null}]`.
     Nullable(NodeId),
@@ -249,10 +251,6 @@ pub struct Branch {
     /// without a tag: for each of those, the properties only it of them declares (empty for
     /// the branches with a tag).
     pub keys: Vec<String>,
-    /// When the `oneOf` is told apart by the JSON type of its one discriminator (a member
-    /// every branch requires, without a tag): the JSON types this branch's schema for it
-    /// takes, no other branch's; empty otherwise.
-    pub kinds: Vec<Kind>,
 }
 
 impl Branch {

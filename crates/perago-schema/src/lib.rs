@@ -59,6 +59,7 @@ pub mod bundle;
 pub mod check;
 mod compile;
 mod contract;
+pub mod decision;
 mod ecma;
 mod error;
 mod eval;
@@ -95,6 +96,7 @@ pub use violation::{Code, Violation, Violations};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::check;
+    pub use crate::decision;
     pub use crate::json;
     pub use crate::judge;
     pub use crate::path::Path;

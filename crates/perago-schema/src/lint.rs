@@ -3,6 +3,7 @@
 //! keyword. Nothing is silently ignored.
 
 use crate::check::{Pattern, json_equal};
+use crate::decision::{Decision, Test};
 use crate::error::LintError;
 use crate::ir::Kind;
 use crate::load::{Documents, pointer_token};
@@ -2002,7 +2003,7 @@ fn tagged_by(
                         .map(|t| t.map(|t| (0, vec![Value::String(t)])))
                         .collect(),
                     keys,
-                    kinds: Vec::new(),
+                    decision: None,
                 });
             }
             Some(p) if plausible => reasons.push(format!("`{name}` does not qualify: {p}")),
@@ -2111,9 +2112,8 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 ///   without a tag are one, or several told apart by their `keys` as above. A document with
 ///   one tag property is one of that property's branches, its value says which; with tag
 ///   properties of two branches, no branch holds; with none, it is one of the others;
-/// - by a member's JSON type ([`typed_by`]): `properties` is that one member, which every
-///   branch requires and gives a `type` no other branch's takes, `kinds` those types per
-///   branch (no tags, no keys). The member's type says the branch; absent, none holds.
+/// - by tests on their members, one after another ([`tested_by`]): `decision` (no
+///   `properties`, tags or keys).
 pub(crate) struct Decider {
     pub properties: Vec<String>,
     /// Per branch, its tag: the index of its property in `properties`, and its `const`, or
@@ -2121,9 +2121,8 @@ pub(crate) struct Decider {
     /// is an `i64`).
     pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
-    /// By a member's JSON type ([`typed_by`]): per branch, the JSON types its schema for the
-    /// one property in `properties` takes (pairwise disjoint); empty otherwise.
-    pub kinds: Vec<Vec<Kind>>,
+    /// Told apart by tests on their members ([`tested_by`]).
+    pub decision: Option<Decision>,
 }
 
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
@@ -2146,7 +2145,7 @@ pub(crate) fn decider(
                 properties: Vec::new(),
                 tags: vec![None; branches.len()],
                 keys,
-                kinds: Vec::new(),
+                decision: None,
             });
         }
         Err(refused) => refused
@@ -2165,11 +2164,18 @@ pub(crate) fn decider(
             "; nor by tag properties (each branch with a tag has it on one property, which only branches that list it in `required` with a distinct string, integer or boolean `const`, or an `enum` of such values no other of them gives, declare; the branches without one are one, or several that each require a property no other of them declares): {why}"
         ),
     };
-    let typed = match typed_by(branches, &mut follow) {
-        Ok(decider) => return Ok(decider),
+    let typed = match tested_by(branches, &mut follow) {
+        Ok(decision) => {
+            return Ok(Decider {
+                properties: Vec::new(),
+                tags: vec![None; branches.len()],
+                keys: Vec::new(),
+                decision: Some(decision),
+            });
+        }
         Err(None) => String::new(),
         Err(Some(why)) => format!(
-            "; nor by the JSON type of a property every branch lists in `required` and gives a `type` no other branch's takes (`integer` and `number` overlap): {why}"
+            "; nor by tests of their members one after another (the JSON type of a member every branch left requires, its `type`s not overlapping (`integer` and `number` do); a tag; a key only some branches declare, each requiring it): {why}"
         ),
     };
     Err(format!(
@@ -2196,75 +2202,285 @@ fn type_kinds(schema: &Value) -> Option<Vec<Kind>> {
     (!kinds.is_empty()).then_some(kinds)
 }
 
-/// The [`Decider`] of branches told apart by the JSON type of one member: a property every
-/// branch lists in `required` and whose (followed) schema has a `type`, the branches' types
-/// pairwise disjoint (`integer` and `number` overlap). The first such property in schema
-/// order. Otherwise why not, when some property every branch requires has a `type` in each
-/// (`None` when none has: nothing to say beyond the other rules' reasons).
-fn typed_by(
+/// What [`tested_by`] knows of a branch's property: its name, whether the branch requires
+/// it, and its (followed) schema.
+type Known = (String, bool, Value);
+
+/// The [`Decision`] of branches told apart by tests on their members, one after another
+/// ([`Tests::split`]). Otherwise why not, when something splits the branches or some
+/// property every branch requires has a `type` in each (`None` when not: nothing to say
+/// beyond the other rules' reasons).
+fn tested_by(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
-) -> Result<Decider, Option<String>> {
-    if branches.len() < 2 {
-        return Err(None);
-    }
-    let Some(first) = branches[0].1.get("properties").and_then(Value::as_object) else {
-        return Err(None);
-    };
-    let mut reasons = Vec::new();
-    // The empty key stands for "told apart by keys" elsewhere: never the member.
-    for name in first.keys().filter(|n| !n.is_empty()) {
-        let mut kinds: Vec<Vec<Kind>> = Vec::new();
-        for (doc, branch) in branches {
-            if !requires(branch, name) {
-                break;
-            }
-            let Some(schema) = branch.get("properties").and_then(|p| p.get(name)) else {
-                break;
-            };
-            let Some(k) = follow(*doc, schema).and_then(|(_, s)| type_kinds(&s)) else {
-                break;
-            };
-            kinds.push(k);
-        }
-        if kinds.len() < branches.len() {
-            continue;
-        }
-        let clash = (0..kinds.len()).find_map(|j| {
-            (0..j).find_map(|i| {
-                kinds[i].iter().find_map(|a| {
-                    kinds[j]
-                        .iter()
-                        .find(|b| overlap(*a, **b))
-                        .map(|b| (i, j, *a, *b))
+) -> Result<Decision, Option<String>> {
+    let known = branches
+        .iter()
+        .map(|(doc, branch)| {
+            let properties = branch.get("properties").and_then(Value::as_object);
+            properties
+                .into_iter()
+                .flatten()
+                .map(|(name, schema)| {
+                    let followed = follow(*doc, schema).map_or(Value::Null, |(_, s)| s);
+                    (name.clone(), requires(branch, name), followed)
                 })
-            })
-        });
-        match clash {
-            None => {
-                return Ok(Decider {
-                    properties: vec![name.clone()],
-                    tags: vec![None; branches.len()],
-                    keys: Vec::new(),
-                    kinds,
-                });
+                .collect()
+        })
+        .collect();
+    let mut tests = Tests {
+        known,
+        decision: Decision {
+            members: Vec::new(),
+            tests: Vec::new(),
+        },
+        stuck: None,
+    };
+    let all: Vec<usize> = (0..branches.len()).collect();
+    if tests.split(&all).is_ok() {
+        return Ok(tests.decision);
+    }
+    match tests.stuck {
+        Some((set, reasons)) if set != all => {
+            let mut why = format!("no test tells branches {} apart", numbers(&set));
+            for r in reasons {
+                why.push_str("; ");
+                why.push_str(&r);
             }
-            Some((i, j, a, b)) if a == b => reasons.push(format!(
-                "`{name}`: branches {i} and {j} both take {}",
-                plural(a)
-            )),
-            Some((i, j, a, b)) => reasons.push(format!(
-                "`{name}`: branches {i} ({}) and {j} ({}) overlap (an integral number is both an integer and a number)",
-                a.name(),
-                b.name()
-            )),
+            Err(Some(why))
+        }
+        Some((_, reasons)) if !reasons.is_empty() => Err(Some(reasons.join("; "))),
+        _ => Err(None),
+    }
+}
+
+/// A [`Decision`] being built over the branches' [`Known`] properties.
+struct Tests {
+    known: Vec<Vec<Known>>,
+    decision: Decision,
+    /// The smallest set of branches no test split, and why the types of the properties all
+    /// of them require do not.
+    stuck: Option<(Vec<usize>, Vec<String>)>,
+}
+
+impl Tests {
+    /// The test that tells the branches of `set` apart, added with those after it: the first
+    /// that splits them, of
+    /// - a member every branch of `set` requires with a `type`, the branches' types falling into
+    ///   several groups, disjoint between groups (`integer` and `number` overlap);
+    /// - a tag: a member the branches that declare it require with distinct tags (a string,
+    ///   integer or boolean `const`, or an `enum` of such values), the others being told apart
+    ///   in turn when it is absent;
+    /// - a key only some branches of `set` declare, each of them requiring it;
+    ///
+    /// each in schema order, the branches on each side told apart in turn (a choice that
+    /// leaves some not told apart is undone, and the next tried). Otherwise the set.
+    fn split(&mut self, set: &[usize]) -> Result<usize, ()> {
+        if let [one] = set {
+            return Ok(self.push(Test::Branch(*one)));
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for b in set {
+            for (name, _, _) in &self.known[*b] {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
+        }
+        let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
+        let mut reasons = Vec::new();
+        for name in &names {
+            let kinds: Option<Vec<Vec<Kind>>> = set
+                .iter()
+                .map(|b| {
+                    self.property(*b, name)
+                        .filter(|(required, _)| *required)
+                        .and_then(|(_, schema)| type_kinds(schema))
+                })
+                .collect();
+            let Some(kinds) = kinds else { continue };
+            // Groups: the branches whose types overlap, transitively.
+            let mut group: Vec<usize> = (0..set.len()).collect();
+            for j in 0..set.len() {
+                for i in 0..j {
+                    if kinds[i]
+                        .iter()
+                        .any(|a| kinds[j].iter().any(|b| overlap(*a, *b)))
+                    {
+                        let (from, to) = (group[j], group[i]);
+                        group
+                            .iter_mut()
+                            .filter(|g| **g == from)
+                            .for_each(|g| *g = to);
+                    }
+                }
+            }
+            let mut firsts: Vec<usize> = group.clone();
+            firsts.sort_unstable();
+            firsts.dedup();
+            let n = firsts.len();
+            if n < 2 {
+                reasons.push(overlap_reason(name, set, &kinds));
+                continue;
+            }
+            let saved = self.save();
+            let at = self.push(Test::Branch(usize::MAX));
+            let member = self.member(name);
+            let mut groups = Vec::new();
+            for g in firsts {
+                let part: Vec<usize> = (0..set.len()).filter(|i| group[*i] == g).collect();
+                let mut types: Vec<Kind> = Vec::new();
+                for k in part.iter().flat_map(|i| &kinds[*i]) {
+                    if !types.contains(k) {
+                        types.push(*k);
+                    }
+                }
+                let branches: Vec<usize> = part.iter().map(|i| set[*i]).collect();
+                match self.split(&branches) {
+                    Ok(next) => groups.push((types, next)),
+                    Err(()) => break,
+                }
+            }
+            if groups.len() == n {
+                self.decision.tests[at] = Test::Type { member, groups };
+                return Ok(at);
+            }
+            self.restore(saved);
+        }
+        for name in &names {
+            let declaring: Vec<usize> = set
+                .iter()
+                .copied()
+                .filter(|b| self.property(*b, name).is_some())
+                .collect();
+            let mut tags: Vec<(Vec<Value>, usize)> = Vec::new();
+            for b in &declaring {
+                let (required, schema) = self.property(*b, name).expect("declared");
+                match tags_of(schema) {
+                    Some(Ok(values))
+                        if required
+                            && !tags
+                                .iter()
+                                .any(|(u, _)| u.iter().any(|v| values.contains(v))) =>
+                    {
+                        tags.push((values, *b));
+                    }
+                    _ => break,
+                }
+            }
+            if tags.len() < declaring.len() {
+                continue;
+            }
+            let rest: Vec<usize> = set
+                .iter()
+                .copied()
+                .filter(|b| !declaring.contains(b))
+                .collect();
+            let saved = self.save();
+            let at = self.push(Test::Branch(usize::MAX));
+            let member = self.member(name);
+            let mut next = Vec::new();
+            for (values, b) in tags {
+                next.push((values, self.push(Test::Branch(b))));
+            }
+            let absent = match rest.as_slice() {
+                [] => Ok(None),
+                rest => self.split(rest).map(Some),
+            };
+            if let Ok(absent) = absent {
+                self.decision.tests[at] = Test::Tag {
+                    member,
+                    tags: next,
+                    absent,
+                };
+                return Ok(at);
+            }
+            self.restore(saved);
+        }
+        for name in &names {
+            let (declaring, rest): (Vec<usize>, Vec<usize>) =
+                set.iter().partition(|b| self.property(**b, name).is_some());
+            if rest.is_empty()
+                || declaring
+                    .iter()
+                    .any(|b| self.property(*b, name).is_some_and(|(r, _)| !r))
+            {
+                continue;
+            }
+            let saved = self.save();
+            let at = self.push(Test::Branch(usize::MAX));
+            let member = self.member(name);
+            if let (Ok(then), Ok(otherwise)) = (self.split(&declaring), self.split(&rest)) {
+                self.decision.tests[at] = Test::Has {
+                    member,
+                    then,
+                    otherwise,
+                };
+                return Ok(at);
+            }
+            self.restore(saved);
+        }
+        if self.stuck.as_ref().is_none_or(|(s, _)| s.len() > set.len()) {
+            self.stuck = Some((set.to_vec(), reasons));
+        }
+        Err(())
+    }
+
+    /// Whether branch `b` requires property `name`, and its schema, when it declares it.
+    fn property(&self, b: usize, name: &str) -> Option<(bool, &Value)> {
+        self.known[b]
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, required, schema)| (*required, schema))
+    }
+
+    fn push(&mut self, test: Test) -> usize {
+        self.decision.tests.push(test);
+        self.decision.tests.len() - 1
+    }
+
+    /// The index of member `name`, added when new.
+    fn member(&mut self, name: &str) -> usize {
+        let members = &mut self.decision.members;
+        members.iter().position(|m| m == name).unwrap_or_else(|| {
+            members.push(name.to_owned());
+            members.len() - 1
+        })
+    }
+
+    fn save(&self) -> (usize, usize) {
+        (self.decision.tests.len(), self.decision.members.len())
+    }
+
+    /// Undoes what was added since [`save`](Self::save).
+    fn restore(&mut self, (tests, members): (usize, usize)) {
+        self.decision.tests.truncate(tests);
+        self.decision.members.truncate(members);
+    }
+}
+
+/// Why property `name`'s types (`kinds`, per branch of `set`) do not split `set`: the first two
+/// branches whose types overlap.
+fn overlap_reason(name: &str, set: &[usize], kinds: &[Vec<Kind>]) -> String {
+    for j in 0..kinds.len() {
+        for i in 0..j {
+            for a in &kinds[i] {
+                if let Some(b) = kinds[j].iter().find(|b| overlap(*a, **b)) {
+                    let (i, j) = (set[i], set[j]);
+                    return if a == b {
+                        format!("`{name}`: branches {i} and {j} both take {}", plural(*a))
+                    } else {
+                        format!(
+                            "`{name}`: branches {i} ({}) and {j} ({}) overlap (an integral number is both an integer and a number)",
+                            a.name(),
+                            b.name()
+                        )
+                    };
+                }
+            }
         }
     }
-    if reasons.is_empty() {
-        Err(None)
-    } else {
-        Err(Some(reasons.join("; ")))
-    }
+    format!("`{name}`: its types do not tell the branches apart")
 }
 
 /// A tag: a string, a boolean or an integer (as an `i64`; `1.0` is `1`), or `None`.
@@ -2472,7 +2688,7 @@ fn tag_groups(
         properties: chosen.iter().map(|g| groups[*g].0.clone()).collect(),
         tags,
         keys,
-        kinds: Vec::new(),
+        decision: None,
     })
 }
 

@@ -67,11 +67,8 @@ pub(crate) struct Discriminated {
     /// several branches have no tag, the same for those (the others' empty), used when the
     /// object has no discriminator.
     pub keys: Vec<Vec<String>>,
-    /// Told apart by the JSON type of the one discriminator (no tags): per branch, the type
-    /// bits its schema for it takes (disjoint); empty otherwise.
-    pub kinds: Vec<u8>,
-    /// With `kinds`: what a member of no branch's type is told is expected.
-    pub expected: String,
+    /// Told apart by tests of the members one after another (no properties, tags or keys).
+    pub decision: Option<crate::decision::Decision>,
 }
 
 /// A `oneOf` / `anyOf` whose branches each take a JSON type of their own: the value is held

@@ -15,9 +15,10 @@
 //! as JSON text ([`Members::capture`]) and read when the branch is known
 //! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
 //! on the first key only one branch declares, and checks the choice at the end
-//! ([`Members::decided`]). One told apart by the JSON type of a member every branch requires
-//! keeps that member (and any key the branches check differently) as text until the object
-//! is read, then names the branch by its type ([`Members::kinded`]) and reads them with it.
+//! ([`Members::decided`]). One told apart by tests of its members (their JSON types, tags and
+//! keys, one after another) keeps each member a test reads (and any key the branches check
+//! differently) as text until the object is read, then walks the tests
+//! ([`Members::decide`]) and reads them with the branch they name.
 //!
 //! The same checks read an already parsed `Value` (a `&Value` is a deserialiser), so a
 //! generated type has this one validator whatever it is handed. A repeated key stops the
@@ -1372,61 +1373,75 @@ impl<'k, const N: usize> Members<'k, N> {
         }
     }
 
-    /// The branch of a `oneOf` told apart by the JSON type of declared key `i` (its value
-    /// [`captured`](Self::capture)), once its members are read: `kinds` holds, per branch, the
-    /// JSON types (`type` names) its schema for the key takes. The branch whose types admit the
-    /// value, else (reported alone) none: the key absent (`required` at it), or a value of no
-    /// branch's type (the type error at it, `expected` listing them all).
-    pub fn kinded(
+    /// The branch of a `oneOf` told apart by tests of its members (a
+    /// [`Decision`](crate::decision::Decision)), once they are read: `tested` holds, per member
+    /// of the decision, its declared key and, for a member whose type or tag a test reads, its
+    /// [`captured`](Self::capture) text. The branch, else (reported alone) none.
+    pub fn decide(
         &self,
-        i: usize,
-        captured: &Option<Box<RawValue>>,
-        kinds: &[&[&str]],
-        expected: &str,
+        decision: &crate::decision::Decision,
+        tested: &[(usize, Option<&RawValue>)],
         path: &Path<'_>,
         out: &mut Out,
     ) -> Option<usize> {
-        let Some(text) = captured else {
-            self.discard(out);
-            check::required(&path.key(self.keys[i]), out);
-            return None;
+        let facts = Tested {
+            members: self,
+            tested,
         };
-        let text = text.get();
-        let value: Value = match text.as_bytes().first() {
-            Some(b'"') => Value::String(String::new()),
-            Some(b'{') => Value::Object(serde_json::Map::new()),
-            Some(b'[') => Value::Array(Vec::new()),
-            Some(b't' | b'f') => Value::Bool(true),
-            Some(b'n') => Value::Null,
-            _ => serde_json::from_str(text).unwrap_or(Value::Null),
-        };
-        let admits = |name: &str| match name {
-            "null" => value.is_null(),
-            "boolean" => value.is_boolean(),
-            "integer" => value
-                .as_f64()
-                .is_some_and(|f| value.is_i64() || value.is_u64() || f.fract() == 0.0),
-            "number" => value.is_number(),
-            "string" => value.is_string(),
-            "array" => value.is_array(),
-            "object" => value.is_object(),
-            _ => false,
-        };
-        if let Some(b) = kinds
-            .iter()
-            .position(|names| names.iter().any(|n| admits(n)))
-        {
-            return Some(b);
+        match decision.decide(&facts) {
+            Ok(b) => Some(b),
+            Err(refusal) => {
+                self.discard(out);
+                refusal.report(path, out);
+                None
+            }
         }
-        self.discard(out);
-        check::type_error(out, &path.key(self.keys[i]), expected, &value);
-        None
     }
 
     /// Drops everything the members recorded (a `oneOf` whose discriminator names no branch
     /// reports only that).
     pub fn discard(&self, out: &mut Out) {
         out.truncate(self.before);
+    }
+}
+
+/// The members a [`Members::decide`] tests.
+struct Tested<'m, 'k, const N: usize> {
+    members: &'m Members<'k, N>,
+    tested: &'m [(usize, Option<&'m RawValue>)],
+}
+
+impl<const N: usize> Tested<'_, '_, N> {
+    /// The captured value of a member, when present.
+    fn value(&self, member: usize) -> Option<Value> {
+        let text = self.tested[member].1?.get();
+        // The first byte says the type of all but numbers; containers are not read.
+        Some(match text.as_bytes().first() {
+            Some(b'{') => Value::Object(serde_json::Map::new()),
+            Some(b'[') => Value::Array(Vec::new()),
+            _ => serde_json::from_str(text).unwrap_or(Value::Null),
+        })
+    }
+}
+
+impl<const N: usize> crate::decision::Facts for Tested<'_, '_, N> {
+    fn has(&self, member: usize) -> bool {
+        self.members.has(self.tested[member].0)
+    }
+
+    fn kind(&self, member: usize) -> Option<(Kind, &'static str)> {
+        let value = self.value(member)?;
+        let kind = match Kind::of_value(&value) {
+            Some(kind) => kind,
+            None if Kind::Integer.admits(&value) => Kind::Integer,
+            None => Kind::Number,
+        };
+        Some((kind, check::type_name(&value)))
+    }
+
+    fn is_tag(&self, member: usize, tag: check::TagValue<'_>) -> bool {
+        self.value(member)
+            .is_some_and(|v| check::TagValue::of(&v) == Some(tag))
     }
 }
 

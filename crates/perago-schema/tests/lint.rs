@@ -3,6 +3,7 @@
 //! disk.
 
 use insta::assert_snapshot;
+use perago_schema::decision::Test;
 use perago_schema::ir::{Kind, Shape};
 use perago_schema::{DIALECT, Error, NodeId, SchemaSet};
 use serde_json::{Map, Value, json};
@@ -777,7 +778,7 @@ fn union_of_a_string_and_tagged_objects_loads() {
     assert_eq!(kinds, ["string", "object", "null"]);
     assert!(matches!(
         &set.ir.node(branches[1].node).shape,
-        Shape::OneOf { discriminators, branches } if *discriminators == ["kind"] && branches.len() == 2
+        Shape::OneOf { discriminators, branches, .. } if *discriminators == ["kind"] && branches.len() == 2
     ));
 }
 
@@ -802,6 +803,7 @@ fn union_of_a_string_and_objects_by_required_keys_loads() {
     let Shape::OneOf {
         discriminators,
         branches,
+        ..
     } = &set.ir.node(objects.node).shape
     else {
         panic!("the objects are one oneOf")
@@ -898,6 +900,7 @@ fn one_of_by_required_keys_loads() {
     let Shape::OneOf {
         discriminators,
         branches,
+        ..
     } = &set.ir.node(root).shape
     else {
         panic!("a oneOf root")
@@ -930,6 +933,7 @@ fn one_of_by_a_tag_and_by_keys_loads() {
     let Shape::OneOf {
         discriminators,
         branches,
+        ..
     } = &set.ir.node(root).shape
     else {
         panic!("a oneOf root")
@@ -967,6 +971,7 @@ fn union_of_tagged_and_keyed_objects_loads() {
     let Some(Shape::OneOf {
         discriminators,
         branches,
+        ..
     }) = alternatives
         .iter()
         .find(|a| a.kind.name() == "object")
@@ -993,11 +998,11 @@ fn union_of_tagged_and_keyed_objects_loads() {
 #[test]
 fn one_of_untagged_branches_not_told_apart_by_keys() {
     // `kind` tags branch 0; branches 1 and 2 leave it out, and branch 1 requires only `x`,
-    // which branch 2 declares too.
+    // which branch 2 declares too, requiring nothing: `{"x": ""}` is both.
     assert_snapshot!(outcome(json!({"oneOf": [
         branch("a"),
         {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
-        {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["y"]}
+        {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}}
     ]})));
 }
 
@@ -1065,6 +1070,7 @@ fn tags_of(body: Value) -> (Vec<String>, Vec<Tagged>) {
     let Shape::OneOf {
         discriminators,
         branches,
+        ..
     } = &set.ir.node(root).shape
     else {
         panic!("a oneOf root, got {:?}", set.ir.node(root).shape)
@@ -1315,15 +1321,30 @@ fn one_of_told_apart_by_a_member_type() {
     let Shape::OneOf {
         discriminators,
         branches,
+        decision,
     } = &set.ir.node(root).shape
     else {
         panic!("a oneOf root, got {:?}", set.ir.node(root).shape)
     };
-    assert_eq!(discriminators, &["id"]);
-    let kinds: Vec<Vec<Kind>> = branches.iter().map(|b| b.kinds.clone()).collect();
+    assert!(discriminators.is_empty());
     assert_eq!(
-        kinds,
-        vec![vec![Kind::String], vec![Kind::Integer, Kind::Null]]
+        decision
+            .as_ref()
+            .map(|d| (d.members.clone(), d.tests.clone())),
+        Some((
+            vec!["id".to_owned()],
+            vec![
+                Test::Type {
+                    member: 0,
+                    groups: vec![
+                        (vec![Kind::String], 1),
+                        (vec![Kind::Integer, Kind::Null], 2)
+                    ]
+                },
+                Test::Branch(0),
+                Test::Branch(1),
+            ]
+        ))
     );
     assert!(
         branches
@@ -1701,6 +1722,7 @@ fn every_supported_keyword_loads() {
         Shape::OneOf {
             discriminators,
             branches,
+            ..
         } => {
             assert_eq!(*discriminators, ["kind"]);
             let tags: Vec<_> = branches.iter().map(|b| b.tag_text()).collect();
@@ -1828,6 +1850,7 @@ fn one_of_discriminator_through_refs_in_another_file() {
         Shape::OneOf {
             discriminators,
             branches,
+            ..
         } => {
             assert_eq!(*discriminators, ["kind"]);
             assert_eq!(

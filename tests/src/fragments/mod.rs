@@ -49,6 +49,8 @@ pub mod object_rules;
 pub mod one_of_all_tagged;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_by_required`.
 pub mod one_of_by_required;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_by_tests`.
+pub mod one_of_by_tests;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_field_types`.
 pub mod one_of_conflicting_field_types;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_shapes`.

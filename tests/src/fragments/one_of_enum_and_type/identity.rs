@@ -34,11 +34,36 @@ impl ::perago::Contract for Identity {
                 mut map: A,
             ) -> Result<Option<Identity>, A::Error> {
                 let __Body(path, out) = self;
-                const KINDS: [&[&str]; 3usize] = [
-                    &["string"],
-                    &["integer"],
-                    &["boolean", "null"],
-                ];
+                static DECISION: ::std::sync::LazyLock<
+                    ::perago::__private::decision::Decision,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                    members: Vec::from([String::from("id")]),
+                    tests: Vec::from([
+                        ::perago::__private::decision::Test::Type {
+                            member: 0usize,
+                            groups: Vec::from([
+                                (
+                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    1usize,
+                                ),
+                                (
+                                    Vec::from([::perago::__private::stream::Kind::Integer]),
+                                    2usize,
+                                ),
+                                (
+                                    Vec::from([
+                                        ::perago::__private::stream::Kind::Boolean,
+                                        ::perago::__private::stream::Kind::Null,
+                                    ]),
+                                    3usize,
+                                ),
+                            ]),
+                        },
+                        ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::decision::Test::Branch(1usize),
+                        ::perago::__private::decision::Test::Branch(2usize),
+                    ]),
+                });
                 const KEYS: [&str; 4usize] = ["id", "name", "count", "note"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut r0 = None;
@@ -100,16 +125,7 @@ impl ::perago::Contract for Identity {
                         }
                     }
                 }
-                match members
-                    .kinded(
-                        0usize,
-                        &r0,
-                        &KINDS,
-                        "a string, an integer, a boolean or null",
-                        path,
-                        out,
-                    )
-                {
+                match members.decide(&DECISION, &[(0usize, r0.as_deref())], path, out) {
                     Some(0usize) => {
                         let g0 = members
                             .settle::<

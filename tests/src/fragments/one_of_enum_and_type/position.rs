@@ -64,7 +64,28 @@ impl ::perago::Contract for Position {
                 mut map: A,
             ) -> Result<Option<Position>, A::Error> {
                 let __Body(path, out) = self;
-                const KINDS: [&[&str]; 2usize] = [&["integer"], &["string"]];
+                static DECISION: ::std::sync::LazyLock<
+                    ::perago::__private::decision::Decision,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                    members: Vec::from([String::from("at")]),
+                    tests: Vec::from([
+                        ::perago::__private::decision::Test::Type {
+                            member: 0usize,
+                            groups: Vec::from([
+                                (
+                                    Vec::from([::perago::__private::stream::Kind::Integer]),
+                                    1usize,
+                                ),
+                                (
+                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    2usize,
+                                ),
+                            ]),
+                        },
+                        ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::decision::Test::Branch(1usize),
+                    ]),
+                });
                 const KEYS: [&str; 3usize] = ["at", "column", "fragment"];
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut r0 = None;
@@ -115,9 +136,7 @@ impl ::perago::Contract for Position {
                         }
                     }
                 }
-                match members
-                    .kinded(0usize, &r0, &KINDS, "an integer or a string", path, out)
-                {
+                match members.decide(&DECISION, &[(0usize, r0.as_deref())], path, out) {
                     Some(0usize) => {
                         let g0 = members
                             .settle::<
