@@ -5,7 +5,7 @@
 //! when none can hold.
 
 use crate::check::{self, Out, TagValue};
-use crate::ir::Kind;
+use crate::kind::Kind;
 use crate::path::Path;
 use serde_json::Value;
 
@@ -102,7 +102,7 @@ impl Decision {
                                 groups.iter().flat_map(|(kinds, _)| kinds.iter().copied());
                             return Err(Refusal::Type(
                                 name,
-                                crate::ir::kinds_text(expected),
+                                crate::kind::kinds_text(expected),
                                 found,
                             ));
                         }

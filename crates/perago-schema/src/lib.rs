@@ -39,7 +39,7 @@
 //! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | numbers in 2020-12 form |
 //! | `format`, `multipleOf`, `uniqueItems` | checks on the typed value ([`ir::Checks`]), made by the interpreter's functions in [`check`] |
 //! | `$ref` | to the root or a `$defs` entry of the same file or a sibling file; only annotations beside it |
-//! | `oneOf` | branches are closed objects told apart by one property with a distinct string `const` (one branch may leave it undeclared), or by keys: each branch requires a property no other branch declares |
+//! | `oneOf` | branches are closed objects told apart by one property with a distinct string `const` (one branch may leave it undeclared), or by keys: each branch requires a property no other branch declares; by tags on several properties, integer or boolean tags, `enum` tags; or by tests of their members one after another ([`decision`]: JSON types, tags, keys) |
 //! | `anyOf` | only `[X, {"type": "null"}]` |
 //! | `allOf` | of object schemas (inline or a `$ref` to a base object): one struct merged from every part, closed over all of them; a property declared differently by two parts is refused |
 //! | `minProperties`, `maxProperties`, `dependentRequired` | checks on a struct (`dependentRequired` names declared properties) |
@@ -69,6 +69,7 @@ pub mod ir;
 pub mod json;
 #[doc(hidden)] // generated code's, through `__private`
 pub mod judge;
+mod kind;
 mod lint;
 mod load;
 mod normalise;

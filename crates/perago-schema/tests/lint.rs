@@ -1359,6 +1359,123 @@ fn one_of_told_apart_by_a_member_type() {
     assert_eq!(discriminators, ["id"]);
 }
 
+/// The decision and the branches' names of a `oneOf` root that tests of its members tell apart.
+fn decision_of(body: Value) -> (Vec<String>, Vec<Test>, Vec<String>) {
+    assert_eq!(outcome(body.clone()), "judged:\n");
+    let set = load(&[("a.schema.json", schema(body))]);
+    let root = set.files[0].root.expect("a root");
+    let Shape::OneOf {
+        branches,
+        decision: Some(decision),
+        ..
+    } = &set.ir.node(root).shape
+    else {
+        panic!(
+            "a oneOf told apart by tests, got {:?}",
+            set.ir.node(root).shape
+        )
+    };
+    let names = branches
+        .iter()
+        .map(|b| set.ir.node(b.node).name.clone().unwrap_or_default())
+        .collect();
+    (decision.members.clone(), decision.tests.clone(), names)
+}
+
+fn closed(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+#[test]
+fn one_of_told_apart_by_tests_one_after_another() {
+    // The types of two members: `a`, then (both strings) `b`.
+    let (members, tests, names) = decision_of(json!({"title": "T", "oneOf": [
+        closed(json!({"a": {"type": "string"}, "b": {"type": "string"}}), &["a", "b"]),
+        closed(json!({"a": {"type": "string"}, "b": {"type": "integer"}}), &["a", "b"]),
+        closed(json!({"a": {"type": "integer"}, "b": {"type": "string"}}), &["a", "b"]),
+    ]}));
+    assert_eq!(members, ["a", "b"]);
+    assert_eq!(
+        tests,
+        [
+            Test::Type {
+                member: 0,
+                groups: vec![(vec![Kind::String], 1), (vec![Kind::Integer], 4)]
+            },
+            Test::Type {
+                member: 1,
+                groups: vec![(vec![Kind::String], 2), (vec![Kind::Integer], 3)]
+            },
+            Test::Branch(0),
+            Test::Branch(1),
+            Test::Branch(2),
+        ]
+    );
+    assert_eq!(names, ["TStringString", "TStringInteger", "TInteger"]);
+    // A tag, then (without it) a member's type.
+    let (members, tests, names) = decision_of(json!({"title": "E", "oneOf": [
+        closed(json!({"kind": {"const": "a"}, "x": {"type": "integer"}}), &["kind"]),
+        closed(json!({"p": {"type": "string"}}), &["p"]),
+        closed(json!({"p": {"type": "object", "properties": {}}}), &["p"]),
+    ]}));
+    assert_eq!(members, ["kind", "p"]);
+    assert_eq!(
+        tests,
+        [
+            Test::Tag {
+                member: 0,
+                tags: vec![(vec![json!("a")], 1)],
+                absent: Some(2)
+            },
+            Test::Branch(0),
+            Test::Type {
+                member: 1,
+                groups: vec![(vec![Kind::String], 3), (vec![Kind::Object], 4)]
+            },
+            Test::Branch(1),
+            Test::Branch(2),
+        ]
+    );
+    assert_eq!(names, ["EA", "EString", "EObject"]);
+    // A member's type, then a key only one of the branches left declares (and requires);
+    // its absence names the other.
+    let (members, tests, names) = decision_of(json!({"title": "L", "oneOf": [
+        closed(json!({"max": {"type": "integer"}}), &["max"]),
+        closed(json!({"max": {"type": "string"}}), &["max"]),
+        closed(json!({"max": {"type": "integer"}, "w": {"type": "string"}}), &["max", "w"]),
+    ]}));
+    assert_eq!(members, ["max", "w"]);
+    assert_eq!(
+        tests,
+        [
+            Test::Type {
+                member: 0,
+                groups: vec![(vec![Kind::Integer], 1), (vec![Kind::String], 4)]
+            },
+            Test::Has {
+                member: 1,
+                then: 2,
+                otherwise: 3
+            },
+            Test::Branch(2),
+            Test::Branch(0),
+            Test::Branch(1),
+        ]
+    );
+    assert_eq!(names, ["LInteger", "LString", "LIntegerW"]);
+}
+
+#[test]
+fn one_of_tests_that_leave_branches_together() {
+    // `kind` tags branch 0; branches 1 and 2 both take a string `p` and differ in nothing a
+    // test reads.
+    assert_snapshot!(outcome(json!({"oneOf": [
+        closed(json!({"kind": {"const": "a"}}), &["kind"]),
+        closed(json!({"p": {"type": "string"}, "q": {"type": "string"}}), &["p"]),
+        closed(json!({"p": {"type": "string"}, "r": {"type": "integer"}}), &["p"]),
+    ]})));
+}
+
 #[test]
 fn one_of_member_types_overlap() {
     // `integer` and `number` overlap (1 is both); two strings do.
