@@ -116,7 +116,7 @@ fragments! {
     object_rules: rules::Rules, rules::RulesLimits, rules::RulesTags;
     one_of_all_tagged: shape::Shape, shape::ShapeCircle, shape::ShapeSquare, shape::Empty;
     one_of_by_required: source::Source, source::SourceUrl, source::SourcePath, source::SourceInline, target::Target, target::TargetHost, target::TargetSocket;
-    one_of_by_tests: reading::Reading, reading::ReadingNumberString, reading::ReadingNumberNull, reading::ReadingString, reading::ReadingArray, event::Event, event::EventClick, event::EventKey, event::EventString, event::EventObject, event::EventObjectPayload, limit::Limit, limit::LimitInteger, limit::LimitString, limit::LimitIntegerWindow, target::Target, target::TargetFile, target::TargetInteger, target::TargetString;
+    one_of_by_tests: reading::Reading, reading::ReadingNumberString, reading::ReadingNumberNull, reading::ReadingString, reading::ReadingArray, event::Event, event::EventClick, event::EventKey, event::EventString, event::EventObject, event::EventObjectPayload, limit::Limit, limit::LimitInteger, limit::LimitString, limit::LimitIntegerWindow, target::Target, target::TargetFile, target::TargetInteger, target::TargetString, notice::Notice, notice::NoticeInfo, notice::NoticeWarnCode, notice::NoticeLevelVendor, quota::Quota, quota::QuotaInteger, quota::QuotaString;
     one_of_conflicting_field_types: setting::Setting, setting::SettingText, setting::SettingCount;
     one_of_conflicting_shapes: job::Job, job::JobCopy, job::JobCopySource, job::JobFetch, job::JobVariant2;
     one_of_edge_cases: expr::Expr, expr::ExprSelf, expr::ExprSelf2, lit::Literal;
@@ -1042,6 +1042,67 @@ fn one_of_by_tests_messages() {
                 "$.max".to_owned(),
                 perago::Code::Minimum,
                 "must be >= 1".to_owned()
+            ),
+        ]
+    );
+    // Tags beside a branch that takes any value: the tag, then a key.
+    use f::one_of_by_tests::{notice::Notice, quota::Quota};
+    assert!(matches!(
+        Notice::from_slice(br#"{"level": "info", "text": "t"}"#),
+        Ok(Notice::NoticeInfo(_))
+    ));
+    assert!(matches!(
+        Notice::from_slice(br#"{"level": "x-low", "vendor": "v"}"#),
+        Ok(Notice::NoticeLevelVendor(_))
+    ));
+    assert_eq!(
+        reported::<Notice>(r#"{"level": "info", "vendor": "v", "text": "t"}"#),
+        one(
+            "$.level",
+            perago::Code::Pattern,
+            "must match the pattern \"^x-\""
+        )
+    );
+    assert_eq!(
+        reported::<Notice>(r#"{"level": "debug", "text": "t"}"#),
+        vec![
+            (
+                "$.level".to_owned(),
+                perago::Code::Pattern,
+                "must match the pattern \"^x-\"".to_owned()
+            ),
+            (
+                "$.vendor".to_owned(),
+                perago::Code::Required,
+                "required field is missing".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        reported::<Notice>(r#"{"text": "t"}"#),
+        one(
+            "$.level",
+            perago::Code::Required,
+            "required field is missing"
+        )
+    );
+    // A member one branch leaves optional: absent, that branch.
+    assert!(matches!(
+        Quota::from_slice(br#"{"period": "day"}"#),
+        Ok(Quota::QuotaString(q)) if q.limit.is_none()
+    ));
+    assert_eq!(
+        reported::<Quota>(r#"{"limit": -1, "period": "day"}"#),
+        vec![
+            (
+                "$.period".to_owned(),
+                perago::Code::UnknownField,
+                "unknown field".to_owned()
+            ),
+            (
+                "$.limit".to_owned(),
+                perago::Code::Minimum,
+                "must be >= 0".to_owned()
             ),
         ]
     );

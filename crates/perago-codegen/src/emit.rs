@@ -1433,6 +1433,16 @@ impl Emitter<'_> {
         let k = self.krate;
         let d = quote! { #k::__private::decision };
         let s = quote! { #k::__private::stream };
+        let kinds = |kinds: &[Kind]| {
+            let kinds = kinds
+                .iter()
+                .map(|kind| format_ident!("{}", perago_schema::pascal(kind.name())));
+            quote! { Vec::from([#(#s::Kind::#kinds),*]) }
+        };
+        let option = |next: &Option<usize>| match next {
+            Some(next) => quote! { Some(#next) },
+            None => quote! { None },
+        };
         let members = &decision.members;
         let tests = decision.tests.iter().map(|test| match test {
             Test::Branch(b) => quote! { #d::Test::Branch(#b) },
@@ -1441,18 +1451,31 @@ impl Emitter<'_> {
                 then,
                 otherwise,
             } => quote! { #d::Test::Has { member: #member, then: #then, otherwise: #otherwise } },
-            Test::Type { member, groups } => {
-                let groups = groups.iter().map(|(kinds, next)| {
-                    let kinds = kinds
-                        .iter()
-                        .map(|kind| format_ident!("{}", perago_schema::pascal(kind.name())));
-                    quote! { (Vec::from([#(#s::Kind::#kinds),*]), #next) }
+            Test::Type {
+                member,
+                groups,
+                expected,
+                absent,
+            } => {
+                let groups = groups.iter().map(|(group, next)| {
+                    let group = kinds(group);
+                    quote! { (#group, #next) }
                 });
-                quote! { #d::Test::Type { member: #member, groups: Vec::from([#(#groups),*]) } }
+                let expected = kinds(expected);
+                let absent = option(absent);
+                quote! {
+                    #d::Test::Type {
+                        member: #member,
+                        groups: Vec::from([#(#groups),*]),
+                        expected: #expected,
+                        absent: #absent,
+                    }
+                }
             }
             Test::Tag {
                 member,
                 tags,
+                other,
                 absent,
             } => {
                 let tags = tags.iter().map(|(values, next)| {
@@ -1470,11 +1493,15 @@ impl Emitter<'_> {
                     });
                     quote! { (Vec::from([#(#values),*]), #next) }
                 });
-                let absent = match absent {
-                    Some(next) => quote! { Some(#next) },
-                    None => quote! { None },
-                };
-                quote! { #d::Test::Tag { member: #member, tags: Vec::from([#(#tags),*]), absent: #absent } }
+                let (other, absent) = (option(other), option(absent));
+                quote! {
+                    #d::Test::Tag {
+                        member: #member,
+                        tags: Vec::from([#(#tags),*]),
+                        other: #other,
+                        absent: #absent,
+                    }
+                }
             }
         });
         quote! {

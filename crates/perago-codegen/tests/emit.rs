@@ -161,7 +161,9 @@ snapshots! {
     one_of_enum_and_type,
     /// Told apart by tests of the members one after another: the JSON types of two members
     /// (`value`, then `unit`), a tag then a member's type (`kind`, then `payload`), a type then
-    /// a key (`max`, then `window`); the same for the objects of a union (`kind`, then `port`).
+    /// a key (`max`, then `window`), tags beside a branch that takes any `level`, a member one
+    /// branch leaves optional (`limit`); the same for the objects of a union (`kind`, then
+    /// `port`).
     one_of_by_tests,
 
     // Unions of JSON types

@@ -808,9 +808,9 @@ impl<'a> Builder<'a> {
             decision,
         } = crate::lint::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
         keys.resize(members.len(), Vec::new());
-        let names = match &decision {
-            Some(decision) => decision_names(decision, members.len()),
-            None => vec![None; members.len()],
+        let (decision, names) = match decision {
+            Some((decision, labels)) => (Some(decision), decision_names(labels)),
+            None => (None, vec![None; members.len()]),
         };
         let mut branches = Vec::new();
         for ((((i, (_, b)), tag), keys), name) in members.iter().zip(tags).zip(keys).zip(names) {
@@ -992,30 +992,27 @@ pub fn pascal(s: &str) -> String {
 
 /// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
 /// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
-/// The names of the branches a [`Decision`](crate::decision::Decision) tells apart, after
-/// what chooses each (the JSON types, tags and keys on the way to it); `None` for a branch
-/// only members' absence chooses, or whose name another branch has too.
-fn decision_names(decision: &crate::decision::Decision, branches: usize) -> Vec<Option<String>> {
-    use crate::decision::Label;
-    let names: Vec<String> = decision
-        .labels(branches)
+/// The names of the branches a [`Decision`](crate::decision::Decision) tells apart, from what
+/// chooses each (the JSON types, tags and keys on the way to it); `None` for a branch only
+/// members' absence chooses, or whose name another branch has too.
+fn decision_names(labels: Vec<Vec<crate::lint::Label>>) -> Vec<Option<String>> {
+    use crate::lint::Label;
+    let names: Vec<String> = labels
         .into_iter()
         .map(|path| {
             path.into_iter()
                 .map(|label| match label {
                     Label::Kind(kind) => pascal(kind.name()),
-                    Label::Tag(tag) => tag_name(tag),
-                    Label::Key(key) => pascal(key),
+                    Label::Tag(tag) => tag_name(&tag),
+                    Label::Key(key) => pascal(&key),
                 })
                 .collect()
         })
         .collect();
+    let unique = |n: &String| !n.is_empty() && names.iter().filter(|m| *m == n).count() == 1;
     names
         .iter()
-        .map(|n| {
-            Some(n.clone())
-                .filter(|n| !n.is_empty() && names.iter().filter(|m| *m == n).count() == 1)
-        })
+        .map(|n| Some(n.clone()).filter(unique))
         .collect()
 }
 

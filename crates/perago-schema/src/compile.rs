@@ -883,7 +883,7 @@ impl Compiler<'_> {
                 .zip(nodes.iter().copied())
                 .collect(),
             keys: decider.keys,
-            decision: decider.decision,
+            decision: decider.decision.map(|(decision, _)| decision),
         })
     }
 

@@ -18,32 +18,34 @@ pub struct Decision {
     pub tests: Vec<Test>,
 }
 
-/// One test of a [`Decision`].
+/// One test of a [`Decision`]. Each outcome leads to the next test, or (`None`) to no branch:
+/// reported at the member tested, alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Test {
     /// The branch with this index holds, if any does.
     Branch(usize),
-    /// Member `member` present: `then`; absent: `otherwise`. The branches of `then` declare it
-    /// and require it, those of `otherwise` do not declare it.
+    /// Member `member` present: `then`; absent: `otherwise`.
     Has {
         member: usize,
         then: usize,
         otherwise: usize,
     },
-    /// Member `member`, which every branch left requires (absent: `required` at it), is of one
-    /// group's JSON types: `(types, next)`, the groups' types disjoint (of none: a type error
-    /// at it, listing them all).
+    /// Member `member`'s JSON type: `(kinds, next)` per group of kinds of values (`Integer`
+    /// for integral numbers, `Number` for the others); of no group's, a type error listing
+    /// `expected` (the types written); absent, `absent` (else `required`).
     Type {
         member: usize,
         groups: Vec<(Vec<Kind>, usize)>,
+        expected: Vec<Kind>,
+        absent: Option<usize>,
     },
-    /// Member `member` is a tag: `(values, next)` per branch that declares it (its `const`,
-    /// or its `enum`'s values: strings, integers or booleans; of none: every tag listed at
-    /// it). Absent: `absent`, the branches that do not declare it, or `required` at it when
-    /// every branch left does.
+    /// Member `member` as a tag: `(values, next)` per group of tags (strings, integers and
+    /// booleans); another value, `other` (else the tags listed); absent, `absent` (else
+    /// `required`).
     Tag {
         member: usize,
         tags: Vec<(Vec<Value>, usize)>,
+        other: Option<usize>,
         absent: Option<usize>,
     },
 }
@@ -88,49 +90,48 @@ impl Decision {
                         *otherwise
                     }
                 }
-                Test::Type { member, groups } => {
+                Test::Type {
+                    member,
+                    groups,
+                    expected,
+                    absent,
+                } => {
                     let name = self.members[*member].as_str();
-                    let Some((kind, found)) = facts.kind(*member) else {
-                        return Err(Refusal::Required(name));
-                    };
-                    let admits =
-                        |k: &Kind| *k == kind || (kind == Kind::Integer && *k == Kind::Number);
-                    match groups.iter().find(|(kinds, _)| kinds.iter().any(admits)) {
-                        Some((_, next)) => *next,
-                        None => {
-                            let expected =
-                                groups.iter().flat_map(|(kinds, _)| kinds.iter().copied());
-                            return Err(Refusal::Type(
-                                name,
-                                crate::kind::kinds_text(expected),
-                                found,
-                            ));
+                    match facts.kind(*member) {
+                        None => absent.ok_or(Refusal::Required(name))?,
+                        Some((kind, found)) => {
+                            match groups.iter().find(|(kinds, _)| kinds.contains(&kind)) {
+                                Some((_, next)) => *next,
+                                None => {
+                                    let expected =
+                                        crate::kind::kinds_text(expected.iter().copied());
+                                    return Err(Refusal::Type(name, expected, found));
+                                }
+                            }
                         }
                     }
                 }
                 Test::Tag {
                     member,
                     tags,
+                    other,
                     absent,
                 } => {
                     let name = self.members[*member].as_str();
                     if !facts.has(*member) {
-                        match absent {
-                            Some(next) => *next,
-                            None => return Err(Refusal::Required(name)),
-                        }
+                        absent.ok_or(Refusal::Required(name))?
                     } else {
-                        let all = || tags.iter().flat_map(|(values, _)| values);
                         let named = tags.iter().find(|(values, _)| {
                             values
                                 .iter()
                                 .filter_map(TagValue::of)
                                 .any(|t| facts.is_tag(*member, t))
                         });
-                        match named {
-                            Some((_, next)) => *next,
-                            None => {
-                                let all = all().filter_map(TagValue::of).collect();
+                        match (named, other) {
+                            (Some((_, next)), _) | (None, Some(next)) => *next,
+                            (None, None) => {
+                                let all = tags.iter().flat_map(|(values, _)| values);
+                                let all = all.filter_map(TagValue::of).collect();
                                 return Err(Refusal::Tag(name, all));
                             }
                         }
@@ -139,57 +140,6 @@ impl Decision {
             };
         }
     }
-
-    /// What names each branch: the outcomes of the tests on the way to it, from the first
-    /// (the JSON type of its group, its tag, or the member whose presence chose it; a member's
-    /// absence says nothing).
-    pub fn labels<'a>(&'a self, branches: usize) -> Vec<Vec<Label<'a>>> {
-        let mut labels = vec![Vec::new(); branches];
-        let mut stack: Vec<(usize, Vec<Label<'a>>)> = vec![(0, Vec::new())];
-        while let Some((at, path)) = stack.pop() {
-            let with = |label: Label<'a>| {
-                let mut path = path.clone();
-                path.push(label);
-                path
-            };
-            match &self.tests[at] {
-                Test::Branch(b) => labels[*b] = path,
-                Test::Has {
-                    member,
-                    then,
-                    otherwise,
-                } => {
-                    stack.push((*then, with(Label::Key(&self.members[*member]))));
-                    stack.push((*otherwise, path.clone()));
-                }
-                Test::Type { groups, .. } => {
-                    for (kinds, next) in groups {
-                        stack.push((*next, with(Label::Kind(kinds[0]))));
-                    }
-                }
-                Test::Tag { tags, absent, .. } => {
-                    for (values, next) in tags {
-                        stack.push((*next, with(Label::Tag(&values[0]))));
-                    }
-                    if let Some(next) = absent {
-                        stack.push((*next, path.clone()));
-                    }
-                }
-            }
-        }
-        labels
-    }
-}
-
-/// What names a branch of a [`Decision`] (see [`Decision::labels`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Label<'d> {
-    /// The JSON type of its group.
-    Kind(Kind),
-    /// Its tag (the first, for an `enum`).
-    Tag(&'d Value),
-    /// The member whose presence chose it.
-    Key(&'d str),
 }
 
 impl Refusal<'_> {

@@ -2121,8 +2121,8 @@ pub(crate) struct Decider {
     /// is an `i64`).
     pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
-    /// Told apart by tests on their members ([`tested_by`]).
-    pub decision: Option<Decision>,
+    /// Told apart by tests on their members ([`tested_by`]), with what names each branch.
+    pub decision: Option<(Decision, Vec<Vec<Label>>)>,
 }
 
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
@@ -2165,17 +2165,17 @@ pub(crate) fn decider(
         ),
     };
     let typed = match tested_by(branches, &mut follow) {
-        Ok(decision) => {
+        Ok((decision, labels)) => {
             return Ok(Decider {
                 properties: Vec::new(),
                 tags: vec![None; branches.len()],
                 keys: Vec::new(),
-                decision: Some(decision),
+                decision: Some((decision, labels)),
             });
         }
         Err(None) => String::new(),
         Err(Some(why)) => format!(
-            "; nor by tests of their members one after another (the JSON type of a member every branch left requires, its `type`s not overlapping (`integer` and `number` do); a tag; a key only some branches declare, each requiring it): {why}"
+            "; nor by tests of their members one after another (a tag, a member's JSON type or a key, each outcome of which leaves fewer of the branches that can hold: a closed branch refuses a member it does not declare, and an object without one it requires; `integer` and `number` overlap): {why}"
         ),
     };
     Err(format!(
@@ -2203,17 +2203,59 @@ fn type_kinds(schema: &Value) -> Option<Vec<Kind>> {
 }
 
 /// What [`tested_by`] knows of a branch's property: its name, whether the branch requires
-/// it, and its (followed) schema.
-type Known = (String, bool, Value);
+/// it, the JSON types of the values it takes (`None`: any; an `integer` takes integral
+/// numbers, a `number` those and the others) and its tags (`None`: any value).
+struct Known {
+    name: String,
+    required: bool,
+    /// The types as written (for messages and names), and the value kinds they take.
+    kinds: Option<(Vec<Kind>, Vec<Kind>)>,
+    tags: Option<Vec<Value>>,
+}
+
+/// The kinds of values, as a [`Test::Type`] groups them (`Integer` integral numbers,
+/// `Number` the others).
+const VALUE_KINDS: [Kind; 7] = [
+    Kind::Null,
+    Kind::Boolean,
+    Kind::Integer,
+    Kind::Number,
+    Kind::String,
+    Kind::Array,
+    Kind::Object,
+];
+
+/// What names a branch told apart by tests: the outcomes on the way to it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Label {
+    /// Its JSON type for the member a test reads (the first its `type` names).
+    Kind(Kind),
+    /// Its tag (the first, for an `enum`).
+    Tag(Value),
+    /// The member whose presence chose it.
+    Key(String),
+}
+
+/// What the outcome of a test on the way to a branch names of it ([`Tests::labels`]).
+#[derive(Debug, Clone, Copy)]
+enum Named {
+    Key,
+    Kind,
+    Tag,
+}
+
+/// How many tests [`tested_by`] tries at most (the same branches may be under several
+/// outcomes, and a choice that leaves some not told apart is undone).
+const TESTS_TRIED: usize = 4096;
 
 /// The [`Decision`] of branches told apart by tests on their members, one after another
-/// ([`Tests::split`]). Otherwise why not, when something splits the branches or some
-/// property every branch requires has a `type` in each (`None` when not: nothing to say
-/// beyond the other rules' reasons).
+/// ([`Tests::split`]), and what names each branch. Otherwise why not, when something splits the
+/// branches or some property every branch requires has a `type` in each (`None` when not:
+/// nothing to say beyond the other rules' reasons).
 fn tested_by(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
-) -> Result<Decision, Option<String>> {
+) -> Result<(Decision, Vec<Vec<Label>>), Option<String>> {
     let known = branches
         .iter()
         .map(|(doc, branch)| {
@@ -2223,7 +2265,19 @@ fn tested_by(
                 .flatten()
                 .map(|(name, schema)| {
                     let followed = follow(*doc, schema).map_or(Value::Null, |(_, s)| s);
-                    (name.clone(), requires(branch, name), followed)
+                    let kinds = type_kinds(&followed).map(|written| {
+                        let takes = VALUE_KINDS
+                            .into_iter()
+                            .filter(|v| written.iter().any(|w| takes(*w, *v)))
+                            .collect();
+                        (written, takes)
+                    });
+                    Known {
+                        name: name.clone(),
+                        required: requires(branch, name),
+                        kinds,
+                        tags: tags_of(&followed).and_then(Result::ok),
+                    }
                 })
                 .collect()
         })
@@ -2235,10 +2289,18 @@ fn tested_by(
             tests: Vec::new(),
         },
         stuck: None,
+        tried: 0,
+        failed: Default::default(),
     };
     let all: Vec<usize> = (0..branches.len()).collect();
     if tests.split(&all).is_ok() {
-        return Ok(tests.decision);
+        let labels = tests.labels();
+        return Ok((tests.decision, labels));
+    }
+    if tests.tried > TESTS_TRIED {
+        return Err(Some(format!(
+            "more than {TESTS_TRIED} tests tried without telling them apart"
+        )));
     }
     match tests.stuck {
         Some((set, reasons)) if set != all => {
@@ -2254,6 +2316,11 @@ fn tested_by(
     }
 }
 
+/// True when a value of kind `value` ([`VALUE_KINDS`]) has `type` `written`.
+fn takes(written: Kind, value: Kind) -> bool {
+    written == value || (written == Kind::Number && value == Kind::Integer)
+}
+
 /// A [`Decision`] being built over the branches' [`Known`] properties.
 struct Tests {
     known: Vec<Vec<Known>>,
@@ -2261,177 +2328,377 @@ struct Tests {
     /// The smallest set of branches no test split, and why the types of the properties all
     /// of them require do not.
     stuck: Option<(Vec<usize>, Vec<String>)>,
+    /// Tests tried so far.
+    tried: usize,
+    /// The sets of branches no test tells apart (whatever led to them).
+    failed: std::collections::HashSet<Vec<usize>>,
+}
+
+/// What a test on one member leads to: the branches that can still hold after each outcome
+/// (empty: none can, which is reported).
+struct Outcomes<T> {
+    /// The member absent: the branches that do not require it.
+    absent: Vec<usize>,
+    /// Present, by its value: `(values, branches)`, the values being value kinds
+    /// ([`Test::Type`]) or tags ([`Test::Tag`]); empty for [`Test::Has`].
+    values: Vec<(Vec<T>, Vec<usize>)>,
+    /// Present, of no value listed (any value, for [`Test::Has`]).
+    other: Vec<usize>,
 }
 
 impl Tests {
     /// The test that tells the branches of `set` apart, added with those after it: the first
-    /// that splits them, of
-    /// - a member every branch of `set` requires with a `type`, the branches' types falling into
-    ///   several groups, disjoint between groups (`integer` and `number` overlap);
-    /// - a tag: a member the branches that declare it require with distinct tags (a string,
-    ///   integer or boolean `const`, or an `enum` of such values), the others being told apart
-    ///   in turn when it is absent;
-    /// - a key only some branches of `set` declare, each of them requiring it;
+    /// whose outcomes each leave fewer branches than `set` (an outcome leaves the branches that
+    /// can still hold: a branch refuses a member it does not declare, for it is closed, and an
+    /// object without one it requires), of
+    /// - a tag: a member some branches give a `const` or an `enum` of strings, integers or
+    ///   booleans (each value leaves the branches that give it, and those that declare the
+    ///   member without a tag);
+    /// - a member's JSON type, which some branches give a `type` (each type of value leaves
+    ///   the branches that declare the member with that type or none; an integral number is
+    ///   an `integer` and a `number`);
+    /// - a key some branches of `set` do not declare (present, it leaves those that do);
     ///
-    /// each in schema order, the branches on each side told apart in turn (a choice that
-    /// leaves some not told apart is undone, and the next tried). Otherwise the set.
+    /// each in schema order, the branches of each outcome told apart in turn (a choice that
+    /// leaves some not told apart is undone, and the next tried). Otherwise `Err`.
     fn split(&mut self, set: &[usize]) -> Result<usize, ()> {
         if let [one] = set {
             return Ok(self.push(Test::Branch(*one)));
         }
-        let mut names: Vec<&str> = Vec::new();
+        if self.failed.contains(set) {
+            return Err(());
+        }
+        let mut names: Vec<String> = Vec::new();
         for b in set {
-            for (name, _, _) in &self.known[*b] {
-                if !names.contains(&name.as_str()) {
-                    names.push(name);
+            for known in &self.known[*b] {
+                if !names.contains(&known.name) {
+                    names.push(known.name.clone());
                 }
             }
         }
-        let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
         let mut reasons = Vec::new();
         for name in &names {
-            let kinds: Option<Vec<Vec<Kind>>> = set
-                .iter()
-                .map(|b| {
-                    self.property(*b, name)
-                        .filter(|(required, _)| *required)
-                        .and_then(|(_, schema)| type_kinds(schema))
-                })
-                .collect();
-            let Some(kinds) = kinds else { continue };
-            // Groups: the branches whose types overlap, transitively.
-            let mut group: Vec<usize> = (0..set.len()).collect();
-            for j in 0..set.len() {
-                for i in 0..j {
-                    if kinds[i]
-                        .iter()
-                        .any(|a| kinds[j].iter().any(|b| overlap(*a, *b)))
-                    {
-                        let (from, to) = (group[j], group[i]);
-                        group
-                            .iter_mut()
-                            .filter(|g| **g == from)
-                            .for_each(|g| *g = to);
+            if let Some(outcomes) = self.by_tag(set, name) {
+                let tried = self.try_test(set, name, outcomes, |member, tags, other, absent| {
+                    Test::Tag {
+                        member,
+                        tags,
+                        other,
+                        absent,
                     }
+                });
+                if let Some(result) = tried {
+                    return result;
                 }
             }
-            let mut firsts: Vec<usize> = group.clone();
-            firsts.sort_unstable();
-            firsts.dedup();
-            let n = firsts.len();
-            if n < 2 {
-                reasons.push(overlap_reason(name, set, &kinds));
-                continue;
-            }
-            let saved = self.save();
-            let at = self.push(Test::Branch(usize::MAX));
-            let member = self.member(name);
-            let mut groups = Vec::new();
-            for g in firsts {
-                let part: Vec<usize> = (0..set.len()).filter(|i| group[*i] == g).collect();
-                let mut types: Vec<Kind> = Vec::new();
-                for k in part.iter().flat_map(|i| &kinds[*i]) {
-                    if !types.contains(k) {
-                        types.push(*k);
-                    }
-                }
-                let branches: Vec<usize> = part.iter().map(|i| set[*i]).collect();
-                match self.split(&branches) {
-                    Ok(next) => groups.push((types, next)),
-                    Err(()) => break,
-                }
-            }
-            if groups.len() == n {
-                self.decision.tests[at] = Test::Type { member, groups };
-                return Ok(at);
-            }
-            self.restore(saved);
         }
         for name in &names {
-            let declaring: Vec<usize> = set
-                .iter()
-                .copied()
-                .filter(|b| self.property(*b, name).is_some())
-                .collect();
-            let mut tags: Vec<(Vec<Value>, usize)> = Vec::new();
-            for b in &declaring {
-                let (required, schema) = self.property(*b, name).expect("declared");
-                match tags_of(schema) {
-                    Some(Ok(values))
-                        if required
-                            && !tags
-                                .iter()
-                                .any(|(u, _)| u.iter().any(|v| values.contains(v))) =>
-                    {
-                        tags.push((values, *b));
+            if let Some((outcomes, expected)) = self.by_type(set, name, &mut reasons) {
+                let tried = self.try_test(set, name, outcomes, |member, groups, _, absent| {
+                    Test::Type {
+                        member,
+                        groups,
+                        expected,
+                        absent,
                     }
-                    _ => break,
+                });
+                if let Some(result) = tried {
+                    return result;
                 }
             }
-            if tags.len() < declaring.len() {
-                continue;
-            }
-            let rest: Vec<usize> = set
-                .iter()
-                .copied()
-                .filter(|b| !declaring.contains(b))
-                .collect();
-            let saved = self.save();
-            let at = self.push(Test::Branch(usize::MAX));
-            let member = self.member(name);
-            let mut next = Vec::new();
-            for (values, b) in tags {
-                next.push((values, self.push(Test::Branch(b))));
-            }
-            let absent = match rest.as_slice() {
-                [] => Ok(None),
-                rest => self.split(rest).map(Some),
-            };
-            if let Ok(absent) = absent {
-                self.decision.tests[at] = Test::Tag {
-                    member,
-                    tags: next,
-                    absent,
-                };
-                return Ok(at);
-            }
-            self.restore(saved);
         }
         for name in &names {
-            let (declaring, rest): (Vec<usize>, Vec<usize>) =
-                set.iter().partition(|b| self.property(**b, name).is_some());
-            if rest.is_empty()
-                || declaring
-                    .iter()
-                    .any(|b| self.property(*b, name).is_some_and(|(r, _)| !r))
-            {
-                continue;
+            if let Some(outcomes) = self.by_key(set, name) {
+                let tried = self.try_test(set, name, outcomes, |member, _, then, otherwise| {
+                    Test::Has {
+                        member,
+                        then: then.expect("a key some branch declares"),
+                        otherwise: otherwise.expect("a key some branch does not declare"),
+                    }
+                });
+                if let Some(result) = tried {
+                    return result;
+                }
             }
-            let saved = self.save();
-            let at = self.push(Test::Branch(usize::MAX));
-            let member = self.member(name);
-            if let (Ok(then), Ok(otherwise)) = (self.split(&declaring), self.split(&rest)) {
-                self.decision.tests[at] = Test::Has {
-                    member,
-                    then,
-                    otherwise,
-                };
-                return Ok(at);
-            }
-            self.restore(saved);
         }
         if self.stuck.as_ref().is_none_or(|(s, _)| s.len() > set.len()) {
             self.stuck = Some((set.to_vec(), reasons));
         }
+        self.failed.insert(set.to_vec());
         Err(())
     }
 
-    /// Whether branch `b` requires property `name`, and its schema, when it declares it.
-    fn property(&self, b: usize, name: &str) -> Option<(bool, &Value)> {
-        self.known[b]
+    /// Adds the test `make` builds on member `name` (from its index, each value's next test, the
+    /// next tests of a value listed of none and of its absence, `None` where no branch can hold)
+    /// when its `outcomes` each leave fewer branches than `set`, and the branches of each are
+    /// told apart in turn. `None` when not (undone), or the test when it is (`Err` when too
+    /// many were tried).
+    fn try_test<T: Clone>(
+        &mut self,
+        set: &[usize],
+        name: &str,
+        outcomes: Outcomes<T>,
+        make: impl FnOnce(usize, Vec<(Vec<T>, usize)>, Option<usize>, Option<usize>) -> Test,
+    ) -> Option<Result<usize, ()>> {
+        let sets: Vec<&Vec<usize>> = std::iter::once(&outcomes.absent)
+            .chain(outcomes.values.iter().map(|(_, b)| b))
+            .chain(std::iter::once(&outcomes.other))
+            .collect();
+        if sets.iter().any(|b| b.len() == set.len()) {
+            return None;
+        }
+        self.tried += 1;
+        if self.tried > TESTS_TRIED {
+            return Some(Err(()));
+        }
+        let saved = self.save();
+        let at = self.push(Test::Branch(usize::MAX));
+        let member = self.member(name);
+        // Each distinct set of branches is told apart once.
+        let mut done: Vec<(&Vec<usize>, Option<usize>)> = Vec::new();
+        for branches in sets {
+            if done.iter().any(|(b, _)| *b == branches) {
+                continue;
+            }
+            let next = match branches.as_slice() {
+                [] => None,
+                _ => match self.split(branches) {
+                    Ok(next) => Some(next),
+                    Err(()) => {
+                        self.restore(saved);
+                        return (self.tried > TESTS_TRIED).then_some(Err(()));
+                    }
+                },
+            };
+            done.push((branches, next));
+        }
+        let next = |branches: &Vec<usize>| {
+            done.iter()
+                .find(|(b, _)| *b == branches)
+                .and_then(|(_, n)| *n)
+        };
+        let values = outcomes
+            .values
             .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, required, schema)| (*required, schema))
+            .filter_map(|(values, branches)| Some((values.clone(), next(branches)?)))
+            .collect();
+        self.decision.tests[at] = make(
+            member,
+            values,
+            next(&outcomes.other),
+            next(&outcomes.absent),
+        );
+        Some(Ok(at))
+    }
+
+    /// A tag test on `name`, when some branch of `set` gives it tags.
+    fn by_tag(&self, set: &[usize], name: &str) -> Option<Outcomes<Value>> {
+        let declaring = self.declaring(set, name);
+        let any: Vec<usize> = declaring
+            .iter()
+            .copied()
+            .filter(|b| self.property(*b, name).is_some_and(|k| k.tags.is_none()))
+            .collect();
+        let mut tags: Vec<&Value> = Vec::new();
+        for b in &declaring {
+            for t in self
+                .property(*b, name)
+                .and_then(|k| k.tags.as_ref())
+                .into_iter()
+                .flatten()
+            {
+                if !tags.contains(&t) {
+                    tags.push(t);
+                }
+            }
+        }
+        if tags.is_empty() {
+            return None;
+        }
+        let mut values: Vec<(Vec<Value>, Vec<usize>)> = Vec::new();
+        for t in tags {
+            let branches: Vec<usize> = declaring
+                .iter()
+                .copied()
+                .filter(|b| {
+                    let known = self.property(*b, name);
+                    known.is_some_and(|k| k.tags.as_ref().is_none_or(|u| u.contains(t)))
+                })
+                .collect();
+            group(&mut values, t.clone(), branches);
+        }
+        Some(Outcomes {
+            absent: self.not_requiring(set, name),
+            values,
+            other: any,
+        })
+    }
+
+    /// A type test on `name`, when some branch of `set` gives it a `type`, and the types
+    /// written (what a value of none is told is expected); why it does not split `set` into
+    /// `reasons` when every branch requires it with one.
+    fn by_type(
+        &self,
+        set: &[usize],
+        name: &str,
+        reasons: &mut Vec<String>,
+    ) -> Option<(Outcomes<Kind>, Vec<Kind>)> {
+        let declaring = self.declaring(set, name);
+        if declaring
+            .iter()
+            .all(|b| self.property(*b, name).is_some_and(|k| k.kinds.is_none()))
+        {
+            return None;
+        }
+        let mut values: Vec<(Vec<Kind>, Vec<usize>)> = Vec::new();
+        for v in VALUE_KINDS {
+            let branches: Vec<usize> = declaring
+                .iter()
+                .copied()
+                .filter(|b| {
+                    let known = self.property(*b, name);
+                    known.is_some_and(|k| k.kinds.as_ref().is_none_or(|(_, t)| t.contains(&v)))
+                })
+                .collect();
+            if !branches.is_empty() {
+                group(&mut values, v, branches);
+            }
+        }
+        // In schema order, by their first branch.
+        values.sort_by_key(|(_, branches)| branches[0]);
+        let outcomes = Outcomes {
+            absent: self.not_requiring(set, name),
+            values,
+            other: Vec::new(),
+        };
+        let written: Option<Vec<Vec<Kind>>> = set
+            .iter()
+            .map(|b| {
+                let k = self.property(*b, name)?;
+                Some(k.kinds.as_ref()?.0.clone()).filter(|_| k.required)
+            })
+            .collect();
+        if let Some(written) = &written
+            && outcomes.values.iter().any(|(_, b)| b.len() == set.len())
+        {
+            reasons.push(overlap_reason(name, set, written));
+        }
+        let mut expected: Vec<Kind> = Vec::new();
+        for b in &declaring {
+            let written = self.property(*b, name).and_then(|k| k.kinds.as_ref());
+            for w in written.into_iter().flat_map(|(w, _)| w) {
+                if !expected.contains(w) {
+                    expected.push(*w);
+                }
+            }
+        }
+        Some((outcomes, expected))
+    }
+
+    /// A key test on `name`, when some branch of `set` does not declare it.
+    fn by_key(&self, set: &[usize], name: &str) -> Option<Outcomes<()>> {
+        let declaring = self.declaring(set, name);
+        (declaring.len() < set.len()).then(|| Outcomes {
+            absent: self.not_requiring(set, name),
+            values: Vec::new(),
+            other: declaring,
+        })
+    }
+
+    /// The branches of `set` that declare `name`.
+    fn declaring(&self, set: &[usize], name: &str) -> Vec<usize> {
+        set.iter()
+            .copied()
+            .filter(|b| self.property(*b, name).is_some())
+            .collect()
+    }
+
+    /// The branches of `set` that do not require `name`.
+    fn not_requiring(&self, set: &[usize], name: &str) -> Vec<usize> {
+        set.iter()
+            .copied()
+            .filter(|b| self.property(*b, name).is_none_or(|k| !k.required))
+            .collect()
+    }
+
+    /// What branch `b` knows of property `name`, when it declares it.
+    fn property(&self, b: usize, name: &str) -> Option<&Known> {
+        self.known[b].iter().find(|k| k.name == name)
+    }
+
+    /// What names each branch: the outcomes on the way to the first test that chooses it,
+    /// from the top, as its own schema gives them (its first type for a type test of several
+    /// groups, its first tag for a tag, else the key it has; an absence says nothing).
+    fn labels(&self) -> Vec<Vec<Label>> {
+        let mut labels: Vec<Option<Vec<Label>>> = vec![None; self.known.len()];
+        // The tests on the way: (member, what the outcome names).
+        let mut stack: Vec<(usize, Vec<(usize, Named)>)> = vec![(0, Vec::new())];
+        while let Some((at, path)) = stack.pop() {
+            let with = |member: usize, named: Named| {
+                let mut path = path.clone();
+                path.push((member, named));
+                path
+            };
+            let mut next: Vec<(usize, Vec<(usize, Named)>)> = Vec::new();
+            match &self.decision.tests[at] {
+                Test::Branch(b) => {
+                    labels[*b].get_or_insert_with(|| {
+                        path.iter()
+                            .map(|(m, named)| self.label(*b, &self.decision.members[*m], *named))
+                            .collect()
+                    });
+                }
+                Test::Has {
+                    member,
+                    then,
+                    otherwise,
+                } => {
+                    next.push((*then, with(*member, Named::Key)));
+                    next.push((*otherwise, path.clone()));
+                }
+                Test::Type {
+                    member,
+                    groups,
+                    absent,
+                    ..
+                } => {
+                    let named = if groups.len() > 1 {
+                        Named::Kind
+                    } else {
+                        Named::Key
+                    };
+                    next.extend(groups.iter().map(|(_, n)| (*n, with(*member, named))));
+                    next.extend(absent.map(|n| (n, path.clone())));
+                }
+                Test::Tag {
+                    member,
+                    tags,
+                    other,
+                    absent,
+                } => {
+                    next.extend(tags.iter().map(|(_, n)| (*n, with(*member, Named::Tag))));
+                    next.extend(other.map(|n| (n, with(*member, Named::Key))));
+                    next.extend(absent.map(|n| (n, path.clone())));
+                }
+            }
+            // Depth first, in order.
+            stack.extend(next.into_iter().rev());
+        }
+        labels.into_iter().map(Option::unwrap_or_default).collect()
+    }
+
+    /// What member `name` says of branch `b`'s name, as a test's outcome `named` it.
+    fn label(&self, b: usize, name: &str, named: Named) -> Label {
+        let known = self.property(b, name);
+        match (
+            named,
+            known.and_then(|k| k.tags.as_ref()),
+            known.and_then(|k| k.kinds.as_ref()),
+        ) {
+            (Named::Tag, Some(tags), _) => Label::Tag(tags[0].clone()),
+            (Named::Kind, _, Some((written, _))) => Label::Kind(written[0]),
+            _ => Label::Key(name.to_owned()),
+        }
     }
 
     fn push(&mut self, test: Test) -> usize {
@@ -2456,6 +2723,14 @@ impl Tests {
     fn restore(&mut self, (tests, members): (usize, usize)) {
         self.decision.tests.truncate(tests);
         self.decision.members.truncate(members);
+    }
+}
+
+/// Adds `value` to the group of `values` that leaves `branches`, or a new group.
+fn group<T>(values: &mut Vec<(Vec<T>, Vec<usize>)>, value: T, branches: Vec<usize>) {
+    match values.iter_mut().find(|(_, b)| *b == branches) {
+        Some((v, _)) => v.push(value),
+        None => values.push((vec![value], branches)),
     }
 }
 

@@ -47,34 +47,40 @@ impl ::perago::Contract for Event {
                                     Vec::from([
                                         ::perago::__private::serde_json::Value::from("click"),
                                     ]),
-                                    1usize,
+                                    4usize,
                                 ),
                                 (
                                     Vec::from([
                                         ::perago::__private::serde_json::Value::from("key"),
                                     ]),
-                                    2usize,
+                                    5usize,
                                 ),
                             ]),
-                            absent: Some(3usize),
+                            other: None,
+                            absent: Some(1usize),
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
                         ::perago::__private::decision::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
                                     Vec::from([::perago::__private::stream::Kind::String]),
-                                    4usize,
+                                    2usize,
                                 ),
                                 (
                                     Vec::from([::perago::__private::stream::Kind::Object]),
-                                    5usize,
+                                    3usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::stream::Kind::Object,
+                            ]),
+                            absent: None,
                         },
                         ::perago::__private::decision::Test::Branch(2usize),
                         ::perago::__private::decision::Test::Branch(3usize),
+                        ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::decision::Test::Branch(1usize),
                     ]),
                 });
                 const KEYS: [&str; 6usize] = ["kind", "x", "y", "code", "payload", "at"];

@@ -54,14 +54,27 @@ impl ::perago::Contract for Limit {
                                     4usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::Integer,
+                                ::perago::__private::stream::Kind::String,
+                            ]),
+                            absent: None,
                         },
-                        ::perago::__private::decision::Test::Has {
+                        ::perago::__private::decision::Test::Type {
                             member: 1usize,
-                            then: 2usize,
-                            otherwise: 3usize,
+                            groups: Vec::from([
+                                (
+                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    3usize,
+                                ),
+                            ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::String,
+                            ]),
+                            absent: Some(2usize),
                         },
-                        ::perago::__private::decision::Test::Branch(2usize),
                         ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::decision::Test::Branch(2usize),
                         ::perago::__private::decision::Test::Branch(1usize),
                     ]),
                 });
@@ -69,7 +82,7 @@ impl ::perago::Contract for Limit {
                 let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut f1 = None;
-                let mut f2 = None;
+                let mut r2 = None;
                 while let Some(key) = map
                     .next_key_seed(
                         ::perago::__private::stream::Keys(|key: &str| match key {
@@ -95,20 +108,7 @@ impl ::perago::Contract for Limit {
                                 )?;
                         }
                         ::perago::__private::stream::Key::Declared(2usize) => {
-                            f2 = members
-                                .read(
-                                    &mut map,
-                                    2usize,
-                                    &::perago::__private::stream::Str {
-                                        lengths: ::perago::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
-                                        },
-                                        pattern: Some(&*PATTERN_0),
-                                    },
-                                    path,
-                                    out,
-                                )?;
+                            r2 = members.capture(&mut map, 2usize)?;
                         }
                         ::perago::__private::stream::Key::Declared(_) => {}
                         ::perago::__private::stream::Key::Other(key) => {
@@ -119,7 +119,7 @@ impl ::perago::Contract for Limit {
                 match members
                     .decide(
                         &DECISION,
-                        &[(0usize, r0.as_deref()), (2usize, None)],
+                        &[(0usize, r0.as_deref()), (2usize, r2.as_deref())],
                         path,
                         out,
                     )
@@ -182,6 +182,24 @@ impl ::perago::Contract for Limit {
                         Ok(Some(Limit::LimitString(LimitString { max: x0 })))
                     }
                     Some(2usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                None,
+                                r2,
+                                &::perago::__private::stream::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: Some(&*PATTERN_0),
+                                },
+                                path,
+                                out,
+                            )?;
                         let g0 = members
                             .settle::<
                                 A::Error,
@@ -204,7 +222,7 @@ impl ::perago::Contract for Limit {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(f2),
+                            ::perago::__private::stream::required(g2),
                             ::perago::__private::stream::required(g0),
                         ) else {
                             return Ok(None);

@@ -5,6 +5,10 @@
 pub mod event;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_by_tests/limit.schema.json`.
 pub mod limit;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_by_tests/notice.schema.json`.
+pub mod notice;
+/// Generated from `crates/perago-codegen/tests/fragments/one_of_by_tests/quota.schema.json`.
+pub mod quota;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_by_tests/reading.schema.json`.
 pub mod reading;
 /// Generated from `crates/perago-codegen/tests/fragments/one_of_by_tests/target.schema.json`.

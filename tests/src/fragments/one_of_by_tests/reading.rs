@@ -47,7 +47,10 @@ impl ::perago::Contract for Reading {
                             member: 0usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Number]),
+                                    Vec::from([
+                                        ::perago::__private::stream::Kind::Integer,
+                                        ::perago::__private::stream::Kind::Number,
+                                    ]),
                                     1usize,
                                 ),
                                 (
@@ -59,6 +62,12 @@ impl ::perago::Contract for Reading {
                                     5usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::Number,
+                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::stream::Kind::Array,
+                            ]),
+                            absent: None,
                         },
                         ::perago::__private::decision::Test::Type {
                             member: 1usize,
@@ -72,6 +81,11 @@ impl ::perago::Contract for Reading {
                                     3usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::stream::Kind::Null,
+                            ]),
+                            absent: None,
                         },
                         ::perago::__private::decision::Test::Branch(0usize),
                         ::perago::__private::decision::Test::Branch(1usize),

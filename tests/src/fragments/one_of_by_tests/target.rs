@@ -70,27 +70,33 @@ impl ::perago::Contract for Target {
                                     Vec::from([
                                         ::perago::__private::serde_json::Value::from("file"),
                                     ]),
-                                    1usize,
+                                    4usize,
                                 ),
                             ]),
-                            absent: Some(2usize),
+                            other: None,
+                            absent: Some(1usize),
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
                         ::perago::__private::decision::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
                                     Vec::from([::perago::__private::stream::Kind::Integer]),
-                                    3usize,
+                                    2usize,
                                 ),
                                 (
                                     Vec::from([::perago::__private::stream::Kind::String]),
-                                    4usize,
+                                    3usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::Integer,
+                                ::perago::__private::stream::Kind::String,
+                            ]),
+                            absent: None,
                         },
                         ::perago::__private::decision::Test::Branch(1usize),
                         ::perago::__private::decision::Test::Branch(2usize),
+                        ::perago::__private::decision::Test::Branch(0usize),
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["kind", "path", "address", "port"];

@@ -52,12 +52,19 @@ impl ::perago::Contract for Identity {
                                 ),
                                 (
                                     Vec::from([
-                                        ::perago::__private::stream::Kind::Boolean,
                                         ::perago::__private::stream::Kind::Null,
+                                        ::perago::__private::stream::Kind::Boolean,
                                     ]),
                                     3usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::stream::Kind::Integer,
+                                ::perago::__private::stream::Kind::Boolean,
+                                ::perago::__private::stream::Kind::Null,
+                            ]),
+                            absent: None,
                         },
                         ::perago::__private::decision::Test::Branch(0usize),
                         ::perago::__private::decision::Test::Branch(1usize),

@@ -81,6 +81,11 @@ impl ::perago::Contract for Position {
                                     2usize,
                                 ),
                             ]),
+                            expected: Vec::from([
+                                ::perago::__private::stream::Kind::Integer,
+                                ::perago::__private::stream::Kind::String,
+                            ]),
+                            absent: None,
                         },
                         ::perago::__private::decision::Test::Branch(0usize),
                         ::perago::__private::decision::Test::Branch(1usize),
