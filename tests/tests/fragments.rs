@@ -1121,6 +1121,46 @@ fn one_of_by_tests_messages() {
     );
 }
 
+/// A decision reads a member's type and tag from its text as the interpreter reads them from
+/// the parsed document: `-0` and integers beyond 64 bits are numbers written as floats (but
+/// integral), `1.0` and `1e2` integral, an escaped tag the tag.
+#[test]
+fn decisions_read_numbers_and_escapes_as_the_interpreter() {
+    use f::one_of_by_tests::event::Event;
+    use f::one_of_enum_and_type::identity::Identity;
+    fn same<T: Contract + Debug>(fragment: &str, doc: &str) {
+        let compiled = compiled_at(fragment, &fragment_files(fragment), T::LOCATION);
+        let generated = match T::from_slice(doc.as_bytes()) {
+            Ok(_) => Vec::new(),
+            Err(v) => v.iter().cloned().collect(),
+        };
+        assert_eq!(generated, compiled.validate_slice(doc.as_bytes()), "{doc}");
+    }
+    for doc in [
+        r#"{"id": -0, "count": 1}"#,
+        r#"{"id": 1.0, "count": 1}"#,
+        r#"{"id": 1e2, "note": "x"}"#,
+        r#"{"id": 18446744073709551616, "count": 1}"#,
+        r#"{"id": -9223372036854775809, "count": 1}"#,
+        r#"{"id": 1.5}"#,
+        r#"{"id": "\u0061", "name": ""}"#,
+    ] {
+        same::<Identity>("one_of_enum_and_type", doc);
+    }
+    for doc in [
+        r#"{"kind": "\u0063lick", "x": 1, "y": 2}"#,
+        r#"{"kind": "cl\"ick", "x": 1}"#,
+        r#"{"kind": "key", "code": ""}"#,
+        r#"{"kind": 1, "payload": "x"}"#,
+        r#"{"payload": -0}"#,
+        r#"{"payload": -1}"#,
+        r#"{"payload": 1.0}"#,
+        r#"{"payload": 18446744073709551616}"#,
+    ] {
+        same::<Event>("one_of_by_tests", doc);
+    }
+}
+
 /// What the generated reader of a `oneOf` told apart by a member's JSON type says: the
 /// member's type chooses the branch (`[T, "null"]` takes null too), whose checks apply to it
 /// and to a key the branches check differently, before or after it; the member absent is

@@ -1412,15 +1412,9 @@ struct Tested<'m, 'k, const N: usize> {
 }
 
 impl<const N: usize> Tested<'_, '_, N> {
-    /// The captured value of a member, when present.
-    fn value(&self, member: usize) -> Option<Value> {
-        let text = self.tested[member].1?.get();
-        // The first byte says the type of all but numbers; containers are not read.
-        Some(match text.as_bytes().first() {
-            Some(b'{') => Value::Object(serde_json::Map::new()),
-            Some(b'[') => Value::Array(Vec::new()),
-            _ => serde_json::from_str(text).unwrap_or(Value::Null),
-        })
+    /// The captured text of a member, when present.
+    fn text(&self, member: usize) -> Option<&str> {
+        Some(self.tested[member].1?.get())
     }
 }
 
@@ -1430,18 +1424,44 @@ impl<const N: usize> crate::decision::Facts for Tested<'_, '_, N> {
     }
 
     fn kind(&self, member: usize) -> Option<(Kind, &'static str)> {
-        let value = self.value(member)?;
-        let kind = match Kind::of_value(&value) {
-            Some(kind) => kind,
-            None if Kind::Integer.admits(&value) => Kind::Integer,
-            None => Kind::Number,
-        };
-        Some((kind, check::type_name(&value)))
+        let text = self.text(member)?;
+        // The first byte says the type of all but numbers, which are read only as far as
+        // integral or not.
+        Some(match text.as_bytes().first() {
+            Some(b'"') => (Kind::String, "a string"),
+            Some(b'{') => (Kind::Object, "an object"),
+            Some(b'[') => (Kind::Array, "an array"),
+            Some(b't' | b'f') => (Kind::Boolean, "a boolean"),
+            Some(b'n') => (Kind::Null, "null"),
+            // As serde_json reads it: a `u64`, a negative `i64` (`-0` is a float), else an `f64`.
+            Some(b'-') if text.parse::<i64>().is_ok_and(|i| i != 0) => {
+                (Kind::Integer, "an integer")
+            }
+            Some(b'0'..=b'9') if text.parse::<u64>().is_ok() => (Kind::Integer, "an integer"),
+            _ => match text.parse::<f64>() {
+                Ok(f) if f.fract() == 0.0 => (Kind::Integer, "a number"),
+                _ => (Kind::Number, "a number"),
+            },
+        })
     }
 
     fn is_tag(&self, member: usize, tag: check::TagValue<'_>) -> bool {
-        self.value(member)
-            .is_some_and(|v| check::TagValue::of(&v) == Some(tag))
+        let Some(text) = self.text(member) else {
+            return false;
+        };
+        match tag {
+            // Without escapes, the text between the quotes is the string.
+            check::TagValue::Str(t) => {
+                match text.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                    Some(inner) if !inner.contains('\\') => inner == t,
+                    Some(_) => serde_json::from_str::<String>(text).is_ok_and(|s| s == t),
+                    None => false,
+                }
+            }
+            check::TagValue::Bool(b) => text == if b { "true" } else { "false" },
+            check::TagValue::Int(_) => serde_json::from_str::<Value>(text)
+                .is_ok_and(|v| check::TagValue::of(&v) == Some(tag)),
+        }
     }
 }
 
