@@ -64,6 +64,20 @@ fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
             &[],
         ),
         (
+            "oneOf of closed objects told apart by tests of their members",
+            json!({"oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "a"}, "n": {"type": "integer"}},
+                 "required": ["kind"], "additionalProperties": false},
+                {"type": "object", "properties": {"v": {"type": "string"}, "u": {"type": "string"}},
+                 "required": ["v", "u"], "additionalProperties": false},
+                {"type": "object", "properties": {"v": {"type": "string"}, "u": {"type": "null"}},
+                 "required": ["u", "v"], "additionalProperties": false},
+                {"type": "object", "properties": {"v": {"type": "number"}, "w": {"type": "boolean"}},
+                 "required": ["v"], "additionalProperties": false}
+            ]}),
+            &["kind", "n", "v", "u", "w"],
+        ),
+        (
             "not",
             json!({"not": {"anyOf": [{"type": "string"}, {"required": ["a"]}]}}),
             &["a"],
@@ -167,6 +181,13 @@ fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
 fn seeds(family: &str) -> Vec<Value> {
     match family {
         "oneOf" => vec![json!(1.5), json!("abc"), json!(true), json!("b")],
+        "oneOf of closed objects told apart by tests of their members" => vec![
+            json!({"kind": "a", "n": 1}),
+            json!({"v": "s", "u": "t"}),
+            json!({"u": null, "v": "s"}),
+            json!({"v": 1.5, "w": true}),
+            json!({"v": 2}),
+        ],
         "not" => vec![json!(1), json!({"b": 1}), json!([1, "a"]), json!(null)],
         "if then else" => vec![
             json!({"status": "FAILED", "reason": "r"}),
