@@ -990,8 +990,6 @@ pub fn pascal(s: &str) -> String {
     out
 }
 
-/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
-/// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
 /// The names of the branches a [`Decision`](crate::decision::Decision) tells apart, from what
 /// chooses each (the JSON types, tags and keys on the way to it); `None` for a branch only
 /// members' absence chooses, or whose name another branch has too.
@@ -1016,6 +1014,8 @@ fn decision_names(labels: Vec<Vec<crate::lint::Label>>) -> Vec<Option<String>> {
         .collect()
 }
 
+/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
+/// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
 fn branch_name(
     i: usize,
     branch: &Value,
