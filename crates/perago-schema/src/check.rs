@@ -1,8 +1,7 @@
 //! The keyword checks, shared by generated validators and the run-time interpreter so both
 //! report the same violation, with the same message, for the same value.
 
-use crate::ecma;
-pub use crate::ecma::PatternError;
+pub use perago_regex::PatternError;
 pub use crate::format::Format;
 use crate::path::Path;
 use crate::violation::{Code, Violation};
@@ -408,8 +407,8 @@ impl Sequence {
 impl Pattern {
     /// Compiles an ECMA-262 regular expression (Unicode mode).
     pub fn new(source: &str) -> Result<Self, PatternError> {
-        let regex = ecma::compile(source)?;
-        let translated = ecma::translate(source)?;
+        let regex = perago_regex::compile(source)?;
+        let translated = perago_regex::translate(source)?;
         let class = CharClass::parse(source).or_else(|| CharClass::parse_translated(&translated));
         let sequence = match class {
             Some(_) => None,

@@ -86,8 +86,8 @@ impl Format {
             Format::IriReference => uri(s, false, true),
             Format::Uuid => uuid(s),
             Format::Regex => !matches!(
-                crate::ecma::translate(s),
-                Err(crate::ecma::PatternError::Invalid(_))
+                perago_regex::translate(s),
+                Err(perago_regex::PatternError::Invalid(_))
             ),
             Format::JsonPointer => json_pointer(s),
             Format::RelativeJsonPointer => relative_json_pointer(s),

@@ -60,7 +60,6 @@ pub mod check;
 mod compile;
 mod contract;
 pub mod decision;
-mod ecma;
 mod error;
 mod eval;
 mod format;

@@ -15,6 +15,13 @@
 //!
 //! The translator is one left-to-right pass with an explicit stack of open groups: no
 //! recursion, so no pattern can overflow the stack.
+//!
+//! ```
+//! let digits = perago_regex::compile(r"^\d{3}$").unwrap();
+//! assert!(digits.is_match("123"));
+//! assert!(!digits.is_match("١٢٣")); // `\d` is ASCII in ECMA-262
+//! assert!(perago_regex::compile(r"(a)\1").is_err()); // backreferences need backtracking
+//! ```
 
 use regex::{Regex, RegexBuilder};
 use std::fmt::Write;
@@ -48,16 +55,16 @@ pub enum PatternError {
 
 /// The compiled-program limit of one pattern. `regex`'s own default: room for `.{1,1000}` or
 /// `\p{L}{1,50}`, while `a{10000000}` is refused instead of taking gigabytes.
-pub(crate) const SIZE_LIMIT: usize = 10 << 20;
+pub const SIZE_LIMIT: usize = 10 << 20;
 /// The cache limit of the lazy DFA a match runs in (`regex`'s default). Beyond it the engine
 /// falls back to slower but still linear-time matching, never to more memory.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// Groups nest at most this deep, well inside `regex`'s own nesting limit of 250 (a group, its
 /// repetition and a class count one level each).
-pub(crate) const MAX_DEPTH: usize = 64;
+pub const MAX_DEPTH: usize = 64;
 
 /// Translates `source` and compiles it within the size limits.
-pub(crate) fn compile(source: &str) -> Result<Regex, PatternError> {
+pub fn compile(source: &str) -> Result<Regex, PatternError> {
     let translated = translate(source)?;
     RegexBuilder::new(&translated)
         .size_limit(SIZE_LIMIT)
@@ -74,7 +81,7 @@ pub(crate) fn compile(source: &str) -> Result<Regex, PatternError> {
 }
 
 /// The `regex` syntax of the ECMA-262 pattern `source`.
-pub(crate) fn translate(source: &str) -> Result<String, PatternError> {
+pub fn translate(source: &str) -> Result<String, PatternError> {
     let mut t = Translator {
         chars: source.chars().collect(),
         pos: 0,
