@@ -22,8 +22,9 @@
 use libfuzzer_sys::fuzz_target;
 use perago_codegen::emit;
 use perago_fuzz::{check_violations, entry_points};
-use perago_schema::ir::Shape;
-use perago_schema::{Error, Options, SchemaSet, Validator, bundle};
+use perago_codegen::ir::Shape;
+use perago_schema::{Error, Options, Validator};
+use perago_codegen::{SchemaSet, bundle};
 use serde_json::Value;
 
 const SIBLING: &str = r##"{

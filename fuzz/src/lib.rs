@@ -2,7 +2,8 @@
 //! properties every violation list must have.
 
 use perago_schema::json::{parse_strict_slice, parse_value};
-use perago_schema::{Code, NodeId, SchemaSet, Violation};
+use perago_schema::{Code, Violation};
+use perago_codegen::{NodeId, SchemaSet};
 use perago_tests::schemas::KITCHEN_SINK;
 use serde_json::Value;
 use std::sync::LazyLock;

@@ -24,8 +24,9 @@
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
 use perago::contracts::workspace_task_input::WorkspaceTaskInput;
+use perago_codegen::SchemaSet;
 use perago_completion::contracts::worker_completion_v1::WorkerCompletionV1;
-use perago_schema::{Options, SchemaSet, Scratch, Validator};
+use perago_schema::{Options, Scratch, Validator};
 use perago_tests::corpus::{self, Corpus};
 use serde::de::IgnoredAny;
 use serde_json::Value;

@@ -10,7 +10,7 @@
 //!
 //! Every document records whether it is valid and, if not, which [`Mutation`] broke it.
 
-use perago_schema::SchemaSet;
+use perago_codegen::SchemaSet;
 use serde_json::{Map, Value, json};
 
 /// Documents per corpus.
@@ -894,8 +894,8 @@ mod tests {
     use super::*;
     use perago::Contract;
     use perago::contracts::workspace_task_input::WorkspaceTaskInput;
+    use perago_codegen::SchemaSet;
     use perago_completion::contracts::worker_completion_v1::WorkerCompletionV1;
-    use perago_schema::SchemaSet;
     use std::collections::BTreeMap;
 
     #[test]

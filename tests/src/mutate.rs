@@ -1,6 +1,6 @@
 //! Deterministic document generation and mutation for the differential tests.
 //!
-//! [`Generator`] walks a node of the IR ([`perago_schema::ir::Shape`]) and builds documents the
+//! [`Generator`] walks a node of the IR ([`perago_codegen::ir::Shape`]) and builds documents the
 //! schema admits: objects with and without their optional properties, arrays of varied length
 //! within bounds, strings of multi-byte characters (CJK, emoji, combining marks, Python
 //! whitespace such as U+3000 and U+001C), numbers inside bounds, every `oneOf` branch, nullable
@@ -16,10 +16,11 @@
 //! Everything is driven by [`Rng`], a xorshift64* generator with a fixed seed, so a run is
 //! reproducible.
 
+use perago_codegen::SchemaSet;
+use perago_codegen::ir::{Branch, Checks, Ir, Kind, NodeId, ObjectRules, Property, Shape, Step};
+use perago_schema::Validator;
 use perago_schema::check::{Bounds, Format, Lengths, Pattern, TagValue};
 use perago_schema::decision::{Decision, Facts};
-use perago_schema::ir::{Branch, Checks, Ir, Kind, NodeId, ObjectRules, Property, Shape, Step};
-use perago_schema::{SchemaSet, Validator};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
 

@@ -2,7 +2,7 @@
 //! place: perago's contract schemas as the crates embed them, the synthetic kitchen-sink
 //! schema, and how to find a generated type's node in a loaded set.
 
-use perago_schema::{NodeId, SchemaSet};
+use perago_codegen::{NodeId, SchemaSet};
 
 /// perago's contract schemas as `(file name, text)`, sorted by file name: the runtime's
 /// envelopes (`perago::schemas::BUILTIN`, from `crates/perago/schemas/`) and worker-completion/v1

@@ -23,7 +23,7 @@
 //! JSON Lines with their labels and the schemas, for whole-process benchmarks.
 
 use crate::corpus::{self, Corpus, Mutation, Rng, obj};
-use perago_schema::SchemaSet;
+use perago_codegen::SchemaSet;
 use serde_json::{Map, Value, json};
 
 /// The seed every corpus is derived from unless told otherwise.

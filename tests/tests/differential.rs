@@ -56,9 +56,10 @@
 //! generated for it.
 
 use jsonschema::error::ValidationErrorKind;
-use perago_schema::SchemaSet;
-use perago_schema::ir::Shape;
-use perago_schema::{Code, NodeId, Options, Validator, Violation};
+use perago_codegen::NodeId;
+use perago_codegen::SchemaSet;
+use perago_codegen::ir::Shape;
+use perago_schema::{Code, Options, Validator, Violation};
 use perago_tests::mutate::{
     self, Generator, Mutation, Op, Optional, byte_variants, jsonpath_to_pointer,
 };

@@ -28,9 +28,11 @@
 //! and every named struct and `oneOf` in it (each has a `Contract` impl), is listed.
 
 use perago::Contract;
-use perago_schema::ir::Shape;
-use perago_schema::{NodeId, Violation};
-use perago_schema::{Options, SchemaSet, Validator};
+use perago_codegen::NodeId;
+use perago_codegen::SchemaSet;
+use perago_codegen::ir::Shape;
+use perago_schema::Violation;
+use perago_schema::{Options, Validator};
 use perago_tests::fragments as f;
 use perago_tests::mutate::{Generator, Optional, byte_variants};
 use perago_tests::schemas::node_at;

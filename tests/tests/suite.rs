@@ -254,7 +254,7 @@ fn code_generation_takes_the_suites_schemas() {
                     .or_insert(perago_schema::DIALECT.into());
             }
             let text = schema.to_string();
-            let set = match perago_schema::SchemaSet::load_sources([("s.json", text.as_str())]) {
+            let set = match perago_codegen::SchemaSet::load_sources([("s.json", text.as_str())]) {
                 Ok(set) => set,
                 Err(e) => {
                     let first = e.to_string().lines().next().unwrap_or("").to_owned();
@@ -273,7 +273,7 @@ fn code_generation_takes_the_suites_schemas() {
             let Some(root) = set.files[0].root else {
                 continue;
             };
-            let standalone = perago_schema::bundle::standalone(&set, root);
+            let standalone = perago_codegen::bundle::standalone(&set, root);
             let recorded =
                 Validator::from_value(&standalone, Options::default()).unwrap_or_else(|e| {
                     panic!("{name}: the standalone schema {standalone} does not compile: {e}")

@@ -8,13 +8,13 @@
 //! types, strictness about `null`) and must report exactly what the run-time interpreter
 //! (`perago_schema::Validator`) reports, which the fragment and differential tests hold them to.
 
+use crate::SchemaFile;
 use crate::SchemaSet;
-use perago_schema::SchemaFile;
-use perago_schema::check::{Bounds, Lengths};
-use perago_schema::decision::{Decision, Test};
-use perago_schema::ir::{
+use crate::ir::{
     Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, string_values,
 };
+use perago_schema::check::{Bounds, Lengths};
+use perago_schema::decision::{Decision, Test};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -86,7 +86,7 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
         .ir
         .nodes()
         .filter(|(_, node)| node.implements_contract())
-        .map(|(id, _)| (id, perago_schema::bundle::standalone(set, id).to_string()))
+        .map(|(id, _)| (id, crate::bundle::standalone(set, id).to_string()))
         .collect();
     set.files
         .iter()
@@ -880,7 +880,7 @@ impl Emitter<'_> {
         branches
             .iter()
             .map(|b| match &b.tag {
-                Some(tag) => perago_schema::tag_name(tag.first()),
+                Some(tag) => crate::tag_name(tag.first()),
                 None => self
                     .ir
                     .node(self.ir.resolve(b.node))
@@ -1436,7 +1436,7 @@ impl Emitter<'_> {
         let kinds = |kinds: &[Kind]| {
             let kinds = kinds
                 .iter()
-                .map(|kind| format_ident!("{}", perago_schema::pascal(kind.name())));
+                .map(|kind| format_ident!("{}", crate::pascal(kind.name())));
             quote! { Vec::from([#(#s::Kind::#kinds),*]) }
         };
         let option = |next: &Option<usize>| match next {
@@ -1518,7 +1518,7 @@ impl Emitter<'_> {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let mut variants = Vec::new();
         for b in branches {
-            let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+            let variant = format_ident!("{}", crate::pascal(b.kind.name()));
             let bdoc = doc_attrs(self.ir.node(b.node));
             if let Some((_, objects, _)) = self.tagged_objects(b) {
                 for (o, v) in objects.iter().zip(self.object_variants(branches, objects)) {
@@ -1545,7 +1545,7 @@ impl Emitter<'_> {
         let mut names: Vec<String> = all
             .iter()
             .filter(|a| self.tagged_objects(a).is_none())
-            .map(|a| perago_schema::pascal(a.kind.name()))
+            .map(|a| crate::pascal(a.kind.name()))
             .collect();
         let taken = names.len();
         names.extend(self.branch_names(objects));
@@ -1563,19 +1563,19 @@ impl Emitter<'_> {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         let de = quote! { #k::__private::serde };
-        let expected = perago_schema::ir::kinds_text(branches.iter().map(|b| b.kind));
+        let expected = crate::ir::kinds_text(branches.iter().map(|b| b.kind));
         let mut scalars = Vec::new();
         let mut methods = Vec::new();
         for b in branches {
             let check = self.check_expr(b.node);
-            let variant = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+            let variant = format_ident!("{}", crate::pascal(b.kind.name()));
             let make = match b.kind {
                 Kind::Null => quote! { |()| #name::Null },
                 _ => quote! { #name::#variant },
             };
             match b.kind {
                 Kind::Null | Kind::Boolean | Kind::Integer | Kind::Number => {
-                    let kind = format_ident!("{}", perago_schema::pascal(b.kind.name()));
+                    let kind = format_ident!("{}", crate::pascal(b.kind.name()));
                     scalars.push(quote! {
                         if #s::Kind::#kind.admits(&found) {
                             return #s::union_scalar(&#check, &found, path, out).map(#make);
@@ -2083,7 +2083,7 @@ fn ident_text(ident: &syn::Ident) -> String {
 
 /// Variant names for string enum values: PascalCase, made unique.
 fn variant_names(values: &[&str]) -> Vec<String> {
-    unique_names(values.iter().map(|v| perago_schema::pascal(v)))
+    unique_names(values.iter().map(|v| crate::pascal(v)))
 }
 
 /// Names made unique (`A`, `A2`) and never `Self`.

@@ -9,8 +9,8 @@
 //! Accept changes with `INSTA_UPDATE=always cargo test -p perago-codegen --test emit`, then read
 //! every changed `.snap` before committing it.
 
+use perago_codegen::SchemaSet;
 use perago_codegen::emit::{Target, emit};
-use perago_schema::SchemaSet;
 use std::path::{Path, PathBuf};
 
 /// `tests/fragments/`.

@@ -1,10 +1,10 @@
 //! The keyword checks, shared by generated validators and the run-time interpreter so both
 //! report the same violation, with the same message, for the same value.
 
-pub use perago_regex::PatternError;
 pub use crate::format::Format;
 use crate::path::Path;
 use crate::violation::{Code, Violation};
+pub use perago_regex::PatternError;
 use serde_json::{Map, Value};
 use std::fmt::Write;
 

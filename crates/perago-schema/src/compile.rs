@@ -5,10 +5,10 @@
 //! dialects) is refused with the location and the reason.
 
 use crate::check::{Bounds, Lengths, Pattern};
+use crate::dialect::{ANNOTATIONS, DIALECT};
 use crate::error::LintError;
 use crate::format::Format;
-use crate::ir::Kind;
-use crate::lint::{ANNOTATIONS, DIALECT};
+use crate::kind::Kind;
 use crate::load::{Documents, decode_fragment, pointer_token};
 use crate::program::{
     Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, Union, ty,
@@ -117,7 +117,7 @@ pub(crate) fn compile(
     if c.errors.is_empty() {
         Ok((c.program, roots))
     } else {
-        crate::lint::sort_errors(c.docs, &mut c.errors);
+        crate::load::sort_errors(c.docs, &mut c.errors);
         c.errors.dedup();
         Err(c.errors)
     }
@@ -793,16 +793,16 @@ impl Compiler<'_> {
         list: &[Value],
         nodes: &[Ix],
     ) -> Option<Union> {
-        if !crate::lint::is_union(doc, map, list, |d, s| self.follow(d, s)) {
+        if !crate::one_of::is_union(doc, map, list, |d, s| self.follow(d, s)) {
             return None;
         }
         let mut kinds: Vec<Kind> = Vec::new();
         for b in list {
             let (d, v) = self.follow(doc, b)?;
-            let kind = crate::lint::union_kind(d, &v, |d, s| self.follow(d, s)).ok()?;
+            let kind = crate::one_of::union_kind(d, &v, |d, s| self.follow(d, s)).ok()?;
             if kinds
                 .iter()
-                .any(|k| crate::lint::overlap(*k, kind) && kind != Kind::Object)
+                .any(|k| crate::one_of::overlap(*k, kind) && kind != Kind::Object)
             {
                 return None;
             }
@@ -827,7 +827,7 @@ impl Compiler<'_> {
             }
         }
         Some(Union {
-            expected: crate::ir::kinds_text(
+            expected: crate::kind::kinds_text(
                 kinds
                     .iter()
                     .enumerate()
@@ -874,7 +874,7 @@ impl Compiler<'_> {
             }
             resolved.push((d, v));
         }
-        let decider = crate::lint::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
+        let decider = crate::one_of::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
         Some(Discriminated {
             properties: decider.properties,
             branches: decider

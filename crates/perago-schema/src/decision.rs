@@ -1,6 +1,6 @@
 //! How a `oneOf` of closed objects that no single rule tells apart chooses its branch: a tree
 //! of tests on its members (a member's presence, its JSON type, its tag), each exact because
-//! the branches are closed. Lint builds it (`lint::decider`); the interpreter and generated
+//! the branches are closed. [`crate::one_of::decider`] builds it; the interpreter and generated
 //! readers walk the same tree, so both choose the same branch and report the same violation
 //! when none can hold.
 

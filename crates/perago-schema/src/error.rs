@@ -18,12 +18,7 @@ pub struct LintError {
 }
 
 impl LintError {
-    pub(crate) fn new(
-        file: &str,
-        pointer: &str,
-        keyword: &str,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn new(file: &str, pointer: &str, keyword: &str, message: impl Into<String>) -> Self {
         LintError {
             file: file.to_owned(),
             pointer: pointer.to_owned(),

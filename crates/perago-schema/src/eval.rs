@@ -6,7 +6,7 @@
 //! are tracked (as bits) only where `unevaluated*` or a closed composition needs them.
 
 use crate::check::{self, Num, Out, push};
-use crate::ir::Kind;
+use crate::kind::Kind;
 use crate::path::Path;
 use crate::program::{Additional, Close, Discriminated, Ix, Node, Program, ty};
 use crate::tape::{Tape, Tok};
@@ -427,7 +427,7 @@ impl Eval<'_> {
         if values.iter().any(|v| self.equal_value(at, v)) {
             return;
         }
-        match crate::ir::string_values(values) {
+        match crate::kind::string_values(values) {
             Some(allowed) => {
                 check::enum_text(None, path, out, &allowed);
             }

@@ -97,3 +97,8 @@ pub fn kinds_text(kinds: impl IntoIterator<Item = Kind>) -> String {
     let phrases: Vec<&str> = kinds.into_iter().map(Kind::phrase).collect();
     crate::check::type_list(&phrases)
 }
+
+/// The values of an `enum` when all are strings (the case that becomes a Rust enum).
+pub fn string_values(values: &[Value]) -> Option<Vec<&str>> {
+    values.iter().map(Value::as_str).collect()
+}

@@ -3,6 +3,7 @@
 use crate::error::{Error, LintError};
 use crate::json::parse_strict;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One schema file, parsed.
@@ -23,7 +24,7 @@ pub struct Document {
 /// Documents by `$id`, in load order.
 #[derive(Debug, Default)]
 pub struct Documents {
-    pub(crate) docs: Vec<Document>,
+    pub docs: Vec<Document>,
 }
 
 impl Documents {
@@ -32,16 +33,16 @@ impl Documents {
         self.docs.iter()
     }
 
-    pub(crate) fn index_of_id(&self, id: &str) -> Option<usize> {
+    pub fn index_of_id(&self, id: &str) -> Option<usize> {
         self.docs.iter().position(|d| d.id == id)
     }
 
-    pub(crate) fn get(&self, index: usize) -> &Document {
+    pub fn get(&self, index: usize) -> &Document {
         &self.docs[index]
     }
 
     /// Parses one document from text and adds it.
-    pub(crate) fn add_source(
+    pub fn add_source(
         &mut self,
         file: &str,
         dir: Option<PathBuf>,
@@ -88,7 +89,7 @@ impl Documents {
     }
 
     /// Reads a file from disk and adds it.
-    pub(crate) fn add_file(&mut self, path: &Path) -> Result<usize, Error> {
+    pub fn add_file(&mut self, path: &Path) -> Result<usize, Error> {
         let file = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -109,11 +110,7 @@ impl Documents {
 
     /// Resolves a `$ref` written in document `from` to (document, JSON Pointer), loading the
     /// referenced file from disk when it is not loaded yet.
-    pub(crate) fn resolve(
-        &mut self,
-        from: usize,
-        reference: &str,
-    ) -> Result<(usize, String), String> {
+    pub fn resolve(&mut self, from: usize, reference: &str) -> Result<(usize, String), String> {
         let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         if !fragment.is_empty() && !fragment.starts_with('/') {
             return Err(format!(
@@ -180,7 +177,7 @@ fn join(base: &str, reference: &str) -> String {
 }
 
 /// `/$defs/A%20B` → `/$defs/A B` (URI fragments percent-encode; JSON Pointers do not).
-pub(crate) fn decode_fragment(fragment: &str) -> String {
+pub fn decode_fragment(fragment: &str) -> String {
     let bytes = fragment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -202,12 +199,12 @@ pub(crate) fn decode_fragment(fragment: &str) -> String {
 }
 
 /// Escapes one JSON Pointer token.
-pub(crate) fn pointer_token(key: &str) -> String {
+pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
 /// Collects the schema files of a directory (`*.json`), sorted by name.
-pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+pub fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
         path: dir.to_owned(),
         message: e.to_string(),
@@ -226,4 +223,46 @@ pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     }
     files.sort();
     Ok(files)
+}
+
+/// Puts errors in load order of their files and, within a file, in the order their location
+/// (the keyword in the node at the pointer) appears in the document.
+pub fn sort_errors(docs: &Documents, errors: &mut [LintError]) {
+    let mut order: HashMap<&str, (usize, HashMap<String, usize>)> = HashMap::new();
+    for (i, doc) in docs.iter().enumerate() {
+        order.entry(doc.file.as_str()).or_insert_with(|| {
+            let mut positions = HashMap::new();
+            preorder(&doc.root, String::new(), &mut positions);
+            (i, positions)
+        });
+    }
+    errors.sort_by_cached_key(|e| match order.get(e.file.as_str()) {
+        Some((i, positions)) => {
+            let at_keyword = (!e.keyword.is_empty())
+                .then(|| format!("{}/{}", e.pointer, pointer_token(&e.keyword)));
+            let position = at_keyword
+                .and_then(|p| positions.get(&p))
+                .or_else(|| positions.get(&e.pointer));
+            (*i, position.copied().unwrap_or(usize::MAX))
+        }
+        None => (usize::MAX, 0),
+    });
+}
+
+fn preorder(value: &Value, pointer: String, positions: &mut HashMap<String, usize>) {
+    let n = positions.len();
+    positions.insert(pointer.clone(), n);
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                preorder(v, format!("{pointer}/{}", pointer_token(k)), positions);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                preorder(v, format!("{pointer}/{i}"), positions);
+            }
+        }
+        _ => {}
+    }
 }

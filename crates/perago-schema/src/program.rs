@@ -51,7 +51,7 @@ pub(crate) enum Additional {
     Schema(Ix),
 }
 
-/// A `oneOf` whose branches properties tell apart (see [`crate::lint::Decider`]), each
+/// A `oneOf` whose branches properties tell apart (see [`crate::one_of::Decider`]), each
 /// branch a closed object: the branch is chosen by those properties and reported alone, as
 /// generated code does.
 #[derive(Debug, Clone)]
@@ -61,7 +61,7 @@ pub(crate) struct Discriminated {
     /// `(tag, branch)`, the tag being the index of its discriminator and its `const` (or its
     /// `enum`'s values, any of which names the branch): `None` for the branches chosen when no
     /// discriminator is present.
-    pub branches: Vec<(Option<crate::lint::BranchTag>, Ix)>,
+    pub branches: Vec<(Option<crate::one_of::BranchTag>, Ix)>,
     /// When `properties` is empty, per branch the keys only it declares: the branch whose keys
     /// the object has is chosen (none, or several branches', is reported as such). Else, when
     /// several branches have no tag, the same for those (the others' empty), used when the

@@ -1505,7 +1505,7 @@ pub fn or_else<T>(slot: Option<Option<T>>, absent: impl FnOnce() -> T) -> Option
 }
 
 /// A union's branches are told apart by [`Kind`]; generated code names it from here.
-pub use crate::ir::Kind;
+pub use crate::kind::Kind;
 
 /// Reads the string a union was handed with its string branch's `check`.
 pub fn union_str<E: de::Error, C: Check>(

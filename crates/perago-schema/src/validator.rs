@@ -193,25 +193,28 @@ fn not_strict_json(bytes: &[u8]) -> Vec<Violation> {
 }
 
 fn finish(mut docs: Documents, root: usize, options: Options) -> Result<Validator, Error> {
-    compile_documents(&mut docs, root, options).map_err(Error::Lint)
+    Validator::from_documents(&mut docs, root, options).map_err(Error::Lint)
 }
 
-/// Compiles loaded documents and validates against the root of document `root`.
-pub(crate) fn compile_documents(
-    docs: &mut Documents,
-    root: usize,
-    options: Options,
-) -> Result<Validator, Vec<LintError>> {
-    let (program, roots) = compile::compile(
-        docs,
-        CompileOptions {
-            close_objects: options.close_objects,
-        },
-    )?;
-    Ok(Validator {
-        program: Arc::new(program),
-        root: roots[root],
-    })
+impl Validator {
+    /// Compiles loaded documents (code generation's too, which checks defaults and examples
+    /// with it) and validates against the root of document `root`.
+    pub fn from_documents(
+        docs: &mut Documents,
+        root: usize,
+        options: Options,
+    ) -> Result<Validator, Vec<LintError>> {
+        let (program, roots) = compile::compile(
+            docs,
+            CompileOptions {
+                close_objects: options.close_objects,
+            },
+        )?;
+        Ok(Validator {
+            program: Arc::new(program),
+            root: roots[root],
+        })
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
-use perago_schema::{SchemaSet, Scratch};
+use perago_codegen::SchemaSet;
+use perago_schema::Scratch;
 use perago_tests::mutate::Generator;
 use perago_tests::schemas::node_at;
 use serde_json::Value;
