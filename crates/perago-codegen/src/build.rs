@@ -306,108 +306,19 @@ impl<'a> Builder<'a> {
     fn shape(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
         if let Some(Value::String(reference)) = map.get("$ref") {
             // Lint has resolved every reference already.
-            let Ok((target_doc, target_ptr)) = self.docs.resolve(doc, reference) else {
-                return Shape::Any;
-            };
-            let schema = self.normalised[target_doc]
-                .pointer(&target_ptr)
-                .cloned()
-                .unwrap_or(Value::Bool(true));
-            let name = match target_ptr.rsplit_once('/') {
-                Some((_, key)) => pascal(&key.replace("~1", "/").replace("~0", "~")),
-                None => root_name(
-                    &self.normalised[target_doc],
-                    &self.docs.get(target_doc).file,
-                ),
-            };
-            let target = self.named(target_doc, &target_ptr, &schema, &name);
-            return Shape::Ref(target);
+            return self.reference(doc, reference);
         }
         if let Some(Value::Array(types)) = map.get("type")
             && types.iter().filter(|t| *t != "null").count() >= 2
             && !map.contains_key("const")
             && !map.contains_key("enum")
         {
-            // A union of JSON types (lint allows scalars only): a branch per type, with the
-            // keywords that apply to it, in the order written.
-            let mut built = Vec::new();
-            for t in types.iter().filter_map(Value::as_str) {
-                let Some(kind) = Kind::named(t) else {
-                    return Shape::Any;
-                };
-                let mut branch = Map::new();
-                branch.insert("type".to_owned(), Value::from(t));
-                for (k, v) in map {
-                    if keyword_types(k).is_some_and(|ts| ts.contains(&t)) {
-                        branch.insert(k.clone(), v.clone());
-                    }
-                }
-                let branch_hint = format!("{hint}{}", pascal(t));
-                let node = self.build(doc, pointer, &Value::Object(branch), &branch_hint, false);
-                built.push(Alternative { kind, node });
-            }
-            return Shape::Union(built);
+            return self.type_union(doc, pointer, map, types, hint);
         }
         if let Some(Value::Array(list)) = map.get("oneOf").or_else(|| map.get("anyOf"))
             && is_union(doc, map, list, |d, s| Some(self.follow(d, s)))
         {
-            // Lint has checked every branch has a JSON type of its own.
-            let keyword = if map.contains_key("oneOf") {
-                "oneOf"
-            } else {
-                "anyOf"
-            };
-            let mut kinds = Vec::new();
-            let mut objects = Vec::new();
-            for (i, branch) in list.iter().enumerate() {
-                let (d, resolved) = self.follow(doc, branch);
-                let Ok(kind) = union_kind(d, &resolved, |d, s| Some(self.follow(d, s))) else {
-                    return Shape::Any;
-                };
-                if kind == Kind::Object {
-                    objects.push((i, (d, resolved)));
-                }
-                kinds.push(kind);
-            }
-            // Several objects: one `oneOf` of them, told apart by a property's `const`, in the
-            // place of the first.
-            let mut tagged = None;
-            if objects.len() > 1 {
-                let Some(shape) = self.decided(doc, pointer, keyword, hint, list, &objects) else {
-                    return Shape::Any;
-                };
-                let location = format!("{}#{pointer}", self.docs.get(doc).file);
-                tagged = Some(self.ir.push(Node {
-                    location,
-                    name: None,
-                    title: None,
-                    description: None,
-                    default: None,
-                    shape,
-                    checks: Checks::default(),
-                    judged: None,
-                }));
-            }
-            let mut built = Vec::new();
-            for (i, (branch, kind)) in list.iter().zip(kinds).enumerate() {
-                if let Some(node) = tagged
-                    && kind == Kind::Object
-                {
-                    if objects.first().is_some_and(|(first, _)| *first == i) {
-                        built.push(Alternative { kind, node });
-                    }
-                    continue;
-                }
-                let node = self.build(
-                    doc,
-                    &format!("{pointer}/{keyword}/{i}"),
-                    branch,
-                    &format!("{hint}{}", pascal(kind.name())),
-                    false,
-                );
-                built.push(Alternative { kind, node });
-            }
-            return Shape::Union(built);
+            return self.union(doc, pointer, map, list, hint);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
             // Lint has checked every branch and found how they are told apart already.
@@ -490,101 +401,224 @@ impl<'a> Builder<'a> {
                     .and_then(Value::as_str)
                     .map(Pattern::checked),
             },
-            "array" if map.contains_key("prefixItems") => {
-                let positions = map.get("prefixItems").and_then(Value::as_array);
-                let items = positions
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                    .map(|(i, schema)| {
-                        let at = format!("{pointer}/prefixItems/{i}");
-                        self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
-                    })
-                    .collect();
-                let rest = match map.get("items") {
-                    Some(Value::Bool(false)) => None,
-                    schema => {
-                        let schema = schema.cloned().unwrap_or(Value::Bool(true));
-                        let at = format!("{pointer}/items");
-                        Some(self.build(doc, &at, &schema, &format!("{hint}Item"), false))
-                    }
-                };
-                Shape::Tuple {
-                    items,
-                    rest,
-                    min_items: count("minItems"),
-                    max_items: count("maxItems"),
-                }
-            }
-            "array" => {
-                let items = match map.get("items") {
-                    Some(items) => self.build(
-                        doc,
-                        &format!("{pointer}/items"),
-                        items,
-                        &format!("{hint}Item"),
-                        false,
-                    ),
-                    None => self.build(
-                        doc,
-                        &format!("{pointer}/items"),
-                        &Value::Bool(true),
-                        hint,
-                        false,
-                    ),
-                };
-                Shape::Array {
-                    items,
-                    min_items: count("minItems"),
-                    max_items: count("maxItems"),
-                }
-            }
+            "array" if map.contains_key("prefixItems") => self.tuple(doc, pointer, map, hint),
+            "array" => self.array(doc, pointer, map, hint),
             _ if is_checked_map(map) => self.checked_map(doc, pointer, map, hint),
-            _ => {
-                let required: Vec<&str> = map
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                let mut properties = Vec::new();
-                if let Some(Value::Object(props)) = map.get("properties") {
-                    for (name, schema) in props {
-                        let ptr = format!("{pointer}/properties/{}", pointer_token(name));
-                        let node = self.build(
-                            doc,
-                            &ptr,
-                            schema,
-                            &format!("{hint}{}", pascal(name)),
-                            false,
-                        );
-                        properties.push(Property {
-                            name: name.clone(),
-                            node,
-                            required: required.contains(&name.as_str()),
-                        });
-                    }
-                }
-                let additional = match map.get("additionalProperties") {
-                    Some(Value::Bool(false)) => None,
-                    Some(schema) => Some(self.build(
-                        doc,
-                        &format!("{pointer}/additionalProperties"),
-                        schema,
-                        &format!("{hint}Value"),
-                        false,
-                    )),
-                    None => None,
-                };
-                let steps = object_steps(map, &properties);
-                Shape::Object {
-                    properties,
-                    additional,
-                    rules: ObjectRules {
-                        steps,
-                        ..ObjectRules::default()
-                    },
+            _ => self.object(doc, pointer, map, hint),
+        }
+    }
+
+    /// A `$ref`: the node of the schema it names, built once under the name of its `$defs`
+    /// entry or its file.
+    fn reference(&mut self, doc: usize, reference: &str) -> Shape {
+        let Ok((target_doc, target_ptr)) = self.docs.resolve(doc, reference) else {
+            return Shape::Any;
+        };
+        let schema = self.normalised[target_doc]
+            .pointer(&target_ptr)
+            .cloned()
+            .unwrap_or(Value::Bool(true));
+        let name = match target_ptr.rsplit_once('/') {
+            Some((_, key)) => pascal(&key.replace("~1", "/").replace("~0", "~")),
+            None => root_name(
+                &self.normalised[target_doc],
+                &self.docs.get(target_doc).file,
+            ),
+        };
+        let target = self.named(target_doc, &target_ptr, &schema, &name);
+        Shape::Ref(target)
+    }
+
+    /// A union of JSON types (lint allows scalars only): a branch per type, with the keywords
+    /// that apply to it, in the order written.
+    fn type_union(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        types: &[Value],
+        hint: &str,
+    ) -> Shape {
+        let mut built = Vec::new();
+        for t in types.iter().filter_map(Value::as_str) {
+            let Some(kind) = Kind::named(t) else {
+                return Shape::Any;
+            };
+            let mut branch = Map::new();
+            branch.insert("type".to_owned(), Value::from(t));
+            for (k, v) in map {
+                if keyword_types(k).is_some_and(|ts| ts.contains(&t)) {
+                    branch.insert(k.clone(), v.clone());
                 }
             }
+            let branch_hint = format!("{hint}{}", pascal(t));
+            let node = self.build(doc, pointer, &Value::Object(branch), &branch_hint, false);
+            built.push(Alternative { kind, node });
+        }
+        Shape::Union(built)
+    }
+
+    /// A `oneOf` or `anyOf` of JSON types (lint has checked every branch has a JSON type of
+    /// its own): a branch per type, the objects among them one `oneOf` in the place of the first.
+    fn union(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        list: &[Value],
+        hint: &str,
+    ) -> Shape {
+        let keyword = if map.contains_key("oneOf") {
+            "oneOf"
+        } else {
+            "anyOf"
+        };
+        let mut kinds = Vec::new();
+        let mut objects = Vec::new();
+        for (i, branch) in list.iter().enumerate() {
+            let (d, resolved) = self.follow(doc, branch);
+            let Ok(kind) = union_kind(d, &resolved, |d, s| Some(self.follow(d, s))) else {
+                return Shape::Any;
+            };
+            if kind == Kind::Object {
+                objects.push((i, (d, resolved)));
+            }
+            kinds.push(kind);
+        }
+        // Several objects: one `oneOf` of them, told apart by a property's `const`, in the
+        // place of the first.
+        let mut tagged = None;
+        if objects.len() > 1 {
+            let Some(shape) = self.decided(doc, pointer, keyword, hint, list, &objects) else {
+                return Shape::Any;
+            };
+            let location = format!("{}#{pointer}", self.docs.get(doc).file);
+            tagged = Some(self.ir.push(Node {
+                location,
+                name: None,
+                title: None,
+                description: None,
+                default: None,
+                shape,
+                checks: Checks::default(),
+                judged: None,
+            }));
+        }
+        let mut built = Vec::new();
+        for (i, (branch, kind)) in list.iter().zip(kinds).enumerate() {
+            if let Some(node) = tagged
+                && kind == Kind::Object
+            {
+                if objects.first().is_some_and(|(first, _)| *first == i) {
+                    built.push(Alternative { kind, node });
+                }
+                continue;
+            }
+            let node = self.build(
+                doc,
+                &format!("{pointer}/{keyword}/{i}"),
+                branch,
+                &format!("{hint}{}", pascal(kind.name())),
+                false,
+            );
+            built.push(Alternative { kind, node });
+        }
+        Shape::Union(built)
+    }
+
+    /// `prefixItems`: a tuple, and the items after it unless `items` is `false`.
+    fn tuple(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        let positions = map.get("prefixItems").and_then(Value::as_array);
+        let items = positions
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, schema)| {
+                let at = format!("{pointer}/prefixItems/{i}");
+                self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
+            })
+            .collect();
+        let rest = match map.get("items") {
+            Some(Value::Bool(false)) => None,
+            schema => {
+                let schema = schema.cloned().unwrap_or(Value::Bool(true));
+                let at = format!("{pointer}/items");
+                Some(self.build(doc, &at, &schema, &format!("{hint}Item"), false))
+            }
+        };
+        Shape::Tuple {
+            items,
+            rest,
+            min_items: count("minItems"),
+            max_items: count("maxItems"),
+        }
+    }
+
+    /// An array of one item schema.
+    fn array(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
+        let count = |k: &str| map.get(k).and_then(Value::as_u64);
+        let items = match map.get("items") {
+            Some(items) => self.build(
+                doc,
+                &format!("{pointer}/items"),
+                items,
+                &format!("{hint}Item"),
+                false,
+            ),
+            None => self.build(
+                doc,
+                &format!("{pointer}/items"),
+                &Value::Bool(true),
+                hint,
+                false,
+            ),
+        };
+        Shape::Array {
+            items,
+            min_items: count("minItems"),
+            max_items: count("maxItems"),
+        }
+    }
+
+    /// An object: its declared properties, a map's values, and the object rules.
+    fn object(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>, hint: &str) -> Shape {
+        let required: Vec<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut properties = Vec::new();
+        if let Some(Value::Object(props)) = map.get("properties") {
+            for (name, schema) in props {
+                let ptr = format!("{pointer}/properties/{}", pointer_token(name));
+                let node = self.build(doc, &ptr, schema, &format!("{hint}{}", pascal(name)), false);
+                properties.push(Property {
+                    name: name.clone(),
+                    node,
+                    required: required.contains(&name.as_str()),
+                });
+            }
+        }
+        let additional = match map.get("additionalProperties") {
+            Some(Value::Bool(false)) => None,
+            Some(schema) => Some(self.build(
+                doc,
+                &format!("{pointer}/additionalProperties"),
+                schema,
+                &format!("{hint}Value"),
+                false,
+            )),
+            None => None,
+        };
+        let steps = object_steps(map, &properties);
+        Shape::Object {
+            properties,
+            additional,
+            rules: ObjectRules {
+                steps,
+                ..ObjectRules::default()
+            },
         }
     }
 
