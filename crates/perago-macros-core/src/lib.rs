@@ -1856,6 +1856,47 @@ mod tests {
         assert!(out.contains("compile_error"), "{out}");
     }
 
+    /// Every integer and enum option (enums written both ways), no doc comment, a raw
+    /// identifier and a restricted visibility.
+    #[test]
+    fn expands_every_option() {
+        insta::assert_snapshot!(expand(
+            r#"name = "every", retry_count = 3, retry_logic = "LINEAR_BACKOFF",
+               retry_delay_seconds = 5, timeout_seconds = 600, response_timeout_seconds = 60,
+               total_timeout_seconds = 3600, timeout_policy = TIME_OUT_WF,
+               concurrent_exec_limit = 4, rate_limit_per_frequency = 10,
+               rate_limit_frequency_in_seconds = 1, poll_timeout_seconds = 30,
+               backoff_scale_factor = 2, owner_email = "a@b", schema_version = 1,
+               enforce_schema = false"#,
+            "pub(crate) fn r#type(params: crate::Params) -> Result<crate::Out, TaskError> { todo!() }"
+        ));
+    }
+
+    /// A read-write task naming its access, with a prefix and a whole publish budget, returning
+    /// a `Value`.
+    #[test]
+    fn expands_a_read_write_task_with_every_workspace_option() {
+        insta::assert_snapshot!(expand(
+            r#"name = "rw", result = RwResult, workspace(prefix = "data", access = read_write,
+               publish_budget(max_files = 10, max_bytes = 1_000))"#,
+            "fn rw(ws: &mut Workspace, params: RwParams) -> Result<Value, TaskError> { todo!() }"
+        ));
+    }
+
+    /// The errors are emitted after the function, which is kept as written.
+    #[test]
+    fn expands_errors_beside_the_function() {
+        insta::assert_snapshot!(expand(
+            r#"name = "bad-name", bogus = 1"#,
+            "fn t(p: &P) -> Result<R, TaskError> { todo!() }"
+        ));
+    }
+
+    #[test]
+    fn expands_an_item_that_is_no_function_with_its_error() {
+        insta::assert_snapshot!(expand(r#"name = "t""#, "struct NotAFunction;"));
+    }
+
     #[test]
     fn tasks_macro() {
         let tokens = expand_tasks("a, path::b".parse().unwrap());
@@ -1863,6 +1904,18 @@ mod tests {
         insta::assert_snapshot!(prettyplease::unparse(&file));
         let dup = expand_tasks("a, b, a".parse().unwrap()).to_string();
         assert!(dup.contains("task `a` is listed twice"), "{dup}");
+    }
+
+    #[test]
+    fn tasks_macro_errors() {
+        insta::assert_snapshot!(
+            "tasks_listed_twice",
+            expand_tasks("a, b, a, b, c::d".parse().unwrap()).to_string()
+        );
+        insta::assert_snapshot!(
+            "tasks_not_a_list",
+            expand_tasks("a b".parse().unwrap()).to_string()
+        );
     }
 
     #[test]
