@@ -1,6 +1,6 @@
 //! The syntax of an option list, `key = value`, `key(...)` or a bare `key`, separated by
-//! commas, with `syn::parse::Parse`; and the literal each kind of option takes. Which keys
-//! exist and what their values may be is `check`'s.
+//! commas, with `syn::parse::Parse`; and an option's value read as the string or integer
+//! literal it takes. Which keys exist, and the bounds and rules of their values, are `check`'s.
 
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;

@@ -12,13 +12,14 @@ pub use options::TASK_OPTIONS;
 pub use workspace::{PUBLISH_BUDGET_OPTIONS, WORKSPACE_OPTIONS};
 
 use crate::ctxt::Ctxt;
-use crate::parse;
+use crate::parse::{self, Opt};
 use crate::spec::{Kind, Returns, TaskSpec, WorkspaceOpts};
 use options::Options;
 use perago_taskdef_rules::{self as rules, TimeoutRule};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use signature::Signature;
+use std::collections::HashSet;
 use syn::{Expr, ItemFn, Lit, Type};
 
 /// The checked task, or every error of the item.
@@ -58,6 +59,37 @@ fn read(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Option<TaskSpec> {
         description: options.description.or_else(|| doc_comment(&func.attrs)),
         fields: options.fields,
         workspace: options.workspace,
+    })
+}
+
+/// The options of a list whose key is one of `keys`, each with its key as written there; an
+/// unknown or repeated key is recorded and skipped. `group` names the list in messages
+/// (`"workspace "`, or `""` for the task's own options). Lazy, so these errors come in order
+/// with those the caller records for each option's value.
+fn known_options<'a>(
+    cx: &'a Ctxt,
+    opts: &'a [Opt],
+    keys: &'static [&'static str],
+    group: &'a str,
+) -> impl Iterator<Item = (&'static str, &'a Opt)> {
+    let mut seen = HashSet::new();
+    opts.iter().filter_map(move |opt| {
+        let key = opt.key.to_string();
+        let Some(known) = keys.iter().copied().find(|k| *k == key) else {
+            cx.error_spanned_by(
+                &opt.key,
+                format!(
+                    "unknown {group}option `{key}`; expected one of: {}",
+                    keys.join(", ")
+                ),
+            );
+            return None;
+        };
+        if !seen.insert(known) {
+            cx.error_spanned_by(&opt.key, format!("duplicate {group}option `{key}`"));
+            return None;
+        }
+        Some((known, opt))
     })
 }
 

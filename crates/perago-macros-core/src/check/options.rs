@@ -1,12 +1,11 @@
 //! The options of `#[perago::task(...)]`, each read and checked on its own with the TaskDef's
 //! rules (`perago_taskdef_rules`); the rules between options are `check`'s.
 
-use super::workspace;
+use super::{known_options, workspace};
 use crate::ctxt::Ctxt;
 use crate::parse::{Opt, OptValue};
 use crate::spec::{Field, FieldValue, WorkspaceOpts};
 use perago_taskdef_rules::{self as rules, JAVA_LONG_MAX};
-use std::collections::HashSet;
 use syn::{Expr, Ident, Lit, LitStr, Type};
 
 /// Every option of `#[perago::task(...)]`, in the order the error message lists them.
@@ -49,24 +48,8 @@ pub(super) struct Options {
 /// Reads every option, recording each unknown, repeated or wrong one.
 pub(super) fn read(cx: &Ctxt, opts: &[Opt]) -> Options {
     let mut options = Options::default();
-    let mut seen = HashSet::new();
-    for opt in opts {
-        let key = opt.key.to_string();
-        let Some(known) = TASK_OPTIONS.iter().find(|k| **k == key) else {
-            cx.error_spanned_by(
-                &opt.key,
-                format!(
-                    "unknown option `{key}`; expected one of: {}",
-                    TASK_OPTIONS.join(", ")
-                ),
-            );
-            continue;
-        };
-        if !seen.insert(key.clone()) {
-            cx.error_spanned_by(&opt.key, format!("duplicate option `{key}`"));
-            continue;
-        }
-        options.read_one(cx, known, opt);
+    for (key, opt) in known_options(cx, opts, TASK_OPTIONS, "") {
+        options.read_one(cx, key, opt);
     }
     options
 }

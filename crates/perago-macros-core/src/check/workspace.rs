@@ -1,12 +1,11 @@
 //! The `workspace(...)` group: prefix, access, guardrail lists, publish budget.
 
-use super::guardrail;
+use super::{guardrail, known_options};
 use crate::ctxt::Ctxt;
 use crate::parse::{self, Opt, OptValue};
 use crate::spec::{Access, Guardrail, PublishBudget, WorkspaceOpts};
 use perago_taskdef_rules::JAVA_LONG_MAX;
 use proc_macro2::TokenStream;
-use std::collections::HashSet;
 use syn::Expr;
 
 /// Every option of the `workspace(...)` group.
@@ -29,24 +28,8 @@ pub(super) fn read(cx: &Ctxt, opt: &Opt, ws: &mut WorkspaceOpts) {
         Ok(opts) => opts,
         Err(err) => return cx.syn_error(err),
     };
-    let mut seen = HashSet::new();
-    for opt in &opts {
-        let key = opt.key.to_string();
-        if !WORKSPACE_OPTIONS.contains(&key.as_str()) {
-            cx.error_spanned_by(
-                &opt.key,
-                format!(
-                    "unknown workspace option `{key}`; expected one of: {}",
-                    WORKSPACE_OPTIONS.join(", ")
-                ),
-            );
-            continue;
-        }
-        if !seen.insert(key.clone()) {
-            cx.error_spanned_by(&opt.key, format!("duplicate workspace option `{key}`"));
-            continue;
-        }
-        read_one(cx, &key, opt, ws);
+    for (key, opt) in known_options(cx, &opts, WORKSPACE_OPTIONS, "workspace ") {
+        read_one(cx, key, opt, ws);
     }
 }
 
@@ -162,23 +145,7 @@ fn publish_budget(cx: &Ctxt, tokens: TokenStream) -> (Option<u64>, Option<u64>) 
         }
     };
     let (mut files, mut bytes) = (None, None);
-    let mut seen = HashSet::new();
-    for opt in &opts {
-        let key = opt.key.to_string();
-        if !PUBLISH_BUDGET_OPTIONS.contains(&key.as_str()) {
-            cx.error_spanned_by(
-                &opt.key,
-                format!(
-                    "unknown publish_budget option `{key}`; expected one of: {}",
-                    PUBLISH_BUDGET_OPTIONS.join(", ")
-                ),
-            );
-            continue;
-        }
-        if !seen.insert(key.clone()) {
-            cx.error_spanned_by(&opt.key, format!("duplicate publish_budget option `{key}`"));
-            continue;
-        }
+    for (key, opt) in known_options(cx, &opts, PUBLISH_BUDGET_OPTIONS, "publish_budget ") {
         let n = opt.lit_int(cx, 1, JAVA_LONG_MAX);
         if key == "max_files" {
             files = n;
