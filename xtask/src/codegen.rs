@@ -1,8 +1,10 @@
 //! `cargo xtask codegen`: every target — each crate's `<crate>/schemas/` →
 //! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and every other workspace
 //! member with a `schemas/` directory, a task crate: see [`task_crates`]), and
-//! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
-//! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`), and
+//! each of the generator's test fragments, `crates/perago-codegen/tests/fragments/<name>/` →
+//! `tests/src/fragments/<name>/` (the one copy of their modules: compared with the emitter's
+//! output by `perago-codegen`'s `tests/emit.rs`, compiled and checked against the interpreter
+//! by `tests/tests/fragments.rs`), and
 //! the schemas written the way users write them, `tests/user-schemas/` → `tests/src/user_contracts/`
 //! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark).
 
@@ -12,7 +14,7 @@ use std::path::Path;
 /// The command every file generated here names.
 const REGENERATE: &str = "cargo xtask codegen";
 
-/// The fragments of the generator's snapshot tests: one directory of schemas each.
+/// The generator's test fragments: one directory of schemas each.
 const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
 /// Where the fragments are generated to, one module directory each.
 const FRAGMENTS_OUT: &str = "tests/src/fragments";
@@ -96,7 +98,7 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
             )
             .in_dir(root)
             .command(REGENERATE)
-            .doc(format!("The generator's snapshot-test fragment `{name}`.")),
+            .doc(format!("The generator's test fragment `{name}`.")),
         );
     }
     Ok(targets)
@@ -134,8 +136,8 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         .collect();
     let listing = emit::emit_mod(
         &fragments,
-        "The fragments of the generator's snapshot tests, compiled so `tests/fragments.rs` can \
-         check them against the interpreter.",
+        "The generator's test fragments, compiled so `tests/fragments.rs` can check them \
+         against the interpreter.",
         &emit::Target {
             schemas: FRAGMENTS,
             runtime: "perago",
