@@ -86,7 +86,12 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
         .ir
         .nodes()
         .filter(|(_, node)| node.implements_contract())
-        .map(|(id, _)| (id, perago_schema::bundle::standalone(set, id).to_string()))
+        .map(|(id, _)| {
+            let schema = perago_schema::bundle::standalone(set, id);
+            // Pretty, so the embedded schema reads as a schema file does (see `raw_str`).
+            let text = serde_json::to_string_pretty(&schema).expect("a JSON value serialises");
+            (id, text)
+        })
         .collect();
     set.files
         .iter()
@@ -175,9 +180,25 @@ fn format_file(tokens: TokenStream, target: &Target<'_>) -> String {
     }
 }
 
+/// `text` as a raw string literal, `r#"…"#` with one `#` more than any run of them after a `"`
+/// in it, so a multi-line text (a pretty-printed schema) is written as it reads; prettyplease
+/// keeps a literal token as given.
+fn raw_str(text: &str) -> Literal {
+    let mut longest = 0;
+    for (i, _) in text.match_indices('"') {
+        let run = text[i + 1..].bytes().take_while(|&b| b == b'#').count();
+        longest = longest.max(run);
+    }
+    let hashes = "#".repeat(longest + 1);
+    format!("r{hashes}\"{text}\"{hashes}")
+        .parse()
+        .expect("a raw string literal of any text without a bare carriage return")
+}
+
 struct Emitter<'a> {
     ir: &'a Ir,
-    /// The standalone closed schema of every type that implements `Contract`, as JSON text.
+    /// The standalone closed schema of every type that implements `Contract`, as pretty JSON
+    /// text.
     schemas: &'a HashMap<NodeId, String>,
     /// `::<runtime>`.
     krate: &'a TokenStream,
@@ -632,6 +653,7 @@ impl Emitter<'_> {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         let de = quote! { #k::__private::serde };
+        let schema = raw_str(schema);
         let (read, typed_read) = match self.judge_static(id) {
             None => (read, quote! {}),
             Some(judge) => (
