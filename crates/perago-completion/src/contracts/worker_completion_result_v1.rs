@@ -24,7 +24,280 @@ pub enum WorkerCompletionResultV1 {
 }
 impl ::perago_schema::Contract for WorkerCompletionResultV1 {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionResultV1\",\"description\":\"The `result` a Conductor task worked through the completion contract reports as COMPLETED (perago gateway): the canonical completion (no `kind`); the canonical refusal, routed on `kind`, a scope_exceeded one with the follow-ups its split derives; or legacy prose accepted unchanged and not validated (`kind` is `legacy_prose`, no `contract`). A violation or an empty submission is FAILED, with no output.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"},{\"$ref\":\"#/$defs/LegacyProse\"}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1},\"followups\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/FollowUp\"},\"minItems\":1}},\"required\":[\"contract\",\"kind\",\"detail\",\"proposed_split\",\"followups\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"LegacyProse\":{\"description\":\"Plain prose in result_summary, accepted unchanged and never validated.\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"legacy_prose\"},\"text\":{\"description\":\"The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).\",\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"text\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false},\"FollowUp\":{\"description\":\"One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.\",\"type\":\"object\",\"properties\":{\"id\":{\"description\":\"`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.\",\"type\":\"string\",\"pattern\":\"^fu-[0-9a-f]{12}$\"},\"parent_task_id\":{\"type\":\"string\",\"minLength\":1},\"split_index\":{\"type\":\"integer\",\"minimum\":0},\"title\":{\"description\":\"The item, cut to 77 code points and `...` when longer than 80.\",\"type\":\"string\",\"minLength\":1},\"description\":{\"type\":\"string\",\"minLength\":1},\"origin\":{\"const\":\"scope_exceeded_split\"},\"contract_version\":{\"const\":\"worker-completion/v1\"}},\"required\":[\"id\",\"parent_task_id\",\"split_index\",\"title\",\"description\",\"origin\",\"contract_version\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkerCompletionResultV1",
+  "description": "The `result` a Conductor task worked through the completion contract reports as COMPLETED (perago gateway): the canonical completion (no `kind`); the canonical refusal, routed on `kind`, a scope_exceeded one with the follow-ups its split derives; or legacy prose accepted unchanged and not validated (`kind` is `legacy_prose`, no `contract`). A violation or an empty submission is FAILED, with no output.",
+  "oneOf": [
+    {
+      "$ref": "#/$defs/Completion"
+    },
+    {
+      "$ref": "#/$defs/AwaitingOperator"
+    },
+    {
+      "$ref": "#/$defs/ScopeExceeded"
+    },
+    {
+      "$ref": "#/$defs/Underspecified"
+    },
+    {
+      "$ref": "#/$defs/BlockedOnDependency"
+    },
+    {
+      "$ref": "#/$defs/LegacyProse"
+    }
+  ],
+  "$defs": {
+    "Completion": {
+      "description": "A successful terminal payload.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "summary": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "files_changed": {
+          "description": "Paths the worker changed; null means none.",
+          "type": [
+            "array",
+            "null"
+          ],
+          "items": {
+            "$ref": "#/$defs/NonBlankText"
+          }
+        },
+        "verification": {
+          "description": "A step the worker ran before completing.",
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Verification"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "receipt_ref": {
+          "description": "Optional lineage or receipt reference.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "[^\t-\r\u001c-    -     　]"
+        }
+      },
+      "required": [
+        "summary"
+      ],
+      "additionalProperties": false
+    },
+    "AwaitingOperator": {
+      "description": "Needs a human decision before continuing.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "awaiting_operator"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "question": {
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "question"
+      ],
+      "additionalProperties": false
+    },
+    "ScopeExceeded": {
+      "description": "A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "scope_exceeded"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "proposed_split": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/NonBlankText"
+          },
+          "minItems": 1
+        },
+        "followups": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FollowUp"
+          },
+          "minItems": 1
+        }
+      },
+      "required": [
+        "contract",
+        "kind",
+        "detail",
+        "proposed_split",
+        "followups"
+      ],
+      "additionalProperties": false
+    },
+    "Underspecified": {
+      "description": "The task is too vague to act on.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "underspecified"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "question": {
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "question"
+      ],
+      "additionalProperties": false
+    },
+    "BlockedOnDependency": {
+      "description": "Blocked on another task or resource.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "blocked_on_dependency"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "blocking_dep": {
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "blocking_dep"
+      ],
+      "additionalProperties": false
+    },
+    "LegacyProse": {
+      "description": "Plain prose in result_summary, accepted unchanged and never validated.",
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "legacy_prose"
+        },
+        "text": {
+          "description": "The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).",
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "Verification": {
+      "type": "object",
+      "properties": {
+        "command": {
+          "$ref": "#/$defs/NonBlankText"
+        },
+        "exit_code": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "command",
+        "exit_code"
+      ],
+      "additionalProperties": false
+    },
+    "FollowUp": {
+      "description": "One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.",
+      "type": "object",
+      "properties": {
+        "id": {
+          "description": "`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.",
+          "type": "string",
+          "pattern": "^fu-[0-9a-f]{12}$"
+        },
+        "parent_task_id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "split_index": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "title": {
+          "description": "The item, cut to 77 code points and `...` when longer than 80.",
+          "type": "string",
+          "minLength": 1
+        },
+        "description": {
+          "type": "string",
+          "minLength": 1
+        },
+        "origin": {
+          "const": "scope_exceeded_split"
+        },
+        "contract_version": {
+          "const": "worker-completion/v1"
+        }
+      },
+      "required": [
+        "id",
+        "parent_task_id",
+        "split_index",
+        "title",
+        "description",
+        "origin",
+        "contract_version"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -569,7 +842,105 @@ impl ScopeExceeded {
 }
 impl ::perago_schema::Contract for ScopeExceeded {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/ScopeExceeded";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1},\"followups\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/FollowUp\"},\"minItems\":1}},\"required\":[\"contract\",\"kind\",\"detail\",\"proposed_split\",\"followups\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"FollowUp\":{\"description\":\"One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.\",\"type\":\"object\",\"properties\":{\"id\":{\"description\":\"`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.\",\"type\":\"string\",\"pattern\":\"^fu-[0-9a-f]{12}$\"},\"parent_task_id\":{\"type\":\"string\",\"minLength\":1},\"split_index\":{\"type\":\"integer\",\"minimum\":0},\"title\":{\"description\":\"The item, cut to 77 code points and `...` when longer than 80.\",\"type\":\"string\",\"minLength\":1},\"description\":{\"type\":\"string\",\"minLength\":1},\"origin\":{\"const\":\"scope_exceeded_split\"},\"contract_version\":{\"const\":\"worker-completion/v1\"}},\"required\":[\"id\",\"parent_task_id\",\"split_index\",\"title\",\"description\",\"origin\",\"contract_version\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "$ref": "#/$defs/Contract"
+    },
+    "kind": {
+      "const": "scope_exceeded"
+    },
+    "detail": {
+      "$ref": "#/$defs/CappedText"
+    },
+    "proposed_split": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/NonBlankText"
+      },
+      "minItems": 1
+    },
+    "followups": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/FollowUp"
+      },
+      "minItems": 1
+    }
+  },
+  "required": [
+    "contract",
+    "kind",
+    "detail",
+    "proposed_split",
+    "followups"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "FollowUp": {
+      "description": "One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.",
+      "type": "object",
+      "properties": {
+        "id": {
+          "description": "`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.",
+          "type": "string",
+          "pattern": "^fu-[0-9a-f]{12}$"
+        },
+        "parent_task_id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "split_index": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "title": {
+          "description": "The item, cut to 77 code points and `...` when longer than 80.",
+          "type": "string",
+          "minLength": 1
+        },
+        "description": {
+          "type": "string",
+          "minLength": 1
+        },
+        "origin": {
+          "const": "scope_exceeded_split"
+        },
+        "contract_version": {
+          "const": "worker-completion/v1"
+        }
+      },
+      "required": [
+        "id",
+        "parent_task_id",
+        "split_index",
+        "title",
+        "description",
+        "origin",
+        "contract_version"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -794,7 +1165,51 @@ impl FollowUp {
 }
 impl ::perago_schema::Contract for FollowUp {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/FollowUp";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.\",\"type\":\"object\",\"properties\":{\"id\":{\"description\":\"`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.\",\"type\":\"string\",\"pattern\":\"^fu-[0-9a-f]{12}$\"},\"parent_task_id\":{\"type\":\"string\",\"minLength\":1},\"split_index\":{\"type\":\"integer\",\"minimum\":0},\"title\":{\"description\":\"The item, cut to 77 code points and `...` when longer than 80.\",\"type\":\"string\",\"minLength\":1},\"description\":{\"type\":\"string\",\"minLength\":1},\"origin\":{\"const\":\"scope_exceeded_split\"},\"contract_version\":{\"const\":\"worker-completion/v1\"}},\"required\":[\"id\",\"parent_task_id\",\"split_index\",\"title\",\"description\",\"origin\",\"contract_version\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.",
+  "type": "object",
+  "properties": {
+    "id": {
+      "description": "`fu-` and the first 12 hex digits of SHA-256 of `<parent>|worker-completion/v1|<index>|<item>`.",
+      "type": "string",
+      "pattern": "^fu-[0-9a-f]{12}$"
+    },
+    "parent_task_id": {
+      "type": "string",
+      "minLength": 1
+    },
+    "split_index": {
+      "type": "integer",
+      "minimum": 0
+    },
+    "title": {
+      "description": "The item, cut to 77 code points and `...` when longer than 80.",
+      "type": "string",
+      "minLength": 1
+    },
+    "description": {
+      "type": "string",
+      "minLength": 1
+    },
+    "origin": {
+      "const": "scope_exceeded_split"
+    },
+    "contract_version": {
+      "const": "worker-completion/v1"
+    }
+  },
+  "required": [
+    "id",
+    "parent_task_id",
+    "split_index",
+    "title",
+    "description",
+    "origin",
+    "contract_version"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1048,7 +1463,32 @@ impl LegacyProse {
 }
 impl ::perago_schema::Contract for LegacyProse {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/LegacyProse";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Plain prose in result_summary, accepted unchanged and never validated.\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"legacy_prose\"},\"text\":{\"description\":\"The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).\",\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"text\"],\"additionalProperties\":false,\"$defs\":{\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Plain prose in result_summary, accepted unchanged and never validated.",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "legacy_prose"
+    },
+    "text": {
+      "description": "The result_summary as submitted (named apart from a completion's `summary`, so no prose reads as a completion).",
+      "$ref": "#/$defs/NonBlankText"
+    }
+  },
+  "required": [
+    "kind",
+    "text"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,

@@ -40,7 +40,85 @@ impl Completion {
 }
 impl ::perago_schema::Contract for Completion {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Completion";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "A successful terminal payload.",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "$ref": "#/$defs/Contract"
+    },
+    "summary": {
+      "$ref": "#/$defs/CappedText"
+    },
+    "files_changed": {
+      "description": "Paths the worker changed; null means none.",
+      "type": [
+        "array",
+        "null"
+      ],
+      "items": {
+        "$ref": "#/$defs/NonBlankText"
+      }
+    },
+    "verification": {
+      "description": "A step the worker ran before completing.",
+      "anyOf": [
+        {
+          "$ref": "#/$defs/Verification"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "receipt_ref": {
+      "description": "Optional lineage or receipt reference.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  },
+  "required": [
+    "summary"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "Verification": {
+      "type": "object",
+      "properties": {
+        "command": {
+          "$ref": "#/$defs/NonBlankText"
+        },
+        "exit_code": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "command",
+        "exit_code"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -250,7 +328,30 @@ impl Verification {
 }
 impl ::perago_schema::Contract for Verification {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Verification";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false,\"$defs\":{\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "command": {
+      "$ref": "#/$defs/NonBlankText"
+    },
+    "exit_code": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "command",
+    "exit_code"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -383,7 +484,48 @@ impl AwaitingOperator {
 }
 impl ::perago_schema::Contract for AwaitingOperator {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/AwaitingOperator";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Needs a human decision before continuing.",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "$ref": "#/$defs/Contract"
+    },
+    "kind": {
+      "const": "awaiting_operator"
+    },
+    "detail": {
+      "$ref": "#/$defs/CappedText"
+    },
+    "question": {
+      "$ref": "#/$defs/NonBlankText"
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "question"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -567,7 +709,48 @@ impl Underspecified {
 }
 impl ::perago_schema::Contract for Underspecified {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Underspecified";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "The task is too vague to act on.",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "$ref": "#/$defs/Contract"
+    },
+    "kind": {
+      "const": "underspecified"
+    },
+    "detail": {
+      "$ref": "#/$defs/CappedText"
+    },
+    "question": {
+      "$ref": "#/$defs/NonBlankText"
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "question"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -751,7 +934,48 @@ impl BlockedOnDependency {
 }
 impl ::perago_schema::Contract for BlockedOnDependency {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/BlockedOnDependency";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Blocked on another task or resource.",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "$ref": "#/$defs/Contract"
+    },
+    "kind": {
+      "const": "blocked_on_dependency"
+    },
+    "detail": {
+      "$ref": "#/$defs/CappedText"
+    },
+    "blocking_dep": {
+      "$ref": "#/$defs/NonBlankText"
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "blocking_dep"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -929,7 +1153,231 @@ pub enum WorkerCompletionV1 {
 }
 impl ::perago_schema::Contract for WorkerCompletionV1 {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkerCompletionV1\",\"description\":\"worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completion\"},{\"$ref\":\"#/$defs/AwaitingOperator\"},{\"$ref\":\"#/$defs/ScopeExceeded\"},{\"$ref\":\"#/$defs/Underspecified\"},{\"$ref\":\"#/$defs/BlockedOnDependency\"}],\"examples\":[{\"contract\":\"worker-completion/v1\",\"summary\":\"Added JWT refresh-token rotation and tests.\",\"files_changed\":[\"src/auth/jwt.py\",\"tests/test_jwt.py\"],\"verification\":{\"command\":\"pytest tests/test_jwt.py\",\"exit_code\":0},\"receipt_ref\":\"lineage:task-9f3a\"},{\"contract\":\"worker-completion/v1\",\"kind\":\"scope_exceeded\",\"detail\":\"Task spans three subsystems; splitting.\",\"proposed_split\":[\"Migrate the auth module\",\"Migrate the billing module\"]}],\"$defs\":{\"Completion\":{\"description\":\"A successful terminal payload.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"summary\":{\"$ref\":\"#/$defs/CappedText\"},\"files_changed\":{\"description\":\"Paths the worker changed; null means none.\",\"type\":[\"array\",\"null\"],\"items\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"verification\":{\"description\":\"A step the worker ran before completing.\",\"anyOf\":[{\"$ref\":\"#/$defs/Verification\"},{\"type\":\"null\"}]},\"receipt_ref\":{\"description\":\"Optional lineage or receipt reference.\",\"type\":[\"string\",\"null\"],\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}},\"required\":[\"summary\"],\"additionalProperties\":false},\"AwaitingOperator\":{\"description\":\"Needs a human decision before continuing.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"ScopeExceeded\":{\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false},\"Underspecified\":{\"description\":\"The task is too vague to act on.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"question\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},\"BlockedOnDependency\":{\"description\":\"Blocked on another task or resource.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"blocking_dep\":{\"$ref\":\"#/$defs/NonBlankText\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false},\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"Verification\":{\"type\":\"object\",\"properties\":{\"command\":{\"$ref\":\"#/$defs/NonBlankText\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkerCompletionV1",
+  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
+  "oneOf": [
+    {
+      "$ref": "#/$defs/Completion"
+    },
+    {
+      "$ref": "#/$defs/AwaitingOperator"
+    },
+    {
+      "$ref": "#/$defs/ScopeExceeded"
+    },
+    {
+      "$ref": "#/$defs/Underspecified"
+    },
+    {
+      "$ref": "#/$defs/BlockedOnDependency"
+    }
+  ],
+  "examples": [
+    {
+      "contract": "worker-completion/v1",
+      "summary": "Added JWT refresh-token rotation and tests.",
+      "files_changed": [
+        "src/auth/jwt.py",
+        "tests/test_jwt.py"
+      ],
+      "verification": {
+        "command": "pytest tests/test_jwt.py",
+        "exit_code": 0
+      },
+      "receipt_ref": "lineage:task-9f3a"
+    },
+    {
+      "contract": "worker-completion/v1",
+      "kind": "scope_exceeded",
+      "detail": "Task spans three subsystems; splitting.",
+      "proposed_split": [
+        "Migrate the auth module",
+        "Migrate the billing module"
+      ]
+    }
+  ],
+  "$defs": {
+    "Completion": {
+      "description": "A successful terminal payload.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "summary": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "files_changed": {
+          "description": "Paths the worker changed; null means none.",
+          "type": [
+            "array",
+            "null"
+          ],
+          "items": {
+            "$ref": "#/$defs/NonBlankText"
+          }
+        },
+        "verification": {
+          "description": "A step the worker ran before completing.",
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Verification"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "receipt_ref": {
+          "description": "Optional lineage or receipt reference.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "[^\t-\r\u001c-    -     　]"
+        }
+      },
+      "required": [
+        "summary"
+      ],
+      "additionalProperties": false
+    },
+    "AwaitingOperator": {
+      "description": "Needs a human decision before continuing.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "awaiting_operator"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "question": {
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "question"
+      ],
+      "additionalProperties": false
+    },
+    "ScopeExceeded": {
+      "description": "Too large; proposes a split.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "scope_exceeded"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "proposed_split": {
+          "description": "The proposed split, one follow-up per item.",
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/NonBlankText"
+          },
+          "minItems": 1
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "proposed_split"
+      ],
+      "additionalProperties": false
+    },
+    "Underspecified": {
+      "description": "The task is too vague to act on.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "underspecified"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "question": {
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "question"
+      ],
+      "additionalProperties": false
+    },
+    "BlockedOnDependency": {
+      "description": "Blocked on another task or resource.",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "$ref": "#/$defs/Contract"
+        },
+        "kind": {
+          "const": "blocked_on_dependency"
+        },
+        "detail": {
+          "$ref": "#/$defs/CappedText"
+        },
+        "blocking_dep": {
+          "$ref": "#/$defs/NonBlankText"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "blocking_dep"
+      ],
+      "additionalProperties": false
+    },
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "Verification": {
+      "type": "object",
+      "properties": {
+        "command": {
+          "$ref": "#/$defs/NonBlankText"
+        },
+        "exit_code": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "command",
+        "exit_code"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1395,7 +1843,53 @@ impl ScopeExceeded {
 }
 impl ::perago_schema::Contract for ScopeExceeded {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/ScopeExceeded";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Too large; proposes a split.\",\"type\":\"object\",\"properties\":{\"contract\":{\"$ref\":\"#/$defs/Contract\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"$ref\":\"#/$defs/CappedText\"},\"proposed_split\":{\"description\":\"The proposed split, one follow-up per item.\",\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/NonBlankText\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false,\"$defs\":{\"Contract\":{\"description\":\"The contract tag; optional, but exact when present.\",\"const\":\"worker-completion/v1\"},\"CappedText\":{\"description\":\"Non-blank text of at most 2000 code points.\",\"type\":\"string\",\"maxLength\":2000,\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"},\"NonBlankText\":{\"description\":\"A string with at least one character outside Python's str.strip() whitespace set.\",\"type\":\"string\",\"pattern\":\"[^\\t-\\r\\u001c- \u{85}\u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}]\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Too large; proposes a split.",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "$ref": "#/$defs/Contract"
+    },
+    "kind": {
+      "const": "scope_exceeded"
+    },
+    "detail": {
+      "$ref": "#/$defs/CappedText"
+    },
+    "proposed_split": {
+      "description": "The proposed split, one follow-up per item.",
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/NonBlankText"
+      },
+      "minItems": 1
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "proposed_split"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Contract": {
+      "description": "The contract tag; optional, but exact when present.",
+      "const": "worker-completion/v1"
+    },
+    "CappedText": {
+      "description": "Non-blank text of at most 2000 code points.",
+      "type": "string",
+      "maxLength": 2000,
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    },
+    "NonBlankText": {
+      "description": "A string with at least one character outside Python's str.strip() whitespace set.",
+      "type": "string",
+      "pattern": "[^\t-\r\u001c-    -     　]"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,

@@ -21,7 +21,30 @@ impl AgentTaskParams {
 }
 impl ::perago::Contract for AgentTaskParams {
     const LOCATION: &'static str = "agent-task-params.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AgentTaskParams\",\"description\":\"What an agent task asks of the agent that claims it through perago gateway: one line to act on and, optionally, the whole ask. A follow-up of a scope_exceeded refusal maps its title and description here.\",\"type\":\"object\",\"properties\":{\"title\":{\"description\":\"What to do, in one line.\",\"type\":\"string\",\"minLength\":1},\"description\":{\"description\":\"The whole ask: context, constraints, what done looks like.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"title\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "AgentTaskParams",
+  "description": "What an agent task asks of the agent that claims it through perago gateway: one line to act on and, optionally, the whole ask. A follow-up of a scope_exceeded refusal maps its title and description here.",
+  "type": "object",
+  "properties": {
+    "title": {
+      "description": "What to do, in one line.",
+      "type": "string",
+      "minLength": 1
+    },
+    "description": {
+      "description": "The whole ask: context, constraints, what done looks like.",
+      "type": [
+        "string",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "title"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -16,7 +16,31 @@ impl Failed {
 }
 impl ::perago::Contract for Failed {
     const LOCATION: &'static str = "task-failure.schema.json#/$defs/Failed";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false,\"$defs\":{\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.",
+  "type": "object",
+  "properties": {
+    "status": {
+      "const": "FAILED"
+    },
+    "reasonForIncompletion": {
+      "$ref": "#/$defs/Reason"
+    }
+  },
+  "required": [
+    "status",
+    "reasonForIncompletion"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Reason": {
+      "description": "A short diagnosis; the full detail goes to the worker's JSON Lines log.",
+      "type": "string",
+      "minLength": 1
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -134,7 +158,31 @@ impl FailedWithTerminalError {
 }
 impl ::perago::Contract for FailedWithTerminalError {
     const LOCATION: &'static str = "task-failure.schema.json#/$defs/FailedWithTerminalError";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED_WITH_TERMINAL_ERROR\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false,\"$defs\":{\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.",
+  "type": "object",
+  "properties": {
+    "status": {
+      "const": "FAILED_WITH_TERMINAL_ERROR"
+    },
+    "reasonForIncompletion": {
+      "$ref": "#/$defs/Reason"
+    }
+  },
+  "required": [
+    "status",
+    "reasonForIncompletion"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Reason": {
+      "description": "A short diagnosis; the full detail goes to the worker's JSON Lines log.",
+      "type": "string",
+      "minLength": 1
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -20,7 +20,31 @@ impl WorkspaceFreeTaskInput {
 }
 impl ::perago::Contract for WorkspaceFreeTaskInput {
     const LOCATION: &'static str = "workspace-free-task-input.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceFreeTaskInput\",\"description\":\"Conductor inputData of a workspace-free task: exactly `params`. `params` is the slot the task's own params schema fills.\",\"type\":\"object\",\"properties\":{\"params\":{\"description\":\"The task's business parameters (validated against the task's params schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"params\"],\"additionalProperties\":false,\"examples\":[{\"params\":{\"song_id\":\"song-000123\",\"min_duration_seconds\":30}}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkspaceFreeTaskInput",
+  "description": "Conductor inputData of a workspace-free task: exactly `params`. `params` is the slot the task's own params schema fills.",
+  "type": "object",
+  "properties": {
+    "params": {
+      "description": "The task's business parameters (validated against the task's params schema).",
+      "type": "object",
+      "additionalProperties": {}
+    }
+  },
+  "required": [
+    "params"
+  ],
+  "additionalProperties": false,
+  "examples": [
+    {
+      "params": {
+        "song_id": "song-000123",
+        "min_duration_seconds": 30
+      }
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -13,7 +13,109 @@ pub enum WorkspaceFreeTaskResult {
 }
 impl ::perago::Contract for WorkspaceFreeTaskResult {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceFreeTaskResult\",\"description\":\"The task result payload a workspace-free task hands back to Conductor, told apart by `status`.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completed\"},{\"$ref\":\"#/$defs/Failed\"},{\"$ref\":\"#/$defs/FailedWithTerminalError\"}],\"examples\":[{\"status\":\"COMPLETED\",\"output\":{\"result\":{\"valid\":true,\"reason\":null}}},{\"status\":\"FAILED\",\"reasonForIncompletion\":\"$.params.min_duration_seconds: must be an integer\"}],\"$defs\":{\"Completed\":{\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false},\"Failed\":{\"description\":\"Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false},\"FailedWithTerminalError\":{\"description\":\"Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED_WITH_TERMINAL_ERROR\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false},\"Output\":{\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false},\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkspaceFreeTaskResult",
+  "description": "The task result payload a workspace-free task hands back to Conductor, told apart by `status`.",
+  "oneOf": [
+    {
+      "$ref": "#/$defs/Completed"
+    },
+    {
+      "$ref": "#/$defs/Failed"
+    },
+    {
+      "$ref": "#/$defs/FailedWithTerminalError"
+    }
+  ],
+  "examples": [
+    {
+      "status": "COMPLETED",
+      "output": {
+        "result": {
+          "valid": true,
+          "reason": null
+        }
+      }
+    },
+    {
+      "status": "FAILED",
+      "reasonForIncompletion": "$.params.min_duration_seconds: must be an integer"
+    }
+  ],
+  "$defs": {
+    "Completed": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "COMPLETED"
+        },
+        "output": {
+          "$ref": "#/$defs/Output"
+        }
+      },
+      "required": [
+        "status",
+        "output"
+      ],
+      "additionalProperties": false
+    },
+    "Failed": {
+      "description": "Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.",
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "FAILED"
+        },
+        "reasonForIncompletion": {
+          "$ref": "#/$defs/Reason"
+        }
+      },
+      "required": [
+        "status",
+        "reasonForIncompletion"
+      ],
+      "additionalProperties": false
+    },
+    "FailedWithTerminalError": {
+      "description": "Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.",
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "FAILED_WITH_TERMINAL_ERROR"
+        },
+        "reasonForIncompletion": {
+          "$ref": "#/$defs/Reason"
+        }
+      },
+      "required": [
+        "status",
+        "reasonForIncompletion"
+      ],
+      "additionalProperties": false
+    },
+    "Output": {
+      "description": "Exactly `result`.",
+      "type": "object",
+      "properties": {
+        "result": {
+          "description": "The task's result (validated against the task's result schema).",
+          "type": "object",
+          "additionalProperties": {}
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+    "Reason": {
+      "description": "A short diagnosis; the full detail goes to the worker's JSON Lines log.",
+      "type": "string",
+      "minLength": 1
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -210,7 +312,40 @@ impl Completed {
 }
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Completed";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false,\"$defs\":{\"Output\":{\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "status": {
+      "const": "COMPLETED"
+    },
+    "output": {
+      "$ref": "#/$defs/Output"
+    }
+  },
+  "required": [
+    "status",
+    "output"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Output": {
+      "description": "Exactly `result`.",
+      "type": "object",
+      "properties": {
+        "result": {
+          "description": "The task's result (validated against the task's result schema).",
+          "type": "object",
+          "additionalProperties": {}
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -322,7 +457,22 @@ impl Output {
 }
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Output";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Exactly `result`.\",\"type\":\"object\",\"properties\":{\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"result\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Exactly `result`.",
+  "type": "object",
+  "properties": {
+    "result": {
+      "description": "The task's result (validated against the task's result schema).",
+      "type": "object",
+      "additionalProperties": {}
+    }
+  },
+  "required": [
+    "result"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

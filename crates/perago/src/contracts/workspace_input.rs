@@ -31,7 +31,48 @@ impl WorkspaceInput {
 }
 impl ::perago::Contract for WorkspaceInput {
     const LOCATION: &'static str = "workspace-input.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceInput\",\"description\":\"The workspace a workspace task reads: a LakeFS repository, the target branch and the immutable input commit of this attempt. Connection details, prefix and guardrails are never part of it.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The branch a writable workspace task advances when it publishes.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"description\":\"Only immutable commits are accepted.\",\"const\":\"commit\"},\"ref\":{\"description\":\"The immutable input commit this attempt downloads.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false,\"examples\":[{\"repository\":\"song-000123\",\"branch\":\"main\",\"ref_type\":\"commit\",\"ref\":\"589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3\"}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkspaceInput",
+  "description": "The workspace a workspace task reads: a LakeFS repository, the target branch and the immutable input commit of this attempt. Connection details, prefix and guardrails are never part of it.",
+  "type": "object",
+  "properties": {
+    "repository": {
+      "description": "LakeFS repository name.",
+      "type": "string",
+      "minLength": 1
+    },
+    "branch": {
+      "description": "The branch a writable workspace task advances when it publishes.",
+      "type": "string",
+      "minLength": 1
+    },
+    "ref_type": {
+      "description": "Only immutable commits are accepted.",
+      "const": "commit"
+    },
+    "ref": {
+      "description": "The immutable input commit this attempt downloads.",
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "repository",
+    "branch",
+    "ref_type",
+    "ref"
+  ],
+  "additionalProperties": false,
+  "examples": [
+    {
+      "repository": "song-000123",
+      "branch": "main",
+      "ref_type": "commit",
+      "ref": "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3"
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -30,7 +30,39 @@ impl WorkspaceOutput {
 }
 impl ::perago::Contract for WorkspaceOutput {
     const LOCATION: &'static str = "workspace-output.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkspaceOutput",
+  "description": "The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.",
+  "type": "object",
+  "properties": {
+    "repository": {
+      "description": "LakeFS repository name, as in the input.",
+      "type": "string",
+      "minLength": 1
+    },
+    "branch": {
+      "description": "The target branch, as in the input.",
+      "type": "string",
+      "minLength": 1
+    },
+    "ref_type": {
+      "const": "commit"
+    },
+    "ref": {
+      "description": "The input commit, or the commit a publication produced.",
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "repository",
+    "branch",
+    "ref_type",
+    "ref"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

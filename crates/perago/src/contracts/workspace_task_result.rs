@@ -13,7 +13,155 @@ pub enum WorkspaceTaskResult {
 }
 impl ::perago::Contract for WorkspaceTaskResult {
     const LOCATION: &'static str = "workspace-task-result.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"WorkspaceTaskResult\",\"description\":\"The task result payload a workspace task hands back to Conductor, told apart by `status`.\",\"oneOf\":[{\"$ref\":\"#/$defs/Completed\"},{\"$ref\":\"#/$defs/Failed\"},{\"$ref\":\"#/$defs/FailedWithTerminalError\"}],\"examples\":[{\"status\":\"COMPLETED\",\"output\":{\"workspace\":{\"repository\":\"song-000123\",\"branch\":\"main\",\"ref_type\":\"commit\",\"ref\":\"9c6f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca\"},\"result\":{\"row_count\":100,\"feature_count\":24}}},{\"status\":\"FAILED\",\"reasonForIncompletion\":\"workspace task input must contain only workspace and params\"},{\"status\":\"FAILED_WITH_TERMINAL_ERROR\",\"reasonForIncompletion\":\"pre guardrail require_glob('raw/**/*.parquet') matched 0 files; min_count=1\"}],\"$defs\":{\"Completed\":{\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false},\"Failed\":{\"description\":\"Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false},\"FailedWithTerminalError\":{\"description\":\"Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED_WITH_TERMINAL_ERROR\"},\"reasonForIncompletion\":{\"$ref\":\"#/$defs/Reason\"}},\"required\":[\"status\",\"reasonForIncompletion\"],\"additionalProperties\":false},\"Output\":{\"description\":\"Exactly `workspace` and `result`.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"$ref\":\"#/$defs/WorkspaceOutput\"},\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"workspace\",\"result\"],\"additionalProperties\":false},\"Reason\":{\"description\":\"A short diagnosis; the full detail goes to the worker's JSON Lines log.\",\"type\":\"string\",\"minLength\":1},\"WorkspaceOutput\":{\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "WorkspaceTaskResult",
+  "description": "The task result payload a workspace task hands back to Conductor, told apart by `status`.",
+  "oneOf": [
+    {
+      "$ref": "#/$defs/Completed"
+    },
+    {
+      "$ref": "#/$defs/Failed"
+    },
+    {
+      "$ref": "#/$defs/FailedWithTerminalError"
+    }
+  ],
+  "examples": [
+    {
+      "status": "COMPLETED",
+      "output": {
+        "workspace": {
+          "repository": "song-000123",
+          "branch": "main",
+          "ref_type": "commit",
+          "ref": "9c6f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca"
+        },
+        "result": {
+          "row_count": 100,
+          "feature_count": 24
+        }
+      }
+    },
+    {
+      "status": "FAILED",
+      "reasonForIncompletion": "workspace task input must contain only workspace and params"
+    },
+    {
+      "status": "FAILED_WITH_TERMINAL_ERROR",
+      "reasonForIncompletion": "pre guardrail require_glob('raw/**/*.parquet') matched 0 files; min_count=1"
+    }
+  ],
+  "$defs": {
+    "Completed": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "COMPLETED"
+        },
+        "output": {
+          "$ref": "#/$defs/Output"
+        }
+      },
+      "required": [
+        "status",
+        "output"
+      ],
+      "additionalProperties": false
+    },
+    "Failed": {
+      "description": "Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.",
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "FAILED"
+        },
+        "reasonForIncompletion": {
+          "$ref": "#/$defs/Reason"
+        }
+      },
+      "required": [
+        "status",
+        "reasonForIncompletion"
+      ],
+      "additionalProperties": false
+    },
+    "FailedWithTerminalError": {
+      "description": "Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.",
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "FAILED_WITH_TERMINAL_ERROR"
+        },
+        "reasonForIncompletion": {
+          "$ref": "#/$defs/Reason"
+        }
+      },
+      "required": [
+        "status",
+        "reasonForIncompletion"
+      ],
+      "additionalProperties": false
+    },
+    "Output": {
+      "description": "Exactly `workspace` and `result`.",
+      "type": "object",
+      "properties": {
+        "workspace": {
+          "$ref": "#/$defs/WorkspaceOutput"
+        },
+        "result": {
+          "description": "The task's result (validated against the task's result schema).",
+          "type": "object",
+          "additionalProperties": {}
+        }
+      },
+      "required": [
+        "workspace",
+        "result"
+      ],
+      "additionalProperties": false
+    },
+    "Reason": {
+      "description": "A short diagnosis; the full detail goes to the worker's JSON Lines log.",
+      "type": "string",
+      "minLength": 1
+    },
+    "WorkspaceOutput": {
+      "title": "WorkspaceOutput",
+      "description": "The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.",
+      "type": "object",
+      "properties": {
+        "repository": {
+          "description": "LakeFS repository name, as in the input.",
+          "type": "string",
+          "minLength": 1
+        },
+        "branch": {
+          "description": "The target branch, as in the input.",
+          "type": "string",
+          "minLength": 1
+        },
+        "ref_type": {
+          "const": "commit"
+        },
+        "ref": {
+          "description": "The input commit, or the commit a publication produced.",
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "repository",
+        "branch",
+        "ref_type",
+        "ref"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -210,7 +358,76 @@ impl Completed {
 }
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-task-result.schema.json#/$defs/Completed";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"COMPLETED\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"required\":[\"status\",\"output\"],\"additionalProperties\":false,\"$defs\":{\"Output\":{\"description\":\"Exactly `workspace` and `result`.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"$ref\":\"#/$defs/WorkspaceOutput\"},\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"workspace\",\"result\"],\"additionalProperties\":false},\"WorkspaceOutput\":{\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "status": {
+      "const": "COMPLETED"
+    },
+    "output": {
+      "$ref": "#/$defs/Output"
+    }
+  },
+  "required": [
+    "status",
+    "output"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Output": {
+      "description": "Exactly `workspace` and `result`.",
+      "type": "object",
+      "properties": {
+        "workspace": {
+          "$ref": "#/$defs/WorkspaceOutput"
+        },
+        "result": {
+          "description": "The task's result (validated against the task's result schema).",
+          "type": "object",
+          "additionalProperties": {}
+        }
+      },
+      "required": [
+        "workspace",
+        "result"
+      ],
+      "additionalProperties": false
+    },
+    "WorkspaceOutput": {
+      "title": "WorkspaceOutput",
+      "description": "The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.",
+      "type": "object",
+      "properties": {
+        "repository": {
+          "description": "LakeFS repository name, as in the input.",
+          "type": "string",
+          "minLength": 1
+        },
+        "branch": {
+          "description": "The target branch, as in the input.",
+          "type": "string",
+          "minLength": 1
+        },
+        "ref_type": {
+          "const": "commit"
+        },
+        "ref": {
+          "description": "The input commit, or the commit a publication produced.",
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "repository",
+        "branch",
+        "ref_type",
+        "ref"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -324,7 +541,60 @@ impl Output {
 }
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-task-result.schema.json#/$defs/Output";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Exactly `workspace` and `result`.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"$ref\":\"#/$defs/WorkspaceOutput\"},\"result\":{\"description\":\"The task's result (validated against the task's result schema).\",\"type\":\"object\",\"additionalProperties\":{}}},\"required\":[\"workspace\",\"result\"],\"additionalProperties\":false,\"$defs\":{\"WorkspaceOutput\":{\"title\":\"WorkspaceOutput\",\"description\":\"The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.\",\"type\":\"object\",\"properties\":{\"repository\":{\"description\":\"LakeFS repository name, as in the input.\",\"type\":\"string\",\"minLength\":1},\"branch\":{\"description\":\"The target branch, as in the input.\",\"type\":\"string\",\"minLength\":1},\"ref_type\":{\"const\":\"commit\"},\"ref\":{\"description\":\"The input commit, or the commit a publication produced.\",\"type\":\"string\",\"minLength\":1}},\"required\":[\"repository\",\"branch\",\"ref_type\",\"ref\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Exactly `workspace` and `result`.",
+  "type": "object",
+  "properties": {
+    "workspace": {
+      "$ref": "#/$defs/WorkspaceOutput"
+    },
+    "result": {
+      "description": "The task's result (validated against the task's result schema).",
+      "type": "object",
+      "additionalProperties": {}
+    }
+  },
+  "required": [
+    "workspace",
+    "result"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "WorkspaceOutput": {
+      "title": "WorkspaceOutput",
+      "description": "The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.",
+      "type": "object",
+      "properties": {
+        "repository": {
+          "description": "LakeFS repository name, as in the input.",
+          "type": "string",
+          "minLength": 1
+        },
+        "branch": {
+          "description": "The target branch, as in the input.",
+          "type": "string",
+          "minLength": 1
+        },
+        "ref_type": {
+          "const": "commit"
+        },
+        "ref": {
+          "description": "The input commit, or the commit a publication produced.",
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "repository",
+        "branch",
+        "ref_type",
+        "ref"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
