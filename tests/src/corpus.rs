@@ -23,7 +23,7 @@ pub const INVALID: usize = DOCS / 5;
 pub const SUMMARY_CAP: usize = 2000;
 
 /// perago's contract schemas, as one set: the runtime's envelopes
-/// (`crates/perago/schemas/`) and worker-completion/v1 (`crates/perago-completion/schemas/`),
+/// (`schemas/envelopes/`) and worker-completion/v1 (`schemas/completion/`),
 /// from [`contract_sources`](crate::schemas::contract_sources).
 pub fn contract_schemas() -> SchemaSet {
     SchemaSet::load_sources(crate::schemas::contract_sources()).expect("the contract schemas load")

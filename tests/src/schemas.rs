@@ -5,8 +5,8 @@
 use perago_codegen::{NodeId, SchemaSet};
 
 /// perago's contract schemas as `(file name, text)`, sorted by file name: the runtime's
-/// envelopes (`perago::schemas::BUILTIN`, from `crates/perago/schemas/`) and worker-completion/v1
-/// (`perago_completion::SCHEMA`, from `crates/perago-completion/schemas/`).
+/// envelopes (`perago::schemas::BUILTIN`, from `schemas/envelopes/`) and worker-completion/v1
+/// (`perago_completion::SCHEMA`, from `schemas/completion/`).
 pub fn contract_sources() -> Vec<(&'static str, &'static str)> {
     let mut sources: Vec<(&'static str, &'static str)> = perago::schemas::BUILTIN
         .iter()
@@ -51,15 +51,15 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    /// The embedded schemas are every file of the crates' `schemas/` directories, as written.
+    /// The embedded schemas are every file of `schemas/envelopes/` and `schemas/completion/`,
+    /// as written.
     #[test]
     fn contract_sources_are_the_schema_files() {
         let mut files = Vec::new();
-        for dir in ["perago", "perago-completion"] {
+        for dir in ["envelopes", "completion"] {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../crates")
-                .join(dir)
-                .join("schemas");
+                .join("../schemas")
+                .join(dir);
             for entry in std::fs::read_dir(&dir).expect("a schemas directory") {
                 let path = entry.expect("a directory entry").path();
                 let name = path.file_name().expect("a file name").to_string_lossy();

@@ -1,8 +1,11 @@
-//! `cargo xtask codegen`: every target — each crate's `<crate>/schemas/` →
-//! `<crate>/src/contracts/` (perago's own, see [`CONTRACT_CRATES`], and every other workspace
-//! member with a `schemas/` directory, a task crate: see [`task_crates`]), and
-//! each fragment of the generator's snapshot tests, `crates/perago-codegen/tests/fragments/<name>/`
-//! → `tests/src/fragments/<name>/` (compiled and checked by `tests/tests/fragments.rs`), and
+//! `cargo xtask codegen`: every target — perago's published contract schemas, `schemas/<dir>/`
+//! → `<crate>/src/contracts/` (see [`CONTRACTS`]), each task crate's `<crate>/schemas/` →
+//! `<crate>/src/contracts/` (a workspace member with a `schemas/` directory: see
+//! [`task_crates`]), and
+//! each of the generator's test fragments, `crates/perago-codegen/tests/fragments/<name>/` →
+//! `tests/src/fragments/<name>/` (the one copy of their modules: compared with the emitter's
+//! output by `perago-codegen`'s `tests/emit.rs`, compiled and checked against the interpreter
+//! by `tests/tests/fragments.rs`), and
 //! the schemas written the way users write them, `tests/user-schemas/` → `tests/src/user_contracts/`
 //! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark).
 
@@ -12,7 +15,7 @@ use std::path::Path;
 /// The command every file generated here names.
 const REGENERATE: &str = "cargo xtask codegen";
 
-/// The fragments of the generator's snapshot tests: one directory of schemas each.
+/// The generator's test fragments: one directory of schemas each.
 const FRAGMENTS: &str = "crates/perago-codegen/tests/fragments";
 /// Where the fragments are generated to, one module directory each.
 const FRAGMENTS_OUT: &str = "tests/src/fragments";
@@ -22,25 +25,51 @@ const FRAGMENTS_OUT: &str = "tests/src/fragments";
 const USER_SCHEMAS: &str = "tests/user-schemas";
 const USER_SCHEMAS_OUT: &str = "tests/src/user_contracts";
 
-/// perago's crates with contract schemas of their own, and the crate their generated code
-/// reaches its runtime through: the runtime's envelopes, and worker-completion/v1 (which
-/// depends on perago-schema alone).
-const CONTRACT_CRATES: &[(&str, &str, &str)] = &[
-    (
-        "crates/perago",
-        "perago",
-        "The generated types and validators of perago's contract schemas.",
-    ),
-    (
-        "crates/perago-completion",
-        "perago_schema",
-        "The generated type and validator of the worker-completion/v1 schema.",
-    ),
+/// One directory of perago's published contract schemas and the crate generated from it.
+pub struct Contract {
+    /// The schemas, relative to the root.
+    schemas: &'static str,
+    /// The crate whose `src/contracts/` they are generated into.
+    pub krate: &'static str,
+    /// The crate its generated code reaches its runtime through.
+    runtime: &'static str,
+    /// The doc comment of the generated `mod.rs`.
+    doc: &'static str,
+    /// The generated `mod.rs` also holds the schema files as written (`SCHEMA_FILES`): for a
+    /// crate that serves them, and may not read files outside its own directory.
+    embed_files: bool,
+}
+
+/// perago's published contract schemas, under the top-level `schemas/`: the runtime's
+/// envelopes, worker-completion/v1 and its result (whose crate depends on perago-schema
+/// alone), and the params of the gateway's agent task.
+pub const CONTRACTS: &[Contract] = &[
+    Contract {
+        schemas: "schemas/envelopes",
+        krate: "crates/perago",
+        runtime: "perago",
+        doc: "The generated types and validators of perago's contract schemas.",
+        embed_files: true,
+    },
+    Contract {
+        schemas: "schemas/completion",
+        krate: "crates/perago-completion",
+        runtime: "perago_schema",
+        doc: "The generated type and validator of the worker-completion/v1 schema.",
+        embed_files: true,
+    },
+    Contract {
+        schemas: "schemas/gateway",
+        krate: "crates/perago-gateway",
+        runtime: "perago",
+        doc: "The generated types and validators of this crate's task params and results.",
+        embed_files: false,
+    },
 ];
 
-/// The task crates: the workspace members, other than [`CONTRACT_CRATES`], with a `schemas/`
-/// directory (their params and result schemas, generated into `<crate>/src/contracts/` by the
-/// same code path as perago's own contracts). Paths relative to the root, sorted.
+/// The task crates: the workspace members with a `schemas/` directory (their params and result
+/// schemas, generated into `<crate>/src/contracts/` by the same code path as perago's own
+/// contracts). Paths relative to the root, sorted.
 pub fn task_crates(root: &Path) -> Result<Vec<String>, String> {
     let (path, manifest) = crate::workspace_manifest(root)?;
     let members = manifest
@@ -51,7 +80,6 @@ pub fn task_crates(root: &Path) -> Result<Vec<String>, String> {
     let mut crates: Vec<String> = members
         .iter()
         .filter_map(toml::Value::as_str)
-        .filter(|m| !CONTRACT_CRATES.iter().any(|(c, _, _)| c == m))
         .filter(|m| root.join(m).join("schemas").is_dir())
         .map(str::to_owned)
         .collect();
@@ -62,23 +90,24 @@ pub fn task_crates(root: &Path) -> Result<Vec<String>, String> {
 /// Every target, the contracts first, then the task crates, the user-written schemas, then the
 /// fragments by name.
 fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
-    let crate_target = |krate: &str, runtime: &str, doc: &str| {
-        Codegen::new(format!("{krate}/schemas"), format!("{krate}/src/contracts"))
-            .in_dir(root)
-            .runtime(runtime)
-            .command(REGENERATE)
-            .doc(doc)
-    };
-    let mut targets: Vec<Codegen> = CONTRACT_CRATES
+    let mut targets: Vec<Codegen> = CONTRACTS
         .iter()
-        .map(|(krate, runtime, doc)| crate_target(krate, runtime, doc))
+        .map(|c| {
+            Codegen::new(c.schemas, format!("{}/src/contracts", c.krate))
+                .in_dir(root)
+                .runtime(c.runtime)
+                .command(REGENERATE)
+                .doc(c.doc)
+                .embed_files(c.embed_files)
+        })
         .collect();
     for krate in task_crates(root)? {
-        targets.push(crate_target(
-            &krate,
-            "perago",
-            "The generated types and validators of this crate's task params and results.",
-        ));
+        targets.push(
+            Codegen::new(format!("{krate}/schemas"), format!("{krate}/src/contracts"))
+                .in_dir(root)
+                .command(REGENERATE)
+                .doc("The generated types and validators of this crate's task params and results."),
+        );
     }
     targets.push(
         Codegen::new(USER_SCHEMAS, USER_SCHEMAS_OUT)
@@ -96,7 +125,7 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
             )
             .in_dir(root)
             .command(REGENERATE)
-            .doc(format!("The generator's snapshot-test fragment `{name}`.")),
+            .doc(format!("The generator's test fragment `{name}`.")),
         );
     }
     Ok(targets)
@@ -134,8 +163,8 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         .collect();
     let listing = emit::emit_mod(
         &fragments,
-        "The fragments of the generator's snapshot tests, compiled so `tests/fragments.rs` can \
-         check them against the interpreter.",
+        "The generator's test fragments, compiled so `tests/fragments.rs` can check them \
+         against the interpreter.",
         &emit::Target {
             schemas: FRAGMENTS,
             runtime: "perago",

@@ -1,7 +1,8 @@
 //! perago's developer tasks.
 //!
 //! - `cargo xtask codegen [--check]`: regenerate the contract types and validators of
-//!   `schemas/` into `crates/perago/src/contracts/`, and those of the generator's snapshot-test
+//!   perago's schemas (`schemas/<dir>/`) and of the task crates' (`<crate>/schemas/`) into
+//!   each crate's `src/contracts/`, and those of the generator's test
 //!   fragments (`crates/perago-codegen/tests/fragments/<name>/`) into
 //!   `tests/src/fragments/<name>/`; `--check` writes nothing and fails, naming every stale file,
 //!   when anything differs.

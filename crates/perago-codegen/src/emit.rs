@@ -86,7 +86,12 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
         .ir
         .nodes()
         .filter(|(_, node)| node.implements_contract())
-        .map(|(id, _)| (id, crate::bundle::standalone(set, id).to_string()))
+        .map(|(id, _)| {
+            let schema = crate::bundle::standalone(set, id);
+            // Pretty, so the embedded schema reads as a schema file does (see `raw_str`).
+            let text = serde_json::to_string_pretty(&schema).expect("a JSON value serialises");
+            (id, text)
+        })
         .collect();
     set.files
         .iter()
@@ -152,14 +157,46 @@ fn sources_for(set: &SchemaSet, file: &SchemaFile) -> Vec<(String, String)> {
 
 /// The `mod.rs` that declares the modules [`emit`] gave for `target`.
 pub fn emit_mod(modules: &[Module], doc: &str, target: &Target<'_>) -> String {
+    emit_mod_with_files(modules, &[], doc, target)
+}
+
+/// [`emit_mod`], also holding the schema `files` as written, `(file name, text)`: a
+/// `<MODULE>_JSON` constant each and `SCHEMA_FILES`, all of them in order. For a crate that
+/// serves its schemas' text and must not read files outside its own directory (a packaged
+/// crate has only its own).
+pub fn emit_mod_with_files(
+    modules: &[Module],
+    files: &[(&str, &str)],
+    doc: &str,
+    target: &Target<'_>,
+) -> String {
     let dir = target.schemas;
     let mods = modules.iter().map(|m| {
         let name = format_ident!("{}", m.name);
         let d = format!(" Generated from `{dir}/{}`.", m.file);
         quote! { #[doc = #d] pub mod #name; }
     });
+    let consts: Vec<syn::Ident> = files
+        .iter()
+        .map(|(file, _)| format_ident!("{}_JSON", module_name(file).to_ascii_uppercase()))
+        .collect();
+    let texts = files.iter().zip(&consts).map(|((file, text), name)| {
+        let d = format!(" `{dir}/{file}` as written.");
+        let text = raw_str(text);
+        quote! { #[doc = #d] pub const #name: &str = #text; }
+    });
+    let listing = (!files.is_empty()).then(|| {
+        let names = files.iter().map(|(file, _)| file);
+        quote! {
+            /// Every schema file as written, `(file name, text)`, sorted by file name.
+            pub const SCHEMA_FILES: &[(&str, &str)] = &[#((#names, #consts)),*];
+        }
+    });
     let doc = format!(" {doc}");
-    format_file(quote! { #![doc = #doc] #(#mods)* }, target)
+    format_file(
+        quote! { #![doc = #doc] #(#mods)* #(#texts)* #listing },
+        target,
+    )
 }
 
 /// A generated file: the header naming the command and the schemas, then the formatted tokens.
@@ -175,9 +212,29 @@ fn format_file(tokens: TokenStream, target: &Target<'_>) -> String {
     }
 }
 
+/// `text` as a raw string literal, `r#"…"#` with one `#` more than any run of them after a `"`
+/// in it, so a multi-line text (a pretty-printed schema) is written as it reads; prettyplease
+/// keeps a literal token as given.
+fn raw_str(text: &str) -> Literal {
+    // A raw string may not hold a bare carriage return.
+    if text.contains('\r') {
+        return Literal::string(text);
+    }
+    let mut longest = 0;
+    for (i, _) in text.match_indices('"') {
+        let run = text[i + 1..].bytes().take_while(|&b| b == b'#').count();
+        longest = longest.max(run);
+    }
+    let hashes = "#".repeat(longest + 1);
+    format!("r{hashes}\"{text}\"{hashes}")
+        .parse()
+        .expect("a raw string literal")
+}
+
 struct Emitter<'a> {
     ir: &'a Ir,
-    /// The standalone closed schema of every type that implements `Contract`, as JSON text.
+    /// The standalone closed schema of every type that implements `Contract`, as pretty JSON
+    /// text.
     schemas: &'a HashMap<NodeId, String>,
     /// `::<runtime>`.
     krate: &'a TokenStream,
@@ -632,6 +689,7 @@ impl Emitter<'_> {
         let k = self.krate;
         let s = quote! { #k::__private::stream };
         let de = quote! { #k::__private::serde };
+        let schema = raw_str(schema);
         let (read, typed_read) = match self.judge_static(id) {
             None => (read, quote! {}),
             Some(judge) => (

@@ -116,6 +116,7 @@ pub struct Codegen {
     runtime: String,
     command: Option<String>,
     doc: String,
+    embed_files: bool,
 }
 
 impl Codegen {
@@ -129,6 +130,7 @@ impl Codegen {
             runtime: "perago".to_owned(),
             command: None,
             doc: "The generated types and validators of this crate's schemas.".to_owned(),
+            embed_files: false,
         }
     }
 
@@ -155,6 +157,14 @@ impl Codegen {
     /// The doc comment of the generated `mod.rs`.
     pub fn doc(mut self, doc: impl Into<String>) -> Codegen {
         self.doc = doc.into();
+        self
+    }
+
+    /// Whether the generated `mod.rs` also holds every schema file as written (see
+    /// [`emit::emit_mod_with_files`]; default no): for a crate that serves its schemas' text,
+    /// which may live outside its own directory.
+    pub fn embed_files(mut self, embed: bool) -> Codegen {
+        self.embed_files = embed;
         self
     }
 
@@ -191,9 +201,15 @@ impl Codegen {
             .iter()
             .map(|m| (out.join(format!("{}.rs", m.name)), m.source.clone()))
             .collect();
+        let embedded: Vec<(&str, &str)> = set
+            .files
+            .iter()
+            .filter(|_| self.embed_files)
+            .map(|f| (f.file.as_str(), f.source.as_str()))
+            .collect();
         files.push((
             out.join("mod.rs"),
-            emit::emit_mod(&modules, &self.doc, &target),
+            emit::emit_mod_with_files(&modules, &embedded, &self.doc, &target),
         ));
         Ok((set, files))
     }

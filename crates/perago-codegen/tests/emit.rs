@@ -1,59 +1,90 @@
-//! Snapshot tests of the generator: one small schema set per keyword and per shape, under
-//! `tests/fragments/<test name>/`, emitted to Rust and compared with the reviewed output under
-//! `tests/snapshots/`.
+//! The generator's fragments: one small schema set per keyword and per shape, under
+//! `tests/fragments/<test name>/`, emitted to Rust and compared with the one checked-in copy
+//! of their modules, `tests/src/fragments/<test name>/` at the workspace root, which
+//! `cargo xtask codegen` writes, the `perago-tests` crate compiles and `tests/tests/fragments.rs`
+//! checks against the interpreter on many documents.
 //!
-//! The same fragments are generated into `tests/src/fragments/` at the workspace root by
-//! `cargo xtask codegen`, where the `perago-tests` crate compiles them and
-//! `tests/tests/fragments.rs` checks them against the interpreter on many documents.
-//!
-//! Accept changes with `INSTA_UPDATE=always cargo test -p perago-codegen --test emit`, then read
-//! every changed `.snap` before committing it.
+//! After an emitter change, run `cargo xtask codegen`, then read the diff of
+//! `tests/src/fragments/` before committing it.
 
 use perago_codegen::SchemaSet;
-use perago_codegen::emit::{Target, emit};
+use perago_codegen::emit::{Module, Target, emit, module_name};
 use std::path::{Path, PathBuf};
+
+/// The command that regenerates the checked-in modules.
+const REGENERATE: &str = "cargo xtask codegen";
 
 /// `tests/fragments/`.
 fn fragments() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fragments")
 }
 
-/// Emits the schemas of `tests/fragments/<name>/`; several modules are joined with a banner each.
-fn emit_fragment(name: &str) -> String {
+/// The workspace root, where the paths generated files name are relative to.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The modules of `tests/fragments/<name>/`, emitted as `cargo xtask codegen` emits them.
+fn emit_fragment(name: &str) -> Vec<Module> {
     let set = SchemaSet::load_dir(&fragments().join(name))
         .unwrap_or_else(|e| panic!("the schemas of {name} should load:\n{e}"));
-    let dir = format!("tests/fragments/{name}");
+    let dir = format!("crates/perago-codegen/tests/fragments/{name}");
     let target = Target {
         schemas: &dir,
         runtime: "perago",
-        command: "cargo xtask codegen",
+        command: REGENERATE,
     };
-    let modules = emit(&set, &target);
-    if let [module] = modules.as_slice() {
-        return module.source.clone();
-    }
-    modules
-        .iter()
-        .map(|m| {
-            format!(
-                "// ===== mod {} (from {}) =====\n{}",
-                m.name, m.file, m.source
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    emit(&set, &target)
 }
 
-/// One snapshot test per fragment directory, named after it, and a check that every directory
-/// has its test.
-macro_rules! snapshots {
+/// Every module of fragment `name` is the checked-in one; a stale or missing file fails,
+/// naming it, where it first differs, and how to regenerate it.
+fn check_fragment(name: &str) {
+    let out = format!("tests/src/fragments/{}", module_name(name));
+    for module in emit_fragment(name) {
+        let shown = format!("{out}/{}.rs", module.name);
+        let checked_in = std::fs::read_to_string(workspace_root().join(&shown));
+        let problem = match &checked_in {
+            Ok(text) if *text == module.source => continue,
+            Ok(text) => first_difference(text, &module.source),
+            Err(e) => format!("it cannot be read: {e}"),
+        };
+        panic!(
+            "{shown} is not what the emitter gives for tests/fragments/{name}/: {problem}\n\
+             run `{REGENERATE}`, read the diff of {out}/ and commit it"
+        );
+    }
+}
+
+/// The first line where `checked_in` and `emitted` differ, both sides shown.
+fn first_difference(checked_in: &str, emitted: &str) -> String {
+    let (mut old, mut new) = (checked_in.lines(), emitted.lines());
+    let mut line = 1;
+    loop {
+        match (old.next(), new.next()) {
+            (Some(a), Some(b)) if a == b => line += 1,
+            (a, b) => {
+                let side =
+                    |s: Option<&str>| s.map_or("(end of file)".to_owned(), |s| format!("{s:?}"));
+                return format!(
+                    "line {line} differs\n  checked in: {}\n  emitted:    {}",
+                    side(a),
+                    side(b)
+                );
+            }
+        }
+    }
+}
+
+/// One test per fragment directory, named after it, and a check that every directory has its
+/// test.
+macro_rules! fragments {
     ($($(#[$doc:meta])* $name:ident,)*) => {
         $(
             $(#[$doc])*
             #[test]
             fn $name() {
-                let source = emit_fragment(stringify!($name));
-                insta::assert_snapshot!(stringify!($name), source);
+                check_fragment(stringify!($name));
             }
         )*
 
@@ -72,7 +103,7 @@ macro_rules! snapshots {
     };
 }
 
-snapshots! {
+fragments! {
     // Scalars
     string_lengths_and_pattern,
     integer_bounds,
@@ -196,7 +227,11 @@ snapshots! {
 /// `$defs` named `String` and `Option` must not shadow the std types the generated code uses.
 #[test]
 fn names_that_would_shadow_std_types() {
-    let source = emit_fragment("names_that_would_shadow_std_types");
+    check_fragment("names_that_would_shadow_std_types");
+    let source: String = emit_fragment("names_that_would_shadow_std_types")
+        .into_iter()
+        .map(|m| m.source)
+        .collect();
     assert!(source.contains("pub type StringType = String;"), "{source}");
     assert!(source.contains("pub struct OptionType"), "{source}");
 }

@@ -56,3 +56,42 @@ fn generate_writes_then_checks_and_names_what_is_stale() {
     assert!(!out.join("gone.rs").exists());
     assert!(generate(&schemas, &out, true).unwrap().is_empty());
 }
+
+/// `Codegen::embed_files`: the generated `mod.rs` holds each schema file as written, whatever
+/// quotes and `#`s its text has, one constant each and `SCHEMA_FILES` listing them.
+#[test]
+fn embed_files_holds_the_schema_files_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (schemas, out) = (dir.path().join("schemas"), dir.path().join("out"));
+    std::fs::create_dir(&schemas).unwrap();
+    let text = concat!(
+        "{\n  \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n",
+        "  \"title\": \"Note\", \"description\": \"ends a raw string: \\\"## and \\\"#\",\n",
+        "  \"type\": \"object\", \"properties\": {\"n\": {\"$ref\": \"#/$defs/N\"}},\n",
+        "  \"$defs\": {\"N\": {\"type\": \"integer\"}}\n}\n"
+    );
+    std::fs::write(schemas.join("note.schema.json"), text).unwrap();
+    perago_codegen::Codegen::new(&schemas, &out)
+        .embed_files(true)
+        .run(perago_codegen::Mode::Write)
+        .unwrap();
+
+    let file = syn::parse_file(&std::fs::read_to_string(out.join("mod.rs")).unwrap()).unwrap();
+    let value = |name: &str| {
+        file.items.iter().find_map(|item| match item {
+            syn::Item::Const(c) if c.ident == name => Some((*c.expr).clone()),
+            _ => None,
+        })
+    };
+    let Some(syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(embedded),
+        ..
+    })) = value("NOTE_JSON")
+    else {
+        panic!("mod.rs has no string NOTE_JSON");
+    };
+    assert_eq!(embedded.value(), text);
+    let listing = value("SCHEMA_FILES").expect("mod.rs has SCHEMA_FILES");
+    let listing = quote::quote!(#listing).to_string();
+    assert_eq!(listing, r#"& [("note.schema.json" , NOTE_JSON)]"#);
+}

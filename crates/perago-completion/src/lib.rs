@@ -45,9 +45,9 @@ pub use payload::{Completion, Payload, Refusal, RefusalKind, Verification};
 pub use record::{AuditEvent, ContractRecord, Validation};
 pub use validate::{validate, validate_slice, validate_text};
 
-/// `worker-completion.v1.schema.json`: the contract's structure as JSON Schema, the source of
-/// [`contracts`].
-pub const SCHEMA: &str = include_str!("../schemas/worker-completion.v1.schema.json");
+/// `worker-completion.v1.schema.json` as written in the repository's `schemas/completion/`:
+/// the contract's structure as JSON Schema, the source of [`contracts`] (which embeds it).
+pub const SCHEMA: &str = contracts::WORKER_COMPLETION_V1_JSON;
 
 /// The schema's file name.
 pub const SCHEMA_FILE: &str = "worker-completion.v1.schema.json";
@@ -56,7 +56,7 @@ pub const SCHEMA_FILE: &str = "worker-completion.v1.schema.json";
 /// contract reports as COMPLETED (the canonical completion or refusal, follow-ups, legacy
 /// prose); built on [`SCHEMA`]'s definitions, the source of
 /// [`contracts::worker_completion_result_v1`].
-pub const RESULT_SCHEMA: &str = include_str!("../schemas/worker-completion-result.v1.schema.json");
+pub const RESULT_SCHEMA: &str = contracts::WORKER_COMPLETION_RESULT_V1_JSON;
 
 /// The result schema's file name.
 pub const RESULT_SCHEMA_FILE: &str = "worker-completion-result.v1.schema.json";

@@ -18,7 +18,192 @@ pub enum AgentResult {
 }
 impl ::perago::Contract for AgentResult {
     const LOCATION: &'static str = "agent-result.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AgentResult\",\"description\":\"What a coding agent hands back when it stops: a completion, or a refusal whose `kind` says why. Written from the worker-completion/v1 rules the way a team writes its own schema: every branch inline, its own `const`s.\",\"oneOf\":[{\"title\":\"Completed\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"summary\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"files_changed\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"verification\":{\"type\":[\"object\",\"null\"],\"properties\":{\"command\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false},\"receipt_ref\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"summary\"],\"additionalProperties\":false},{\"title\":\"AwaitingOperator\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"question\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},{\"title\":\"ScopeExceeded\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"proposed_split\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false},{\"title\":\"Underspecified\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"question\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false},{\"title\":\"BlockedOnDependency\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"blocking_dep\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "AgentResult",
+  "description": "What a coding agent hands back when it stops: a completion, or a refusal whose `kind` says why. Written from the worker-completion/v1 rules the way a team writes its own schema: every branch inline, its own `const`s.",
+  "oneOf": [
+    {
+      "title": "Completed",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "const": "worker-completion/v1"
+        },
+        "summary": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "pattern": "\\S"
+        },
+        "files_changed": {
+          "type": [
+            "array",
+            "null"
+          ],
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "pattern": "\\S"
+          }
+        },
+        "verification": {
+          "type": [
+            "object",
+            "null"
+          ],
+          "properties": {
+            "command": {
+              "type": "string",
+              "minLength": 1,
+              "pattern": "\\S"
+            },
+            "exit_code": {
+              "type": "integer"
+            }
+          },
+          "required": [
+            "command",
+            "exit_code"
+          ],
+          "additionalProperties": false
+        },
+        "receipt_ref": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "minLength": 1,
+          "pattern": "\\S"
+        }
+      },
+      "required": [
+        "summary"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "title": "AwaitingOperator",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "const": "worker-completion/v1"
+        },
+        "kind": {
+          "const": "awaiting_operator"
+        },
+        "detail": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "pattern": "\\S"
+        },
+        "question": {
+          "type": "string",
+          "minLength": 1,
+          "pattern": "\\S"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "question"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "title": "ScopeExceeded",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "const": "worker-completion/v1"
+        },
+        "kind": {
+          "const": "scope_exceeded"
+        },
+        "detail": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "pattern": "\\S"
+        },
+        "proposed_split": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "pattern": "\\S"
+          },
+          "minItems": 1
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "proposed_split"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "title": "Underspecified",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "const": "worker-completion/v1"
+        },
+        "kind": {
+          "const": "underspecified"
+        },
+        "detail": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "pattern": "\\S"
+        },
+        "question": {
+          "type": "string",
+          "minLength": 1,
+          "pattern": "\\S"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "question"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "title": "BlockedOnDependency",
+      "type": "object",
+      "properties": {
+        "contract": {
+          "const": "worker-completion/v1"
+        },
+        "kind": {
+          "const": "blocked_on_dependency"
+        },
+        "detail": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "pattern": "\\S"
+        },
+        "blocking_dep": {
+          "type": "string",
+          "minLength": 1,
+          "pattern": "\\S"
+        }
+      },
+      "required": [
+        "kind",
+        "detail",
+        "blocking_dep"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -491,7 +676,66 @@ impl AgentResultVariant0 {
 }
 impl ::perago::Contract for AgentResultVariant0 {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Completed\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"summary\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"files_changed\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"verification\":{\"type\":[\"object\",\"null\"],\"properties\":{\"command\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false},\"receipt_ref\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"summary\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Completed",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "const": "worker-completion/v1"
+    },
+    "summary": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2000,
+      "pattern": "\\S"
+    },
+    "files_changed": {
+      "type": [
+        "array",
+        "null"
+      ],
+      "items": {
+        "type": "string",
+        "minLength": 1,
+        "pattern": "\\S"
+      }
+    },
+    "verification": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "properties": {
+        "command": {
+          "type": "string",
+          "minLength": 1,
+          "pattern": "\\S"
+        },
+        "exit_code": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "command",
+        "exit_code"
+      ],
+      "additionalProperties": false
+    },
+    "receipt_ref": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "minLength": 1,
+      "pattern": "\\S"
+    }
+  },
+  "required": [
+    "summary"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -688,7 +932,25 @@ impl AgentResultVariant0Verification {
 }
 impl ::perago::Contract for AgentResultVariant0Verification {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/0/properties/verification";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"},\"exit_code\":{\"type\":\"integer\"}},\"required\":[\"command\",\"exit_code\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "command": {
+      "type": "string",
+      "minLength": 1,
+      "pattern": "\\S"
+    },
+    "exit_code": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "command",
+    "exit_code"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -816,7 +1078,36 @@ impl AgentResultAwaitingOperator {
 }
 impl ::perago::Contract for AgentResultAwaitingOperator {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AwaitingOperator\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"awaiting_operator\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"question\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "AwaitingOperator",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "const": "worker-completion/v1"
+    },
+    "kind": {
+      "const": "awaiting_operator"
+    },
+    "detail": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2000,
+      "pattern": "\\S"
+    },
+    "question": {
+      "type": "string",
+      "minLength": 1,
+      "pattern": "\\S"
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "question"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -995,7 +1286,40 @@ impl AgentResultScopeExceeded {
 }
 impl ::perago::Contract for AgentResultScopeExceeded {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"ScopeExceeded\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"scope_exceeded\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"proposed_split\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"},\"minItems\":1}},\"required\":[\"kind\",\"detail\",\"proposed_split\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "ScopeExceeded",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "const": "worker-completion/v1"
+    },
+    "kind": {
+      "const": "scope_exceeded"
+    },
+    "detail": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2000,
+      "pattern": "\\S"
+    },
+    "proposed_split": {
+      "type": "array",
+      "items": {
+        "type": "string",
+        "minLength": 1,
+        "pattern": "\\S"
+      },
+      "minItems": 1
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "proposed_split"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1181,7 +1505,36 @@ impl AgentResultUnderspecified {
 }
 impl ::perago::Contract for AgentResultUnderspecified {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Underspecified\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"underspecified\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"question\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"kind\",\"detail\",\"question\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Underspecified",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "const": "worker-completion/v1"
+    },
+    "kind": {
+      "const": "underspecified"
+    },
+    "detail": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2000,
+      "pattern": "\\S"
+    },
+    "question": {
+      "type": "string",
+      "minLength": 1,
+      "pattern": "\\S"
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "question"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1358,7 +1711,36 @@ impl AgentResultBlockedOnDependency {
 }
 impl ::perago::Contract for AgentResultBlockedOnDependency {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"BlockedOnDependency\",\"type\":\"object\",\"properties\":{\"contract\":{\"const\":\"worker-completion/v1\"},\"kind\":{\"const\":\"blocked_on_dependency\"},\"detail\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"pattern\":\"\\\\S\"},\"blocking_dep\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"kind\",\"detail\",\"blocking_dep\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "BlockedOnDependency",
+  "type": "object",
+  "properties": {
+    "contract": {
+      "const": "worker-completion/v1"
+    },
+    "kind": {
+      "const": "blocked_on_dependency"
+    },
+    "detail": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2000,
+      "pattern": "\\S"
+    },
+    "blocking_dep": {
+      "type": "string",
+      "minLength": 1,
+      "pattern": "\\S"
+    }
+  },
+  "required": [
+    "kind",
+    "detail",
+    "blocking_dep"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -24,7 +24,183 @@ impl TrainModelInput {
 }
 impl ::perago::Contract for TrainModelInput {
     const LOCATION: &'static str = "train-model-input.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"TrainModelInput\",\"description\":\"The Conductor inputData of a workspace task that trains a model on a commit of a data repository, written by hand the way a team writes it.\",\"type\":\"object\",\"properties\":{\"workspace\":{\"type\":\"object\",\"properties\":{\"repository\":{\"type\":\"string\",\"minLength\":1},\"branch\":{\"type\":\"string\",\"minLength\":1},\"ref\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"ref_type\":{\"const\":\"commit\"}},\"required\":[\"repository\",\"branch\",\"ref\",\"ref_type\"],\"additionalProperties\":false},\"params\":{\"type\":\"object\",\"properties\":{\"dataset\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},\"target\":{\"type\":\"string\",\"minLength\":1},\"features\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"minItems\":1,\"maxItems\":64},\"model\":{\"enum\":[\"linear\",\"gbdt\",\"random_forest\",\"mlp\"]},\"learning_rate\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":1},\"epochs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":10},\"seed\":{\"type\":[\"integer\",\"null\"],\"minimum\":0},\"dry_run\":{\"type\":\"boolean\",\"default\":false},\"split\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"random\"},\"test_fraction\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1}},\"required\":[\"strategy\",\"test_fraction\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"by_column\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"test_values\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1}},\"required\":[\"strategy\",\"column\",\"test_values\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"time\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"cutoff\":{\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}},\"required\":[\"strategy\",\"column\",\"cutoff\"],\"additionalProperties\":false}]},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":64}}},\"required\":[\"dataset\",\"target\",\"features\",\"model\",\"split\"],\"additionalProperties\":false}},\"required\":[\"workspace\",\"params\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "TrainModelInput",
+  "description": "The Conductor inputData of a workspace task that trains a model on a commit of a data repository, written by hand the way a team writes it.",
+  "type": "object",
+  "properties": {
+    "workspace": {
+      "type": "object",
+      "properties": {
+        "repository": {
+          "type": "string",
+          "minLength": 1
+        },
+        "branch": {
+          "type": "string",
+          "minLength": 1
+        },
+        "ref": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$"
+        },
+        "ref_type": {
+          "const": "commit"
+        }
+      },
+      "required": [
+        "repository",
+        "branch",
+        "ref",
+        "ref_type"
+      ],
+      "additionalProperties": false
+    },
+    "params": {
+      "type": "object",
+      "properties": {
+        "dataset": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "target": {
+          "type": "string",
+          "minLength": 1
+        },
+        "features": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1
+          },
+          "minItems": 1,
+          "maxItems": 64
+        },
+        "model": {
+          "enum": [
+            "linear",
+            "gbdt",
+            "random_forest",
+            "mlp"
+          ]
+        },
+        "learning_rate": {
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 1
+        },
+        "epochs": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000,
+          "default": 10
+        },
+        "seed": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 0
+        },
+        "dry_run": {
+          "type": "boolean",
+          "default": false
+        },
+        "split": {
+          "oneOf": [
+            {
+              "type": "object",
+              "properties": {
+                "strategy": {
+                  "const": "random"
+                },
+                "test_fraction": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "exclusiveMaximum": 1
+                }
+              },
+              "required": [
+                "strategy",
+                "test_fraction"
+              ],
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
+              "properties": {
+                "strategy": {
+                  "const": "by_column"
+                },
+                "column": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "test_values": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  },
+                  "minItems": 1
+                }
+              },
+              "required": [
+                "strategy",
+                "column",
+                "test_values"
+              ],
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
+              "properties": {
+                "strategy": {
+                  "const": "time"
+                },
+                "column": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "cutoff": {
+                  "type": "string",
+                  "pattern": "^\\d{4}-\\d{2}-\\d{2}$"
+                }
+              },
+              "required": [
+                "strategy",
+                "column",
+                "cutoff"
+              ],
+              "additionalProperties": false
+            }
+          ]
+        },
+        "labels": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string",
+            "maxLength": 64
+          }
+        }
+      },
+      "required": [
+        "dataset",
+        "target",
+        "features",
+        "model",
+        "split"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "workspace",
+    "params"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -142,7 +318,34 @@ impl TrainModelInputWorkspace {
 }
 impl ::perago::Contract for TrainModelInputWorkspace {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/workspace";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"repository\":{\"type\":\"string\",\"minLength\":1},\"branch\":{\"type\":\"string\",\"minLength\":1},\"ref\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"ref_type\":{\"const\":\"commit\"}},\"required\":[\"repository\",\"branch\",\"ref\",\"ref_type\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "repository": {
+      "type": "string",
+      "minLength": 1
+    },
+    "branch": {
+      "type": "string",
+      "minLength": 1
+    },
+    "ref": {
+      "type": "string",
+      "pattern": "^[0-9a-f]{64}$"
+    },
+    "ref_type": {
+      "const": "commit"
+    }
+  },
+  "required": [
+    "repository",
+    "branch",
+    "ref",
+    "ref_type"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -346,7 +549,144 @@ impl TrainModelInputParams {
 }
 impl ::perago::Contract for TrainModelInputParams {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"dataset\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},\"target\":{\"type\":\"string\",\"minLength\":1},\"features\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"minItems\":1,\"maxItems\":64},\"model\":{\"enum\":[\"linear\",\"gbdt\",\"random_forest\",\"mlp\"]},\"learning_rate\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":1},\"epochs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":10},\"seed\":{\"type\":[\"integer\",\"null\"],\"minimum\":0},\"dry_run\":{\"type\":\"boolean\",\"default\":false},\"split\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"random\"},\"test_fraction\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1}},\"required\":[\"strategy\",\"test_fraction\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"by_column\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"test_values\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1}},\"required\":[\"strategy\",\"column\",\"test_values\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"time\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"cutoff\":{\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}},\"required\":[\"strategy\",\"column\",\"cutoff\"],\"additionalProperties\":false}]},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":64}}},\"required\":[\"dataset\",\"target\",\"features\",\"model\",\"split\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "dataset": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 200
+    },
+    "target": {
+      "type": "string",
+      "minLength": 1
+    },
+    "features": {
+      "type": "array",
+      "items": {
+        "type": "string",
+        "minLength": 1
+      },
+      "minItems": 1,
+      "maxItems": 64
+    },
+    "model": {
+      "enum": [
+        "linear",
+        "gbdt",
+        "random_forest",
+        "mlp"
+      ]
+    },
+    "learning_rate": {
+      "type": "number",
+      "exclusiveMinimum": 0,
+      "maximum": 1
+    },
+    "epochs": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1000,
+      "default": 10
+    },
+    "seed": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "minimum": 0
+    },
+    "dry_run": {
+      "type": "boolean",
+      "default": false
+    },
+    "split": {
+      "oneOf": [
+        {
+          "type": "object",
+          "properties": {
+            "strategy": {
+              "const": "random"
+            },
+            "test_fraction": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "exclusiveMaximum": 1
+            }
+          },
+          "required": [
+            "strategy",
+            "test_fraction"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "strategy": {
+              "const": "by_column"
+            },
+            "column": {
+              "type": "string",
+              "minLength": 1
+            },
+            "test_values": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "minItems": 1
+            }
+          },
+          "required": [
+            "strategy",
+            "column",
+            "test_values"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "strategy": {
+              "const": "time"
+            },
+            "column": {
+              "type": "string",
+              "minLength": 1
+            },
+            "cutoff": {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}$"
+            }
+          },
+          "required": [
+            "strategy",
+            "column",
+            "cutoff"
+          ],
+          "additionalProperties": false
+        }
+      ]
+    },
+    "labels": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "string",
+        "maxLength": 64
+      }
+    }
+  },
+  "required": [
+    "dataset",
+    "target",
+    "features",
+    "model",
+    "split"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -710,7 +1050,76 @@ pub enum TrainModelInputParamsSplit {
 }
 impl ::perago::Contract for TrainModelInputParamsSplit {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"random\"},\"test_fraction\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1}},\"required\":[\"strategy\",\"test_fraction\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"by_column\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"test_values\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1}},\"required\":[\"strategy\",\"column\",\"test_values\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"time\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"cutoff\":{\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}},\"required\":[\"strategy\",\"column\",\"cutoff\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "strategy": {
+          "const": "random"
+        },
+        "test_fraction": {
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "exclusiveMaximum": 1
+        }
+      },
+      "required": [
+        "strategy",
+        "test_fraction"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "strategy": {
+          "const": "by_column"
+        },
+        "column": {
+          "type": "string",
+          "minLength": 1
+        },
+        "test_values": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "minItems": 1
+        }
+      },
+      "required": [
+        "strategy",
+        "column",
+        "test_values"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "strategy": {
+          "const": "time"
+        },
+        "column": {
+          "type": "string",
+          "minLength": 1
+        },
+        "cutoff": {
+          "type": "string",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}$"
+        }
+      },
+      "required": [
+        "strategy",
+        "column",
+        "cutoff"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -962,7 +1371,25 @@ impl TrainModelInputParamsSplitRandom {
 }
 impl ::perago::Contract for TrainModelInputParamsSplitRandom {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"random\"},\"test_fraction\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1}},\"required\":[\"strategy\",\"test_fraction\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "strategy": {
+      "const": "random"
+    },
+    "test_fraction": {
+      "type": "number",
+      "exclusiveMinimum": 0,
+      "exclusiveMaximum": 1
+    }
+  },
+  "required": [
+    "strategy",
+    "test_fraction"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1083,7 +1510,32 @@ impl TrainModelInputParamsSplitByColumn {
 }
 impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"by_column\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"test_values\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1}},\"required\":[\"strategy\",\"column\",\"test_values\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "strategy": {
+      "const": "by_column"
+    },
+    "column": {
+      "type": "string",
+      "minLength": 1
+    },
+    "test_values": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      },
+      "minItems": 1
+    }
+  },
+  "required": [
+    "strategy",
+    "column",
+    "test_values"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1227,7 +1679,29 @@ impl TrainModelInputParamsSplitTime {
 }
 impl ::perago::Contract for TrainModelInputParamsSplitTime {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"strategy\":{\"const\":\"time\"},\"column\":{\"type\":\"string\",\"minLength\":1},\"cutoff\":{\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}},\"required\":[\"strategy\",\"column\",\"cutoff\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "strategy": {
+      "const": "time"
+    },
+    "column": {
+      "type": "string",
+      "minLength": 1
+    },
+    "cutoff": {
+      "type": "string",
+      "pattern": "^\\d{4}-\\d{2}-\\d{2}$"
+    }
+  },
+  "required": [
+    "strategy",
+    "column",
+    "cutoff"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

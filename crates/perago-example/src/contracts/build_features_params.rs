@@ -31,7 +31,60 @@ impl BuildFeaturesParams {
 }
 impl ::perago::Contract for BuildFeaturesParams {
     const LOCATION: &'static str = "build-features-params.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"BuildFeaturesParams\",\"description\":\"The params of build_features: which feature set of the workspace, and how many rows it must have.\",\"type\":\"object\",\"properties\":{\"feature_set\":{\"description\":\"A directory of CSV files under the workspace prefix.\",\"type\":\"string\",\"pattern\":\"^[a-z0-9_]+$\"},\"min_rows\":{\"description\":\"The fewest data rows the feature set may have.\",\"type\":\"integer\",\"minimum\":0},\"columns\":{\"description\":\"Which columns count as features.\",\"type\":\"object\",\"properties\":{\"exclude\":{\"description\":\"Feature columns to leave out of the count.\",\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"default\":[]}},\"additionalProperties\":false}},\"required\":[\"feature_set\",\"min_rows\"],\"examples\":[{\"feature_set\":\"default\",\"min_rows\":100},{\"feature_set\":\"default\",\"min_rows\":100,\"columns\":{\"exclude\":[\"f01\"]}}],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "BuildFeaturesParams",
+  "description": "The params of build_features: which feature set of the workspace, and how many rows it must have.",
+  "type": "object",
+  "properties": {
+    "feature_set": {
+      "description": "A directory of CSV files under the workspace prefix.",
+      "type": "string",
+      "pattern": "^[a-z0-9_]+$"
+    },
+    "min_rows": {
+      "description": "The fewest data rows the feature set may have.",
+      "type": "integer",
+      "minimum": 0
+    },
+    "columns": {
+      "description": "Which columns count as features.",
+      "type": "object",
+      "properties": {
+        "exclude": {
+          "description": "Feature columns to leave out of the count.",
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1
+          },
+          "default": []
+        }
+      },
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "feature_set",
+    "min_rows"
+  ],
+  "examples": [
+    {
+      "feature_set": "default",
+      "min_rows": 100
+    },
+    {
+      "feature_set": "default",
+      "min_rows": 100,
+      "columns": {
+        "exclude": [
+          "f01"
+        ]
+      }
+    }
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -187,7 +240,23 @@ impl BuildFeaturesParamsColumns {
 }
 impl ::perago::Contract for BuildFeaturesParamsColumns {
     const LOCATION: &'static str = "build-features-params.schema.json#/properties/columns";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"Which columns count as features.\",\"type\":\"object\",\"properties\":{\"exclude\":{\"description\":\"Feature columns to leave out of the count.\",\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"default\":[]}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "Which columns count as features.",
+  "type": "object",
+  "properties": {
+    "exclude": {
+      "description": "Feature columns to leave out of the count.",
+      "type": "array",
+      "items": {
+        "type": "string",
+        "minLength": 1
+      },
+      "default": []
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

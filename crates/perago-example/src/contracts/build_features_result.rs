@@ -20,7 +20,35 @@ impl BuildFeaturesResult {
 }
 impl ::perago::Contract for BuildFeaturesResult {
     const LOCATION: &'static str = "build-features-result.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"BuildFeaturesResult\",\"description\":\"The result of build_features: the size of the feature set.\",\"type\":\"object\",\"properties\":{\"row_count\":{\"description\":\"Data rows across the feature set's CSV files.\",\"type\":\"integer\",\"minimum\":0},\"feature_count\":{\"description\":\"Feature columns (every column but the key `song_id`, less the excluded ones).\",\"type\":\"integer\",\"minimum\":0}},\"required\":[\"row_count\",\"feature_count\"],\"examples\":[{\"row_count\":100,\"feature_count\":24}],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "BuildFeaturesResult",
+  "description": "The result of build_features: the size of the feature set.",
+  "type": "object",
+  "properties": {
+    "row_count": {
+      "description": "Data rows across the feature set's CSV files.",
+      "type": "integer",
+      "minimum": 0
+    },
+    "feature_count": {
+      "description": "Feature columns (every column but the key `song_id`, less the excluded ones).",
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "row_count",
+    "feature_count"
+  ],
+  "examples": [
+    {
+      "row_count": 100,
+      "feature_count": 24
+    }
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

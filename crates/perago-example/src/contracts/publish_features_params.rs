@@ -20,7 +20,28 @@ impl PublishFeaturesParams {
 }
 impl ::perago::Contract for PublishFeaturesParams {
     const LOCATION: &'static str = "publish-features-params.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"PublishFeaturesParams\",\"description\":\"The params of publish_features: which feature set of the workspace to summarise.\",\"type\":\"object\",\"properties\":{\"feature_set\":{\"description\":\"A directory of CSV files under the workspace prefix.\",\"type\":\"string\",\"pattern\":\"^[a-z0-9_]+$\"}},\"required\":[\"feature_set\"],\"examples\":[{\"feature_set\":\"default\"}],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "PublishFeaturesParams",
+  "description": "The params of publish_features: which feature set of the workspace to summarise.",
+  "type": "object",
+  "properties": {
+    "feature_set": {
+      "description": "A directory of CSV files under the workspace prefix.",
+      "type": "string",
+      "pattern": "^[a-z0-9_]+$"
+    }
+  },
+  "required": [
+    "feature_set"
+  ],
+  "examples": [
+    {
+      "feature_set": "default"
+    }
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -31,7 +31,49 @@ impl PublishFeaturesResult {
 }
 impl ::perago::Contract for PublishFeaturesResult {
     const LOCATION: &'static str = "publish-features-result.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"PublishFeaturesResult\",\"description\":\"The result of publish_features: where the summaries are, and what they say.\",\"type\":\"object\",\"properties\":{\"summary\":{\"description\":\"The feature set's summary, a path relative to the workspace prefix.\",\"type\":\"string\",\"minLength\":1},\"files\":{\"description\":\"How many CSV files were summarised (each has its own summary beside it).\",\"type\":\"integer\",\"minimum\":1},\"row_count\":{\"description\":\"Data rows across the feature set's CSV files.\",\"type\":\"integer\",\"minimum\":0},\"feature_count\":{\"description\":\"Feature columns (every column but the key `song_id`).\",\"type\":\"integer\",\"minimum\":0}},\"required\":[\"summary\",\"files\",\"row_count\",\"feature_count\"],\"examples\":[{\"summary\":\"summaries/default.json\",\"files\":2,\"row_count\":120,\"feature_count\":24}],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "PublishFeaturesResult",
+  "description": "The result of publish_features: where the summaries are, and what they say.",
+  "type": "object",
+  "properties": {
+    "summary": {
+      "description": "The feature set's summary, a path relative to the workspace prefix.",
+      "type": "string",
+      "minLength": 1
+    },
+    "files": {
+      "description": "How many CSV files were summarised (each has its own summary beside it).",
+      "type": "integer",
+      "minimum": 1
+    },
+    "row_count": {
+      "description": "Data rows across the feature set's CSV files.",
+      "type": "integer",
+      "minimum": 0
+    },
+    "feature_count": {
+      "description": "Feature columns (every column but the key `song_id`).",
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "summary",
+    "files",
+    "row_count",
+    "feature_count"
+  ],
+  "examples": [
+    {
+      "summary": "summaries/default.json",
+      "files": 2,
+      "row_count": 120,
+      "feature_count": 24
+    }
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -24,7 +24,35 @@ impl ValidateSongParams {
 }
 impl ::perago::Contract for ValidateSongParams {
     const LOCATION: &'static str = "validate-song-params.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"ValidateSongParams\",\"description\":\"The params of validate_song: which song, and how long it must be.\",\"type\":\"object\",\"properties\":{\"song_id\":{\"description\":\"The catalog id of the song.\",\"type\":\"string\",\"minLength\":1},\"min_duration_seconds\":{\"description\":\"The shortest acceptable duration. Applied to the typed params when absent; never copied into the Conductor input.\",\"type\":\"integer\",\"minimum\":0,\"default\":30}},\"required\":[\"song_id\"],\"examples\":[{\"song_id\":\"song-000123\",\"min_duration_seconds\":30}],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "ValidateSongParams",
+  "description": "The params of validate_song: which song, and how long it must be.",
+  "type": "object",
+  "properties": {
+    "song_id": {
+      "description": "The catalog id of the song.",
+      "type": "string",
+      "minLength": 1
+    },
+    "min_duration_seconds": {
+      "description": "The shortest acceptable duration. Applied to the typed params when absent; never copied into the Conductor input.",
+      "type": "integer",
+      "minimum": 0,
+      "default": 30
+    }
+  },
+  "required": [
+    "song_id"
+  ],
+  "examples": [
+    {
+      "song_id": "song-000123",
+      "min_duration_seconds": 30
+    }
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -20,7 +20,40 @@ impl ValidateSongResult {
 }
 impl ::perago::Contract for ValidateSongResult {
     const LOCATION: &'static str = "validate-song-result.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"ValidateSongResult\",\"description\":\"The result of validate_song. A song that fails the check is a business outcome (`valid: false` and a reason), not a task failure.\",\"type\":\"object\",\"properties\":{\"valid\":{\"description\":\"Whether the song passed.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"Why it did not pass; null when it did.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"valid\",\"reason\"],\"examples\":[{\"valid\":true,\"reason\":null},{\"valid\":false,\"reason\":\"duration 21s is below the minimum of 30s\"}],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "ValidateSongResult",
+  "description": "The result of validate_song. A song that fails the check is a business outcome (`valid: false` and a reason), not a task failure.",
+  "type": "object",
+  "properties": {
+    "valid": {
+      "description": "Whether the song passed.",
+      "type": "boolean"
+    },
+    "reason": {
+      "description": "Why it did not pass; null when it did.",
+      "type": [
+        "string",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "valid",
+    "reason"
+  ],
+  "examples": [
+    {
+      "valid": true,
+      "reason": null
+    },
+    {
+      "valid": false,
+      "reason": "duration 21s is below the minimum of 30s"
+    }
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -42,7 +42,130 @@ impl Extended {
 }
 impl ::perago::Contract for Extended {
     const LOCATION: &'static str = "extended.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Extended\",\"description\":\"An `allOf` merged into one struct: a base it extends by `$ref` (itself an `allOf`), inline parts, a property two parts declare identically, `required` naming another part's property.\",\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"const\":\"job\"}},\"required\":[\"kind\"],\"allOf\":[{\"description\":\"No `type` of its own: a value of another type is reported by each typed part.\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}},\"required\":[\"id\"]},{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"maxProperties\":6}]},{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\",\"minimum\":0},\"name\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"size\"]},{\"properties\":{\"note\":{\"type\":[\"string\",\"null\"]},\"parent\":{\"$ref\":\"#/$defs/Named\"}},\"required\":[\"name\"],\"dependentRequired\":{\"note\":[\"size\"]}}],\"unevaluatedProperties\":false,\"$defs\":{\"Named\":{\"description\":\"No `type` of its own: a value of another type is reported by each typed part.\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}},\"required\":[\"id\"]},{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"maxProperties\":6}],\"unevaluatedProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Extended",
+  "description": "An `allOf` merged into one struct: a base it extends by `$ref` (itself an `allOf`), inline parts, a property two parts declare identically, `required` naming another part's property.",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "type": "string",
+      "const": "job"
+    }
+  },
+  "required": [
+    "kind"
+  ],
+  "allOf": [
+    {
+      "description": "No `type` of its own: a value of another type is reported by each typed part.",
+      "allOf": [
+        {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^o-[0-9]+$"
+            }
+          },
+          "required": [
+            "id"
+          ]
+        },
+        {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "minLength": 1
+            },
+            "labels": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          },
+          "maxProperties": 6
+        }
+      ]
+    },
+    {
+      "type": "object",
+      "properties": {
+        "size": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "size"
+      ]
+    },
+    {
+      "properties": {
+        "note": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "parent": {
+          "$ref": "#/$defs/Named"
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "dependentRequired": {
+        "note": [
+          "size"
+        ]
+      }
+    }
+  ],
+  "unevaluatedProperties": false,
+  "$defs": {
+    "Named": {
+      "description": "No `type` of its own: a value of another type is reported by each typed part.",
+      "allOf": [
+        {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^o-[0-9]+$"
+            }
+          },
+          "required": [
+            "id"
+          ]
+        },
+        {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "minLength": 1
+            },
+            "labels": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          },
+          "maxProperties": 6
+        }
+      ],
+      "unevaluatedProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -293,7 +416,41 @@ impl Named {
 }
 impl ::perago::Contract for Named {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Named";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"No `type` of its own: a value of another type is reported by each typed part.\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}},\"required\":[\"id\"]},{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"maxProperties\":6}],\"unevaluatedProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "No `type` of its own: a value of another type is reported by each typed part.",
+  "allOf": [
+    {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^o-[0-9]+$"
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1
+        },
+        "labels": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          }
+        }
+      },
+      "maxProperties": 6
+    }
+  ],
+  "unevaluatedProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -442,7 +599,20 @@ impl Base {
 }
 impl ::perago::Contract for Base {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Base";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}},\"required\":[\"id\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": "string",
+      "pattern": "^o-[0-9]+$"
+    }
+  },
+  "required": [
+    "id"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

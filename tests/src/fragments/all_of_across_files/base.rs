@@ -17,7 +17,25 @@ impl Base {
 }
 impl ::perago::Contract for Base {
     const LOCATION: &'static str = "base.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Base\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"minLength\":1},\"created\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"id\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Base",
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": "string",
+      "minLength": 1
+    },
+    "created": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "id"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

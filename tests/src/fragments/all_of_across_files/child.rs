@@ -24,7 +24,52 @@ impl Child {
 }
 impl ::perago::Contract for Child {
     const LOCATION: &'static str = "child.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Child\",\"description\":\"Extends another file's root object.\",\"allOf\":[{\"title\":\"Base\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"minLength\":1},\"created\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"id\"]},{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\"},\"inner\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"}},\"additionalProperties\":false}},\"required\":[\"size\"],\"minProperties\":2}],\"unevaluatedProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Child",
+  "description": "Extends another file's root object.",
+  "allOf": [
+    {
+      "title": "Base",
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "created": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    {
+      "type": "object",
+      "properties": {
+        "size": {
+          "type": "integer"
+        },
+        "inner": {
+          "type": "object",
+          "properties": {
+            "x": {
+              "type": "integer"
+            }
+          },
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "size"
+      ],
+      "minProperties": 2
+    }
+  ],
+  "unevaluatedProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -187,7 +232,16 @@ impl ChildInner {
 }
 impl ::perago::Contract for ChildInner {
     const LOCATION: &'static str = "child.schema.json#/allOf/1/properties/inner";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "x": {
+      "type": "integer"
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -34,7 +34,72 @@ impl Lists {
 }
 impl ::perago::Contract for Lists {
     const LOCATION: &'static str = "lists.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Lists\",\"type\":\"object\",\"properties\":{\"anything\":{\"type\":\"array\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"minItems\":1,\"maxItems\":3},\"at_least\":{\"type\":\"array\",\"items\":{\"type\":\"boolean\"},\"minItems\":2},\"at_most\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"maxItems\":2},\"matrix\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0},\"minItems\":1},\"maxItems\":4},\"points\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"additionalProperties\":false}}},\"required\":[\"anything\",\"tags\",\"matrix\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Lists",
+  "type": "object",
+  "properties": {
+    "anything": {
+      "type": "array"
+    },
+    "tags": {
+      "type": "array",
+      "items": {
+        "type": "string",
+        "minLength": 1
+      },
+      "minItems": 1,
+      "maxItems": 3
+    },
+    "at_least": {
+      "type": "array",
+      "items": {
+        "type": "boolean"
+      },
+      "minItems": 2
+    },
+    "at_most": {
+      "type": "array",
+      "items": {
+        "type": "integer"
+      },
+      "maxItems": 2
+    },
+    "matrix": {
+      "type": "array",
+      "items": {
+        "type": "array",
+        "items": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "minItems": 1
+      },
+      "maxItems": 4
+    },
+    "points": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "x": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "x"
+        ],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": [
+    "anything",
+    "tags",
+    "matrix"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -259,7 +324,19 @@ impl ListsPointsItem {
 }
 impl ::perago::Contract for ListsPointsItem {
     const LOCATION: &'static str = "lists.schema.json#/properties/points/items";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "x": {
+      "type": "number"
+    }
+  },
+  "required": [
+    "x"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -45,7 +45,54 @@ impl Keys {
 }
 impl ::perago::Contract for Keys {
     const LOCATION: &'static str = "keys.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Keys\",\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"odd key\":{\"type\":\"string\"},\"camelCase\":{\"type\":\"string\"},\"1st\":{\"type\":\"string\"},\"async\":{\"type\":\"string\",\"default\":\"x\"},\"kebab-case\":{\"enum\":[\"x-y\",\"z\"]}},\"required\":[\"type\",\"ref\",\"self\",\"crate\",\"odd key\",\"camelCase\",\"1st\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Keys",
+  "type": "object",
+  "properties": {
+    "type": {
+      "type": "string"
+    },
+    "ref": {
+      "type": "string"
+    },
+    "self": {
+      "type": "string"
+    },
+    "crate": {
+      "type": "string"
+    },
+    "odd key": {
+      "type": "string"
+    },
+    "camelCase": {
+      "type": "string"
+    },
+    "1st": {
+      "type": "string"
+    },
+    "async": {
+      "type": "string",
+      "default": "x"
+    },
+    "kebab-case": {
+      "enum": [
+        "x-y",
+        "z"
+      ]
+    }
+  },
+  "required": [
+    "type",
+    "ref",
+    "self",
+    "crate",
+    "odd key",
+    "camelCase",
+    "1st"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

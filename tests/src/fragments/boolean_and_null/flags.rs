@@ -19,7 +19,27 @@ impl Flags {
 }
 impl ::perago::Contract for Flags {
     const LOCATION: &'static str = "flags.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Flags\",\"type\":\"object\",\"properties\":{\"flag\":{\"type\":\"boolean\"},\"nothing\":{\"type\":\"null\"},\"maybe_flag\":{\"type\":\"boolean\"}},\"required\":[\"flag\",\"nothing\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Flags",
+  "type": "object",
+  "properties": {
+    "flag": {
+      "type": "boolean"
+    },
+    "nothing": {
+      "type": "null"
+    },
+    "maybe_flag": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "flag",
+    "nothing"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -39,7 +39,85 @@ impl Headers {
 }
 impl ::perago::Contract for Headers {
     const LOCATION: &'static str = "headers.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Headers\",\"description\":\"Maps whose keys are checked: one `patternProperties` pattern (other keys are unknown), `propertyNames`, `minProperties` / `maxProperties`.\",\"type\":\"object\",\"properties\":{\"extensions\":{\"type\":\"object\",\"patternProperties\":{\"^x-\":{\"type\":\"integer\",\"minimum\":0}},\"propertyNames\":{\"maxLength\":6},\"maxProperties\":3,\"additionalProperties\":false},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"minLength\":1},\"propertyNames\":{\"pattern\":\"^[a-z][a-z0-9-]*$\",\"minLength\":2},\"minProperties\":1},\"tags\":{\"$ref\":\"#/$defs/Tags\"},\"counts\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/$defs/Count\"},\"maxProperties\":2}},\"additionalProperties\":false,\"required\":[\"labels\"],\"$defs\":{\"Tags\":{\"type\":\"object\",\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"boolean\"}},\"propertyNames\":{\"enum\":[\"alpha\",\"beta\",\"gamma\",\"Delta\"]},\"additionalProperties\":false},\"Count\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Headers",
+  "description": "Maps whose keys are checked: one `patternProperties` pattern (other keys are unknown), `propertyNames`, `minProperties` / `maxProperties`.",
+  "type": "object",
+  "properties": {
+    "extensions": {
+      "type": "object",
+      "patternProperties": {
+        "^x-": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "propertyNames": {
+        "maxLength": 6
+      },
+      "maxProperties": 3,
+      "additionalProperties": false
+    },
+    "labels": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "string",
+        "minLength": 1
+      },
+      "propertyNames": {
+        "pattern": "^[a-z][a-z0-9-]*$",
+        "minLength": 2
+      },
+      "minProperties": 1
+    },
+    "tags": {
+      "$ref": "#/$defs/Tags"
+    },
+    "counts": {
+      "type": "object",
+      "additionalProperties": {
+        "$ref": "#/$defs/Count"
+      },
+      "maxProperties": 2
+    }
+  },
+  "additionalProperties": false,
+  "required": [
+    "labels"
+  ],
+  "$defs": {
+    "Tags": {
+      "type": "object",
+      "patternProperties": {
+        "^[a-z]+$": {
+          "type": "boolean"
+        }
+      },
+      "propertyNames": {
+        "enum": [
+          "alpha",
+          "beta",
+          "gamma",
+          "Delta"
+        ]
+      },
+      "additionalProperties": false
+    },
+    "Count": {
+      "type": "object",
+      "properties": {
+        "n": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "n"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -284,7 +362,19 @@ impl Count {
 }
 impl ::perago::Contract for Count {
     const LOCATION: &'static str = "headers.schema.json#/$defs/Count";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "n": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "n"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

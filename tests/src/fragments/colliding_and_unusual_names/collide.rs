@@ -49,7 +49,50 @@ impl Collide {
 }
 impl ::perago::Contract for Collide {
     const LOCATION: &'static str = "collide.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Collide\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"A\":{\"type\":\"string\"},\"odd-key\":{\"type\":\"integer\"},\"odd_key\":{\"type\":\"integer\",\"default\":1},\"_\":{\"type\":\"boolean\"},\"gen\":{\"type\":\"boolean\"},\"additional\":{\"type\":\"string\"},\"which\":{\"enum\":[\"self\",\"Self\",\"crate\"]}},\"required\":[\"a\",\"A\"],\"additionalProperties\":{\"type\":\"string\",\"minLength\":1}}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Collide",
+  "type": "object",
+  "properties": {
+    "a": {
+      "type": "string"
+    },
+    "A": {
+      "type": "string"
+    },
+    "odd-key": {
+      "type": "integer"
+    },
+    "odd_key": {
+      "type": "integer",
+      "default": 1
+    },
+    "_": {
+      "type": "boolean"
+    },
+    "gen": {
+      "type": "boolean"
+    },
+    "additional": {
+      "type": "string"
+    },
+    "which": {
+      "enum": [
+        "self",
+        "Self",
+        "crate"
+      ]
+    }
+  },
+  "required": [
+    "a",
+    "A"
+  ],
+  "additionalProperties": {
+    "type": "string",
+    "minLength": 1
+  }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

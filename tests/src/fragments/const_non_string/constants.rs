@@ -48,7 +48,44 @@ impl Constants {
 }
 impl ::perago::Contract for Constants {
     const LOCATION: &'static str = "constants.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Constants\",\"type\":\"object\",\"properties\":{\"answer\":{\"const\":42},\"yes\":{\"const\":true},\"nothing\":{\"const\":null},\"list\":{\"const\":[1,\"two\"]},\"object\":{\"const\":{\"a\":1}},\"same_answer\":{\"const\":42}},\"required\":[\"answer\",\"yes\",\"nothing\",\"list\",\"object\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Constants",
+  "type": "object",
+  "properties": {
+    "answer": {
+      "const": 42
+    },
+    "yes": {
+      "const": true
+    },
+    "nothing": {
+      "const": null
+    },
+    "list": {
+      "const": [
+        1,
+        "two"
+      ]
+    },
+    "object": {
+      "const": {
+        "a": 1
+      }
+    },
+    "same_answer": {
+      "const": 42
+    }
+  },
+  "required": [
+    "answer",
+    "yes",
+    "nothing",
+    "list",
+    "object"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -17,7 +17,23 @@ impl Tagged {
 }
 impl ::perago::Contract for Tagged {
     const LOCATION: &'static str = "tagged.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tagged\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"tagged\"},\"quoted\":{\"const\":\"say \\\"hi\\\"\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Tagged",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "tagged"
+    },
+    "quoted": {
+      "const": "say \"hi\""
+    }
+  },
+  "required": [
+    "kind"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

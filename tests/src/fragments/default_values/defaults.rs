@@ -110,7 +110,63 @@ impl Defaults {
 }
 impl ::perago::Contract for Defaults {
     const LOCATION: &'static str = "defaults.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Defaults\",\"type\":\"object\",\"properties\":{\"retries\":{\"type\":\"integer\",\"minimum\":0,\"default\":3},\"mode\":{\"enum\":[\"fast\",\"slow\"],\"default\":\"slow\"},\"name\":{\"type\":\"string\",\"default\":\"anon\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"a\"]},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":null},\"type\":{\"type\":\"string\",\"default\":\"plain\"},\"ratio\":{\"type\":\"number\",\"maximum\":0,\"default\":-0.5},\"offset\":{\"type\":\"integer\",\"default\":-7},\"strict\":{\"type\":\"boolean\",\"default\":true}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Defaults",
+  "type": "object",
+  "properties": {
+    "retries": {
+      "type": "integer",
+      "minimum": 0,
+      "default": 3
+    },
+    "mode": {
+      "enum": [
+        "fast",
+        "slow"
+      ],
+      "default": "slow"
+    },
+    "name": {
+      "type": "string",
+      "default": "anon"
+    },
+    "tags": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      },
+      "default": [
+        "a"
+      ]
+    },
+    "limit": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "default": null
+    },
+    "type": {
+      "type": "string",
+      "default": "plain"
+    },
+    "ratio": {
+      "type": "number",
+      "maximum": 0,
+      "default": -0.5
+    },
+    "offset": {
+      "type": "integer",
+      "default": -7
+    },
+    "strict": {
+      "type": "boolean",
+      "default": true
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -31,7 +31,48 @@ impl Integers {
 }
 impl ::perago::Contract for Integers {
     const LOCATION: &'static str = "integers.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Integers\",\"type\":\"object\",\"properties\":{\"unbounded\":{\"type\":\"integer\"},\"minimum\":{\"type\":\"integer\",\"minimum\":0},\"maximum\":{\"type\":\"integer\",\"maximum\":10},\"exclusive_minimum\":{\"type\":\"integer\",\"exclusiveMinimum\":0},\"exclusive_maximum\":{\"type\":\"integer\",\"exclusiveMaximum\":10},\"every_bound\":{\"type\":\"integer\",\"minimum\":-5,\"maximum\":5,\"exclusiveMinimum\":-6,\"exclusiveMaximum\":6}},\"required\":[\"unbounded\",\"minimum\",\"maximum\",\"exclusive_minimum\",\"exclusive_maximum\",\"every_bound\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Integers",
+  "type": "object",
+  "properties": {
+    "unbounded": {
+      "type": "integer"
+    },
+    "minimum": {
+      "type": "integer",
+      "minimum": 0
+    },
+    "maximum": {
+      "type": "integer",
+      "maximum": 10
+    },
+    "exclusive_minimum": {
+      "type": "integer",
+      "exclusiveMinimum": 0
+    },
+    "exclusive_maximum": {
+      "type": "integer",
+      "exclusiveMaximum": 10
+    },
+    "every_bound": {
+      "type": "integer",
+      "minimum": -5,
+      "maximum": 5,
+      "exclusiveMinimum": -6,
+      "exclusiveMaximum": 6
+    }
+  },
+  "required": [
+    "unbounded",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "every_bound"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

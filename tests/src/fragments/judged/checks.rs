@@ -69,7 +69,136 @@ impl Checks {
 }
 impl ::perago::Contract for Checks {
     const LOCATION: &'static str = "checks.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Checks\",\"description\":\"Rules generated types hold without typing them: the interpreter judges them.\",\"type\":\"object\",\"properties\":{\"status\":{\"enum\":[\"OK\",\"FAILED\"]},\"code\":{\"type\":\"string\",\"minLength\":1,\"not\":{\"enum\":[\"root\",\"admin\"]}},\"scores\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},\"contains\":{\"minimum\":90},\"minContains\":1,\"maxContains\":2},\"billing\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"card\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}$\"}},\"required\":[\"name\"],\"dependentSchemas\":{\"card\":{\"properties\":{\"cvc\":{\"type\":\"string\",\"pattern\":\"^[0-9]{3}$\"}},\"required\":[\"cvc\"]}},\"examples\":[{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"},{\"name\":\"m\"}],\"unevaluatedProperties\":false}},\"required\":[\"status\"],\"if\":{\"properties\":{\"status\":{\"const\":\"FAILED\"}}},\"then\":{\"properties\":{\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"reason\"]},\"examples\":[{\"status\":\"OK\",\"code\":\"x1\",\"scores\":[95,3],\"billing\":{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"}},{\"status\":\"FAILED\",\"reason\":\"disk full\",\"billing\":{\"name\":\"n\"}},{\"status\":\"FAILED\",\"reason\":\"r\",\"code\":\"rooted\",\"scores\":[90,91,10]}],\"unevaluatedProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Checks",
+  "description": "Rules generated types hold without typing them: the interpreter judges them.",
+  "type": "object",
+  "properties": {
+    "status": {
+      "enum": [
+        "OK",
+        "FAILED"
+      ]
+    },
+    "code": {
+      "type": "string",
+      "minLength": 1,
+      "not": {
+        "enum": [
+          "root",
+          "admin"
+        ]
+      }
+    },
+    "scores": {
+      "type": "array",
+      "items": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 100
+      },
+      "contains": {
+        "minimum": 90
+      },
+      "minContains": 1,
+      "maxContains": 2
+    },
+    "billing": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "card": {
+          "type": "string",
+          "pattern": "^[0-9]{4}$"
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "dependentSchemas": {
+        "card": {
+          "properties": {
+            "cvc": {
+              "type": "string",
+              "pattern": "^[0-9]{3}$"
+            }
+          },
+          "required": [
+            "cvc"
+          ]
+        }
+      },
+      "examples": [
+        {
+          "name": "n",
+          "card": "1234",
+          "cvc": "123"
+        },
+        {
+          "name": "m"
+        }
+      ],
+      "unevaluatedProperties": false
+    }
+  },
+  "required": [
+    "status"
+  ],
+  "if": {
+    "properties": {
+      "status": {
+        "const": "FAILED"
+      }
+    }
+  },
+  "then": {
+    "properties": {
+      "reason": {
+        "type": "string",
+        "minLength": 1
+      }
+    },
+    "required": [
+      "reason"
+    ]
+  },
+  "examples": [
+    {
+      "status": "OK",
+      "code": "x1",
+      "scores": [
+        95,
+        3
+      ],
+      "billing": {
+        "name": "n",
+        "card": "1234",
+        "cvc": "123"
+      }
+    },
+    {
+      "status": "FAILED",
+      "reason": "disk full",
+      "billing": {
+        "name": "n"
+      }
+    },
+    {
+      "status": "FAILED",
+      "reason": "r",
+      "code": "rooted",
+      "scores": [
+        90,
+        91,
+        10
+      ]
+    }
+  ],
+  "unevaluatedProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -327,7 +456,46 @@ impl ChecksBilling {
 }
 impl ::perago::Contract for ChecksBilling {
     const LOCATION: &'static str = "checks.schema.json#/properties/billing";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"card\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}$\"}},\"required\":[\"name\"],\"dependentSchemas\":{\"card\":{\"properties\":{\"cvc\":{\"type\":\"string\",\"pattern\":\"^[0-9]{3}$\"}},\"required\":[\"cvc\"]}},\"examples\":[{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"},{\"name\":\"m\"}],\"unevaluatedProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string"
+    },
+    "card": {
+      "type": "string",
+      "pattern": "^[0-9]{4}$"
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "dependentSchemas": {
+    "card": {
+      "properties": {
+        "cvc": {
+          "type": "string",
+          "pattern": "^[0-9]{3}$"
+        }
+      },
+      "required": [
+        "cvc"
+      ]
+    }
+  },
+  "examples": [
+    {
+      "name": "n",
+      "card": "1234",
+      "cvc": "123"
+    },
+    {
+      "name": "m"
+    }
+  ],
+  "unevaluatedProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -62,7 +62,94 @@ impl Extended {
 }
 impl ::perago::Contract for Extended {
     const LOCATION: &'static str = "extended.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Extended\",\"description\":\"A base object extended as users often write it, closed by `unevaluatedProperties: false`: typed, the keyword applied as written.\",\"type\":\"object\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"format\":\"uuid\"},\"at\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"id\"]}],\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"label\":{\"$ref\":\"#/$defs/Label\"},\"pair\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"minItems\":2,\"unevaluatedItems\":false}},\"required\":[\"name\"],\"unevaluatedProperties\":false,\"examples\":[{\"id\":\"7c9e6679-7425-40de-944b-e07fc1f90ae7\",\"name\":\"n\",\"pair\":[\"a\",1]}],\"$defs\":{\"Label\":{\"description\":\"A text, or an object with one: no one JSON type, a `Contract` of its own around a `serde_json::Value`.\",\"type\":[\"string\",\"object\"],\"minLength\":1,\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"examples\":[\"x\",{\"text\":\"t\"},{\"text\":\"\"}],\"unevaluatedProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Extended",
+  "description": "A base object extended as users often write it, closed by `unevaluatedProperties: false`: typed, the keyword applied as written.",
+  "type": "object",
+  "allOf": [
+    {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      },
+      "required": [
+        "id"
+      ]
+    }
+  ],
+  "properties": {
+    "name": {
+      "type": "string",
+      "minLength": 1
+    },
+    "label": {
+      "$ref": "#/$defs/Label"
+    },
+    "pair": {
+      "type": "array",
+      "prefixItems": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "integer"
+        }
+      ],
+      "minItems": 2,
+      "unevaluatedItems": false
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "unevaluatedProperties": false,
+  "examples": [
+    {
+      "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      "name": "n",
+      "pair": [
+        "a",
+        1
+      ]
+    }
+  ],
+  "$defs": {
+    "Label": {
+      "description": "A text, or an object with one: no one JSON type, a `Contract` of its own around a `serde_json::Value`.",
+      "type": [
+        "string",
+        "object"
+      ],
+      "minLength": 1,
+      "properties": {
+        "text": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "text"
+      ],
+      "examples": [
+        "x",
+        {
+          "text": "t"
+        },
+        {
+          "text": ""
+        }
+      ],
+      "unevaluatedProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -269,7 +356,33 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Extended {
 pub struct Label(pub ::perago::__private::serde_json::Value);
 impl ::perago::Contract for Label {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Label";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A text, or an object with one: no one JSON type, a `Contract` of its own around a `serde_json::Value`.\",\"type\":[\"string\",\"object\"],\"minLength\":1,\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"examples\":[\"x\",{\"text\":\"t\"},{\"text\":\"\"}],\"unevaluatedProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "A text, or an object with one: no one JSON type, a `Contract` of its own around a `serde_json::Value`.",
+  "type": [
+    "string",
+    "object"
+  ],
+  "minLength": 1,
+  "properties": {
+    "text": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "text"
+  ],
+  "examples": [
+    "x",
+    {
+      "text": "t"
+    },
+    {
+      "text": ""
+    }
+  ],
+  "unevaluatedProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -324,7 +437,24 @@ impl Stamped {
 }
 impl ::perago::Contract for Stamped {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Stamped";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"format\":\"uuid\"},\"at\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"id\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": "string",
+      "format": "uuid"
+    },
+    "at": {
+      "type": "string",
+      "format": "date-time"
+    }
+  },
+  "required": [
+    "id"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

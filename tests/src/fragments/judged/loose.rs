@@ -77,7 +77,101 @@ impl Loose {
 }
 impl ::perago::Contract for Loose {
     const LOCATION: &'static str = "loose.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Loose\",\"description\":\"Parts with no one JSON type: values the interpreter judges.\",\"type\":\"object\",\"properties\":{\"amount\":{\"minimum\":0,\"examples\":[0,12.5,\"any string\"]},\"id\":{\"type\":[\"string\",\"array\"],\"minLength\":2,\"examples\":[\"ab\",[7]]},\"legacy\":false,\"point\":{\"$ref\":\"#/$defs/PointOpen\",\"required\":[\"y\"],\"examples\":[{\"x\":1,\"y\":2}],\"unevaluatedProperties\":false},\"size\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\",\"multipleOf\":0.5}],\"examples\":[3,2.5]},\"meta\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"examples\":[{\"a\":\"x\"},5],\"unevaluatedProperties\":false}},\"required\":[\"id\"],\"additionalProperties\":false,\"$defs\":{\"PointOpen\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Loose",
+  "description": "Parts with no one JSON type: values the interpreter judges.",
+  "type": "object",
+  "properties": {
+    "amount": {
+      "minimum": 0,
+      "examples": [
+        0,
+        12.5,
+        "any string"
+      ]
+    },
+    "id": {
+      "type": [
+        "string",
+        "array"
+      ],
+      "minLength": 2,
+      "examples": [
+        "ab",
+        [
+          7
+        ]
+      ]
+    },
+    "legacy": false,
+    "point": {
+      "$ref": "#/$defs/PointOpen",
+      "required": [
+        "y"
+      ],
+      "examples": [
+        {
+          "x": 1,
+          "y": 2
+        }
+      ],
+      "unevaluatedProperties": false
+    },
+    "size": {
+      "anyOf": [
+        {
+          "type": "integer"
+        },
+        {
+          "type": "number",
+          "multipleOf": 0.5
+        }
+      ],
+      "examples": [
+        3,
+        2.5
+      ]
+    },
+    "meta": {
+      "properties": {
+        "a": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "a"
+      ],
+      "examples": [
+        {
+          "a": "x"
+        },
+        5
+      ],
+      "unevaluatedProperties": false
+    }
+  },
+  "required": [
+    "id"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "PointOpen": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "integer"
+        },
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "x"
+      ]
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -277,7 +371,22 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "loose.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "x": {
+      "type": "integer"
+    },
+    "y": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "x"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -23,7 +23,35 @@ static SCHEMAS: ::perago::__private::judge::Schemas = ::perago::__private::judge
 pub struct Setting(pub ::perago::__private::serde_json::Value);
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Setting\",\"description\":\"A root with no one JSON type: a type of its own around a `serde_json::Value`, judged by the interpreter.\",\"type\":[\"object\",\"string\"],\"properties\":{\"level\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"level\"],\"minLength\":2,\"examples\":[{\"level\":3},\"high\",{\"level\":0}],\"unevaluatedProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Setting",
+  "description": "A root with no one JSON type: a type of its own around a `serde_json::Value`, judged by the interpreter.",
+  "type": [
+    "object",
+    "string"
+  ],
+  "properties": {
+    "level": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "level"
+  ],
+  "minLength": 2,
+  "examples": [
+    {
+      "level": 3
+    },
+    "high",
+    {
+      "level": 0
+    }
+  ],
+  "unevaluatedProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

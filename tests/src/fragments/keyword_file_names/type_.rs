@@ -14,7 +14,34 @@ impl Kind {
 }
 impl ::perago::Contract for Kind {
     const LOCATION: &'static str = "type.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Kind\",\"type\":\"object\",\"properties\":{\"of\":{\"$ref\":\"#/$defs/Generation\"}},\"required\":[\"of\"],\"additionalProperties\":false,\"$defs\":{\"Generation\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Kind",
+  "type": "object",
+  "properties": {
+    "of": {
+      "$ref": "#/$defs/Generation"
+    }
+  },
+  "required": [
+    "of"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Generation": {
+      "type": "object",
+      "properties": {
+        "n": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "n"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -27,7 +27,33 @@ impl Mixed {
 }
 impl ::perago::Contract for Mixed {
     const LOCATION: &'static str = "mixed.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Mixed\",\"type\":\"object\",\"properties\":{\"value\":{\"enum\":[\"auto\",1,2.5,true,null]},\"numbers\":{\"enum\":[1,2,3]}},\"required\":[\"value\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Mixed",
+  "type": "object",
+  "properties": {
+    "value": {
+      "enum": [
+        "auto",
+        1,
+        2.5,
+        true,
+        null
+      ]
+    },
+    "numbers": {
+      "enum": [
+        1,
+        2,
+        3
+      ]
+    }
+  },
+  "required": [
+    "value"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

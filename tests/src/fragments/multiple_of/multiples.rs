@@ -35,7 +35,51 @@ impl Multiples {
 }
 impl ::perago::Contract for Multiples {
     const LOCATION: &'static str = "multiples.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Multiples\",\"type\":\"object\",\"properties\":{\"even\":{\"type\":\"integer\",\"multipleOf\":2},\"hundreds\":{\"type\":\"integer\",\"multipleOf\":100,\"minimum\":0,\"maximum\":1000},\"halves\":{\"type\":\"number\",\"multipleOf\":0.5},\"cents\":{\"type\":\"number\",\"multipleOf\":0.01,\"exclusiveMinimum\":0},\"maybe_even\":{\"type\":[\"integer\",\"null\"],\"multipleOf\":2},\"evens\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"multipleOf\":2}}},\"required\":[\"even\",\"halves\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Multiples",
+  "type": "object",
+  "properties": {
+    "even": {
+      "type": "integer",
+      "multipleOf": 2
+    },
+    "hundreds": {
+      "type": "integer",
+      "multipleOf": 100,
+      "minimum": 0,
+      "maximum": 1000
+    },
+    "halves": {
+      "type": "number",
+      "multipleOf": 0.5
+    },
+    "cents": {
+      "type": "number",
+      "multipleOf": 0.01,
+      "exclusiveMinimum": 0
+    },
+    "maybe_even": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "multipleOf": 2
+    },
+    "evens": {
+      "type": "array",
+      "items": {
+        "type": "integer",
+        "multipleOf": 2
+      }
+    }
+  },
+  "required": [
+    "even",
+    "halves"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -16,7 +16,37 @@ impl Shadow {
 }
 impl ::perago::Contract for Shadow {
     const LOCATION: &'static str = "shadow.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"s\":{\"$ref\":\"#/$defs/StringType\"},\"o\":{\"$ref\":\"#/$defs/OptionType\"}},\"required\":[\"s\"],\"additionalProperties\":false,\"$defs\":{\"StringType\":{\"type\":\"string\",\"minLength\":1},\"OptionType\":{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}},\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "s": {
+      "$ref": "#/$defs/StringType"
+    },
+    "o": {
+      "$ref": "#/$defs/OptionType"
+    }
+  },
+  "required": [
+    "s"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "StringType": {
+      "type": "string",
+      "minLength": 1
+    },
+    "OptionType": {
+      "type": "object",
+      "properties": {
+        "v": {
+          "type": "string"
+        }
+      },
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -122,7 +152,16 @@ impl OptionType {
 }
 impl ::perago::Contract for OptionType {
     const LOCATION: &'static str = "shadow.schema.json#/$defs/Option";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "v": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -18,7 +18,43 @@ impl Outer {
 }
 impl ::perago::Contract for Outer {
     const LOCATION: &'static str = "outer.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outer\",\"type\":\"object\",\"properties\":{\"inner\":{\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false},\"empty\":{\"type\":\"object\",\"additionalProperties\":false}},\"required\":[\"inner\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Outer",
+  "type": "object",
+  "properties": {
+    "inner": {
+      "type": "object",
+      "description": "Closed although it says nothing about extra keys.",
+      "properties": {
+        "innermost": {
+          "type": "object",
+          "properties": {
+            "leaf": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "leaf"
+          ],
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "innermost"
+      ],
+      "additionalProperties": false
+    },
+    "empty": {
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "inner"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -117,7 +153,29 @@ impl OuterInner {
 }
 impl ::perago::Contract for OuterInner {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"description\":\"Closed although it says nothing about extra keys.\",\"properties\":{\"innermost\":{\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}},\"required\":[\"innermost\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "description": "Closed although it says nothing about extra keys.",
+  "properties": {
+    "innermost": {
+      "type": "object",
+      "properties": {
+        "leaf": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "leaf"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "innermost"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -202,7 +260,19 @@ impl OuterInnerInnermost {
 }
 impl ::perago::Contract for OuterInnerInnermost {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner/properties/innermost";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"leaf\":{\"type\":\"string\"}},\"required\":[\"leaf\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "leaf": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "leaf"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -288,7 +358,11 @@ impl OuterEmpty {
 }
 impl ::perago::Contract for OuterEmpty {
     const LOCATION: &'static str = "outer.schema.json#/properties/empty";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

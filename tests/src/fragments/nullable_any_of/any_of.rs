@@ -31,7 +31,91 @@ impl AnyOfNull {
 }
 impl ::perago::Contract for AnyOfNull {
     const LOCATION: &'static str = "any-of.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"AnyOfNull\",\"type\":\"object\",\"properties\":{\"required_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"optional_ref\":{\"anyOf\":[{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"required_inline\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":2},{\"type\":\"null\"}]},\"optional_inline\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":1}]},\"optional_enum\":{\"anyOf\":[{\"enum\":[\"on\",\"off\"]},{\"type\":\"null\"}]}},\"required\":[\"required_ref\",\"required_inline\"],\"additionalProperties\":false,\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "AnyOfNull",
+  "type": "object",
+  "properties": {
+    "required_ref": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "optional_ref": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "required_inline": {
+      "anyOf": [
+        {
+          "type": "string",
+          "maxLength": 2
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "optional_inline": {
+      "anyOf": [
+        {
+          "type": "null"
+        },
+        {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "minItems": 1
+        }
+      ]
+    },
+    "optional_enum": {
+      "anyOf": [
+        {
+          "enum": [
+            "on",
+            "off"
+          ]
+        },
+        {
+          "type": "null"
+        }
+      ]
+    }
+  },
+  "required": [
+    "required_ref",
+    "required_inline"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Point": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -220,7 +304,20 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "any-of.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "x": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "x"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

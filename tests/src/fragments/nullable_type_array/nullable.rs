@@ -33,7 +33,55 @@ impl Nullable {
 }
 impl ::perago::Contract for Nullable {
     const LOCATION: &'static str = "nullable.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Nullable\",\"type\":\"object\",\"properties\":{\"required_nullable\":{\"type\":[\"string\",\"null\"],\"minLength\":1},\"optional_nullable\":{\"type\":[\"integer\",\"null\"],\"maximum\":3},\"optional\":{\"type\":\"string\",\"pattern\":\"^x\"},\"required\":{\"type\":\"string\"},\"nullable_object\":{\"type\":[\"object\",\"null\"],\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}},\"required\":[\"required_nullable\",\"required\",\"nullable_object\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Nullable",
+  "type": "object",
+  "properties": {
+    "required_nullable": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "minLength": 1
+    },
+    "optional_nullable": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "maximum": 3
+    },
+    "optional": {
+      "type": "string",
+      "pattern": "^x"
+    },
+    "required": {
+      "type": "string"
+    },
+    "nullable_object": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "properties": {
+        "a": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "a"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "required_nullable",
+    "required",
+    "nullable_object"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -225,7 +273,19 @@ impl NullableNullableObject {
 }
 impl ::perago::Contract for NullableNullableObject {
     const LOCATION: &'static str = "nullable.schema.json#/properties/nullable_object";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "a": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "a"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -31,7 +31,48 @@ impl Numbers {
 }
 impl ::perago::Contract for Numbers {
     const LOCATION: &'static str = "numbers.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Numbers\",\"type\":\"object\",\"properties\":{\"unbounded\":{\"type\":\"number\"},\"minimum\":{\"type\":\"number\",\"minimum\":0.5},\"maximum\":{\"type\":\"number\",\"maximum\":1},\"exclusive_minimum\":{\"type\":\"number\",\"exclusiveMinimum\":-1.25},\"exclusive_maximum\":{\"type\":\"number\",\"exclusiveMaximum\":100},\"every_bound\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"exclusiveMinimum\":-0.5,\"exclusiveMaximum\":1.5}},\"required\":[\"unbounded\",\"minimum\",\"maximum\",\"exclusive_minimum\",\"exclusive_maximum\",\"every_bound\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Numbers",
+  "type": "object",
+  "properties": {
+    "unbounded": {
+      "type": "number"
+    },
+    "minimum": {
+      "type": "number",
+      "minimum": 0.5
+    },
+    "maximum": {
+      "type": "number",
+      "maximum": 1
+    },
+    "exclusive_minimum": {
+      "type": "number",
+      "exclusiveMinimum": -1.25
+    },
+    "exclusive_maximum": {
+      "type": "number",
+      "exclusiveMaximum": 100
+    },
+    "every_bound": {
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1,
+      "exclusiveMinimum": -0.5,
+      "exclusiveMaximum": 1.5
+    }
+  },
+  "required": [
+    "unbounded",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "every_bound"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

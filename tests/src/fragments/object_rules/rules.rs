@@ -38,7 +38,78 @@ impl Rules {
 }
 impl ::perago::Contract for Rules {
     const LOCATION: &'static str = "rules.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Rules\",\"description\":\"`minProperties`, `maxProperties` and `dependentRequired`: checks on the object.\",\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"OK\",\"FAILED\"]},\"reason\":{\"type\":\"string\",\"minLength\":1},\"code\":{\"type\":\"integer\"},\"retry\":{\"type\":\"boolean\"},\"limits\":{\"type\":\"object\",\"properties\":{\"cpu\":{\"type\":\"number\"},\"memory\":{\"type\":\"integer\"},\"disk\":{\"type\":\"integer\"}},\"minProperties\":1,\"maxProperties\":2,\"additionalProperties\":false},\"tags\":{\"type\":\"object\",\"properties\":{\"owner\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"integer\"},\"maxProperties\":3,\"dependentRequired\":{\"owner\":[]}}},\"required\":[\"status\"],\"minProperties\":2,\"maxProperties\":5,\"dependentRequired\":{\"reason\":[\"code\"],\"retry\":[\"reason\",\"code\"]},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Rules",
+  "description": "`minProperties`, `maxProperties` and `dependentRequired`: checks on the object.",
+  "type": "object",
+  "properties": {
+    "status": {
+      "type": "string",
+      "enum": [
+        "OK",
+        "FAILED"
+      ]
+    },
+    "reason": {
+      "type": "string",
+      "minLength": 1
+    },
+    "code": {
+      "type": "integer"
+    },
+    "retry": {
+      "type": "boolean"
+    },
+    "limits": {
+      "type": "object",
+      "properties": {
+        "cpu": {
+          "type": "number"
+        },
+        "memory": {
+          "type": "integer"
+        },
+        "disk": {
+          "type": "integer"
+        }
+      },
+      "minProperties": 1,
+      "maxProperties": 2,
+      "additionalProperties": false
+    },
+    "tags": {
+      "type": "object",
+      "properties": {
+        "owner": {
+          "type": "string"
+        }
+      },
+      "additionalProperties": {
+        "type": "integer"
+      },
+      "maxProperties": 3,
+      "dependentRequired": {
+        "owner": []
+      }
+    }
+  },
+  "required": [
+    "status"
+  ],
+  "minProperties": 2,
+  "maxProperties": 5,
+  "dependentRequired": {
+    "reason": [
+      "code"
+    ],
+    "retry": [
+      "reason",
+      "code"
+    ]
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -297,7 +368,24 @@ impl RulesLimits {
 }
 impl ::perago::Contract for RulesLimits {
     const LOCATION: &'static str = "rules.schema.json#/properties/limits";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"cpu\":{\"type\":\"number\"},\"memory\":{\"type\":\"integer\"},\"disk\":{\"type\":\"integer\"}},\"minProperties\":1,\"maxProperties\":2,\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "cpu": {
+      "type": "number"
+    },
+    "memory": {
+      "type": "integer"
+    },
+    "disk": {
+      "type": "integer"
+    }
+  },
+  "minProperties": 1,
+  "maxProperties": 2,
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -448,7 +536,22 @@ impl RulesTags {
 }
 impl ::perago::Contract for RulesTags {
     const LOCATION: &'static str = "rules.schema.json#/properties/tags";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"owner\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"integer\"},\"maxProperties\":3,\"dependentRequired\":{\"owner\":[]}}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "owner": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": {
+    "type": "integer"
+  },
+  "maxProperties": 3,
+  "dependentRequired": {
+    "owner": []
+  }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -11,7 +11,69 @@ pub enum Shape {
 }
 impl ::perago::Contract for Shape {
     const LOCATION: &'static str = "shape.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Shape\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Empty\"}],\"$defs\":{\"Empty\":{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Shape",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "circle"
+        },
+        "radius": {
+          "type": "number",
+          "exclusiveMinimum": 0
+        }
+      },
+      "required": [
+        "kind",
+        "radius"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "square"
+        },
+        "side": {
+          "type": "number",
+          "exclusiveMinimum": 0
+        },
+        "label": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "kind",
+        "side"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "$ref": "#/$defs/Empty"
+    }
+  ],
+  "$defs": {
+    "Empty": {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "empty-shape"
+        }
+      },
+      "required": [
+        "kind"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -214,7 +276,24 @@ impl ShapeCircle {
 }
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "circle"
+    },
+    "radius": {
+      "type": "number",
+      "exclusiveMinimum": 0
+    }
+  },
+  "required": [
+    "kind",
+    "radius"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -331,7 +410,30 @@ impl ShapeSquare {
 }
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"label\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"kind\",\"side\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "square"
+    },
+    "side": {
+      "type": "number",
+      "exclusiveMinimum": 0
+    },
+    "label": {
+      "type": [
+        "string",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "kind",
+    "side"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -469,7 +571,19 @@ impl Empty {
 }
 impl ::perago::Contract for Empty {
     const LOCATION: &'static str = "shape.schema.json#/$defs/Empty";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"empty-shape\"}},\"required\":[\"kind\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "empty-shape"
+    }
+  },
+  "required": [
+    "kind"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -16,7 +16,73 @@ pub enum Source {
 }
 impl ::perago::Contract for Source {
     const LOCATION: &'static str = "source.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Source\",\"description\":\"Where a checkout comes from, told apart by the keys each kind requires.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\",\"minLength\":1},\"sha\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{7,40}$\"},\"depth\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"url\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"depth\":{\"type\":\"string\",\"maxLength\":4},\"readonly\":{\"type\":\"boolean\"}},\"required\":[\"path\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"inline\":{\"type\":\"string\",\"maxLength\":10},\"encoding\":{\"enum\":[\"utf8\",\"base64\"]}},\"required\":[\"inline\",\"encoding\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Source",
+  "description": "Where a checkout comes from, told apart by the keys each kind requires.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "url": {
+          "type": "string",
+          "minLength": 1
+        },
+        "sha": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{7,40}$"
+        },
+        "depth": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "url"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "path": {
+          "type": "string"
+        },
+        "depth": {
+          "type": "string",
+          "maxLength": 4
+        },
+        "readonly": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "path"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "inline": {
+          "type": "string",
+          "maxLength": 10
+        },
+        "encoding": {
+          "enum": [
+            "utf8",
+            "base64"
+          ]
+        }
+      },
+      "required": [
+        "inline",
+        "encoding"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -379,7 +445,28 @@ impl SourceUrl {
 }
 impl ::perago::Contract for SourceUrl {
     const LOCATION: &'static str = "source.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\",\"minLength\":1},\"sha\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{7,40}$\"},\"depth\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"url\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "url": {
+      "type": "string",
+      "minLength": 1
+    },
+    "sha": {
+      "type": "string",
+      "pattern": "^[0-9a-f]{7,40}$"
+    },
+    "depth": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "url"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -525,7 +612,26 @@ impl SourcePath {
 }
 impl ::perago::Contract for SourcePath {
     const LOCATION: &'static str = "source.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"depth\":{\"type\":\"string\",\"maxLength\":4},\"readonly\":{\"type\":\"boolean\"}},\"required\":[\"path\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "path": {
+      "type": "string"
+    },
+    "depth": {
+      "type": "string",
+      "maxLength": 4
+    },
+    "readonly": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "path"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -662,7 +768,27 @@ impl SourceInline {
 }
 impl ::perago::Contract for SourceInline {
     const LOCATION: &'static str = "source.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"inline\":{\"type\":\"string\",\"maxLength\":10},\"encoding\":{\"enum\":[\"utf8\",\"base64\"]}},\"required\":[\"inline\",\"encoding\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "inline": {
+      "type": "string",
+      "maxLength": 10
+    },
+    "encoding": {
+      "enum": [
+        "utf8",
+        "base64"
+      ]
+    }
+  },
+  "required": [
+    "inline",
+    "encoding"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

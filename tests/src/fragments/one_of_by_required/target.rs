@@ -13,7 +13,48 @@ pub enum Target {
 }
 impl ::perago::Contract for Target {
     const LOCATION: &'static str = "target.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Target\",\"description\":\"A name, or one of two objects told apart by the keys each requires.\",\"anyOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"host\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"socket\":{\"type\":\"string\"},\"port\":{\"type\":\"string\"}},\"required\":[\"socket\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Target",
+  "description": "A name, or one of two objects told apart by the keys each requires.",
+  "anyOf": [
+    {
+      "type": "string",
+      "minLength": 1
+    },
+    {
+      "type": "object",
+      "properties": {
+        "host": {
+          "type": "string"
+        },
+        "port": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "host"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "socket": {
+          "type": "string"
+        },
+        "port": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "socket"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -271,7 +312,23 @@ impl TargetHost {
 }
 impl ::perago::Contract for TargetHost {
     const LOCATION: &'static str = "target.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"host\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "host": {
+      "type": "string"
+    },
+    "port": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "host"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -383,7 +440,22 @@ impl TargetSocket {
 }
 impl ::perago::Contract for TargetSocket {
     const LOCATION: &'static str = "target.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"socket\":{\"type\":\"string\"},\"port\":{\"type\":\"string\"}},\"required\":[\"socket\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "socket": {
+      "type": "string"
+    },
+    "port": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "socket"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

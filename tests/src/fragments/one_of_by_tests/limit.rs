@@ -16,7 +16,63 @@ pub enum Limit {
 }
 impl ::perago::Contract for Limit {
     const LOCATION: &'static str = "limit.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Limit\",\"description\":\"A member's JSON type, then a key: `max` a number of its own or a word; a number with a `window` (which only that branch declares, and requires) is a rate.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"max\":{\"type\":\"integer\",\"minimum\":0},\"soft\":{\"type\":\"boolean\"}},\"required\":[\"max\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"max\":{\"type\":\"string\",\"enum\":[\"unbounded\",\"inherit\"]}},\"required\":[\"max\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"window\":{\"type\":\"string\",\"pattern\":\"^[0-9]+s$\"},\"max\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"window\",\"max\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Limit",
+  "description": "A member's JSON type, then a key: `max` a number of its own or a word; a number with a `window` (which only that branch declares, and requires) is a rate.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "max": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "soft": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "max"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "max": {
+          "type": "string",
+          "enum": [
+            "unbounded",
+            "inherit"
+          ]
+        }
+      },
+      "required": [
+        "max"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "window": {
+          "type": "string",
+          "pattern": "^[0-9]+s$"
+        },
+        "max": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "window",
+        "max"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -268,7 +324,23 @@ impl LimitInteger {
 }
 impl ::perago::Contract for LimitInteger {
     const LOCATION: &'static str = "limit.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"max\":{\"type\":\"integer\",\"minimum\":0},\"soft\":{\"type\":\"boolean\"}},\"required\":[\"max\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "max": {
+      "type": "integer",
+      "minimum": 0
+    },
+    "soft": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "max"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -371,7 +443,23 @@ impl LimitString {
 }
 impl ::perago::Contract for LimitString {
     const LOCATION: &'static str = "limit.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"max\":{\"type\":\"string\",\"enum\":[\"unbounded\",\"inherit\"]}},\"required\":[\"max\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "max": {
+      "type": "string",
+      "enum": [
+        "unbounded",
+        "inherit"
+      ]
+    }
+  },
+  "required": [
+    "max"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -505,7 +593,25 @@ impl LimitIntegerWindow {
 }
 impl ::perago::Contract for LimitIntegerWindow {
     const LOCATION: &'static str = "limit.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"window\":{\"type\":\"string\",\"pattern\":\"^[0-9]+s$\"},\"max\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"window\",\"max\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "window": {
+      "type": "string",
+      "pattern": "^[0-9]+s$"
+    },
+    "max": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "window",
+    "max"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -16,7 +16,70 @@ pub enum Notice {
 }
 impl ::perago::Contract for Notice {
     const LOCATION: &'static str = "notice.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Notice\",\"description\":\"Tags beside a branch that takes any `level` (a vendor's own, which requires `vendor`): `info` is an info or a vendor notice, `warn` a warning or a vendor notice, any other level a vendor notice; which one, the keys say.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"level\":{\"const\":\"info\"},\"text\":{\"type\":\"string\"}},\"required\":[\"level\",\"text\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"level\":{\"const\":\"warn\"},\"text\":{\"type\":\"string\"},\"code\":{\"type\":\"integer\",\"minimum\":100}},\"required\":[\"level\",\"code\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"level\":{\"type\":\"string\",\"pattern\":\"^x-\"},\"vendor\":{\"type\":\"string\",\"minLength\":1},\"text\":{\"type\":\"string\"}},\"required\":[\"vendor\",\"level\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Notice",
+  "description": "Tags beside a branch that takes any `level` (a vendor's own, which requires `vendor`): `info` is an info or a vendor notice, `warn` a warning or a vendor notice, any other level a vendor notice; which one, the keys say.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "level": {
+          "const": "info"
+        },
+        "text": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "level",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "level": {
+          "const": "warn"
+        },
+        "text": {
+          "type": "string"
+        },
+        "code": {
+          "type": "integer",
+          "minimum": 100
+        }
+      },
+      "required": [
+        "level",
+        "code"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "level": {
+          "type": "string",
+          "pattern": "^x-"
+        },
+        "vendor": {
+          "type": "string",
+          "minLength": 1
+        },
+        "text": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "vendor",
+        "level"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -336,7 +399,23 @@ impl NoticeInfo {
 }
 impl ::perago::Contract for NoticeInfo {
     const LOCATION: &'static str = "notice.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"level\":{\"const\":\"info\"},\"text\":{\"type\":\"string\"}},\"required\":[\"level\",\"text\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "level": {
+      "const": "info"
+    },
+    "text": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "level",
+    "text"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -449,7 +528,27 @@ impl NoticeWarnCode {
 }
 impl ::perago::Contract for NoticeWarnCode {
     const LOCATION: &'static str = "notice.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"level\":{\"const\":\"warn\"},\"text\":{\"type\":\"string\"},\"code\":{\"type\":\"integer\",\"minimum\":100}},\"required\":[\"level\",\"code\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "level": {
+      "const": "warn"
+    },
+    "text": {
+      "type": "string"
+    },
+    "code": {
+      "type": "integer",
+      "minimum": 100
+    }
+  },
+  "required": [
+    "level",
+    "code"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -592,7 +691,28 @@ impl NoticeLevelVendor {
 }
 impl ::perago::Contract for NoticeLevelVendor {
     const LOCATION: &'static str = "notice.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"level\":{\"type\":\"string\",\"pattern\":\"^x-\"},\"vendor\":{\"type\":\"string\",\"minLength\":1},\"text\":{\"type\":\"string\"}},\"required\":[\"vendor\",\"level\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "level": {
+      "type": "string",
+      "pattern": "^x-"
+    },
+    "vendor": {
+      "type": "string",
+      "minLength": 1
+    },
+    "text": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "vendor",
+    "level"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

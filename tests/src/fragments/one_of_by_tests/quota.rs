@@ -12,7 +12,49 @@ pub enum Quota {
 }
 impl ::perago::Contract for Quota {
     const LOCATION: &'static str = "quota.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Quota\",\"description\":\"A member one branch requires and the other leaves optional: `limit` a number of requests, or a named plan (or none) with a period.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"minimum\":0},\"burst\":{\"type\":\"integer\"}},\"required\":[\"limit\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"string\",\"enum\":[\"free\",\"team\"]},\"period\":{\"type\":\"string\",\"enum\":[\"day\",\"month\"]}},\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Quota",
+  "description": "A member one branch requires and the other leaves optional: `limit` a number of requests, or a named plan (or none) with a period.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "limit": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "burst": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "limit"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "limit": {
+          "type": "string",
+          "enum": [
+            "free",
+            "team"
+          ]
+        },
+        "period": {
+          "type": "string",
+          "enum": [
+            "day",
+            "month"
+          ]
+        }
+      },
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -223,7 +265,23 @@ impl QuotaInteger {
 }
 impl ::perago::Contract for QuotaInteger {
     const LOCATION: &'static str = "quota.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"minimum\":0},\"burst\":{\"type\":\"integer\"}},\"required\":[\"limit\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "limit": {
+      "type": "integer",
+      "minimum": 0
+    },
+    "burst": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "limit"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -340,7 +398,27 @@ impl QuotaString {
 }
 impl ::perago::Contract for QuotaString {
     const LOCATION: &'static str = "quota.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"string\",\"enum\":[\"free\",\"team\"]},\"period\":{\"type\":\"string\",\"enum\":[\"day\",\"month\"]}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "limit": {
+      "type": "string",
+      "enum": [
+        "free",
+        "team"
+      ]
+    },
+    "period": {
+      "type": "string",
+      "enum": [
+        "day",
+        "month"
+      ]
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

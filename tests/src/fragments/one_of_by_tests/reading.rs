@@ -17,7 +17,88 @@ pub enum Reading {
 }
 impl ::perago::Contract for Reading {
     const LOCATION: &'static str = "reading.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Reading\",\"description\":\"Told apart by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"number\"},\"unit\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"value\",\"unit\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"number\",\"minimum\":0},\"unit\":{\"type\":\"null\"},\"scale\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"unit\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"},\"unit\":{\"type\":\"string\"}},\"required\":[\"value\",\"unit\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"scale\":{\"type\":\"string\",\"maxLength\":8},\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"maxItems\":3}},\"required\":[\"value\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Reading",
+  "description": "Told apart by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "value": {
+          "type": "number"
+        },
+        "unit": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "value",
+        "unit"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "value": {
+          "type": "number",
+          "minimum": 0
+        },
+        "unit": {
+          "type": "null"
+        },
+        "scale": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "unit",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "value": {
+          "type": "string",
+          "pattern": "^[0-9]+$"
+        },
+        "unit": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "value",
+        "unit"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "scale": {
+          "type": "string",
+          "maxLength": 8
+        },
+        "value": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 3
+        }
+      },
+      "required": [
+        "value"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -406,7 +487,24 @@ impl ReadingNumberString {
 }
 impl ::perago::Contract for ReadingNumberString {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"number\"},\"unit\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"value\",\"unit\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "value": {
+      "type": "number"
+    },
+    "unit": {
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "value",
+    "unit"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -525,7 +623,28 @@ impl ReadingNumberNull {
 }
 impl ::perago::Contract for ReadingNumberNull {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"number\",\"minimum\":0},\"unit\":{\"type\":\"null\"},\"scale\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"unit\",\"value\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "value": {
+      "type": "number",
+      "minimum": 0
+    },
+    "unit": {
+      "type": "null"
+    },
+    "scale": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "unit",
+    "value"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -660,7 +779,24 @@ impl ReadingString {
 }
 impl ::perago::Contract for ReadingString {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"},\"unit\":{\"type\":\"string\"}},\"required\":[\"value\",\"unit\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "value": {
+      "type": "string",
+      "pattern": "^[0-9]+$"
+    },
+    "unit": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "value",
+    "unit"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -778,7 +914,27 @@ impl ReadingArray {
 }
 impl ::perago::Contract for ReadingArray {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"scale\":{\"type\":\"string\",\"maxLength\":8},\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"maxItems\":3}},\"required\":[\"value\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "scale": {
+      "type": "string",
+      "maxLength": 8
+    },
+    "value": {
+      "type": "array",
+      "items": {
+        "type": "number"
+      },
+      "maxItems": 3
+    }
+  },
+  "required": [
+    "value"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

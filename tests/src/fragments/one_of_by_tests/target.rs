@@ -17,7 +17,69 @@ pub enum Target {
 }
 impl ::perago::Contract for Target {
     const LOCATION: &'static str = "target.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Target\",\"description\":\"A union whose objects are told apart by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.\",\"anyOf\":[{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"file\"},\"path\":{\"type\":\"string\"}},\"required\":[\"kind\",\"path\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535}},\"required\":[\"address\",\"port\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"port\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"}},\"required\":[\"port\",\"address\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Target",
+  "description": "A union whose objects are told apart by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.",
+  "anyOf": [
+    {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 65535
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "file"
+        },
+        "path": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "kind",
+        "path"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "address": {
+          "type": "string"
+        },
+        "port": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 65535
+        }
+      },
+      "required": [
+        "address",
+        "port"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "address": {
+          "type": "string"
+        },
+        "port": {
+          "type": "string",
+          "pattern": "^[a-z]+$"
+        }
+      },
+      "required": [
+        "port",
+        "address"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -301,7 +363,23 @@ impl TargetFile {
 }
 impl ::perago::Contract for TargetFile {
     const LOCATION: &'static str = "target.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"file\"},\"path\":{\"type\":\"string\"}},\"required\":[\"kind\",\"path\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "file"
+    },
+    "path": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "kind",
+    "path"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -411,7 +489,25 @@ impl TargetInteger {
 }
 impl ::perago::Contract for TargetInteger {
     const LOCATION: &'static str = "target.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535}},\"required\":[\"address\",\"port\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "address": {
+      "type": "string"
+    },
+    "port": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 65535
+    }
+  },
+  "required": [
+    "address",
+    "port"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -527,7 +623,24 @@ impl TargetString {
 }
 impl ::perago::Contract for TargetString {
     const LOCATION: &'static str = "target.schema.json#/anyOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"port\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"}},\"required\":[\"port\",\"address\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "address": {
+      "type": "string"
+    },
+    "port": {
+      "type": "string",
+      "pattern": "^[a-z]+$"
+    }
+  },
+  "required": [
+    "port",
+    "address"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -13,7 +13,115 @@ pub enum Job {
 }
 impl ::perago::Contract for Job {
     const LOCATION: &'static str = "job.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Job\",\"description\":\"Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is told apart by having no `kind`.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"copy\"},\"source\":{\"type\":\"object\",\"properties\":{\"bucket\":{\"type\":\"string\"},\"key\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"bucket\",\"key\"],\"additionalProperties\":false},\"target\":{\"type\":\"string\"},\"options\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"retries\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\",\"source\",\"target\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"fetch\"},\"source\":{\"type\":\"string\",\"minLength\":8},\"target\":{\"type\":[\"string\",\"null\"]},\"options\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"}},\"retries\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\",\"source\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1},\"options\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"note\":{\"type\":\"string\"}},\"required\":[\"source\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Job",
+  "description": "Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is told apart by having no `kind`.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "copy"
+        },
+        "source": {
+          "type": "object",
+          "properties": {
+            "bucket": {
+              "type": "string"
+            },
+            "key": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          "required": [
+            "bucket",
+            "key"
+          ],
+          "additionalProperties": false
+        },
+        "target": {
+          "type": "string"
+        },
+        "options": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "retries": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "kind",
+        "source",
+        "target"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "fetch"
+        },
+        "source": {
+          "type": "string",
+          "minLength": 8
+        },
+        "target": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "options": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          }
+        },
+        "retries": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "kind",
+        "source"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "source": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "minItems": 1
+        },
+        "options": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "note": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "source"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -565,7 +673,51 @@ impl JobCopy {
 }
 impl ::perago::Contract for JobCopy {
     const LOCATION: &'static str = "job.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"copy\"},\"source\":{\"type\":\"object\",\"properties\":{\"bucket\":{\"type\":\"string\"},\"key\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"bucket\",\"key\"],\"additionalProperties\":false},\"target\":{\"type\":\"string\"},\"options\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"retries\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\",\"source\",\"target\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "copy"
+    },
+    "source": {
+      "type": "object",
+      "properties": {
+        "bucket": {
+          "type": "string"
+        },
+        "key": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "additionalProperties": false
+    },
+    "target": {
+      "type": "string"
+    },
+    "options": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    },
+    "retries": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "kind",
+    "source",
+    "target"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -755,7 +907,24 @@ impl JobCopySource {
 }
 impl ::perago::Contract for JobCopySource {
     const LOCATION: &'static str = "job.schema.json#/oneOf/0/properties/source";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"bucket\":{\"type\":\"string\"},\"key\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"bucket\",\"key\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "bucket": {
+      "type": "string"
+    },
+    "key": {
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "bucket",
+    "key"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -887,7 +1056,40 @@ impl JobFetch {
 }
 impl ::perago::Contract for JobFetch {
     const LOCATION: &'static str = "job.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"fetch\"},\"source\":{\"type\":\"string\",\"minLength\":8},\"target\":{\"type\":[\"string\",\"null\"]},\"options\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"}},\"retries\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\",\"source\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "fetch"
+    },
+    "source": {
+      "type": "string",
+      "minLength": 8
+    },
+    "target": {
+      "type": [
+        "string",
+        "null"
+      ]
+    },
+    "options": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "integer"
+      }
+    },
+    "retries": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "kind",
+    "source"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1084,7 +1286,32 @@ impl JobVariant2 {
 }
 impl ::perago::Contract for JobVariant2 {
     const LOCATION: &'static str = "job.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1},\"options\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"note\":{\"type\":\"string\"}},\"required\":[\"source\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "source": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      },
+      "minItems": 1
+    },
+    "options": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    },
+    "note": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "source"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -11,7 +11,74 @@ pub enum Expr {
 }
 impl ::perago::Contract for Expr {
     const LOCATION: &'static str = "expr.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}],\"$defs\":{\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Expr",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "self"
+        },
+        "limit": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "default": 5
+        },
+        "inner": {
+          "$ref": "#"
+        }
+      },
+      "required": [
+        "op"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "Self"
+        },
+        "args": {
+          "type": "array",
+          "items": {
+            "$ref": "#"
+          }
+        }
+      },
+      "required": [
+        "op",
+        "args"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "$ref": "#/$defs/Literal"
+    }
+  ],
+  "$defs": {
+    "Literal": {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "lit"
+        },
+        "value": {
+          "type": "number",
+          "default": 0
+        }
+      },
+      "required": [
+        "op"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -267,7 +334,96 @@ impl ExprSelf {
 }
 impl ::perago::Contract for ExprSelf {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "self"
+    },
+    "limit": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "default": 5
+    },
+    "inner": {
+      "$ref": "#/$defs/Expr"
+    }
+  },
+  "required": [
+    "op"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Expr": {
+      "title": "Expr",
+      "oneOf": [
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "self"
+            },
+            "limit": {
+              "type": [
+                "integer",
+                "null"
+              ],
+              "default": 5
+            },
+            "inner": {
+              "$ref": "#/$defs/Expr"
+            }
+          },
+          "required": [
+            "op"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "Self"
+            },
+            "args": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Expr"
+              }
+            }
+          },
+          "required": [
+            "op",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "$ref": "#/$defs/Literal"
+        }
+      ]
+    },
+    "Literal": {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "lit"
+        },
+        "value": {
+          "type": "number",
+          "default": 0
+        }
+      },
+      "required": [
+        "op"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -406,7 +562,93 @@ impl ExprSelf2 {
 }
 impl ::perago::Contract for ExprSelf2 {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false,\"$defs\":{\"Expr\":{\"title\":\"Expr\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"self\"},\"limit\":{\"type\":[\"integer\",\"null\"],\"default\":5},\"inner\":{\"$ref\":\"#/$defs/Expr\"}},\"required\":[\"op\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"Self\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Expr\"}}},\"required\":[\"op\",\"args\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Literal\"}]},\"Literal\":{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "Self"
+    },
+    "args": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Expr"
+      }
+    }
+  },
+  "required": [
+    "op",
+    "args"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Expr": {
+      "title": "Expr",
+      "oneOf": [
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "self"
+            },
+            "limit": {
+              "type": [
+                "integer",
+                "null"
+              ],
+              "default": 5
+            },
+            "inner": {
+              "$ref": "#/$defs/Expr"
+            }
+          },
+          "required": [
+            "op"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "Self"
+            },
+            "args": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Expr"
+              }
+            }
+          },
+          "required": [
+            "op",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "$ref": "#/$defs/Literal"
+        }
+      ]
+    },
+    "Literal": {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "lit"
+        },
+        "value": {
+          "type": "number",
+          "default": 0
+        }
+      },
+      "required": [
+        "op"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -19,7 +19,23 @@ impl Literal {
 }
 impl ::perago::Contract for Literal {
     const LOCATION: &'static str = "lit.schema.json#/$defs/Literal";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"lit\"},\"value\":{\"type\":\"number\",\"default\":0}},\"required\":[\"op\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "lit"
+    },
+    "value": {
+      "type": "number",
+      "default": 0
+    }
+  },
+  "required": [
+    "op"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -13,7 +13,89 @@ pub enum Change {
 }
 impl ::perago::Contract for Change {
     const LOCATION: &'static str = "change.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Change\",\"description\":\"Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"enum\":[\"create\",\"insert\"]},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"op\",\"path\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"delete\"},\"path\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"op\",\"path\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"$ref\":\"#/$defs/MoveOp\"},\"from\":{\"type\":\"string\"},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"op\",\"from\",\"path\"],\"additionalProperties\":false}],\"$defs\":{\"MoveOp\":{\"type\":\"string\",\"enum\":[\"move\",\"rename\"],\"description\":\"Where it goes is `path`.\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Change",
+  "description": "Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "enum": [
+            "create",
+            "insert"
+          ]
+        },
+        "path": {
+          "type": "string",
+          "minLength": 1
+        },
+        "value": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "op",
+        "path",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "delete"
+        },
+        "path": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "op",
+        "path"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "$ref": "#/$defs/MoveOp"
+        },
+        "from": {
+          "type": "string"
+        },
+        "path": {
+          "type": "string",
+          "minLength": 1
+        },
+        "value": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "op",
+        "from",
+        "path"
+      ],
+      "additionalProperties": false
+    }
+  ],
+  "$defs": {
+    "MoveOp": {
+      "type": "string",
+      "enum": [
+        "move",
+        "rename"
+      ],
+      "description": "Where it goes is `path`."
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -414,7 +496,31 @@ impl ChangeCreate {
 }
 impl ::perago::Contract for ChangeCreate {
     const LOCATION: &'static str = "change.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"enum\":[\"create\",\"insert\"]},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"op\",\"path\",\"value\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "enum": [
+        "create",
+        "insert"
+      ]
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1
+    },
+    "value": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "op",
+    "path",
+    "value"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -596,7 +702,24 @@ impl ChangeDelete {
 }
 impl ::perago::Contract for ChangeDelete {
     const LOCATION: &'static str = "change.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"delete\"},\"path\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"op\",\"path\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "delete"
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "op",
+    "path"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -711,7 +834,42 @@ impl ChangeMove {
 }
 impl ::perago::Contract for ChangeMove {
     const LOCATION: &'static str = "change.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"$ref\":\"#/$defs/MoveOp\"},\"from\":{\"type\":\"string\"},\"path\":{\"type\":\"string\",\"minLength\":1},\"value\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"op\",\"from\",\"path\"],\"additionalProperties\":false,\"$defs\":{\"MoveOp\":{\"type\":\"string\",\"enum\":[\"move\",\"rename\"],\"description\":\"Where it goes is `path`.\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "$ref": "#/$defs/MoveOp"
+    },
+    "from": {
+      "type": "string"
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1
+    },
+    "value": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "op",
+    "from",
+    "path"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "MoveOp": {
+      "type": "string",
+      "enum": [
+        "move",
+        "rename"
+      ],
+      "description": "Where it goes is `path`."
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

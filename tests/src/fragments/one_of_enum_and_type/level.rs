@@ -27,7 +27,101 @@ pub enum Level {
 }
 impl ::perago::Contract for Level {
     const LOCATION: &'static str = "level.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Level\",\"description\":\"A log record told apart by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, told apart by the key each requires.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"level\":{\"enum\":[1,2,3]},\"message\":{\"type\":\"string\"}},\"required\":[\"level\",\"message\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"level\":{\"enum\":[4,5.0]},\"message\":{\"type\":\"string\",\"minLength\":1},\"trace\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"level\",\"message\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"level\":{\"const\":0},\"message\":{\"type\":\"integer\"}},\"required\":[\"level\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"raw\":{\"type\":\"string\"}},\"required\":[\"raw\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"marker\":{\"type\":\"boolean\"},\"message\":{\"type\":\"boolean\"}},\"required\":[\"marker\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Level",
+  "description": "A log record told apart by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, told apart by the key each requires.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "level": {
+          "enum": [
+            1,
+            2,
+            3
+          ]
+        },
+        "message": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "level",
+        "message"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "level": {
+          "enum": [
+            4,
+            5.0
+          ]
+        },
+        "message": {
+          "type": "string",
+          "minLength": 1
+        },
+        "trace": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "level",
+        "message"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "level": {
+          "const": 0
+        },
+        "message": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "level"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "raw": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "raw"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "marker": {
+          "type": "boolean"
+        },
+        "message": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "marker"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -569,7 +663,27 @@ impl LevelV1 {
 }
 impl ::perago::Contract for LevelV1 {
     const LOCATION: &'static str = "level.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"level\":{\"enum\":[1,2,3]},\"message\":{\"type\":\"string\"}},\"required\":[\"level\",\"message\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "level": {
+      "enum": [
+        1,
+        2,
+        3
+      ]
+    },
+    "message": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "level",
+    "message"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -680,7 +794,33 @@ impl LevelV4 {
 }
 impl ::perago::Contract for LevelV4 {
     const LOCATION: &'static str = "level.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"level\":{\"enum\":[4,5.0]},\"message\":{\"type\":\"string\",\"minLength\":1},\"trace\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"level\",\"message\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "level": {
+      "enum": [
+        4,
+        5.0
+      ]
+    },
+    "message": {
+      "type": "string",
+      "minLength": 1
+    },
+    "trace": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    }
+  },
+  "required": [
+    "level",
+    "message"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -824,7 +964,22 @@ impl LevelV0 {
 }
 impl ::perago::Contract for LevelV0 {
     const LOCATION: &'static str = "level.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"level\":{\"const\":0},\"message\":{\"type\":\"integer\"}},\"required\":[\"level\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "level": {
+      "const": 0
+    },
+    "message": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "level"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -927,7 +1082,19 @@ impl LevelRaw {
 }
 impl ::perago::Contract for LevelRaw {
     const LOCATION: &'static str = "level.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"raw\":{\"type\":\"string\"}},\"required\":[\"raw\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "raw": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "raw"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1019,7 +1186,22 @@ impl LevelMarker {
 }
 impl ::perago::Contract for LevelMarker {
     const LOCATION: &'static str = "level.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"marker\":{\"type\":\"boolean\"},\"message\":{\"type\":\"boolean\"}},\"required\":[\"marker\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "marker": {
+      "type": "boolean"
+    },
+    "message": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "marker"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -16,7 +16,49 @@ pub enum Position {
 }
 impl ::perago::Contract for Position {
     const LOCATION: &'static str = "position.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Position\",\"description\":\"A path, or an object told apart by the JSON type of `at`: a line number, or a named anchor with a fragment.\",\"anyOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"integer\",\"minimum\":1},\"column\":{\"type\":\"integer\"}},\"required\":[\"at\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"},\"fragment\":{\"type\":\"boolean\"}},\"required\":[\"at\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Position",
+  "description": "A path, or an object told apart by the JSON type of `at`: a line number, or a named anchor with a fragment.",
+  "anyOf": [
+    {
+      "type": "string",
+      "minLength": 1
+    },
+    {
+      "type": "object",
+      "properties": {
+        "at": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "column": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "at"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "at": {
+          "type": "string",
+          "pattern": "^[a-z]+$"
+        },
+        "fragment": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "at"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -249,7 +291,23 @@ impl PositionInteger {
 }
 impl ::perago::Contract for PositionInteger {
     const LOCATION: &'static str = "position.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"integer\",\"minimum\":1},\"column\":{\"type\":\"integer\"}},\"required\":[\"at\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "at": {
+      "type": "integer",
+      "minimum": 1
+    },
+    "column": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "at"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -365,7 +423,23 @@ impl PositionString {
 }
 impl ::perago::Contract for PositionString {
     const LOCATION: &'static str = "position.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"},\"fragment\":{\"type\":\"boolean\"}},\"required\":[\"at\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "at": {
+      "type": "string",
+      "pattern": "^[a-z]+$"
+    },
+    "fragment": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "at"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

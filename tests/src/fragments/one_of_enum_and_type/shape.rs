@@ -13,7 +13,55 @@ pub enum Shape {
 }
 impl ::perago::Contract for Shape {
     const LOCATION: &'static str = "shape.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Shape\",\"description\":\"A name, or an object told apart by `kind`: a circle or a disc of a size, a square of a whole size.\",\"anyOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"kind\":{\"enum\":[\"circle\",\"disc\"]},\"size\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"size\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"enum\":[\"square\"]},\"size\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"kind\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Shape",
+  "description": "A name, or an object told apart by `kind`: a circle or a disc of a size, a square of a whole size.",
+  "anyOf": [
+    {
+      "type": "string",
+      "minLength": 1
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "enum": [
+            "circle",
+            "disc"
+          ]
+        },
+        "size": {
+          "type": "number",
+          "exclusiveMinimum": 0
+        }
+      },
+      "required": [
+        "kind",
+        "size"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "enum": [
+            "square"
+          ]
+        },
+        "size": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "kind"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -299,7 +347,27 @@ impl ShapeCircle {
 }
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"enum\":[\"circle\",\"disc\"]},\"size\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"size\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "enum": [
+        "circle",
+        "disc"
+      ]
+    },
+    "size": {
+      "type": "number",
+      "exclusiveMinimum": 0
+    }
+  },
+  "required": [
+    "kind",
+    "size"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -454,7 +522,25 @@ impl ShapeSquare {
 }
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"enum\":[\"square\"]},\"size\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"kind\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "enum": [
+        "square"
+      ]
+    },
+    "size": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "kind"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

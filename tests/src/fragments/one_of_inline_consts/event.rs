@@ -13,7 +13,90 @@ pub enum Event {
 }
 impl ::perago::Contract for Event {
     const LOCATION: &'static str = "event.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Event\",\"description\":\"A tagged union as people write it: every branch inline, with its own `const`s, one of them (`version`) the same in every branch.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"version\":{\"const\":\"v1\"},\"type\":{\"const\":\"created\"},\"id\":{\"type\":\"string\",\"minLength\":1},\"at\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"version\",\"type\",\"id\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"version\":{\"const\":\"v1\"},\"type\":{\"const\":\"deleted\"},\"id\":{\"type\":\"string\",\"minLength\":1},\"reason\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"type\",\"id\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"renamed\"},\"version\":{\"const\":\"v1\"},\"id\":{\"type\":\"string\",\"minLength\":1},\"to\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"type\",\"version\",\"id\",\"to\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Event",
+  "description": "A tagged union as people write it: every branch inline, with its own `const`s, one of them (`version`) the same in every branch.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "version": {
+          "const": "v1"
+        },
+        "type": {
+          "const": "created"
+        },
+        "id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "at": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "version",
+        "type",
+        "id"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "version": {
+          "const": "v1"
+        },
+        "type": {
+          "const": "deleted"
+        },
+        "id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "reason": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "type",
+        "id"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "type": {
+          "const": "renamed"
+        },
+        "version": {
+          "const": "v1"
+        },
+        "id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "to": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "type",
+        "version",
+        "id",
+        "to"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -309,7 +392,32 @@ impl EventCreated {
 }
 impl ::perago::Contract for EventCreated {
     const LOCATION: &'static str = "event.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"version\":{\"const\":\"v1\"},\"type\":{\"const\":\"created\"},\"id\":{\"type\":\"string\",\"minLength\":1},\"at\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"version\",\"type\",\"id\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "version": {
+      "const": "v1"
+    },
+    "type": {
+      "const": "created"
+    },
+    "id": {
+      "type": "string",
+      "minLength": 1
+    },
+    "at": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "version",
+    "type",
+    "id"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -478,7 +586,33 @@ impl EventDeleted {
 }
 impl ::perago::Contract for EventDeleted {
     const LOCATION: &'static str = "event.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"version\":{\"const\":\"v1\"},\"type\":{\"const\":\"deleted\"},\"id\":{\"type\":\"string\",\"minLength\":1},\"reason\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"type\",\"id\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "version": {
+      "const": "v1"
+    },
+    "type": {
+      "const": "deleted"
+    },
+    "id": {
+      "type": "string",
+      "minLength": 1
+    },
+    "reason": {
+      "type": [
+        "string",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "type",
+    "id"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -646,7 +780,33 @@ impl EventRenamed {
 }
 impl ::perago::Contract for EventRenamed {
     const LOCATION: &'static str = "event.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"renamed\"},\"version\":{\"const\":\"v1\"},\"id\":{\"type\":\"string\",\"minLength\":1},\"to\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"type\",\"version\",\"id\",\"to\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "type": {
+      "const": "renamed"
+    },
+    "version": {
+      "const": "v1"
+    },
+    "id": {
+      "type": "string",
+      "minLength": 1
+    },
+    "to": {
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "type",
+    "version",
+    "id",
+    "to"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -15,7 +15,80 @@ pub enum Endpoint {
 }
 impl ::perago::Contract for Endpoint {
     const LOCATION: &'static str = "endpoint.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Endpoint\",\"description\":\"A name, or an object: TCP or UDP told apart by `kind`, else a socket or a pipe told apart by the key each requires.\",\"anyOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"tcp\"},\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"kind\",\"host\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"udp\"},\"host\":{\"type\":\"string\"}},\"required\":[\"kind\",\"host\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"socket\":{\"type\":\"string\"}},\"required\":[\"socket\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"pipe\":{\"type\":\"string\"},\"port\":{\"type\":\"string\"}},\"required\":[\"pipe\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Endpoint",
+  "description": "A name, or an object: TCP or UDP told apart by `kind`, else a socket or a pipe told apart by the key each requires.",
+  "anyOf": [
+    {
+      "type": "string",
+      "minLength": 1
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "tcp"
+        },
+        "host": {
+          "type": "string"
+        },
+        "port": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "kind",
+        "host"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "udp"
+        },
+        "host": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "kind",
+        "host"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "socket": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "socket"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "pipe": {
+          "type": "string"
+        },
+        "port": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "pipe"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -357,7 +430,27 @@ impl EndpointTcp {
 }
 impl ::perago::Contract for EndpointTcp {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"tcp\"},\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"kind\",\"host\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "tcp"
+    },
+    "host": {
+      "type": "string"
+    },
+    "port": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "kind",
+    "host"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -497,7 +590,23 @@ impl EndpointUdp {
 }
 impl ::perago::Contract for EndpointUdp {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"udp\"},\"host\":{\"type\":\"string\"}},\"required\":[\"kind\",\"host\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "udp"
+    },
+    "host": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "kind",
+    "host"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -605,7 +714,19 @@ impl EndpointSocket {
 }
 impl ::perago::Contract for EndpointSocket {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"socket\":{\"type\":\"string\"}},\"required\":[\"socket\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "socket": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "socket"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -697,7 +818,22 @@ impl EndpointPipe {
 }
 impl ::perago::Contract for EndpointPipe {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/4";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"pipe\":{\"type\":\"string\"},\"port\":{\"type\":\"string\"}},\"required\":[\"pipe\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "pipe": {
+      "type": "string"
+    },
+    "port": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "pipe"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -14,7 +14,89 @@ pub enum Resource {
 }
 impl ::perago::Contract for Resource {
     const LOCATION: &'static str = "resource.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Resource\",\"description\":\"A blob or a link, told apart by `kind`; without `kind`, a URL or a path, told apart by the key each requires.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"blob\"},\"data\":{\"type\":\"string\",\"maxLength\":8},\"size\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\",\"data\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"link\"},\"target\":{\"type\":\"string\",\"minLength\":1},\"url\":{\"type\":\"integer\"}},\"required\":[\"kind\",\"target\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\",\"minLength\":1},\"size\":{\"type\":\"string\"}},\"required\":[\"url\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"readonly\":{\"type\":\"boolean\"},\"size\":{\"type\":\"string\",\"maxLength\":3}},\"required\":[\"path\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Resource",
+  "description": "A blob or a link, told apart by `kind`; without `kind`, a URL or a path, told apart by the key each requires.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "blob"
+        },
+        "data": {
+          "type": "string",
+          "maxLength": 8
+        },
+        "size": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "kind",
+        "data"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "link"
+        },
+        "target": {
+          "type": "string",
+          "minLength": 1
+        },
+        "url": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "kind",
+        "target"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "url": {
+          "type": "string",
+          "minLength": 1
+        },
+        "size": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "url"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "path": {
+          "type": "string"
+        },
+        "readonly": {
+          "type": "boolean"
+        },
+        "size": {
+          "type": "string",
+          "maxLength": 3
+        }
+      },
+      "required": [
+        "path"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -453,7 +535,28 @@ impl ResourceBlob {
 }
 impl ::perago::Contract for ResourceBlob {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"blob\"},\"data\":{\"type\":\"string\",\"maxLength\":8},\"size\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\",\"data\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "blob"
+    },
+    "data": {
+      "type": "string",
+      "maxLength": 8
+    },
+    "size": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "kind",
+    "data"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -596,7 +699,27 @@ impl ResourceLink {
 }
 impl ::perago::Contract for ResourceLink {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"link\"},\"target\":{\"type\":\"string\",\"minLength\":1},\"url\":{\"type\":\"integer\"}},\"required\":[\"kind\",\"target\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "link"
+    },
+    "target": {
+      "type": "string",
+      "minLength": 1
+    },
+    "url": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "kind",
+    "target"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -737,7 +860,23 @@ impl ResourceUrl {
 }
 impl ::perago::Contract for ResourceUrl {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\",\"minLength\":1},\"size\":{\"type\":\"string\"}},\"required\":[\"url\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "url": {
+      "type": "string",
+      "minLength": 1
+    },
+    "size": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "url"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -853,7 +992,26 @@ impl ResourcePath {
 }
 impl ::perago::Contract for ResourcePath {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"readonly\":{\"type\":\"boolean\"},\"size\":{\"type\":\"string\",\"maxLength\":3}},\"required\":[\"path\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "path": {
+      "type": "string"
+    },
+    "readonly": {
+      "type": "boolean"
+    },
+    "size": {
+      "type": "string",
+      "maxLength": 3
+    }
+  },
+  "required": [
+    "path"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

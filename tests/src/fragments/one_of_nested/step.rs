@@ -13,7 +13,127 @@ pub enum Step {
 }
 impl ::perago::Contract for Step {
     const LOCATION: &'static str = "step.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Step\",\"description\":\"`oneOf`s inside `oneOf` branches: `spec` is a union of its own in one branch and an object in another; `each` holds steps.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"run\"},\"spec\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"sh\"},\"script\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"lang\",\"script\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"py\"},\"module\":{\"type\":\"string\"},\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"lang\",\"module\"],\"additionalProperties\":false}]}},\"required\":[\"op\",\"spec\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"wait\"},\"spec\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"seconds\"],\"additionalProperties\":false}},\"required\":[\"op\",\"spec\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"each\"},\"steps\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"},\"maxItems\":3},\"spec\":{\"type\":[\"object\",\"null\"],\"properties\":{\"parallel\":{\"type\":\"boolean\"}},\"additionalProperties\":false}},\"required\":[\"op\",\"steps\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Step",
+  "description": "`oneOf`s inside `oneOf` branches: `spec` is a union of its own in one branch and an object in another; `each` holds steps.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "run"
+        },
+        "spec": {
+          "oneOf": [
+            {
+              "type": "object",
+              "properties": {
+                "lang": {
+                  "const": "sh"
+                },
+                "script": {
+                  "type": "string",
+                  "minLength": 1
+                }
+              },
+              "required": [
+                "lang",
+                "script"
+              ],
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
+              "properties": {
+                "lang": {
+                  "const": "py"
+                },
+                "module": {
+                  "type": "string"
+                },
+                "args": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              },
+              "required": [
+                "lang",
+                "module"
+              ],
+              "additionalProperties": false
+            }
+          ]
+        }
+      },
+      "required": [
+        "op",
+        "spec"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "wait"
+        },
+        "spec": {
+          "type": "object",
+          "properties": {
+            "seconds": {
+              "type": "integer",
+              "minimum": 1
+            }
+          },
+          "required": [
+            "seconds"
+          ],
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "op",
+        "spec"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "op": {
+          "const": "each"
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "$ref": "#"
+          },
+          "maxItems": 3
+        },
+        "spec": {
+          "type": [
+            "object",
+            "null"
+          ],
+          "properties": {
+            "parallel": {
+              "type": "boolean"
+            }
+          },
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "op",
+        "steps"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -277,7 +397,63 @@ impl StepRun {
 }
 impl ::perago::Contract for StepRun {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"run\"},\"spec\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"sh\"},\"script\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"lang\",\"script\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"py\"},\"module\":{\"type\":\"string\"},\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"lang\",\"module\"],\"additionalProperties\":false}]}},\"required\":[\"op\",\"spec\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "run"
+    },
+    "spec": {
+      "oneOf": [
+        {
+          "type": "object",
+          "properties": {
+            "lang": {
+              "const": "sh"
+            },
+            "script": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          "required": [
+            "lang",
+            "script"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "lang": {
+              "const": "py"
+            },
+            "module": {
+              "type": "string"
+            },
+            "args": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "required": [
+            "lang",
+            "module"
+          ],
+          "additionalProperties": false
+        }
+      ]
+    }
+  },
+  "required": [
+    "op",
+    "spec"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -375,7 +551,50 @@ pub enum StepRunSpec {
 }
 impl ::perago::Contract for StepRunSpec {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0/properties/spec";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"sh\"},\"script\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"lang\",\"script\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"py\"},\"module\":{\"type\":\"string\"},\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"lang\",\"module\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "lang": {
+          "const": "sh"
+        },
+        "script": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "lang",
+        "script"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "lang": {
+          "const": "py"
+        },
+        "module": {
+          "type": "string"
+        },
+        "args": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "lang",
+        "module"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -578,7 +797,24 @@ impl StepRunSpecSh {
 }
 impl ::perago::Contract for StepRunSpecSh {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0/properties/spec/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"sh\"},\"script\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"lang\",\"script\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "lang": {
+      "const": "sh"
+    },
+    "script": {
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "lang",
+    "script"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -696,7 +932,29 @@ impl StepRunSpecPy {
 }
 impl ::perago::Contract for StepRunSpecPy {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0/properties/spec/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"py\"},\"module\":{\"type\":\"string\"},\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"lang\",\"module\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "lang": {
+      "const": "py"
+    },
+    "module": {
+      "type": "string"
+    },
+    "args": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    }
+  },
+  "required": [
+    "lang",
+    "module"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -841,7 +1099,33 @@ impl StepWait {
 }
 impl ::perago::Contract for StepWait {
     const LOCATION: &'static str = "step.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"wait\"},\"spec\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"seconds\"],\"additionalProperties\":false}},\"required\":[\"op\",\"spec\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "wait"
+    },
+    "spec": {
+      "type": "object",
+      "properties": {
+        "seconds": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "seconds"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "op",
+    "spec"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -943,7 +1227,20 @@ impl StepWaitSpec {
 }
 impl ::perago::Contract for StepWaitSpec {
     const LOCATION: &'static str = "step.schema.json#/oneOf/1/properties/spec";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"seconds\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "seconds": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "seconds"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1036,7 +1333,161 @@ impl StepEach {
 }
 impl ::perago::Contract for StepEach {
     const LOCATION: &'static str = "step.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"each\"},\"steps\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Step\"},\"maxItems\":3},\"spec\":{\"type\":[\"object\",\"null\"],\"properties\":{\"parallel\":{\"type\":\"boolean\"}},\"additionalProperties\":false}},\"required\":[\"op\",\"steps\"],\"additionalProperties\":false,\"$defs\":{\"Step\":{\"title\":\"Step\",\"description\":\"`oneOf`s inside `oneOf` branches: `spec` is a union of its own in one branch and an object in another; `each` holds steps.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"run\"},\"spec\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"sh\"},\"script\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"lang\",\"script\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"lang\":{\"const\":\"py\"},\"module\":{\"type\":\"string\"},\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"lang\",\"module\"],\"additionalProperties\":false}]}},\"required\":[\"op\",\"spec\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"wait\"},\"spec\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"seconds\"],\"additionalProperties\":false}},\"required\":[\"op\",\"spec\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"each\"},\"steps\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Step\"},\"maxItems\":3},\"spec\":{\"type\":[\"object\",\"null\"],\"properties\":{\"parallel\":{\"type\":\"boolean\"}},\"additionalProperties\":false}},\"required\":[\"op\",\"steps\"],\"additionalProperties\":false}]}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "op": {
+      "const": "each"
+    },
+    "steps": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Step"
+      },
+      "maxItems": 3
+    },
+    "spec": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "properties": {
+        "parallel": {
+          "type": "boolean"
+        }
+      },
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "op",
+    "steps"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Step": {
+      "title": "Step",
+      "description": "`oneOf`s inside `oneOf` branches: `spec` is a union of its own in one branch and an object in another; `each` holds steps.",
+      "oneOf": [
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "run"
+            },
+            "spec": {
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "lang": {
+                      "const": "sh"
+                    },
+                    "script": {
+                      "type": "string",
+                      "minLength": 1
+                    }
+                  },
+                  "required": [
+                    "lang",
+                    "script"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "lang": {
+                      "const": "py"
+                    },
+                    "module": {
+                      "type": "string"
+                    },
+                    "args": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "required": [
+                    "lang",
+                    "module"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+          },
+          "required": [
+            "op",
+            "spec"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "wait"
+            },
+            "spec": {
+              "type": "object",
+              "properties": {
+                "seconds": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              },
+              "required": [
+                "seconds"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "required": [
+            "op",
+            "spec"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "type": "object",
+          "properties": {
+            "op": {
+              "const": "each"
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Step"
+              },
+              "maxItems": 3
+            },
+            "spec": {
+              "type": [
+                "object",
+                "null"
+              ],
+              "properties": {
+                "parallel": {
+                  "type": "boolean"
+                }
+              },
+              "additionalProperties": false
+            }
+          },
+          "required": [
+            "op",
+            "steps"
+          ],
+          "additionalProperties": false
+        }
+      ]
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1170,7 +1621,16 @@ impl StepEachSpec {
 }
 impl ::perago::Contract for StepEachSpec {
     const LOCATION: &'static str = "step.schema.json#/oneOf/2/properties/spec";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"parallel\":{\"type\":\"boolean\"}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "parallel": {
+      "type": "boolean"
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -16,7 +16,112 @@ pub enum Event {
 }
 impl ::perago::Contract for Event {
     const LOCATION: &'static str = "event.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Event\",\"description\":\"Told apart by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"click\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"kind\",\"x\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"key\"},\"code\":{\"type\":\"string\",\"minLength\":1},\"x\":{\"type\":\"string\"}},\"required\":[\"kind\",\"code\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"scroll\"},\"x\":{\"type\":\"number\"}},\"required\":[\"type\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"resize\"},\"width\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"type\",\"width\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"tick\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"tick\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"},\"x\":{\"type\":\"boolean\"}},\"required\":[\"note\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Event",
+  "description": "Told apart by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "click"
+        },
+        "x": {
+          "type": "integer"
+        },
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "kind",
+        "x"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "key"
+        },
+        "code": {
+          "type": "string",
+          "minLength": 1
+        },
+        "x": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "kind",
+        "code"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "type": {
+          "const": "scroll"
+        },
+        "x": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "type"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "type": {
+          "const": "resize"
+        },
+        "width": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "type",
+        "width"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "tick": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "tick"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "note": {
+          "type": "string"
+        },
+        "x": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "note"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -509,7 +614,26 @@ impl EventClick {
 }
 impl ::perago::Contract for EventClick {
     const LOCATION: &'static str = "event.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"click\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"kind\",\"x\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "click"
+    },
+    "x": {
+      "type": "integer"
+    },
+    "y": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "kind",
+    "x"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -651,7 +775,27 @@ impl EventKey {
 }
 impl ::perago::Contract for EventKey {
     const LOCATION: &'static str = "event.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"key\"},\"code\":{\"type\":\"string\",\"minLength\":1},\"x\":{\"type\":\"string\"}},\"required\":[\"kind\",\"code\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "key"
+    },
+    "code": {
+      "type": "string",
+      "minLength": 1
+    },
+    "x": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "kind",
+    "code"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -793,7 +937,22 @@ impl EventScroll {
 }
 impl ::perago::Contract for EventScroll {
     const LOCATION: &'static str = "event.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"scroll\"},\"x\":{\"type\":\"number\"}},\"required\":[\"type\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "type": {
+      "const": "scroll"
+    },
+    "x": {
+      "type": "number"
+    }
+  },
+  "required": [
+    "type"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -902,7 +1061,24 @@ impl EventResize {
 }
 impl ::perago::Contract for EventResize {
     const LOCATION: &'static str = "event.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"type\":{\"const\":\"resize\"},\"width\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"type\",\"width\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "type": {
+      "const": "resize"
+    },
+    "width": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "type",
+    "width"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1014,7 +1190,20 @@ impl EventTick {
 }
 impl ::perago::Contract for EventTick {
     const LOCATION: &'static str = "event.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"tick\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"tick\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "tick": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "tick"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1105,7 +1294,22 @@ impl EventNote {
 }
 impl ::perago::Contract for EventNote {
     const LOCATION: &'static str = "event.schema.json#/oneOf/5";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"},\"x\":{\"type\":\"boolean\"}},\"required\":[\"note\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "note": {
+      "type": "string"
+    },
+    "x": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "note"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

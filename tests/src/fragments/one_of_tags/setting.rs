@@ -21,7 +21,67 @@ pub enum Setting {
 }
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Setting\",\"description\":\"A name, a number, or an object told apart by its integer `schema` version or, for the old form, by a boolean `old`.\",\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":0},{\"type\":\"object\",\"properties\":{\"schema\":{\"const\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"schema\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"schema\":{\"const\":2},\"value\":{\"type\":\"integer\"}},\"required\":[\"schema\",\"value\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"old\":{\"const\":false},\"value\":{\"type\":\"boolean\"}},\"required\":[\"old\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Setting",
+  "description": "A name, a number, or an object told apart by its integer `schema` version or, for the old form, by a boolean `old`.",
+  "anyOf": [
+    {
+      "type": "string"
+    },
+    {
+      "type": "integer",
+      "minimum": 0
+    },
+    {
+      "type": "object",
+      "properties": {
+        "schema": {
+          "const": 1
+        },
+        "value": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "schema",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "schema": {
+          "const": 2
+        },
+        "value": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "schema",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "old": {
+          "const": false
+        },
+        "value": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "old"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -362,7 +422,23 @@ impl SettingV1 {
 }
 impl ::perago::Contract for SettingV1 {
     const LOCATION: &'static str = "setting.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"schema\":{\"const\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"schema\",\"value\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "schema": {
+      "const": 1
+    },
+    "value": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "schema",
+    "value"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -468,7 +544,23 @@ impl SettingV2 {
 }
 impl ::perago::Contract for SettingV2 {
     const LOCATION: &'static str = "setting.schema.json#/anyOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"schema\":{\"const\":2},\"value\":{\"type\":\"integer\"}},\"required\":[\"schema\",\"value\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "schema": {
+      "const": 2
+    },
+    "value": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "schema",
+    "value"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -574,7 +666,22 @@ impl SettingFalse {
 }
 impl ::perago::Contract for SettingFalse {
     const LOCATION: &'static str = "setting.schema.json#/anyOf/4";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"old\":{\"const\":false},\"value\":{\"type\":\"boolean\"}},\"required\":[\"old\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "old": {
+      "const": false
+    },
+    "value": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "old"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -23,7 +23,101 @@ pub enum Versioned {
 }
 impl ::perago::Contract for Versioned {
     const LOCATION: &'static str = "versioned.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Versioned\",\"description\":\"A document versioned by an integer `version` (`3.0` is 3), or a legacy one marked by `legacy: true`, or a draft without either.\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"version\":{\"const\":1},\"name\":{\"type\":\"string\"}},\"required\":[\"version\",\"name\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"version\":{\"const\":2},\"name\":{\"type\":\"string\",\"minLength\":1},\"labels\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"version\",\"name\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"version\":{\"const\":3.0},\"name\":{\"type\":\"object\",\"properties\":{\"first\":{\"type\":\"string\"}},\"additionalProperties\":false}},\"required\":[\"version\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"legacy\":{\"const\":true},\"text\":{\"type\":\"string\"}},\"required\":[\"legacy\",\"text\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"draft\":{\"type\":\"string\"}},\"required\":[\"draft\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Versioned",
+  "description": "A document versioned by an integer `version` (`3.0` is 3), or a legacy one marked by `legacy: true`, or a draft without either.",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "version": {
+          "const": 1
+        },
+        "name": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "version",
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "version": {
+          "const": 2
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1
+        },
+        "labels": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "version",
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "version": {
+          "const": 3.0
+        },
+        "name": {
+          "type": "object",
+          "properties": {
+            "first": {
+              "type": "string"
+            }
+          },
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "version"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "legacy": {
+          "const": true
+        },
+        "text": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "legacy",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "draft": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "draft"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -429,7 +523,23 @@ impl VersionedV1 {
 }
 impl ::perago::Contract for VersionedV1 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"version\":{\"const\":1},\"name\":{\"type\":\"string\"}},\"required\":[\"version\",\"name\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "version": {
+      "const": 1
+    },
+    "name": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "version",
+    "name"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -543,7 +653,30 @@ impl VersionedV2 {
 }
 impl ::perago::Contract for VersionedV2 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"version\":{\"const\":2},\"name\":{\"type\":\"string\",\"minLength\":1},\"labels\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"version\",\"name\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "version": {
+      "const": 2
+    },
+    "name": {
+      "type": "string",
+      "minLength": 1
+    },
+    "labels": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    }
+  },
+  "required": [
+    "version",
+    "name"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -685,7 +818,28 @@ impl VersionedV3 {
 }
 impl ::perago::Contract for VersionedV3 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"version\":{\"const\":3.0},\"name\":{\"type\":\"object\",\"properties\":{\"first\":{\"type\":\"string\"}},\"additionalProperties\":false}},\"required\":[\"version\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "version": {
+      "const": 3.0
+    },
+    "name": {
+      "type": "object",
+      "properties": {
+        "first": {
+          "type": "string"
+        }
+      },
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "version"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -791,7 +945,16 @@ impl VersionedV3Name {
 }
 impl ::perago::Contract for VersionedV3Name {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/2/properties/name";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"first\":{\"type\":\"string\"}},\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "first": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -882,7 +1045,23 @@ impl VersionedTrue {
 }
 impl ::perago::Contract for VersionedTrue {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"legacy\":{\"const\":true},\"text\":{\"type\":\"string\"}},\"required\":[\"legacy\",\"text\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "legacy": {
+      "const": true
+    },
+    "text": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "legacy",
+    "text"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -991,7 +1170,19 @@ impl VersionedVariant4 {
 }
 impl ::perago::Contract for VersionedVariant4 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"draft\":{\"type\":\"string\"}},\"required\":[\"draft\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "draft": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "draft"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

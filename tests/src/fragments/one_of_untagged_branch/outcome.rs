@@ -10,7 +10,49 @@ pub enum Outcome {
 }
 impl ::perago::Contract for Outcome {
     const LOCATION: &'static str = "outcome.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Outcome\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"},\"output\":{\"type\":\"object\",\"additionalProperties\":true},\"retries\":{\"type\":\"integer\",\"default\":0}},\"required\":[\"output\"],\"additionalProperties\":false}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Outcome",
+  "oneOf": [
+    {
+      "type": "object",
+      "properties": {
+        "status": {
+          "const": "FAILED"
+        },
+        "reason": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "status",
+        "reason"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "type": "object",
+      "properties": {
+        "reason": {
+          "type": "string"
+        },
+        "output": {
+          "type": "object",
+          "additionalProperties": true
+        },
+        "retries": {
+          "type": "integer",
+          "default": 0
+        }
+      },
+      "required": [
+        "output"
+      ],
+      "additionalProperties": false
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -255,7 +297,24 @@ impl OutcomeFailed {
 }
 impl ::perago::Contract for OutcomeFailed {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"status\":{\"const\":\"FAILED\"},\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"status\",\"reason\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "status": {
+      "const": "FAILED"
+    },
+    "reason": {
+      "type": "string",
+      "minLength": 1
+    }
+  },
+  "required": [
+    "status",
+    "reason"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -380,7 +439,27 @@ impl OutcomeVariant1 {
 }
 impl ::perago::Contract for OutcomeVariant1 {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"},\"output\":{\"type\":\"object\",\"additionalProperties\":true},\"retries\":{\"type\":\"integer\",\"default\":0}},\"required\":[\"output\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "reason": {
+      "type": "string"
+    },
+    "output": {
+      "type": "object",
+      "additionalProperties": true
+    },
+    "retries": {
+      "type": "integer",
+      "default": 0
+    }
+  },
+  "required": [
+    "output"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -20,7 +20,27 @@ impl Open {
 }
 impl ::perago::Contract for Open {
     const LOCATION: &'static str = "open.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Open\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"size\":{\"type\":\"integer\"}},\"required\":[\"name\"],\"additionalProperties\":{\"type\":\"integer\",\"maximum\":9}}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Open",
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string",
+      "minLength": 1
+    },
+    "size": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "additionalProperties": {
+    "type": "integer",
+    "maximum": 9
+  }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -23,7 +23,73 @@ impl Chain {
 }
 impl ::perago::Contract for Chain {
     const LOCATION: &'static str = "chain.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false,\"$defs\":{\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#\"},\"right\":{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Chain",
+  "type": "object",
+  "properties": {
+    "value": {
+      "type": "integer",
+      "minimum": 0
+    },
+    "next": {
+      "$ref": "#"
+    },
+    "pair": {
+      "$ref": "#/$defs/Pair"
+    },
+    "maybe": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "properties": {
+        "back": {
+          "$ref": "#"
+        }
+      },
+      "required": [
+        "back"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "required": [
+    "value"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Pair": {
+      "type": "object",
+      "properties": {
+        "left": {
+          "$ref": "#"
+        },
+        "right": {
+          "anyOf": [
+            {
+              "$ref": "#"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "fallback": {
+          "$ref": "#",
+          "default": {
+            "value": 0
+          }
+        }
+      },
+      "required": [
+        "left",
+        "right"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -196,7 +262,73 @@ impl Pair {
 }
 impl ::perago::Contract for Pair {
     const LOCATION: &'static str = "chain.schema.json#/$defs/Pair";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "left": {
+      "$ref": "#/$defs/Chain"
+    },
+    "right": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/Chain"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "fallback": {
+      "$ref": "#/$defs/Chain",
+      "default": {
+        "value": 0
+      }
+    }
+  },
+  "required": [
+    "left",
+    "right"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Chain": {
+      "title": "Chain",
+      "type": "object",
+      "properties": {
+        "value": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "next": {
+          "$ref": "#/$defs/Chain"
+        },
+        "pair": {
+          "$ref": "#"
+        },
+        "maybe": {
+          "type": [
+            "object",
+            "null"
+          ],
+          "properties": {
+            "back": {
+              "$ref": "#/$defs/Chain"
+            }
+          },
+          "required": [
+            "back"
+          ],
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "value"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -330,7 +462,85 @@ impl ChainMaybe {
 }
 impl ::perago::Contract for ChainMaybe {
     const LOCATION: &'static str = "chain.schema.json#/properties/maybe";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false,\"$defs\":{\"Chain\":{\"title\":\"Chain\",\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"minimum\":0},\"next\":{\"$ref\":\"#/$defs/Chain\"},\"pair\":{\"$ref\":\"#/$defs/Pair\"},\"maybe\":{\"type\":[\"object\",\"null\"],\"properties\":{\"back\":{\"$ref\":\"#/$defs/Chain\"}},\"required\":[\"back\"],\"additionalProperties\":false}},\"required\":[\"value\"],\"additionalProperties\":false},\"Pair\":{\"type\":\"object\",\"properties\":{\"left\":{\"$ref\":\"#/$defs/Chain\"},\"right\":{\"anyOf\":[{\"$ref\":\"#/$defs/Chain\"},{\"type\":\"null\"}]},\"fallback\":{\"$ref\":\"#/$defs/Chain\",\"default\":{\"value\":0}}},\"required\":[\"left\",\"right\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "back": {
+      "$ref": "#/$defs/Chain"
+    }
+  },
+  "required": [
+    "back"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Chain": {
+      "title": "Chain",
+      "type": "object",
+      "properties": {
+        "value": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "next": {
+          "$ref": "#/$defs/Chain"
+        },
+        "pair": {
+          "$ref": "#/$defs/Pair"
+        },
+        "maybe": {
+          "type": [
+            "object",
+            "null"
+          ],
+          "properties": {
+            "back": {
+              "$ref": "#/$defs/Chain"
+            }
+          },
+          "required": [
+            "back"
+          ],
+          "additionalProperties": false
+        }
+      },
+      "required": [
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "Pair": {
+      "type": "object",
+      "properties": {
+        "left": {
+          "$ref": "#/$defs/Chain"
+        },
+        "right": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Chain"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "fallback": {
+          "$ref": "#/$defs/Chain",
+          "default": {
+            "value": 0
+          }
+        }
+      },
+      "required": [
+        "left",
+        "right"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -28,7 +28,65 @@ impl Envelope {
 }
 impl ::perago::Contract for Envelope {
     const LOCATION: &'static str = "envelope.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Envelope\",\"type\":\"object\",\"properties\":{\"address\":{\"$ref\":\"#/$defs/Address\"},\"priority\":{\"$ref\":\"#/$defs/Priority\"},\"code\":{\"$ref\":\"#/$defs/Code\"},\"whole\":{\"$ref\":\"#/$defs/Common\"}},\"required\":[\"address\"],\"additionalProperties\":false,\"$defs\":{\"Address\":{\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"line\"],\"additionalProperties\":false},\"Priority\":{\"enum\":[\"low\",\"high\"]},\"Code\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":999},\"Common\":{\"title\":\"Common\",\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}},\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Envelope",
+  "type": "object",
+  "properties": {
+    "address": {
+      "$ref": "#/$defs/Address"
+    },
+    "priority": {
+      "$ref": "#/$defs/Priority"
+    },
+    "code": {
+      "$ref": "#/$defs/Code"
+    },
+    "whole": {
+      "$ref": "#/$defs/Common"
+    }
+  },
+  "required": [
+    "address"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Address": {
+      "type": "object",
+      "properties": {
+        "line": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "required": [
+        "line"
+      ],
+      "additionalProperties": false
+    },
+    "Priority": {
+      "enum": [
+        "low",
+        "high"
+      ]
+    },
+    "Code": {
+      "type": "integer",
+      "minimum": 100,
+      "maximum": 999
+    },
+    "Common": {
+      "title": "Common",
+      "type": "object",
+      "properties": {
+        "note": {
+          "type": "string"
+        }
+      },
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -30,7 +30,77 @@ impl Order {
 }
 impl ::perago::Contract for Order {
     const LOCATION: &'static str = "order.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Order\",\"type\":\"object\",\"properties\":{\"id\":{\"$ref\":\"#/$defs/Id\"},\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Annotations beside a $ref.\"},\"status\":{\"$ref\":\"#/$defs/Status\"},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Line\"},\"minItems\":1}},\"required\":[\"id\",\"customer\",\"lines\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"},\"Customer\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false},\"Status\":{\"enum\":[\"open\",\"closed\"]},\"Line\":{\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Order",
+  "type": "object",
+  "properties": {
+    "id": {
+      "$ref": "#/$defs/Id"
+    },
+    "customer": {
+      "$ref": "#/$defs/Customer",
+      "description": "Annotations beside a $ref."
+    },
+    "status": {
+      "$ref": "#/$defs/Status"
+    },
+    "lines": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Line"
+      },
+      "minItems": 1
+    }
+  },
+  "required": [
+    "id",
+    "customer",
+    "lines"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Id": {
+      "type": "string",
+      "pattern": "^o-[0-9]+$"
+    },
+    "Customer": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "Status": {
+      "enum": [
+        "open",
+        "closed"
+      ]
+    },
+    "Line": {
+      "type": "object",
+      "properties": {
+        "sku": {
+          "$ref": "#/$defs/Id"
+        },
+        "qty": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "sku",
+        "qty"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -188,7 +258,19 @@ impl Customer {
 }
 impl ::perago::Contract for Customer {
     const LOCATION: &'static str = "order.schema.json#/$defs/Customer";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -321,7 +403,30 @@ impl Line {
 }
 impl ::perago::Contract for Line {
     const LOCATION: &'static str = "order.schema.json#/$defs/Line";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"sku\":{\"$ref\":\"#/$defs/Id\"},\"qty\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"sku\",\"qty\"],\"additionalProperties\":false,\"$defs\":{\"Id\":{\"type\":\"string\",\"pattern\":\"^o-[0-9]+$\"}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "sku": {
+      "$ref": "#/$defs/Id"
+    },
+    "qty": {
+      "type": "integer",
+      "minimum": 1
+    }
+  },
+  "required": [
+    "sku",
+    "qty"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Id": {
+      "type": "string",
+      "pattern": "^o-[0-9]+$"
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -18,7 +18,34 @@ impl Palette {
 }
 impl ::perago::Contract for Palette {
     const LOCATION: &'static str = "colour.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Palette\",\"type\":\"object\",\"properties\":{\"primary\":{\"enum\":[\"red\",\"green\",\"dark-blue\"],\"description\":\"A primary colour.\"},\"secondary\":{\"type\":\"string\",\"enum\":[\"a-b\",\"a_b\",\"A B\",\"1st\"]}},\"required\":[\"primary\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Palette",
+  "type": "object",
+  "properties": {
+    "primary": {
+      "enum": [
+        "red",
+        "green",
+        "dark-blue"
+      ],
+      "description": "A primary colour."
+    },
+    "secondary": {
+      "type": "string",
+      "enum": [
+        "a-b",
+        "a_b",
+        "A B",
+        "1st"
+      ]
+    }
+  },
+  "required": [
+    "primary"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -92,7 +92,109 @@ impl Formats {
 }
 impl ::perago::Contract for Formats {
     const LOCATION: &'static str = "formats.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Formats\",\"type\":\"object\",\"properties\":{\"date_time\":{\"type\":\"string\",\"format\":\"date-time\"},\"date\":{\"type\":\"string\",\"format\":\"date\"},\"time\":{\"type\":\"string\",\"format\":\"time\"},\"duration\":{\"type\":\"string\",\"format\":\"duration\"},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"hostname\":{\"type\":\"string\",\"format\":\"hostname\"},\"ipv4\":{\"type\":\"string\",\"format\":\"ipv4\"},\"ipv6\":{\"type\":\"string\",\"format\":\"ipv6\"},\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"uri_reference\":{\"type\":\"string\",\"format\":\"uri-reference\"},\"iri\":{\"type\":\"string\",\"format\":\"iri\"},\"iri_reference\":{\"type\":\"string\",\"format\":\"iri-reference\"},\"uuid\":{\"type\":\"string\",\"format\":\"uuid\"},\"regex\":{\"type\":\"string\",\"format\":\"regex\"},\"json_pointer\":{\"type\":\"string\",\"format\":\"json-pointer\"},\"relative_json_pointer\":{\"type\":\"string\",\"format\":\"relative-json-pointer\"},\"unknown_format\":{\"type\":\"string\",\"format\":\"x-colour\",\"description\":\"A format perago does not know: an annotation.\"},\"short_uuid\":{\"type\":\"string\",\"format\":\"uuid\",\"minLength\":36,\"maxLength\":36,\"description\":\"Lengths first, then the format.\"},\"maybe_date\":{\"type\":[\"string\",\"null\"],\"format\":\"date\"},\"dates\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"date\"}}},\"required\":[\"date_time\",\"uuid\",\"email\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Formats",
+  "type": "object",
+  "properties": {
+    "date_time": {
+      "type": "string",
+      "format": "date-time"
+    },
+    "date": {
+      "type": "string",
+      "format": "date"
+    },
+    "time": {
+      "type": "string",
+      "format": "time"
+    },
+    "duration": {
+      "type": "string",
+      "format": "duration"
+    },
+    "email": {
+      "type": "string",
+      "format": "email"
+    },
+    "hostname": {
+      "type": "string",
+      "format": "hostname"
+    },
+    "ipv4": {
+      "type": "string",
+      "format": "ipv4"
+    },
+    "ipv6": {
+      "type": "string",
+      "format": "ipv6"
+    },
+    "uri": {
+      "type": "string",
+      "format": "uri"
+    },
+    "uri_reference": {
+      "type": "string",
+      "format": "uri-reference"
+    },
+    "iri": {
+      "type": "string",
+      "format": "iri"
+    },
+    "iri_reference": {
+      "type": "string",
+      "format": "iri-reference"
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid"
+    },
+    "regex": {
+      "type": "string",
+      "format": "regex"
+    },
+    "json_pointer": {
+      "type": "string",
+      "format": "json-pointer"
+    },
+    "relative_json_pointer": {
+      "type": "string",
+      "format": "relative-json-pointer"
+    },
+    "unknown_format": {
+      "type": "string",
+      "format": "x-colour",
+      "description": "A format perago does not know: an annotation."
+    },
+    "short_uuid": {
+      "type": "string",
+      "format": "uuid",
+      "minLength": 36,
+      "maxLength": 36,
+      "description": "Lengths first, then the format."
+    },
+    "maybe_date": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "date"
+    },
+    "dates": {
+      "type": "array",
+      "items": {
+        "type": "string",
+        "format": "date"
+      }
+    }
+  },
+  "required": [
+    "date_time",
+    "uuid",
+    "email"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

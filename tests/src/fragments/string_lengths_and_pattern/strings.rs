@@ -41,7 +41,54 @@ impl Strings {
 }
 impl ::perago::Contract for Strings {
     const LOCATION: &'static str = "strings.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Strings\",\"type\":\"object\",\"properties\":{\"plain\":{\"type\":\"string\"},\"min\":{\"type\":\"string\",\"minLength\":1},\"max\":{\"type\":\"string\",\"maxLength\":8},\"both\":{\"type\":\"string\",\"minLength\":2,\"maxLength\":4},\"pattern\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"},\"all\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"pattern\":\"^[a-z]+$\",\"description\":\"Reuses the compiled pattern.\"},\"other_pattern\":{\"type\":\"string\",\"pattern\":\"\\\\d{3}\\\"'\"}},\"required\":[\"plain\",\"min\",\"max\",\"both\",\"pattern\",\"all\",\"other_pattern\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Strings",
+  "type": "object",
+  "properties": {
+    "plain": {
+      "type": "string"
+    },
+    "min": {
+      "type": "string",
+      "minLength": 1
+    },
+    "max": {
+      "type": "string",
+      "maxLength": 8
+    },
+    "both": {
+      "type": "string",
+      "minLength": 2,
+      "maxLength": 4
+    },
+    "pattern": {
+      "type": "string",
+      "pattern": "^[a-z]+$"
+    },
+    "all": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z]+$",
+      "description": "Reuses the compiled pattern."
+    },
+    "other_pattern": {
+      "type": "string",
+      "pattern": "\\d{3}\"'"
+    }
+  },
+  "required": [
+    "plain",
+    "min",
+    "max",
+    "both",
+    "pattern",
+    "all",
+    "other_pattern"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -39,7 +39,103 @@ impl Points {
 }
 impl ::perago::Contract for Points {
     const LOCATION: &'static str = "points.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Points\",\"description\":\"`prefixItems`: fixed tuples (`items: false`), tuples followed by the items `items` admits, or any items (no `items`).\",\"type\":\"object\",\"properties\":{\"point\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\",\"minimum\":0}],\"items\":false,\"minItems\":2},\"entry\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"integer\"},{\"$ref\":\"#/$defs/Tag\"}],\"items\":false,\"minItems\":3,\"maxItems\":3},\"row\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"boolean\"}],\"items\":{\"type\":\"integer\",\"maximum\":9},\"minItems\":2,\"maxItems\":5},\"open\":{\"type\":\"array\",\"prefixItems\":[{\"$ref\":\"#/$defs/Tag\"}],\"minItems\":1},\"path\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"integer\"}],\"items\":false,\"minItems\":1}}},\"required\":[\"point\"],\"additionalProperties\":false,\"$defs\":{\"Tag\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Points",
+  "description": "`prefixItems`: fixed tuples (`items: false`), tuples followed by the items `items` admits, or any items (no `items`).",
+  "type": "object",
+  "properties": {
+    "point": {
+      "type": "array",
+      "prefixItems": [
+        {
+          "type": "number"
+        },
+        {
+          "type": "number",
+          "minimum": 0
+        }
+      ],
+      "items": false,
+      "minItems": 2
+    },
+    "entry": {
+      "type": "array",
+      "prefixItems": [
+        {
+          "type": "string",
+          "minLength": 1
+        },
+        {
+          "type": "integer"
+        },
+        {
+          "$ref": "#/$defs/Tag"
+        }
+      ],
+      "items": false,
+      "minItems": 3,
+      "maxItems": 3
+    },
+    "row": {
+      "type": "array",
+      "prefixItems": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "boolean"
+        }
+      ],
+      "items": {
+        "type": "integer",
+        "maximum": 9
+      },
+      "minItems": 2,
+      "maxItems": 5
+    },
+    "open": {
+      "type": "array",
+      "prefixItems": [
+        {
+          "$ref": "#/$defs/Tag"
+        }
+      ],
+      "minItems": 1
+    },
+    "path": {
+      "type": "array",
+      "items": {
+        "type": "array",
+        "prefixItems": [
+          {
+            "type": "integer"
+          }
+        ],
+        "items": false,
+        "minItems": 1
+      }
+    }
+  },
+  "required": [
+    "point"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Tag": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -271,7 +367,19 @@ impl Tag {
 }
 impl ::perago::Contract for Tag {
     const LOCATION: &'static str = "points.schema.json#/$defs/Tag";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -42,7 +42,53 @@ impl Ids {
 }
 impl ::perago::Contract for Ids {
     const LOCATION: &'static str = "ids.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Ids\",\"description\":\"`type` arrays of JSON types: an enum with a variant per type, each with the keywords that apply to it.\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":[\"string\",\"integer\"],\"minLength\":1,\"minimum\":0},\"flag\":{\"type\":[\"boolean\",\"string\",\"null\"],\"maxLength\":3},\"amount\":{\"type\":[\"number\",\"string\"],\"pattern\":\"^[0-9]+$\",\"exclusiveMinimum\":0,\"multipleOf\":0.5},\"either\":{\"type\":[\"integer\",\"number\"],\"examples\":[1,2.5]}},\"required\":[\"id\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Ids",
+  "description": "`type` arrays of JSON types: an enum with a variant per type, each with the keywords that apply to it.",
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": [
+        "string",
+        "integer"
+      ],
+      "minLength": 1,
+      "minimum": 0
+    },
+    "flag": {
+      "type": [
+        "boolean",
+        "string",
+        "null"
+      ],
+      "maxLength": 3
+    },
+    "amount": {
+      "type": [
+        "number",
+        "string"
+      ],
+      "pattern": "^[0-9]+$",
+      "exclusiveMinimum": 0,
+      "multipleOf": 0.5
+    },
+    "either": {
+      "type": [
+        "integer",
+        "number"
+      ],
+      "examples": [
+        1,
+        2.5
+      ]
+    }
+  },
+  "required": [
+    "id"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -183,7 +229,15 @@ pub enum IdsId {
 }
 impl ::perago::Contract for IdsId {
     const LOCATION: &'static str = "ids.schema.json#/properties/id";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":[\"string\",\"integer\"],\"minLength\":1,\"minimum\":0}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": [
+    "string",
+    "integer"
+  ],
+  "minLength": 1,
+  "minimum": 0
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -263,7 +317,15 @@ pub enum IdsFlag {
 }
 impl ::perago::Contract for IdsFlag {
     const LOCATION: &'static str = "ids.schema.json#/properties/flag";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":[\"boolean\",\"string\",\"null\"],\"maxLength\":3}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": [
+    "boolean",
+    "string",
+    "null"
+  ],
+  "maxLength": 3
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -346,7 +408,16 @@ pub enum IdsAmount {
 }
 impl ::perago::Contract for IdsAmount {
     const LOCATION: &'static str = "ids.schema.json#/properties/amount";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":[\"number\",\"string\"],\"pattern\":\"^[0-9]+$\",\"exclusiveMinimum\":0,\"multipleOf\":0.5}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": [
+    "number",
+    "string"
+  ],
+  "pattern": "^[0-9]+$",
+  "exclusiveMinimum": 0,
+  "multipleOf": 0.5
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

@@ -41,7 +41,124 @@ impl Unions {
 }
 impl ::perago::Contract for Unions {
     const LOCATION: &'static str = "unions.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Unions\",\"description\":\"`anyOf` / `oneOf` whose branches each take a JSON type of their own.\",\"type\":\"object\",\"properties\":{\"id\":{\"description\":\"A string or an integer id.\",\"anyOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"integer\",\"minimum\":0}]},\"limit\":{\"oneOf\":[{\"const\":\"auto\"},{\"type\":\"number\",\"exclusiveMinimum\":0}]},\"target\":{\"anyOf\":[{\"type\":\"string\",\"pattern\":\"^o-\"},{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}]},\"tree\":{\"$ref\":\"#/$defs/Tree\"},\"mode\":{\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"fast\",\"slow\"]}]},\"either\":{\"oneOf\":[{\"type\":\"integer\",\"maximum\":9},{\"type\":\"null\"}]}},\"required\":[\"id\",\"tree\"],\"additionalProperties\":false,\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"],\"additionalProperties\":false},\"Tree\":{\"title\":\"Tree\",\"anyOf\":[{\"type\":\"number\",\"maximum\":100},{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Tree\"},\"maxItems\":3},{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":3}}]}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Unions",
+  "description": "`anyOf` / `oneOf` whose branches each take a JSON type of their own.",
+  "type": "object",
+  "properties": {
+    "id": {
+      "description": "A string or an integer id.",
+      "anyOf": [
+        {
+          "type": "string",
+          "minLength": 1
+        },
+        {
+          "type": "integer",
+          "minimum": 0
+        }
+      ]
+    },
+    "limit": {
+      "oneOf": [
+        {
+          "const": "auto"
+        },
+        {
+          "type": "number",
+          "exclusiveMinimum": 0
+        }
+      ]
+    },
+    "target": {
+      "anyOf": [
+        {
+          "type": "string",
+          "pattern": "^o-"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "tree": {
+      "$ref": "#/$defs/Tree"
+    },
+    "mode": {
+      "oneOf": [
+        {
+          "type": "boolean"
+        },
+        {
+          "enum": [
+            "fast",
+            "slow"
+          ]
+        }
+      ]
+    },
+    "either": {
+      "oneOf": [
+        {
+          "type": "integer",
+          "maximum": 9
+        },
+        {
+          "type": "null"
+        }
+      ]
+    }
+  },
+  "required": [
+    "id",
+    "tree"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Point": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "integer"
+        },
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "additionalProperties": false
+    },
+    "Tree": {
+      "title": "Tree",
+      "anyOf": [
+        {
+          "type": "number",
+          "maximum": 100
+        },
+        {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Tree"
+          },
+          "maxItems": 3
+        },
+        {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string",
+            "maxLength": 3
+          }
+        }
+      ]
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -217,7 +334,20 @@ pub enum UnionsId {
 }
 impl ::perago::Contract for UnionsId {
     const LOCATION: &'static str = "unions.schema.json#/properties/id";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A string or an integer id.\",\"anyOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"integer\",\"minimum\":0}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "A string or an integer id.",
+  "anyOf": [
+    {
+      "type": "string",
+      "minLength": 1
+    },
+    {
+      "type": "integer",
+      "minimum": 0
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -296,7 +426,18 @@ pub enum UnionsLimit {
 }
 impl ::perago::Contract for UnionsLimit {
     const LOCATION: &'static str = "unions.schema.json#/properties/limit";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"oneOf\":[{\"const\":\"auto\"},{\"type\":\"number\",\"exclusiveMinimum\":0}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "oneOf": [
+    {
+      "const": "auto"
+    },
+    {
+      "type": "number",
+      "exclusiveMinimum": 0
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -374,7 +515,38 @@ pub enum UnionsTarget {
 }
 impl ::perago::Contract for UnionsTarget {
     const LOCATION: &'static str = "unions.schema.json#/properties/target";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"anyOf\":[{\"type\":\"string\",\"pattern\":\"^o-\"},{\"$ref\":\"#/$defs/Point\"},{\"type\":\"null\"}],\"$defs\":{\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "anyOf": [
+    {
+      "type": "string",
+      "pattern": "^o-"
+    },
+    {
+      "$ref": "#/$defs/Point"
+    },
+    {
+      "type": "null"
+    }
+  ],
+  "$defs": {
+    "Point": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "integer"
+        },
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -470,7 +642,22 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "x": {
+      "type": "integer"
+    },
+    "y": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "x"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -576,7 +763,30 @@ pub enum Tree {
 }
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Tree";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Tree\",\"anyOf\":[{\"type\":\"number\",\"maximum\":100},{\"type\":\"array\",\"items\":{\"$ref\":\"#\"},\"maxItems\":3},{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":3}}]}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Tree",
+  "anyOf": [
+    {
+      "type": "number",
+      "maximum": 100
+    },
+    {
+      "type": "array",
+      "items": {
+        "$ref": "#"
+      },
+      "maxItems": 3
+    },
+    {
+      "type": "object",
+      "additionalProperties": {
+        "type": "string",
+        "maxLength": 3
+      }
+    }
+  ]
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -674,7 +884,20 @@ pub enum UnionsMode {
 }
 impl ::perago::Contract for UnionsMode {
     const LOCATION: &'static str = "unions.schema.json#/properties/mode";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"fast\",\"slow\"]}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "oneOf": [
+    {
+      "type": "boolean"
+    },
+    {
+      "enum": [
+        "fast",
+        "slow"
+      ]
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -791,7 +1014,18 @@ pub enum UnionsEither {
 }
 impl ::perago::Contract for UnionsEither {
     const LOCATION: &'static str = "unions.schema.json#/properties/either";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"oneOf\":[{\"type\":\"integer\",\"maximum\":9},{\"type\":\"null\"}]}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "oneOf": [
+    {
+      "type": "integer",
+      "maximum": 9
+    },
+    {
+      "type": "null"
+    }
+  ]
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

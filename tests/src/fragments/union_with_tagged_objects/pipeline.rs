@@ -17,7 +17,79 @@ impl Pipeline {
 }
 impl ::perago::Contract for Pipeline {
     const LOCATION: &'static str = "pipeline.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Pipeline\",\"type\":\"object\",\"properties\":{\"first\":{\"$ref\":\"#/$defs/Step\"},\"steps\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Step\"},\"maxItems\":3}},\"required\":[\"first\"],\"additionalProperties\":false,\"$defs\":{\"Step\":{\"description\":\"A command line, one of two tagged objects, or nothing.\",\"oneOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"run\"},\"cmd\":{\"type\":\"string\"},\"then\":{\"$ref\":\"#/$defs/Step\"}},\"required\":[\"kind\",\"cmd\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Wait\"},{\"type\":\"null\"}]},\"Wait\":{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"wait\"},\"seconds\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Pipeline",
+  "type": "object",
+  "properties": {
+    "first": {
+      "$ref": "#/$defs/Step"
+    },
+    "steps": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Step"
+      },
+      "maxItems": 3
+    }
+  },
+  "required": [
+    "first"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Step": {
+      "description": "A command line, one of two tagged objects, or nothing.",
+      "oneOf": [
+        {
+          "type": "string",
+          "minLength": 1
+        },
+        {
+          "type": "object",
+          "properties": {
+            "kind": {
+              "const": "run"
+            },
+            "cmd": {
+              "type": "string"
+            },
+            "then": {
+              "$ref": "#/$defs/Step"
+            }
+          },
+          "required": [
+            "kind",
+            "cmd"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "$ref": "#/$defs/Wait"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "Wait": {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "wait"
+        },
+        "seconds": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "kind"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -118,7 +190,59 @@ pub enum Step {
 }
 impl ::perago::Contract for Step {
     const LOCATION: &'static str = "pipeline.schema.json#/$defs/Step";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"A command line, one of two tagged objects, or nothing.\",\"oneOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"run\"},\"cmd\":{\"type\":\"string\"},\"then\":{\"$ref\":\"#\"}},\"required\":[\"kind\",\"cmd\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Wait\"},{\"type\":\"null\"}],\"$defs\":{\"Wait\":{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"wait\"},\"seconds\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "A command line, one of two tagged objects, or nothing.",
+  "oneOf": [
+    {
+      "type": "string",
+      "minLength": 1
+    },
+    {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "run"
+        },
+        "cmd": {
+          "type": "string"
+        },
+        "then": {
+          "$ref": "#"
+        }
+      },
+      "required": [
+        "kind",
+        "cmd"
+      ],
+      "additionalProperties": false
+    },
+    {
+      "$ref": "#/$defs/Wait"
+    },
+    {
+      "type": "null"
+    }
+  ],
+  "$defs": {
+    "Wait": {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "wait"
+        },
+        "seconds": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "kind"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -352,7 +476,78 @@ impl StepRun {
 }
 impl ::perago::Contract for StepRun {
     const LOCATION: &'static str = "pipeline.schema.json#/$defs/Step/oneOf/1";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"run\"},\"cmd\":{\"type\":\"string\"},\"then\":{\"$ref\":\"#/$defs/Step\"}},\"required\":[\"kind\",\"cmd\"],\"additionalProperties\":false,\"$defs\":{\"Step\":{\"description\":\"A command line, one of two tagged objects, or nothing.\",\"oneOf\":[{\"type\":\"string\",\"minLength\":1},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"run\"},\"cmd\":{\"type\":\"string\"},\"then\":{\"$ref\":\"#/$defs/Step\"}},\"required\":[\"kind\",\"cmd\"],\"additionalProperties\":false},{\"$ref\":\"#/$defs/Wait\"},{\"type\":\"null\"}]},\"Wait\":{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"wait\"},\"seconds\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\"],\"additionalProperties\":false}}}";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "run"
+    },
+    "cmd": {
+      "type": "string"
+    },
+    "then": {
+      "$ref": "#/$defs/Step"
+    }
+  },
+  "required": [
+    "kind",
+    "cmd"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "Step": {
+      "description": "A command line, one of two tagged objects, or nothing.",
+      "oneOf": [
+        {
+          "type": "string",
+          "minLength": 1
+        },
+        {
+          "type": "object",
+          "properties": {
+            "kind": {
+              "const": "run"
+            },
+            "cmd": {
+              "type": "string"
+            },
+            "then": {
+              "$ref": "#/$defs/Step"
+            }
+          },
+          "required": [
+            "kind",
+            "cmd"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "$ref": "#/$defs/Wait"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "Wait": {
+      "type": "object",
+      "properties": {
+        "kind": {
+          "const": "wait"
+        },
+        "seconds": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "required": [
+        "kind"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -491,7 +686,23 @@ impl Wait {
 }
 impl ::perago::Contract for Wait {
     const LOCATION: &'static str = "pipeline.schema.json#/$defs/Wait";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"wait\"},\"seconds\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"kind\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "kind": {
+      "const": "wait"
+    },
+    "seconds": {
+      "type": "integer",
+      "minimum": 0
+    }
+  },
+  "required": [
+    "kind"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,

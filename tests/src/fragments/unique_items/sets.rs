@@ -36,7 +36,75 @@ impl Sets {
 }
 impl ::perago::Contract for Sets {
     const LOCATION: &'static str = "sets.schema.json#";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Sets\",\"type\":\"object\",\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},\"uniqueItems\":true},\"numbers\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"uniqueItems\":true,\"maxItems\":4},\"anything\":{\"type\":\"array\",\"uniqueItems\":true},\"not_unique\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"uniqueItems\":false},\"points\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"],\"additionalProperties\":false},\"uniqueItems\":true,\"minItems\":1},\"matrix\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"uniqueItems\":true},\"uniqueItems\":true}},\"required\":[\"tags\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Sets",
+  "type": "object",
+  "properties": {
+    "tags": {
+      "type": "array",
+      "items": {
+        "type": "string",
+        "minLength": 1
+      },
+      "uniqueItems": true
+    },
+    "numbers": {
+      "type": "array",
+      "items": {
+        "type": "number"
+      },
+      "uniqueItems": true,
+      "maxItems": 4
+    },
+    "anything": {
+      "type": "array",
+      "uniqueItems": true
+    },
+    "not_unique": {
+      "type": "array",
+      "items": {
+        "type": "integer"
+      },
+      "uniqueItems": false
+    },
+    "points": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "x": {
+            "type": "integer"
+          },
+          "y": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "x"
+        ],
+        "additionalProperties": false
+      },
+      "uniqueItems": true,
+      "minItems": 1
+    },
+    "matrix": {
+      "type": "array",
+      "items": {
+        "type": "array",
+        "items": {
+          "type": "integer"
+        },
+        "uniqueItems": true
+      },
+      "uniqueItems": true
+    }
+  },
+  "required": [
+    "tags"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -269,7 +337,22 @@ impl SetsPointsItem {
 }
 impl ::perago::Contract for SetsPointsItem {
     const LOCATION: &'static str = "sets.schema.json#/properties/points/items";
-    const SCHEMA: &'static str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"x\"],\"additionalProperties\":false}";
+    const SCHEMA: &'static str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "x": {
+      "type": "integer"
+    },
+    "y": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "x"
+  ],
+  "additionalProperties": false
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
