@@ -25,7 +25,7 @@
 //! # The subset generated types cover (JSON Schema 2020-12)
 //!
 //! [`SchemaSet`] (what code generation reads) takes this subset and refuses the rest;
-//! [`Validator`] takes draft 2020-12 whole (see the README).
+//! [`Validator`] takes draft 2020-12 whole (see `docs/src/schemas.md`).
 //!
 //! | keyword | notes |
 //! |---|---|
