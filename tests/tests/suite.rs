@@ -220,7 +220,7 @@ fn formats_measured_on_the_suites_optional_format_files() {
     );
 }
 
-/// Formats perago leaves as annotations (see the README).
+/// Formats perago leaves as annotations (see `docs/src/schemas.md`).
 const UNCHECKED: &[&str] = &["idn-email", "idn-hostname", "uri-template", "unknown"];
 
 /// Code generation on the same schemas (`SchemaSet`, what `perago codegen` loads; `$schema`

@@ -347,7 +347,7 @@ fn followups_of_a_violation_exit_1_with_the_violations() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The README's examples
+// The manual's examples (`docs/src/completion.md`)
 
 #[test]
 fn the_readme_examples() {

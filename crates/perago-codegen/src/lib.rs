@@ -15,7 +15,7 @@
 //! # The subset generated types cover (JSON Schema 2020-12)
 //!
 //! [`SchemaSet`] takes this subset and refuses the rest;
-//! `perago_schema::Validator` takes draft 2020-12 whole (see the README).
+//! `perago_schema::Validator` takes draft 2020-12 whole (see `docs/src/schemas.md`).
 //!
 //! | keyword | notes |
 //! |---|---|

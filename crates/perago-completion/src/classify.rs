@@ -1,4 +1,4 @@
-//! Classification of a completion submission (§5, §7): a completion, a refusal, legacy prose,
+//! Classification of a completion submission (`docs/src/reference/completion-contract.md` §5, §7): a completion, a refusal, legacy prose,
 //! empty text, or a violation.
 
 use super::payload::{Completion, Payload, Refusal};

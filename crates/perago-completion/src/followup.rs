@@ -1,4 +1,4 @@
-//! Follow-ups from a `scope_exceeded` refusal (§8): a pure function of (parent task id,
+//! Follow-ups from a `scope_exceeded` refusal (`docs/src/reference/completion-contract.md` §8): a pure function of (parent task id,
 //! contract version, split index, split text), so a re-delivered refusal derives the same
 //! ids and, with creation skipping ids that exist, never duplicates the split.
 

@@ -1,5 +1,5 @@
 //! The typed payloads, built from the generated types once the semantic layer has accepted a
-//! document, and their canonical JSON: the form recorded in the ledger (§3, §4), which always
+//! document, and their canonical JSON: the form recorded in the ledger (`docs/src/reference/completion-contract.md` §3, §4), which always
 //! carries the contract tag and re-validates to an equal value.
 
 use super::CONTRACT_VERSION;

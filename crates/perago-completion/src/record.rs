@@ -1,4 +1,4 @@
-//! What the completion API records for a validated payload (§7): the ledger fields of the
+//! What the completion API records for a validated payload (`docs/src/reference/completion-contract.md` §7): the ledger fields of the
 //! task and the `task.contract_validation` audit event. Legacy prose and empty text are not
 //! validated payloads and record nothing.
 

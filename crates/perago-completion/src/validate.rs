@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
-/// §2.1: the payload is not an object.
+/// `docs/src/reference/completion-contract.md` §2.1: the payload is not an object.
 pub const NOT_AN_OBJECT: &str = "terminal payload must be a JSON object";
 /// §3.1: a `contract` tag other than `worker-completion/v1`.
 pub const UNSUPPORTED_CONTRACT: &str =

@@ -2,7 +2,7 @@
 //! `char::is_whitespace` lacks U+001C–U+001F (Python counts them as separators), so the set is
 //! spelled out rather than borrowed.
 
-/// True for the characters Python's `str.strip()` removes (§1 of the contract).
+/// True for the characters Python's `str.strip()` removes (`docs/src/reference/completion-contract.md` §1).
 pub fn is_whitespace(c: char) -> bool {
     matches!(
         c,

@@ -1,5 +1,5 @@
-//! worker-completion/v1 against its specification: the seed's examples, then every rule,
-//! message and path of `completion-contract.md` §2–§5 and §7 as a table of documents and the
+//! worker-completion/v1 against its specification: the examples of its reference page, then every rule,
+//! message and path of `docs/src/reference/completion-contract.md` §2–§5 and §7 as a table of documents and the
 //! exact violations each must produce, in order.
 
 use perago_completion::{

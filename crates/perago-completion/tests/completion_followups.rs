@@ -1,4 +1,4 @@
-//! §8: follow-ups derived from a `scope_exceeded` refusal.
+//! `docs/src/reference/completion-contract.md` §8: follow-ups derived from a `scope_exceeded` refusal.
 
 use perago_completion::{
     FOLLOWUP_ORIGIN, FollowUpSpec, Outcome, Refusal, classify_text, derive_followups, followup_id,

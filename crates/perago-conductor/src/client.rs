@@ -1,4 +1,4 @@
-//! The blocking client for Conductor's REST API (spec: `conductor.md` §3–§4).
+//! The blocking client for Conductor's REST API (`docs/src/reference/conductor.md` §3–§4).
 //!
 //! [`Client`] holds the server's base URL, the optional Orkes `X-Authorization` token and a
 //! [`Retry`] policy; it sends JSON and returns the status and body text as a [`Response`], or a

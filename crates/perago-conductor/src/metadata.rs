@@ -1,4 +1,4 @@
-//! The metadata API: TaskDefs (`/api/metadata/taskdefs`, spec §3) and the schema registry
+//! The metadata API: TaskDefs (`/api/metadata/taskdefs`, `docs/src/reference/conductor.md` §3) and the schema registry
 //! (`/api/schema`, spec §2.5), as methods of [`Client`].
 
 use super::{Client, Error, path_segment};

@@ -1,4 +1,4 @@
-//! The task worker API (spec `conductor.md` §4): batch poll and task result updates.
+//! The task worker API (`docs/src/reference/conductor.md` §4): batch poll and task result updates.
 //!
 //! - [`poll_batch`]: `GET /api/tasks/poll/batch/{taskType}?workerid=&domain=&count=&timeout=`;
 //!   200 `[]` and 204 both mean "nothing queued". Each polled Task is read leniently

@@ -45,7 +45,7 @@ fn store() -> &'static (PathBuf, String) {
     })
 }
 
-/// The example input `name`, naming `commit` instead of the seed's, in a file of `dir`.
+/// The example input `name`, naming `commit` instead of the contract's example commit, in a file of `dir`.
 fn input_at(dir: &Path, name: &str, commit: &str) -> String {
     let text = std::fs::read_to_string(input(name)).unwrap();
     let path = dir.join(name.replace('/', "-"));

@@ -1,5 +1,5 @@
 //! The task runtime on the example tasks and on test tasks built from the same generated types:
-//! every row of the seed's status table and of its strict top-level shapes table, and every
+//! every row of the status table of `docs/src/reference/task-contract.md` §5 and of its strict top-level shapes table (§6), and every
 //! input error the issue lists. Each payload is snapshotted and checked against perago's own
 //! result contract (`workspace-task-result` / `workspace-free-task-result`).
 
@@ -114,7 +114,7 @@ fn with_workspace(params: Value) -> Value {
     json!({"workspace": seed_workspace(), "params": params})
 }
 
-/// Runs `task`, checks the payload against the seed's shapes, snapshots it and returns it.
+/// Runs `task`, checks the payload against the contract's shapes, snapshots it and returns it.
 /// A run that touches no workspace is run again from the input's text, as the worker runs it
 /// (`execute_json`, one pass over the text): the result must be the same.
 fn run(name: &str, task: &Task, input: &Value, context: &ExecutionContext) -> RuntimeTaskResult {

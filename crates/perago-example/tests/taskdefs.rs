@@ -1,5 +1,5 @@
 //! The TaskDefs of the example tasks: snapshots, Conductor's TaskDef model (a JSON Schema written
-//! from spec §1, `tests/data/conductor-taskdef.schema.json`), the SchemaDefs against the sample
+//! from `docs/src/reference/conductor.md` §1, `tests/data/conductor-taskdef.schema.json`), the SchemaDefs against the sample
 //! inputs and outputs, and the binary's `taskdefs` subcommand.
 
 use perago_conductor::taskdef::{self, Settings, TaskDef};

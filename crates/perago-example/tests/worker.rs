@@ -228,7 +228,7 @@ impl Running {
 const SEED_REF: &str = "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3";
 
 /// One local store for this file's tests, under the target directory: the example's workspace
-/// imported into `song-000123`. Its commit replaces the seed's in every input.
+/// imported into `song-000123`. Its commit replaces the contract's example commit in every input.
 fn example_store() -> &'static (PathBuf, Arc<dyn Store>, String) {
     static STORE: OnceLock<(PathBuf, Arc<dyn Store>, String)> = OnceLock::new();
     STORE.get_or_init(|| {
@@ -320,7 +320,7 @@ fn results(server: &TestServer, task_id: &str) -> Vec<Value> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The seed's payloads through a real poll/update cycle.
+// The contract's example payloads through a real poll/update cycle.
 
 #[test]
 fn valid_inputs_complete_with_the_seeds_output() {

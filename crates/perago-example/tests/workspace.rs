@@ -1,4 +1,4 @@
-//! Every workspace row of the seed's status table, on both backends (the embedded local store
+//! Every workspace row of the status table of `docs/src/reference/task-contract.md` §5, on both backends (the embedded local store
 //! and lakeFS through its test server): materialise, pre guardrails, the handler, the read-only
 //! check, post guardrails, and the fenced publication. Then lakeFS's failures (500, 401, 409,
 //! 404), listings past a page, and the secret that never shows.

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `POST /v1/claims` `{task_type, agent_id}` | 200 `{task_id, workflow_instance_id, task_type, input_data, lease_ms, lease_deadline}`; 204 when nothing waits; 429 when the type's slots are all held; 503 when Conductor does not answer |
 //! | `POST /v1/tasks/{id}/heartbeat` (header `X-Agent-Id`) | 200 `{task_id, lease_deadline, conductor_lease_extended}`; 404, 403, 409 |
-//! | `POST /v1/tasks/{id}/complete` `{result_summary, payload}` (header `X-Agent-Id`) | the contract's table (§7): 200 the task; 422 `empty_result_summary` / `contract_violation` with `schema_error_path`; 409 `{detail, …the ledger's record}`; 404 |
+//! | `POST /v1/tasks/{id}/complete` `{result_summary, payload}` (header `X-Agent-Id`) | the contract's table (`docs/src/reference/completion-contract.md` §7): 200 the task; 422 `empty_result_summary` / `contract_violation` with `schema_error_path`; 409 `{detail, …the ledger's record}`; 404 |
 //! | `GET /v1/tasks/{id}` | 200 the task's record: status, ledger entries, follow-ups, audit events, its Conductor update's state; 404 |
 //!
 //! Every other answer is a JSON error `{"detail": {"error", "message"}}` that changed nothing:

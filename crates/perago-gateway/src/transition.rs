@@ -1,6 +1,6 @@
 //! What ends a claim, decided once: the task's new status, what the ledger records, and what
-//! Conductor is told (`completion-contract.md` §7; seed 003: a business-recoverable outcome is
-//! a successful result).
+//! Conductor is told (`docs/src/reference/task-contract.md` §5: a business-recoverable outcome is
+//! a successful result; `docs/src/reference/completion-contract.md` §7).
 //!
 //! | submission | task becomes | terminal_reason | Conductor |
 //! |---|---|---|---|

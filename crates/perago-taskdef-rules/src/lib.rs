@@ -1,4 +1,4 @@
-//! Conductor's rules for a TaskDef (spec `conductor.md` §1–§3), stated once. The task macro
+//! Conductor's rules for a TaskDef (`docs/src/reference/conductor.md` §1–§3), stated once. The task macro
 //! checks a task's options against them at compile time, each error at the offending token;
 //! the TaskDef check applies them again before anything is written or published, each error
 //! naming the task and the field, since a TaskDef also takes values from the command line or

@@ -1,4 +1,4 @@
-//! Reading request JSON the way Conductor's Jackson `ObjectMapper` does (spec §1,
+//! Reading request JSON the way Conductor's Jackson `ObjectMapper` does (`docs/src/reference/conductor.md` §1,
 //! "JSON (de)serialisation quirks").
 //!
 //! - Unknown properties are ignored (`FAIL_ON_UNKNOWN_PROPERTIES` off).

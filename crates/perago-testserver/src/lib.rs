@@ -4,7 +4,7 @@
 //!
 //! Conductor itself cannot run where perago is built and tested, so every
 //! Conductor-facing test starts a [`TestServer`] on `127.0.0.1` instead. It
-//! answers the metadata API (spec §1, §3), the schema registry (§2.5) and the
+//! answers the metadata API (`docs/src/reference/conductor.md` §1, §3), the schema registry (§2.5) and the
 //! task worker API (§4) with the paths, bodies, status codes and quirks of
 //! conductor-oss, keeps everything in memory, records every request, and can
 //! inject faults for failure tests: error statuses ([`TestServer::fail_next`]),

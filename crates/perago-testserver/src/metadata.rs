@@ -1,4 +1,4 @@
-//! Task definitions: Conductor's `TaskDef` model (spec §1) and the
+//! Task definitions: Conductor's `TaskDef` model (`docs/src/reference/conductor.md` §1) and the
 //! `/api/metadata/taskdefs` endpoints (spec §3).
 //!
 //! A TaskDef is stored the way the Java object holds it after Jackson read it:

@@ -1,6 +1,6 @@
 //! HTTP answers and Conductor's error bodies.
 //!
-//! Conductor answers errors with `ErrorResponse` (spec §3, "Error body"):
+//! Conductor answers errors with `ErrorResponse` (`docs/src/reference/conductor.md` §3, "Error body"):
 //! `status`, `message`, `instance`, `retryable`, and `validationErrors` for
 //! constraint violations. Absent fields are omitted (`NON_NULL`).
 

@@ -1,5 +1,5 @@
 //! Maps a request (method, decoded path segments, query, body) to its handler.
-//! Paths, parameters and status codes follow spec §2.5, §3 and §4.1; anything
+//! Paths, parameters and status codes follow `docs/src/reference/conductor.md` §2.5, §3 and §4.1; anything
 //! unmapped is Spring's 404, a mapped path with another method its 405.
 
 use crate::reply::Reply;

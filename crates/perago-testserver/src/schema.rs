@@ -1,4 +1,4 @@
-//! The schema registry, `/api/schema` (spec §2.5; OSS PR #1592 `SchemaResource`
+//! The schema registry, `/api/schema` (`docs/src/reference/conductor.md` §2.5; OSS PR #1592 `SchemaResource`
 //! and `SchemaServiceImpl`). When [`crate::Options::schema_registry`] is off the
 //! router answers 404 for every schema path instead, like OSS ≤ 3.32.
 

@@ -1,5 +1,5 @@
 //! Tasks and their queues: enqueue (test side), poll and update (worker side),
-//! response timeouts, and the decider's retries when enabled (spec §4).
+//! response timeouts, and the decider's retries when enabled (`docs/src/reference/conductor.md` §4).
 //!
 //! There are no workflows here: each enqueued task stands for one SIMPLE task
 //! of its own workflow instance. Queues are keyed by task type and domain, as

@@ -1,5 +1,5 @@
 //! The lakeFS-compatible server over HTTP: every status and message of the
-//! spec's checklist (§4.5), pagination, ref expressions, the commit id's
+//! checklist of `docs/src/reference/lakefs.md` (§4.5), pagination, ref expressions, the commit id's
 //! encoding recomputed here from the spec, the 3-way merge table, concurrent
 //! merges and conditional uploads, ranges, auth, faults.
 

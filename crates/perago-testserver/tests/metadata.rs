@@ -1,4 +1,4 @@
-//! `/api/metadata/taskdefs` (spec §1, §3): upsert, read-back defaults and
+//! `/api/metadata/taskdefs` (`docs/src/reference/conductor.md` §1, §3): upsert, read-back defaults and
 //! quirks, validation bodies, PUT/GET/DELETE errors.
 
 mod support;

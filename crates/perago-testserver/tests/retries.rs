@@ -1,4 +1,4 @@
-//! The decider's retries (spec §4.3), opt-in with `enable_retries`.
+//! The decider's retries (`docs/src/reference/conductor.md` §4.3), opt-in with `enable_retries`.
 
 mod support;
 

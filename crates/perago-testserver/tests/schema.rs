@@ -1,4 +1,4 @@
-//! `/api/schema` (spec §2.5): save (list or bare object, newVersion), list,
+//! `/api/schema` (`docs/src/reference/conductor.md` §2.5): save (list or bare object, newVersion), list,
 //! get latest / by version, delete, 404 bodies, and the registry switched off.
 
 mod support;

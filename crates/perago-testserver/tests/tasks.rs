@@ -1,4 +1,4 @@
-//! The task worker API (spec §4): poll (batch, single, long poll), update
+//! The task worker API (`docs/src/reference/conductor.md` §4): poll (batch, single, long poll), update
 //! semantics, response timeouts and lease extension, Task JSON, logs.
 
 mod support;

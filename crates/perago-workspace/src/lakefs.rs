@@ -1,4 +1,4 @@
-//! The lakeFS REST client (API v1, spec: `lakefs.md`): [`LakeFs`] implements [`Store`] over
+//! The lakeFS REST client (API v1, `docs/src/reference/lakefs.md`): [`LakeFs`] implements [`Store`] over
 //! a lakeFS server, blocking, with HTTP Basic auth on every request.
 //!
 //! ```no_run

@@ -1,7 +1,7 @@
 //! What publishing would change: a local TaskDef against the live one (`GET
 //! /api/metadata/taskdefs/{name}`), field by field.
 //!
-//! Conductor answers with more than it was sent (§1 quirks): server-set fields (`createTime`,
+//! Conductor answers with more than it was sent (`docs/src/reference/conductor.md` §1): server-set fields (`createTime`,
 //! `updateTime`, `createdBy`, `updatedBy`, `ownerApp`, also inside the SchemaDefs), fields of
 //! primitive type at their defaults (`enforceSchema: false`, `maxRetryDelaySeconds: 0`, …) and
 //! getters with defaults (`rateLimitPerFrequency: 0`, `rateLimitFrequencyInSeconds: 1`). So both

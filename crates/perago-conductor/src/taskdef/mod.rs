@@ -1,4 +1,4 @@
-//! Conductor TaskDefs from task descriptors (spec: seed 003, last section; `conductor.md` §1–§3).
+//! Conductor TaskDefs from task descriptors (`docs/src/reference/task-contract.md` §6; `docs/src/reference/conductor.md` §1–§3).
 //!
 //! Pure: [`assemble`] turns a [`Task`] and the workspace-level [`Settings`] into a [`TaskDef`]
 //! (its JSON is [`TaskDef::to_json`], in a fixed field order); [`check`] applies Conductor's own

@@ -3,7 +3,7 @@
 //! Tables: `tasks` (one row per claimed task: who holds it, its lease, its status), `ledger`
 //! (one entry per task that ended: `contract_version`, `contract_validation`,
 //! `contract_error_path` and the canonical payload for a validated payload; `UNIQUE` on the
-//! task, so no task ends twice), `followups` (the ids of §8, created once), `audit` and
+//! task, so no task ends twice), `followups` (the ids of `docs/src/reference/completion-contract.md` §8, created once), `audit` and
 //! `audit_head` (the hash chain, [`audit`]) and `outbox` (what Conductor must be told,
 //! [`outbox`]).
 //!

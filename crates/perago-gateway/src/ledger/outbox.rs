@@ -7,7 +7,7 @@
 //! [`LOG_ATTEMPTS`] failures it is `dropped`. A row is marked `delivered` only after Conductor
 //! answered 2xx, so a crash between the answer and the mark sends it once more on restart;
 //! Conductor answers an update of a task that is already terminal with 200 and ignores it
-//! (`conductor.md` §4.3), so the task ends once.
+//! (`docs/src/reference/conductor.md` §4.3), so the task ends once.
 
 use rusqlite::{Connection, params};
 

@@ -1,4 +1,4 @@
-//! Routing (spec §1.1), request validation (§1.3), authentication (§1.2) and
+//! Routing (`docs/src/reference/lakefs.md` §1.1), request validation (§1.3), authentication (§1.2) and
 //! the operations of §3, except the object ones ([`objects`]).
 
 mod objects;

@@ -1,4 +1,4 @@
-//! The lakeFS server's HTTP pieces: answers built with Go's JSON encoding (spec §1.1) and
+//! The lakeFS server's HTTP pieces: answers built with Go's JSON encoding (`docs/src/reference/lakefs.md` §1.1) and
 //! bodies sent without copying; request bodies read; Basic authentication.
 
 use super::state::Config;

@@ -1,5 +1,5 @@
 //! lakeFS's typed binary encoding (`ident/ident.go`) and the hashes built on
-//! it (spec §4.2, §4.3): object identity, commit id, and this server's tree hash.
+//! it (`docs/src/reference/lakefs.md` §4.2, §4.3): object identity, commit id, and this server's tree hash.
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! Pagination (spec §1.5) with `prefix`, `delimiter` and `after`, shared by
+//! Pagination (`docs/src/reference/lakefs.md` §1.5) with `prefix`, `delimiter` and `after`, shared by
 //! the object, branch and diff listings.
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! The 3-way merge (spec §3.16, its per-path table) and the diffs built on
+//! The 3-way merge (`docs/src/reference/lakefs.md` §3.16, its per-path table) and the diffs built on
 //! the same comparisons (§3.14 two-dot and three-dot, §3.15 uncommitted).
 
 use super::refs::View;

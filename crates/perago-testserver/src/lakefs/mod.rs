@@ -4,7 +4,7 @@
 //! start a [`LakeFsServer`] on `127.0.0.1` instead. It answers the subset of
 //! the lakeFS REST API (`/api/v1`) that a workspace backend needs, with the
 //! paths, bodies, status codes, messages and quirks of lakeFS v1.84 as the
-//! project's lakeFS notes describe them (cited as §n below), keeps
+//! page `docs/src/reference/lakefs.md` states them (cited by section number below), keeps
 //! everything in memory, records every request, and can inject faults:
 //! error statuses ([`LakeFsHandle::fail_next`]), canned raw answers
 //! ([`LakeFsHandle::reply_next`]), dropped connections

@@ -1,4 +1,4 @@
-//! Ref expressions (spec §1.7), read views (a commit, or a branch with its
+//! Ref expressions (`docs/src/reference/lakefs.md` §1.7), read views (a commit, or a branch with its
 //! staging area on top), merge bases and the commit log's walk (§3.17).
 
 use super::state::{Commit, Entry, Repository, Staging, Tree};

@@ -1,4 +1,4 @@
-//! The data model (spec §4): repositories, commits with whole-tree snapshots,
+//! The data model (`docs/src/reference/lakefs.md` §4): repositories, commits with whole-tree snapshots,
 //! branches with a staging area, tags, and object bodies shared by content.
 //! Everything lives behind one lock in [`Shared`]; object bodies are
 //! `Bytes`, so answers clone a reference under the lock and send the bytes

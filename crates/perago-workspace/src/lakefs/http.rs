@@ -9,7 +9,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::time::Duration;
 
-/// Every operation lives under this prefix (spec §1.1).
+/// Every operation lives under this prefix (`docs/src/reference/lakefs.md` §1.1).
 pub(super) const API_PREFIX: &str = "/api/v1";
 
 /// The largest JSON answer read (a page of 1000 objects is well under 1 MiB).

@@ -1,4 +1,4 @@
-//! lakeFS's JSON bodies (spec §2): the fields this client reads or sends. Unknown fields are
+//! lakeFS's JSON bodies (`docs/src/reference/lakefs.md` §2): the fields this client reads or sends. Unknown fields are
 //! ignored.
 
 use crate::store::Metadata;

@@ -1,4 +1,4 @@
-//! The object operations (spec §3.7–§3.12): list, stat, get and HEAD with
+//! The object operations (`docs/src/reference/lakefs.md` §3.7–§3.12): list, stat, get and HEAD with
 //! ranges, upload (raw or multipart), delete and bulk delete.
 
 use super::{Call, Failure, content_length, list_json, ref_error, string_map};
