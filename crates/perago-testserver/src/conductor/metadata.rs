@@ -7,10 +7,10 @@
 //! so clients see exactly the server-set fields and defaults a real server
 //! returns and must learn to ignore them.
 
-use crate::ids::now_ms;
-use crate::jackson::{self, NotReadable};
-use crate::reply::{Reply, ValidationError};
-use crate::state::State;
+use super::ids::now_ms;
+use super::jackson::{self, NotReadable};
+use super::reply::{Reply, ValidationError};
+use super::state::State;
 use serde_json::{Map, Value, json};
 
 const TIMEOUT_POLICIES: &[&str] = &["RETRY", "TIME_OUT_WF", "ALERT_ONLY"];

@@ -1,6 +1,4 @@
-//! A Conductor-compatible HTTP server for tests, a lakeFS-compatible one
-//! ([`lakefs`]), and [`process`]: the built binaries run as child processes,
-//! the way end-to-end tests start them.
+//! A Conductor-compatible HTTP server for tests.
 //!
 //! Conductor itself cannot run where perago is built and tested, so every
 //! Conductor-facing test starts a [`TestServer`] on `127.0.0.1` instead. It
@@ -56,19 +54,18 @@
 //! - Update-by-reference (`POST /api/tasks/{workflowId}/{ref}/{status}`) and the
 //!   workflow endpoints are not served (404).
 
-mod faults;
 mod ids;
 mod jackson;
-pub mod lakefs;
 mod metadata;
-pub mod process;
 mod reply;
 mod router;
 mod schema;
-mod server;
+mod service;
 mod state;
 mod tasks;
 
+use crate::faults::{self, RawReply};
+use crate::server;
 use serde_json::Value;
 use state::Shared;
 use std::fmt;
@@ -176,53 +173,6 @@ pub enum Route {
     Health,
 }
 
-/// A canned answer for [`TestServer::reply_next`]: any status, headers and raw
-/// body, sent as is (e.g. `200` with `null`, a `302` with a `Location`).
-///
-/// The server adds only `Content-Length` (from the body) and `Date`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawReply {
-    /// The status code, e.g. 204 or 302.
-    pub status: u16,
-    /// Header names and values, sent in this order.
-    pub headers: Vec<(String, String)>,
-    /// The body bytes (need not be JSON, or UTF-8).
-    pub body: Vec<u8>,
-}
-
-impl RawReply {
-    /// `status` with no headers and an empty body.
-    pub fn new(status: u16) -> RawReply {
-        RawReply {
-            status,
-            headers: Vec::new(),
-            body: Vec::new(),
-        }
-    }
-
-    /// `status` with `Content-Type: application/json` and `body` (which need
-    /// not be valid JSON: that is the point of malformed-body tests).
-    pub fn json(status: u16, body: impl Into<Vec<u8>>) -> RawReply {
-        RawReply::new(status)
-            .header("content-type", "application/json")
-            .body(body)
-    }
-
-    /// Adds a header.
-    #[must_use]
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> RawReply {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    /// Sets the body.
-    #[must_use]
-    pub fn body(mut self, body: impl Into<Vec<u8>>) -> RawReply {
-        self.body = body.into();
-        self
-    }
-}
-
 /// One request as the server received it, in arrival order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedRequest {
@@ -249,7 +199,7 @@ impl RecordedRequest {
 
     /// The first value of a query parameter (percent-decoded).
     pub fn query_param(&self, name: &str) -> Option<String> {
-        router::query_param(&self.query, name)
+        crate::url::query_param(&self.query, name)
     }
 
     /// The first value of a header, by case-insensitive name.

@@ -117,7 +117,7 @@ impl Reply {
         Reply::json(
             404,
             &json!({
-                "timestamp": crate::ids::now_ms(),
+                "timestamp": super::ids::now_ms(),
                 "status": 404,
                 "error": "Not Found",
                 "path": path,
@@ -130,7 +130,7 @@ impl Reply {
         Reply::json(
             405,
             &json!({
-                "timestamp": crate::ids::now_ms(),
+                "timestamp": super::ids::now_ms(),
                 "status": 405,
                 "error": "Method Not Allowed",
                 "path": path,

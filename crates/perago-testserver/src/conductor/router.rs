@@ -2,10 +2,11 @@
 //! Paths, parameters and status codes follow spec §2.5, §3 and §4.1; anything
 //! unmapped is Spring's 404, a mapped path with another method its 405.
 
-use crate::reply::Reply;
-use crate::state::Shared;
-use crate::tasks::PollRequest;
-use crate::{metadata, schema};
+use super::Route;
+use super::reply::Reply;
+use super::state::Shared;
+use super::tasks::PollRequest;
+use super::{metadata, schema};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,7 @@ pub(crate) struct Request {
 
 impl Request {
     fn param(&self, name: &str) -> Option<String> {
-        query_param(&self.query, name)
+        crate::url::query_param(&self.query, name)
     }
 
     /// A non-empty parameter (Conductor treats `domain=` as no domain).
@@ -234,60 +235,75 @@ fn update_v2(shared: &Shared, body: &str) -> Reply {
     })
 }
 
-/// The first value of query parameter `name`, form-decoded.
-pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
-        .find(|(key, _)| percent_decode(key, true) == name)
-        .map(|(_, value)| percent_decode(value, true))
-}
-
-/// Percent-decodes `text` (and `+` as space in query strings); invalid
-/// escapes stay as they are, invalid UTF-8 is replaced.
-pub(crate) fn percent_decode(text: &str, plus_as_space: bool) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    out.push((high << 4) | low);
-                    i += 3;
-                    continue;
-                }
-                out.push(b'%');
+impl Route {
+    /// Whether a request (method, decoded path segments) belongs to this route.
+    pub(crate) fn matches(self, method: &str, segments: &[String]) -> bool {
+        let s: Vec<&str> = segments.iter().map(String::as_str).collect();
+        match self {
+            Route::Any => true,
+            Route::Metadata => s.starts_with(&["api", "metadata"]),
+            Route::RegisterTaskDefs => method == "POST" && s == ["api", "metadata", "taskdefs"],
+            Route::UpdateTaskDef => method == "PUT" && s == ["api", "metadata", "taskdefs"],
+            Route::ListTaskDefs => method == "GET" && s == ["api", "metadata", "taskdefs"],
+            Route::GetTaskDef => {
+                method == "GET" && s.len() == 4 && s.starts_with(&["api", "metadata", "taskdefs"])
             }
-            b'+' if plus_as_space => out.push(b' '),
-            other => out.push(other),
+            Route::DeleteTaskDef => {
+                method == "DELETE"
+                    && s.len() == 4
+                    && s.starts_with(&["api", "metadata", "taskdefs"])
+            }
+            Route::Schema => s.starts_with(&["api", "schema"]),
+            Route::Poll => method == "GET" && s.starts_with(&["api", "tasks", "poll"]),
+            Route::UpdateTask => {
+                method == "POST" && (s == ["api", "tasks"] || s == ["api", "tasks", "update-v2"])
+            }
+            Route::GetTask => {
+                method == "GET"
+                    && s.len() == 3
+                    && s.starts_with(&["api", "tasks"])
+                    && s[2] != "poll"
+            }
+            Route::Health => method == "GET" && (s == ["health"] || s == ["api", "health"]),
         }
-        i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(digit: u8) -> Option<u8> {
-    char::from(digit)
-        .to_digit(16)
-        .and_then(|d| u8::try_from(d).ok())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::faults::{Action, Faults};
+
+    fn segs(path: &str) -> Vec<String> {
+        path.split('/')
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    }
 
     #[test]
-    fn decodes_queries_and_paths() {
-        assert_eq!(
-            query_param("a=1&workerid=w%201&b", "workerid").as_deref(),
-            Some("w 1")
-        );
-        assert_eq!(query_param("domain=", "domain").as_deref(), Some(""));
-        assert_eq!(query_param("x=1", "y"), None);
-        assert_eq!(percent_decode("a+b%2Fc", false), "a+b/c");
-        assert_eq!(percent_decode("100%", true), "100%");
-        assert_eq!(percent_decode("%zz", true), "%zz");
+    fn faults_are_used_up_in_order() {
+        let mut faults = Faults::<Route>::default();
+        let boom = Action::Status(500, "boom".into());
+        faults.add(Route::UpdateTask, 2, boom.clone());
+        faults.add(Route::Any, 1, Action::Drop);
+        let update = segs("/api/tasks");
+        let health = segs("/health");
+        let take = |faults: &mut Faults<Route>, method: &str, segments: &[String]| {
+            faults.take(|r: &Route| r.matches(method, segments))
+        };
+        assert_eq!(take(&mut faults, "GET", &health), Some(Action::Drop));
+        assert_eq!(take(&mut faults, "POST", &update), Some(boom.clone()));
+        assert_eq!(take(&mut faults, "POST", &update), Some(boom));
+        assert_eq!(take(&mut faults, "POST", &update), None);
+    }
+
+    #[test]
+    fn routes_match_their_endpoints_only() {
+        assert!(Route::GetTaskDef.matches("GET", &segs("/api/metadata/taskdefs/x")));
+        assert!(!Route::GetTaskDef.matches("GET", &segs("/api/metadata/taskdefs")));
+        assert!(Route::Poll.matches("GET", &segs("/api/tasks/poll/batch/x")));
+        assert!(!Route::GetTask.matches("GET", &segs("/api/tasks/poll/x")));
+        assert!(Route::Schema.matches("DELETE", &segs("/api/schema/a/1")));
     }
 }

@@ -2,11 +2,11 @@
 //! and `SchemaServiceImpl`). When [`crate::Options::schema_registry`] is off the
 //! router answers 404 for every schema path instead, like OSS ≤ 3.32.
 
-use crate::ids::now_ms;
-use crate::jackson;
-use crate::metadata::{read_schema_def, write_schema_def};
-use crate::reply::Reply;
-use crate::state::State;
+use super::ids::now_ms;
+use super::jackson;
+use super::metadata::{read_schema_def, write_schema_def};
+use super::reply::Reply;
+use super::state::State;
 use serde_json::{Map, Value, json};
 
 /// `POST /api/schema?newVersion=`: a list, or a bare object (the server sets

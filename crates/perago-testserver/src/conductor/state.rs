@@ -5,12 +5,12 @@
 //! and wakes both kinds of waiters: blocking ones (a `Condvar`, for
 //! [`crate::TestServer::wait_until`]) and async ones (a tokio `Notify`, for
 //! long polls). Time-driven changes (response timeouts, delayed re-queues) are
-//! applied lazily by [`crate::tasks::Tasks::advance`] on every access, and
+//! applied lazily by [`super::tasks::Tasks::advance`] on every access, and
 //! waiters sleep at most until the next such deadline.
 
+use super::tasks::Tasks;
+use super::{Options, RecordedRequest, Route};
 use crate::faults::Faults;
-use crate::tasks::Tasks;
-use crate::{Options, RecordedRequest};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -20,16 +20,16 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub(crate) struct State {
     pub(crate) options: Options,
-    /// Stored TaskDefs by name (see [`crate::metadata`]).
+    /// Stored TaskDefs by name (see [`super::metadata`]).
     pub(crate) task_defs: BTreeMap<String, Map<String, Value>>,
-    /// Stored SchemaDefs by (name, version) (see [`crate::schema`]).
+    /// Stored SchemaDefs by (name, version) (see [`super::schema`]).
     pub(crate) schemas: BTreeMap<(String, i64), Map<String, Value>>,
     pub(crate) tasks: Tasks,
     pub(crate) requests: Vec<RecordedRequest>,
     /// How many recorded requests were cleared, so in-flight ones still find
     /// their entry when they set their status.
     pub(crate) requests_cleared: usize,
-    pub(crate) faults: Faults,
+    pub(crate) faults: Faults<Route>,
     generation: u64,
 }
 

@@ -6,10 +6,10 @@
 //! Conductor's `domain:taskType` queue names are. Time-driven transitions use
 //! the monotonic clock and are applied lazily by [`Tasks::advance`].
 
-use crate::ids::{new_id, now_ms, random_u64};
-use crate::jackson;
-use crate::reply::{Reply, ValidationError};
-use crate::{RetryDelays, TaskSpec, TaskState, TaskStatus};
+use super::ids::{new_id, now_ms, random_u64};
+use super::jackson;
+use super::reply::{Reply, ValidationError};
+use super::{RetryDelays, TaskSpec, TaskState, TaskStatus};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};

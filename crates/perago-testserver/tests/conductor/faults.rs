@@ -1,12 +1,10 @@
 //! Fault injection (error statuses, canned raw answers, dropped connections,
 //! slow bodies, delays), stop and restart, and the request log.
 
-mod support;
-
+use crate::support::Client;
 use perago_testserver::{RawReply, Route, TaskStatus, TestServer};
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::Client;
 
 const WAIT: Duration = Duration::from_secs(10);
 

@@ -1,11 +1,9 @@
 //! `/api/metadata/taskdefs` (spec §1, §3): upsert, read-back defaults and
 //! quirks, validation bodies, PUT/GET/DELETE errors.
 
-mod support;
-
+use crate::support::Client;
 use perago_testserver::{Options, TestServer};
 use serde_json::{Value, json};
-use support::Client;
 
 const TASKDEFS: &str = "/api/metadata/taskdefs";
 
@@ -20,7 +18,12 @@ fn minimal(name: &str) -> Value {
 }
 
 /// Asserts a 400 whose only validation error is (path, message, invalidValue).
-fn assert_one_violation(answer: &support::Answer, path: &str, message: &str, invalid: Value) {
+fn assert_one_violation(
+    answer: &crate::support::Answer,
+    path: &str,
+    message: &str,
+    invalid: Value,
+) {
     assert_eq!(answer.status, 400, "{}", answer.body);
     assert_eq!(
         answer.json(),

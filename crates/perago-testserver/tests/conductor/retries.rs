@@ -1,11 +1,9 @@
 //! The decider's retries (spec §4.3), opt-in with `enable_retries`.
 
-mod support;
-
+use crate::support::Client;
 use perago_testserver::{RetryDelays, TaskSpec, TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::time::Duration;
-use support::Client;
 
 const WAIT: Duration = Duration::from_secs(10);
 

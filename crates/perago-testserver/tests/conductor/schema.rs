@@ -1,11 +1,9 @@
 //! `/api/schema` (spec §2.5): save (list or bare object, newVersion), list,
 //! get latest / by version, delete, 404 bodies, and the registry switched off.
 
-mod support;
-
+use crate::support::Client;
 use perago_testserver::{Options, TestServer};
 use serde_json::{Value, json};
-use support::Client;
 
 fn schema(name: &str, version: i64) -> Value {
     json!({"name": name, "version": version, "type": "JSON", "data": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}})

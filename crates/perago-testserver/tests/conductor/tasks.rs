@@ -1,12 +1,10 @@
 //! The task worker API (spec §4): poll (batch, single, long poll), update
 //! semantics, response timeouts and lease extension, Task JSON, logs.
 
-mod support;
-
+use crate::support::Client;
 use perago_testserver::{Options, TaskSpec, TaskStatus, TestServer};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use support::Client;
 
 const WAIT: Duration = Duration::from_secs(10);
 
