@@ -1,7 +1,7 @@
 //! `run`'s input path on arbitrary bytes: the bytes are the `--input` file of
 //! `perago-example run validate_song` (workspace-free) and of `run build_features --store DIR`
 //! (a local store holding the example workspace as `song-000123`, read-only), run
-//! through `perago_conductor::cli::run::run` itself: read the file, parse it strictly, execute the task,
+//! through `perago_worker::cli::run::run` itself: read the file, parse it strictly, execute the task,
 //! print the payload and the log record. It must never panic, and:
 //!
 //! - bytes that are not UTF-8 or not strict JSON are an input-file error (`Err`, exit 2)
@@ -22,9 +22,9 @@ use perago::contracts::workspace_free_task_result::WorkspaceFreeTaskResult;
 use perago::contracts::workspace_task_result::WorkspaceTaskResult;
 use perago::runtime::{ExecutionContext, execute_with};
 use perago::task::Registry;
-use perago_conductor::cli::CommandError;
-use perago_conductor::cli::run::{RunArgs, run};
-use perago_conductor::cli::store::StoreArgs;
+use perago_worker::cli::CommandError;
+use perago_worker::cli::run::{RunArgs, run};
+use perago_worker::cli::store::StoreArgs;
 use perago_workspace::local::LocalStore;
 use perago_workspace::{Metadata, transfer};
 use serde_json::Value;

@@ -57,9 +57,9 @@ fn the_map_names_every_crate_and_only_crates_that_exist() {
     }
 }
 
-/// The normal dependencies of `package`, by name (build and proc-macro ones included: they
-/// are compiled too).
-fn dependencies(package: &str) -> BTreeSet<String> {
+/// `cargo tree -p package` over its normal dependencies (build and proc-macro ones included:
+/// they are compiled too), one line per package in `format`.
+fn tree(package: &str, format: &str) -> String {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .args([
@@ -73,7 +73,7 @@ fn dependencies(package: &str) -> BTreeSet<String> {
             "--prefix",
             "none",
             "--format",
-            "{p}",
+            format,
         ])
         .current_dir(root())
         .output()
@@ -83,11 +83,28 @@ fn dependencies(package: &str) -> BTreeSet<String> {
         "cargo tree -p {package}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The normal dependencies of `package`, by name.
+fn dependencies(package: &str) -> BTreeSet<String> {
+    tree(package, "{p}")
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         .filter(|name| *name != package)
         .map(str::to_owned)
+        .collect()
+}
+
+/// The features `dependency` is compiled with in `package`'s build (none when it is not
+/// compiled at all).
+fn features(package: &str, dependency: &str) -> BTreeSet<String> {
+    tree(package, "{p} [{f}]")
+        .lines()
+        .filter(|l| l.split_whitespace().next() == Some(dependency))
+        .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_owned()))
+        .flat_map(|f| f.split(',').map(str::to_owned).collect::<Vec<_>>())
+        .filter(|f| !f.is_empty())
         .collect()
 }
 
@@ -109,6 +126,7 @@ fn contracts_compile_lean_and_the_run_time_never_links_the_generator() {
         "perago",
         "perago-completion",
         "perago-conductor",
+        "perago-worker",
         "perago-gateway",
     ] {
         assert!(
@@ -127,6 +145,36 @@ fn contracts_compile_lean_and_the_run_time_never_links_the_generator() {
         dependencies("perago-taskdef-rules").is_empty(),
         "perago-taskdef-rules has no dependencies"
     );
+}
+
+/// The client is the client alone: the gateway, which needs only it of the Conductor side,
+/// compiles no command-line parser or signal handling, and the client no lakeFS client.
+#[test]
+fn the_conductor_client_compiles_no_command_line_signals_or_lakefs() {
+    let client = dependencies("perago-conductor");
+    for heavy in [
+        "clap",
+        "signal-hook",
+        "perago-workspace",
+        "perago-worker",
+        "perago",
+    ] {
+        assert!(!client.contains(heavy), "perago-conductor compiles {heavy}");
+    }
+    let gateway = dependencies("perago-gateway");
+    for heavy in ["clap", "signal-hook", "perago-worker"] {
+        assert!(!gateway.contains(heavy), "perago-gateway compiles {heavy}");
+    }
+    assert!(
+        !features("perago-gateway", "perago-workspace").contains("lakefs"),
+        "perago-gateway compiles the lakeFS client"
+    );
+    // The worker is where they are.
+    let worker = dependencies("perago-worker");
+    for needed in ["perago-conductor", "clap", "signal-hook"] {
+        assert!(worker.contains(needed), "perago-worker depends on {needed}");
+    }
+    assert!(features("perago-worker", "perago-workspace").contains("lakefs"));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `cargo xtask taskdefs [--check]` and `cargo xtask publish`.
 //!
 //! The TaskDefs of every task of the workspace's task crates ([`registries`]) are written to
-//! `taskdefs/<task>.json` (checked in; see `perago_conductor::taskdef`). `--check` writes nothing and fails
+//! `taskdefs/<task>.json` (checked in; see `perago_worker::taskdef`). `--check` writes nothing and fails
 //! naming every stale or left-over file, and — in both modes — a task whose schema content changed
 //! while its `schema_version` did not (the checked-in files are the record of what each version
 //! holds). `publish` registers the same TaskDefs with a Conductor server, once `taskdefs/` is
@@ -13,7 +13,7 @@
 use crate::Mode;
 use perago::task::Registry;
 use perago_conductor::Client;
-use perago_conductor::taskdef::{self, Settings, TaskDef, files, publish};
+use perago_worker::taskdef::{self, Settings, TaskDef, files, publish};
 use std::path::Path;
 
 /// Where the TaskDef files live, relative to the workspace root.

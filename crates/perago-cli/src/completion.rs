@@ -7,8 +7,8 @@ use clap::{Args, Subcommand};
 use perago_completion::{
     CONTRACT_VERSION, Outcome, classify_text, derive_followups, validate_slice,
 };
-use perago_conductor::cli::output_error;
 use perago_schema::Violation;
+use perago_worker::cli::output_error;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;

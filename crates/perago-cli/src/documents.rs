@@ -1,8 +1,8 @@
 //! Reading the documents a command checks: files, or standard input for `-`, never more than
 //! the document limit.
 
-use perago_conductor::cli::CommandError;
 use perago_schema::input::read_path;
+use perago_worker::cli::CommandError;
 use std::io::{self, Read};
 use std::path::Path;
 

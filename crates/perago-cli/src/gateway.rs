@@ -2,9 +2,9 @@
 //! verify`. Flags are parsed here; everything else is the library's.
 
 use clap::{Args, Subcommand};
-use perago_conductor::cli::{CommandError, server_url};
 use perago_gateway::log::EventLog;
 use perago_gateway::{BearerToken, Gateway, GatewayConfig, TaskTypeSlots, config, ledger};
+use perago_worker::cli::{CommandError, server_url};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -135,7 +135,7 @@ fn serve(args: &RunArgs) -> Result<ExitCode, CommandError> {
         .map_err(|e| e.to_string())?
         .reason_max_length;
     let log = match &args.log {
-        Some(path) => EventLog::to(Box::new(perago_conductor::cli::open_log(path)?)),
+        Some(path) => EventLog::to(Box::new(perago_worker::cli::open_log(path)?)),
         None => EventLog::stderr(),
     };
     let gateway = Gateway::start(config, log).map_err(|e| e.to_string())?;
@@ -177,7 +177,7 @@ fn verify(db: &std::path::Path) -> Result<ExitCode, CommandError> {
         }
         w
     };
-    written.map_err(perago_conductor::cli::output_error)?;
+    written.map_err(perago_worker::cli::output_error)?;
     Ok(if found.is_intact() {
         ExitCode::SUCCESS
     } else {

@@ -4,8 +4,8 @@
 
 use crate::documents::Failure;
 use clap::{Args, Subcommand};
-use perago_conductor::cli::output_error;
-use perago_conductor::cli::store::{StoreArgs, StoreChoice};
+use perago_worker::cli::output_error;
+use perago_worker::cli::store::{StoreArgs, StoreChoice};
 use perago_workspace::local::LocalStore;
 use perago_workspace::{Commit, CommitId, Metadata, Store, StoreError, transfer};
 use std::io::{self, Write};

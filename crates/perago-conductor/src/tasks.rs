@@ -40,6 +40,28 @@ pub struct PollRequest<'a> {
     pub timeout: Duration,
 }
 
+/// `<hostname>-<pid>`: what the Conductor SDKs report (the host name), made unique per process
+/// so that several copies on one machine are told apart.
+pub fn default_worker_id() -> String {
+    format!("{}-{}", hostname(), std::process::id())
+}
+
+/// The machine's host name: `HOSTNAME` / `COMPUTERNAME`, else `/proc/sys/kernel/hostname` or
+/// `/etc/hostname`, else `localhost`.
+fn hostname() -> String {
+    let from_env = ["HOSTNAME", "COMPUTERNAME"]
+        .into_iter()
+        .filter_map(|var| std::env::var(var).ok());
+    let from_files = ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .into_iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok());
+    from_env
+        .chain(from_files)
+        .map(|name| name.trim().to_owned())
+        .find(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
 /// One task handed out by a poll, read leniently from Conductor's Task JSON (§4.6).
 #[derive(Debug, Clone)]
 pub struct PolledTask {
@@ -561,17 +583,6 @@ impl fmt::Display for TaskResultStatus {
     }
 }
 
-impl From<perago::runtime::TaskStatus> for TaskResultStatus {
-    fn from(status: perago::runtime::TaskStatus) -> Self {
-        use perago::runtime::TaskStatus;
-        match status {
-            TaskStatus::Completed => TaskResultStatus::Completed,
-            TaskStatus::Failed => TaskResultStatus::Failed,
-            TaskStatus::FailedWithTerminalError => TaskResultStatus::FailedWithTerminalError,
-        }
-    }
-}
-
 /// One `TaskExecLog` entry sent with a result (the server overwrites `taskId`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -649,6 +660,13 @@ impl TaskResult {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_default_worker_id_names_the_host_and_the_process() {
+        let id = default_worker_id();
+        assert!(id.ends_with(&format!("-{}", std::process::id())), "{id}");
+        assert!(id.len() > format!("-{}", std::process::id()).len(), "{id}");
+    }
 
     #[test]
     fn polled_tasks_are_read_leniently() {

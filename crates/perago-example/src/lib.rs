@@ -8,7 +8,7 @@
 //!   each of its files, under `summaries/`; the worker publishes them as a new commit.
 //!
 //! Their params and result types are generated from `schemas/` by `cargo xtask codegen` into
-//! `src/contracts/`. `src/main.rs` is the binary: `perago_conductor::cli::main` over [`registry`].
+//! `src/contracts/`. `src/main.rs` is the binary: `perago_worker::cli::main` over [`registry`].
 
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod contracts;

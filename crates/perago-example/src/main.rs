@@ -6,5 +6,5 @@
 //! ```
 
 fn main() -> std::process::ExitCode {
-    perago_conductor::cli::main(perago_example::registry())
+    perago_worker::cli::main(perago_example::registry())
 }

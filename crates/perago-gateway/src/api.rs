@@ -410,7 +410,7 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
     };
     let conductor_lease_ms = task
         .response_timeout_seconds
-        .unwrap_or(perago_conductor::taskdef::DEFAULT_RESPONSE_TIMEOUT_SECONDS)
+        .unwrap_or(perago_taskdef_rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS)
         .saturating_mul(1000);
     let lease_ms = app.config.lease.map_or(conductor_lease_ms, |l| {
         u64::try_from(l.as_millis())

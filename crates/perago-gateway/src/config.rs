@@ -109,7 +109,7 @@ impl GatewayConfig {
             db: PathBuf::from(DEFAULT_DB),
             durability: crate::ledger::Durability::Full,
             token,
-            worker_id: perago_conductor::worker::default_worker_id(),
+            worker_id: perago_conductor::tasks::default_worker_id(),
             lease: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             request_timeout: Duration::from_secs(10),

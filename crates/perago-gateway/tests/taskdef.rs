@@ -3,9 +3,9 @@
 //! `jsonschema` crate), and outputs it never builds are not.
 
 use perago_completion::classify_text;
-use perago_conductor::taskdef::{self, Settings};
 use perago_gateway::agent_task::agent_task;
 use perago_gateway::transition::{TaskStatus, decide};
+use perago_worker::taskdef::{self, Settings};
 use serde_json::{Value, json};
 
 fn output_schema() -> jsonschema::Validator {

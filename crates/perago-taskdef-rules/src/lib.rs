@@ -12,6 +12,10 @@ pub const JAVA_INT_MAX: u64 = i32::MAX as u64;
 /// Java's `long` maximum: the timeouts are one.
 pub const JAVA_LONG_MAX: u64 = i64::MAX as u64;
 
+/// Conductor's `responseTimeoutSeconds` default (one hour): what a TaskDef that sets none
+/// gets, and so what a polled task without one is leased for.
+pub const DEFAULT_RESPONSE_TIMEOUT_SECONDS: u64 = 3600;
+
 /// A task name, Conductor's TaskDef `name`: letters, digits and `_`, at least one. `Err` says
 /// what is wrong, for the caller to place.
 pub fn task_name(name: &str) -> Result<(), String> {

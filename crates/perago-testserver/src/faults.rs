@@ -3,10 +3,9 @@
 //! hit exactly the calls they are about.
 //!
 //! The bookkeeping is shared by both servers; what a fault is aimed at is
-//! theirs: the Conductor server uses a [`Route`], the lakeFS server a
+//! theirs: the Conductor server uses a [`Route`](crate::Route), the lakeFS server a
 //! [`crate::lakefs::Target`]. Callers pass the request's test as a closure.
 
-use crate::{RawReply, Route};
 use std::time::Duration;
 
 /// What a pending fault does to the request it catches.
@@ -23,6 +22,54 @@ pub(crate) enum Action {
     SlowBody(Duration),
 }
 
+/// A canned answer for a fault of either server ([`TestServer::reply_next`](crate::TestServer::reply_next),
+/// [`LakeFsHandle::reply_next`](crate::lakefs::LakeFsHandle::reply_next)): any status, headers
+/// and raw body, sent as is (e.g. `200` with `null`, a `302` with a `Location`).
+///
+/// The server adds only `Content-Length` (from the body) and `Date`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawReply {
+    /// The status code, e.g. 204 or 302.
+    pub status: u16,
+    /// Header names and values, sent in this order.
+    pub headers: Vec<(String, String)>,
+    /// The body bytes (need not be JSON, or UTF-8).
+    pub body: Vec<u8>,
+}
+
+impl RawReply {
+    /// `status` with no headers and an empty body.
+    pub fn new(status: u16) -> RawReply {
+        RawReply {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// `status` with `Content-Type: application/json` and `body` (which need
+    /// not be valid JSON: that is the point of malformed-body tests).
+    pub fn json(status: u16, body: impl Into<Vec<u8>>) -> RawReply {
+        RawReply::new(status)
+            .header("content-type", "application/json")
+            .body(body)
+    }
+
+    /// Adds a header.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> RawReply {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the body.
+    #[must_use]
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> RawReply {
+        self.body = body.into();
+        self
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Pending<M> {
     route: M,
@@ -33,7 +80,7 @@ struct Pending<M> {
 /// Pending faults (first match wins, each used `times` times) and standing
 /// delays, each aimed at the requests an `M` matches.
 #[derive(Debug)]
-pub(crate) struct Faults<M = Route> {
+pub(crate) struct Faults<M> {
     pending: Vec<Pending<M>>,
     delays: Vec<(M, Duration)>,
 }
@@ -91,77 +138,5 @@ impl<M: PartialEq> Faults<M> {
         } else {
             Some(pending.action.clone())
         }
-    }
-}
-
-impl Route {
-    /// Whether a request (method, decoded path segments) belongs to this route.
-    pub(crate) fn matches(self, method: &str, segments: &[String]) -> bool {
-        let s: Vec<&str> = segments.iter().map(String::as_str).collect();
-        match self {
-            Route::Any => true,
-            Route::Metadata => s.starts_with(&["api", "metadata"]),
-            Route::RegisterTaskDefs => method == "POST" && s == ["api", "metadata", "taskdefs"],
-            Route::UpdateTaskDef => method == "PUT" && s == ["api", "metadata", "taskdefs"],
-            Route::ListTaskDefs => method == "GET" && s == ["api", "metadata", "taskdefs"],
-            Route::GetTaskDef => {
-                method == "GET" && s.len() == 4 && s.starts_with(&["api", "metadata", "taskdefs"])
-            }
-            Route::DeleteTaskDef => {
-                method == "DELETE"
-                    && s.len() == 4
-                    && s.starts_with(&["api", "metadata", "taskdefs"])
-            }
-            Route::Schema => s.starts_with(&["api", "schema"]),
-            Route::Poll => method == "GET" && s.starts_with(&["api", "tasks", "poll"]),
-            Route::UpdateTask => {
-                method == "POST" && (s == ["api", "tasks"] || s == ["api", "tasks", "update-v2"])
-            }
-            Route::GetTask => {
-                method == "GET"
-                    && s.len() == 3
-                    && s.starts_with(&["api", "tasks"])
-                    && s[2] != "poll"
-            }
-            Route::Health => method == "GET" && (s == ["health"] || s == ["api", "health"]),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn segs(path: &str) -> Vec<String> {
-        path.split('/')
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect()
-    }
-
-    #[test]
-    fn faults_are_used_up_in_order() {
-        let mut faults = Faults::default();
-        let boom = Action::Status(500, "boom".into());
-        faults.add(Route::UpdateTask, 2, boom.clone());
-        faults.add(Route::Any, 1, Action::Drop);
-        let update = segs("/api/tasks");
-        let health = segs("/health");
-        let take = |faults: &mut Faults, method: &str, segments: &[String]| {
-            faults.take(|r: &Route| r.matches(method, segments))
-        };
-        assert_eq!(take(&mut faults, "GET", &health), Some(Action::Drop));
-        assert_eq!(take(&mut faults, "POST", &update), Some(boom.clone()));
-        assert_eq!(take(&mut faults, "POST", &update), Some(boom));
-        assert_eq!(take(&mut faults, "POST", &update), None);
-    }
-
-    #[test]
-    fn routes_match_their_endpoints_only() {
-        assert!(Route::GetTaskDef.matches("GET", &segs("/api/metadata/taskdefs/x")));
-        assert!(!Route::GetTaskDef.matches("GET", &segs("/api/metadata/taskdefs")));
-        assert!(Route::Poll.matches("GET", &segs("/api/tasks/poll/batch/x")));
-        assert!(!Route::GetTask.matches("GET", &segs("/api/tasks/poll/x")));
-        assert!(Route::Schema.matches("DELETE", &segs("/api/schema/a/1")));
     }
 }

@@ -13,6 +13,9 @@
 //! assert_eq!(done.code(), Some(2), "{}", done.stderr);
 //! ```
 //!
+//! A binary of another package of the workspace, which `CARGO_BIN_EXE_<name>` does not name, is
+//! found with [`built_binary`].
+//!
 //! The memory limit is the address-space limit (`ulimit -v`): a program that tries to grow
 //! past it fails to allocate and aborts, which a test sees as a crash. Virtual memory runs
 //! ahead of what is resident (each thread reserves its stack, the allocator its arenas), so
@@ -20,6 +23,7 @@
 
 use serde_json::Value;
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Condvar, Mutex};
@@ -289,6 +293,31 @@ impl Child {
             }
         }
     }
+}
+
+/// The binary `name` as cargo built it beside the running test program:
+/// `<target>/<profile>/<name>`, the test being `<target>/<profile>/deps/<test>-<hash>`. For the
+/// tests of one package that run another package's binary, which `CARGO_BIN_EXE_<name>` does
+/// not name. Cargo builds a package's binaries only for that package's own integration tests,
+/// so test both packages in one run (`cargo test --workspace`, or `-p` each): otherwise the
+/// binary found is whatever was built last.
+///
+/// # Panics
+/// When there is no such binary; the message says how to build it.
+pub fn built_binary(name: &str) -> PathBuf {
+    let test = std::env::current_exe().expect("the running test program");
+    let binary = test
+        .parent()
+        .and_then(Path::parent)
+        .expect("a test program in <target>/<profile>/deps")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.is_file(),
+        "no built `{name}` at {}: build it with this test's profile (`cargo build --bin {name}`), \
+         or test its package in the same run (`cargo test --workspace`)",
+        binary.display()
+    );
+    binary
 }
 
 /// Every line of `text` (a JSON Lines log) as JSON; panics naming a line that is not.

@@ -1,19 +1,15 @@
-//! The HTTP side: hyper (HTTP/1.1, keep-alive) on a private tokio runtime.
+//! The HTTP side both servers share: hyper (HTTP/1.1, keep-alive) on a private tokio runtime.
 //!
 //! The accept loop owns every connection task, so stopping it can close the
 //! listener *and* all open connections: a stopped server refuses new
 //! connections and kept-alive ones fail, as a real outage looks to a client.
-//! The loop serves any [`Service`]: the Conductor server's (below: each
-//! request is recorded, then delayed/faulted as configured, then routed) and
-//! the lakeFS server's ([`crate::lakefs`]).
-//! Bodies go out whole, or trickled for [`Action::SlowBody`].
+//! The loop serves any [`Service`]: the Conductor server's
+//! ([`crate::conductor`]) and the lakeFS server's ([`crate::lakefs`]), each
+//! recording a request, then delaying or faulting it as configured, then
+//! answering it. Bodies go out whole, or trickled for a slow-body fault
+//! ([`Action::SlowBody`](crate::faults::Action::SlowBody)).
 
-use crate::RecordedRequest;
-use crate::faults::Action;
-use crate::reply::Reply;
-use crate::router::{self, Request};
-use crate::state::Shared;
-use http_body_util::{BodyExt, Either, Full};
+use http_body_util::{Either, Full};
 use hyper::body::{Bytes, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -37,15 +33,6 @@ pub(crate) trait Service: Send + Sync + 'static {
         self: Arc<Self>,
         request: hyper::Request<Incoming>,
     ) -> impl Future<Output = Result<hyper::Response<Body>, DroppedConnection>> + Send;
-}
-
-impl Service for Shared {
-    fn call(
-        self: Arc<Self>,
-        request: hyper::Request<Incoming>,
-    ) -> impl Future<Output = Result<hyper::Response<Body>, DroppedConnection>> + Send {
-        handle(self, request)
-    }
 }
 
 /// The private runtime a server's HTTP side runs on.
@@ -131,7 +118,8 @@ async fn serve_connection<S: Service>(stream: tokio::net::TcpStream, shared: Arc
         .await;
 }
 
-/// Returned to hyper to close a connection without answering ([`Action::Drop`]).
+/// Returned to hyper to close a connection without answering
+/// ([`Action::Drop`](crate::faults::Action::Drop)).
 #[derive(Debug)]
 pub(crate) struct DroppedConnection;
 
@@ -143,88 +131,9 @@ impl fmt::Display for DroppedConnection {
 
 impl std::error::Error for DroppedConnection {}
 
-async fn handle(
-    shared: Arc<Shared>,
-    request: hyper::Request<Incoming>,
-) -> Result<hyper::Response<Body>, DroppedConnection> {
-    let (parts, body) = request.into_parts();
-    let body = match body.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => return Err(DroppedConnection),
-    };
-    let path = parts.uri.path().to_owned();
-    let request = Request {
-        method: parts.method.as_str().to_owned(),
-        segments: path
-            .split('/')
-            .filter(|s| !s.is_empty())
-            .map(|s| router::percent_decode(s, false))
-            .collect(),
-        path,
-        query: parts.uri.query().unwrap_or_default().to_owned(),
-        body: String::from_utf8_lossy(&body).into_owned(),
-    };
-    let headers = parts
-        .headers
-        .iter()
-        .map(|(name, value)| {
-            (
-                name.as_str().to_owned(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    // One lock for recording and picking the fault; the delay runs unlocked.
-    let (index, delay, fault) = shared.with(|s| {
-        s.requests.push(RecordedRequest {
-            method: request.method.clone(),
-            path: request.path.clone(),
-            query: request.query.clone(),
-            headers,
-            body: request.body.clone(),
-            status: 0,
-        });
-        s.touch();
-        let index = s.requests_cleared + s.requests.len() - 1;
-        let matches = |route: &crate::Route| route.matches(&request.method, &request.segments);
-        (index, s.faults.delay_for(matches), s.faults.take(matches))
-    });
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
-    }
-    let (response, status) = match fault {
-        Some(Action::Drop) => return Err(DroppedConnection),
-        Some(Action::Status(status, message)) => respond(Reply::error(status, message), None),
-        Some(Action::Reply(raw)) => build(raw.status, &raw.headers, Bytes::from(raw.body), None),
-        Some(Action::SlowBody(over)) => {
-            respond(router::dispatch(&shared, &request).await, Some(over))
-        }
-        None => respond(router::dispatch(&shared, &request).await, None),
-    };
-    shared.with(|s| {
-        let position = index.checked_sub(s.requests_cleared);
-        if let Some(recorded) = position.and_then(|i| s.requests.get_mut(i)) {
-            recorded.status = status;
-            s.touch();
-        }
-    });
-    Ok(response)
-}
-
-/// A response body: whole, or trickled ([`Action::SlowBody`]).
+/// A response body: whole, or trickled
+/// ([`Action::SlowBody`](crate::faults::Action::SlowBody)).
 pub(crate) type Body = Either<Full<Bytes>, Trickle>;
-
-fn respond(reply: Reply, slow: Option<Duration>) -> (hyper::Response<Body>, u16) {
-    let content_type = reply
-        .content_type
-        .map(|value| ("content-type".to_owned(), value.to_owned()));
-    build(
-        reply.status,
-        content_type.as_slice(),
-        Bytes::from(reply.body),
-        slow,
-    )
-}
 
 /// The response and the status it carries.
 pub(crate) fn build(

@@ -12,7 +12,7 @@
 //!   what a workspace task works in; [`log`]: the JSON Lines log record of a run.
 //!
 //! Serving tasks against Conductor (the worker, TaskDefs, a task binary's command line) is
-//! `perago-conductor`; the `worker-completion/v1` contract is `perago-completion`.
+//! `perago-worker`; the `worker-completion/v1` contract is `perago-completion`.
 
 extern crate self as perago;
 

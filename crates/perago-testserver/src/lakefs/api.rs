@@ -14,8 +14,8 @@ use super::state::{
     check_branch_id,
 };
 use super::{LakeFsError, LakeFsHandle, Operation};
-use crate::router::{percent_decode, query_param};
 use crate::server::DroppedConnection;
+use crate::url::{percent_decode, query_param};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::{Map, Value, json};

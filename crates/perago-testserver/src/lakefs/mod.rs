@@ -310,7 +310,7 @@ impl LakeFsRequest {
 
     /// The first value of a query parameter (percent-decoded, `+` as space).
     pub fn query_param(&self, name: &str) -> Option<String> {
-        crate::router::query_param(&self.query, name)
+        crate::url::query_param(&self.query, name)
     }
 
     /// The first value of a header, by case-insensitive name.

@@ -1,0 +1,56 @@
+//! `publish [--conductor-url URL] [--dry-run] [--register-schemas] [--owner-email EMAIL]`.
+
+use super::CommandError;
+use crate::taskdef::{self, publish};
+use perago::task::Registry;
+use perago_conductor::{AUTH_TOKEN_ENV, Client};
+use std::io::Write;
+
+/// The arguments of `publish`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = format!(
+    "An X-Authorization token (Orkes) is read from ${AUTH_TOKEN_ENV} when set; it is never printed."
+))]
+pub struct PublishArgs {
+    /// The Conductor server, e.g. `http://localhost:8080` (a trailing `/api` is accepted)
+    /// [env: CONDUCTOR_SERVER_URL]
+    #[arg(long, value_name = "URL")]
+    pub conductor_url: Option<String>,
+    /// Only read the live TaskDefs and print the diff; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also register the input and output SchemaDefs with `POST /api/schema` (a server without a
+    /// schema registry gets a warning: the schemas travel inline in the TaskDefs anyway).
+    #[arg(long)]
+    pub register_schemas: bool,
+    /// The `ownerEmail` of tasks that set no `owner_email` (default: $PERAGO_OWNER_EMAIL).
+    #[arg(long, value_name = "EMAIL")]
+    pub owner_email: Option<String>,
+}
+
+/// Publishes the TaskDefs: exit 0 when everything was registered (or nothing had to be), 1 when
+/// the server refused or failed (the error says what was and was not registered), 2 on a usage or
+/// TaskDef error (nothing sent).
+pub fn run(
+    registry: &Registry,
+    args: &PublishArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CommandError> {
+    let settings = taskdef::settings_from_env(args.owner_email.clone());
+    let defs =
+        taskdef::assemble_all(registry, &settings).map_err(|e| format!("{e}\nnothing was sent"))?;
+    let url = super::server_url(args.conductor_url.as_deref(), |var| std::env::var(var).ok())?;
+    let client = Client::from_env(&url).map_err(|e| e.to_string())?;
+    let options = publish::Options {
+        dry_run: args.dry_run,
+        register_schemas: args.register_schemas,
+    };
+    match publish::publish(&client, &defs, options, out) {
+        Ok(_) => Ok(super::EXIT_OK),
+        Err(e) => {
+            let _ = writeln!(err, "publish failed: {e}");
+            Ok(super::EXIT_FAILED)
+        }
+    }
+}

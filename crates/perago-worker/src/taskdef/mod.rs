@@ -1,0 +1,640 @@
+//! Conductor TaskDefs from task descriptors (`docs/src/reference/task-contract.md` §6; `docs/src/reference/conductor.md` §1–§3).
+//!
+//! Pure: [`assemble`] turns a [`Task`] and the workspace-level [`Settings`] into a [`TaskDef`]
+//! (its JSON is [`TaskDef::to_json`], in a fixed field order); [`check`] applies Conductor's own
+//! validation rules to TaskDef JSON, and `assemble` runs it before returning, so nothing that
+//! Conductor would refuse is ever written or sent. [`files`] keeps the checked-in `taskdefs/`
+//! directory in step, [`diff`] compares with live TaskDefs, and [`publish`] registers them
+//! through [`perago_conductor::Client`] (refusing a changed schema under a published version).
+//!
+//! What a TaskDef holds:
+//! - `inputKeys` / `outputKeys`: `["workspace", "params"]` / `["workspace", "result"]` for a
+//!   workspace task, `["params"]` / `["result"]` for a workspace-free one;
+//! - `inputSchema` / `outputSchema`: SchemaDefs `{name: "<task>_input" | "<task>_output",
+//!   version: schema_version, type: "JSON", data}` whose `data` is the closed envelope (the input
+//!   `{workspace, params}` / `{params}`, the completed output `{workspace, result}` / `{result}`)
+//!   with `WorkspaceInput` / `WorkspaceOutput` and the task's closed params / result inlined and
+//!   their `$defs` bundled at the root, so the document stands alone; `$schema` (2020-12) at its
+//!   root; no `default` or `examples` keywords (defaults are applied by the worker, never by
+//!   Conductor);
+//! - every option of the task (see [`mod@perago::task`]), and where the author was silent Conductor's
+//!   default, written out: `retryCount` 3, `timeoutSeconds` 0, `timeoutPolicy` `TIME_OUT_WF`,
+//!   `retryLogic` `FIXED`, `retryDelaySeconds` 60, `backoffScaleFactor` 1, `totalTimeoutSeconds`
+//!   0, and `responseTimeoutSeconds` 3600, or `timeoutSeconds` when that is in 1..3600 (Conductor
+//!   refuses a response timeout above the task timeout); the optional limits
+//!   (`concurrentExecLimit`, `rateLimitPerFrequency`, `rateLimitFrequencyInSeconds`,
+//!   `pollTimeoutSeconds`) only when set;
+//! - `ownerEmail`, always: the task's `owner_email`, else [`Settings::owner_email`]; neither is an
+//!   error naming the task;
+//! - `enforceSchema: true` only when the task opts in.
+//!
+//! Never: guardrails, access mode, workspace prefix, publish budget, storage credentials,
+//! staging branch, `inputTemplate`, or defaults copied from a schema.
+
+pub mod diff;
+mod envelope;
+pub mod files;
+pub mod publish;
+
+use perago::Contract;
+use perago::contracts::{
+    workspace_free_task_input::WorkspaceFreeTaskInput, workspace_free_task_result,
+    workspace_task_input::WorkspaceTaskInput, workspace_task_result,
+};
+use perago::task::{Task, TaskKind, TaskOptions, TimeoutPolicy};
+use perago_taskdef_rules::{self as rules, TimeoutRule};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// The JSON Schema dialect of every SchemaDef's `data`.
+pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The environment variable a task binary reads the workspace-level owner email from.
+pub const OWNER_EMAIL_ENV: &str = "PERAGO_OWNER_EMAIL";
+
+/// Settings that hold for every task of a workspace (or binary).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// `ownerEmail` for the tasks that set no `owner_email` of their own.
+    pub owner_email: Option<String>,
+}
+
+/// A Conductor TaskDef as perago writes it: the fields of Conductor's `TaskDef` (§1) that perago
+/// sets, serialised in the order Conductor's class declares them, absent ones omitted (never
+/// `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDef {
+    /// `name`: the task type.
+    pub name: String,
+    /// `description`: the task's description (its doc comment by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `retryCount`.
+    pub retry_count: u32,
+    /// `timeoutSeconds` (0: none).
+    pub timeout_seconds: u64,
+    /// `inputKeys`: the exact top-level keys of `inputData`.
+    pub input_keys: Vec<String>,
+    /// `outputKeys`: the exact top-level keys of a completed output.
+    pub output_keys: Vec<String>,
+    /// `timeoutPolicy`.
+    pub timeout_policy: &'static str,
+    /// `retryLogic`.
+    pub retry_logic: &'static str,
+    /// `retryDelaySeconds`.
+    pub retry_delay_seconds: u32,
+    /// `responseTimeoutSeconds`, always explicit.
+    pub response_timeout_seconds: u64,
+    /// `concurrentExecLimit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrent_exec_limit: Option<u32>,
+    /// `rateLimitPerFrequency`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limit_per_frequency: Option<u32>,
+    /// `rateLimitFrequencyInSeconds`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limit_frequency_in_seconds: Option<u32>,
+    /// `ownerEmail`, always present.
+    pub owner_email: String,
+    /// `pollTimeoutSeconds`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poll_timeout_seconds: Option<u32>,
+    /// `backoffScaleFactor`.
+    pub backoff_scale_factor: u32,
+    /// `totalTimeoutSeconds` (0: off).
+    pub total_timeout_seconds: u64,
+    /// `inputSchema`.
+    pub input_schema: SchemaDef,
+    /// `outputSchema`.
+    pub output_schema: SchemaDef,
+    /// `enforceSchema`: present (and `true`) only when the task opts in.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub enforce_schema: bool,
+}
+
+/// A Conductor SchemaDef (§2.1) carrying its JSON Schema inline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SchemaDef {
+    /// `<task>_input` or `<task>_output`.
+    pub name: String,
+    /// The task's `schema_version`.
+    pub version: u32,
+    /// Always `JSON`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The closed, standalone JSON Schema, `$schema` at its root.
+    pub data: Value,
+}
+
+impl TaskDef {
+    /// The TaskDef as Conductor JSON, fields in a fixed order.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The two SchemaDefs, input first, as JSON (what `POST /api/schema` takes).
+    pub fn schema_defs(&self) -> [Value; 2] {
+        let json = |s: &SchemaDef| serde_json::to_value(s).unwrap_or(Value::Null);
+        [json(&self.input_schema), json(&self.output_schema)]
+    }
+}
+
+/// A TaskDef that cannot be assembled, or that Conductor would refuse: which task, which field
+/// (Conductor's JSON name, e.g. `responseTimeoutSeconds`), and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("task `{task}`: {field}: {message}")]
+pub struct TaskDefError {
+    /// The task name.
+    pub task: String,
+    /// The TaskDef field, e.g. `ownerEmail` or `inputSchema.version`.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Several [`TaskDefError`]s, one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskDefErrors(pub Vec<TaskDefError>);
+
+impl fmt::Display for TaskDefErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TaskDefErrors {}
+
+/// The TaskDef of `task`, checked against Conductor's rules.
+pub fn assemble(task: &Task, settings: &Settings) -> Result<TaskDef, Vec<TaskDefError>> {
+    assemble_parts(
+        Parts {
+            name: task.name,
+            kind: &task.kind,
+            params_schema: task.params.schema,
+            result_schema: task.result.schema,
+            options: &task.options,
+        },
+        settings,
+    )
+}
+
+/// The TaskDefs of `tasks`, in order; every error of every task when any fails.
+pub fn assemble_all<'a>(
+    tasks: impl IntoIterator<Item = &'a Task>,
+    settings: &Settings,
+) -> Result<Vec<TaskDef>, TaskDefErrors> {
+    let mut defs = Vec::new();
+    let mut errors = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for task in tasks {
+        if !seen.insert(task.name) {
+            errors.push(TaskDefError {
+                task: task.name.to_owned(),
+                field: "name".to_owned(),
+                message: "two tasks have this name; task names must be unique".to_owned(),
+            });
+            continue;
+        }
+        match assemble(task, settings) {
+            Ok(def) => defs.push(def),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(defs)
+    } else {
+        Err(TaskDefErrors(errors))
+    }
+}
+
+/// What [`assemble_parts`] reads of a task: [`assemble`] takes them from a [`Task`].
+#[derive(Debug, Clone, Copy)]
+pub struct Parts<'a> {
+    /// The task name.
+    pub name: &'a str,
+    /// Its kind.
+    pub kind: &'a TaskKind,
+    /// The closed standalone schema of its params ([`Contract::SCHEMA`]).
+    pub params_schema: &'a str,
+    /// The closed standalone schema of its result.
+    pub result_schema: &'a str,
+    /// Its options.
+    pub options: &'a TaskOptions,
+}
+
+/// [`assemble`] from the parts of a task descriptor.
+pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, Vec<TaskDefError>> {
+    let Parts {
+        name,
+        kind,
+        params_schema,
+        result_schema,
+        options: o,
+    } = parts;
+    let error = |field: &str, message: String| TaskDefError {
+        task: name.to_owned(),
+        field: field.to_owned(),
+        message,
+    };
+    let mut errors = Vec::new();
+
+    let owner_email = match o.owner_email.map(str::to_owned).or_else(|| {
+        settings
+            .owner_email
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .map(str::to_owned)
+    }) {
+        Some(email) => email,
+        None => {
+            errors.push(error(
+                "ownerEmail",
+                "no owner email: set `owner_email = \"team@example.com\"` on the task, or a \
+                 workspace-level one (`[workspace.metadata.perago] owner-email` for `cargo xtask`, \
+                 `--owner-email` or PERAGO_OWNER_EMAIL for a task binary)"
+                    .to_owned(),
+            ));
+            String::new()
+        }
+    };
+
+    let (input_envelope, output_envelope) = match kind {
+        TaskKind::WorkspaceFree => (
+            WorkspaceFreeTaskInput::SCHEMA,
+            workspace_free_task_result::Output::SCHEMA,
+        ),
+        TaskKind::Workspace(_) => (
+            WorkspaceTaskInput::SCHEMA,
+            workspace_task_result::Output::SCHEMA,
+        ),
+    };
+    let keys = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let input_keys = keys(kind.input_keys());
+    let output_keys = keys(kind.output_keys());
+    let input_data = envelope::fill(
+        input_envelope,
+        "params",
+        params_schema,
+        &format!("{name}_input"),
+        &format!(
+            "The Conductor inputData of the {} task `{name}`: exactly {}.",
+            kind.as_str(),
+            quoted_list(&input_keys)
+        ),
+    )
+    .map_err(|m| error("inputSchema.data", m));
+    let output_data = envelope::fill(
+        output_envelope,
+        "result",
+        result_schema,
+        &format!("{name}_output"),
+        &format!(
+            "The outputData of a completed `{name}` task: exactly {}.",
+            quoted_list(&output_keys)
+        ),
+    )
+    .map_err(|m| error("outputSchema.data", m));
+    let (input_data, output_data) = match (input_data, output_data) {
+        (Ok(i), Ok(o)) => (i, o),
+        (i, o) => {
+            errors.extend(i.err());
+            errors.extend(o.err());
+            (Value::Null, Value::Null)
+        }
+    };
+
+    let timeout_seconds = o.timeout_seconds.unwrap_or(0);
+    let response_timeout_seconds = o.response_timeout_seconds.unwrap_or(
+        if timeout_seconds > 0 && timeout_seconds < rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS {
+            timeout_seconds
+        } else {
+            rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS
+        },
+    );
+    let def = TaskDef {
+        name: name.to_owned(),
+        description: o.description.map(unfold).filter(|d| !d.is_empty()),
+        retry_count: o.retry_count.unwrap_or(3),
+        timeout_seconds,
+        input_keys,
+        output_keys,
+        timeout_policy: o
+            .timeout_policy
+            .unwrap_or(TimeoutPolicy::TimeOutWf)
+            .as_str(),
+        retry_logic: o
+            .retry_logic
+            .unwrap_or(perago::task::RetryLogic::Fixed)
+            .as_str(),
+        retry_delay_seconds: o.retry_delay_seconds.unwrap_or(60),
+        response_timeout_seconds,
+        concurrent_exec_limit: o.concurrent_exec_limit,
+        rate_limit_per_frequency: o.rate_limit_per_frequency,
+        rate_limit_frequency_in_seconds: o.rate_limit_frequency_in_seconds,
+        owner_email,
+        poll_timeout_seconds: o.poll_timeout_seconds,
+        backoff_scale_factor: o.backoff_scale_factor.unwrap_or(1),
+        total_timeout_seconds: o.total_timeout_seconds.unwrap_or(0),
+        input_schema: SchemaDef {
+            name: format!("{name}_input"),
+            version: o.schema_version,
+            kind: "JSON",
+            data: input_data,
+        },
+        output_schema: SchemaDef {
+            name: format!("{name}_output"),
+            version: o.schema_version,
+            kind: "JSON",
+            data: output_data,
+        },
+        enforce_schema: o.enforce_schema,
+    };
+    // Conductor's rules on the result; a field already reported is not reported twice.
+    let violations = check(&def.to_json());
+    for v in violations {
+        if !errors.iter().any(|e| e.field == v.field) {
+            errors.push(v);
+        }
+    }
+    if errors.is_empty() {
+        Ok(def)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A doc comment as one line per paragraph: the source's line breaks inside a paragraph become
+/// spaces; paragraphs stay apart (`\n\n`); a list item keeps its own line.
+fn unfold(text: &str) -> String {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if !current.is_empty() {
+            let item = line.starts_with("- ") || line.starts_with("* ") || line.starts_with("+ ");
+            current.push(if item { '\n' } else { ' ' });
+        }
+        current.push_str(line);
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    paragraphs.join("\n\n")
+}
+
+fn quoted_list(keys: &[String]) -> String {
+    let quoted: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    quoted.join(" and ")
+}
+
+/// Conductor's rules (§1, §3) and perago's own for TaskDef JSON: every violation, each naming
+/// the task and the field.
+///
+/// - `name` matches `[A-Za-z0-9_]+`;
+/// - no field is `null` (Conductor turns a null primitive into 0), nor in a SchemaDef;
+/// - `ownerEmail` is an email address (one `@`);
+/// - `responseTimeoutSeconds` is present and ≥ 1, and ≤ `timeoutSeconds` when that is > 0;
+/// - `timeoutSeconds` ≤ `totalTimeoutSeconds` when both are > 0;
+/// - `retryCount`, `retryDelaySeconds`, `pollTimeoutSeconds`, the rate and concurrency limits,
+///   `maxRetryDelaySeconds`, `backoffJitterMs` are ≥ 0 and `backoffScaleFactor` ≥ 1, each within
+///   its Java type (`int` or `long`);
+/// - `timeoutPolicy` and `retryLogic` are Conductor's enum values;
+/// - `inputSchema` / `outputSchema` are `{name, version ≥ 1, type: "JSON", data}` with `$schema`
+///   at the root of `data`;
+/// - no `inputTemplate`.
+pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
+    let task = taskdef
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned();
+    let mut errors = Vec::new();
+    let mut error = |field: &str, message: String| {
+        errors.push(TaskDefError {
+            task: task.clone(),
+            field: field.to_owned(),
+            message,
+        })
+    };
+    let Some(map) = taskdef.as_object() else {
+        error("", "a TaskDef is a JSON object".to_owned());
+        return errors;
+    };
+
+    for (key, value) in map {
+        if value.is_null() {
+            error(
+                key,
+                "is null; omit the field instead (Conductor reads a null number as 0)".to_owned(),
+            );
+        }
+    }
+
+    match map.get("name") {
+        Some(Value::String(name)) => {
+            if let Err(why) = rules::task_name(name) {
+                error("name", why);
+            }
+        }
+        Some(Value::Null) => {}
+        _ => error("name", "missing; a TaskDef needs a name".to_owned()),
+    }
+
+    match map.get("ownerEmail") {
+        Some(Value::String(email)) => {
+            if let Err(why) = rules::owner_email(email) {
+                error("ownerEmail", why);
+            }
+        }
+        Some(Value::Null) => {}
+        Some(other) => error("ownerEmail", format!("must be a string, got {other}")),
+        None => error(
+            "ownerEmail",
+            "missing; perago always sets the owner (Conductor may require it)".to_owned(),
+        ),
+    }
+
+    // The integer fields of a TaskDef (the SchemaDefs' `version` is checked with them below).
+    let mut number = |int: &rules::IntField| -> Option<u64> {
+        let field = int.field;
+        match map.get(field)? {
+            Value::Null => None,
+            Value::Number(n) => match n.as_u64() {
+                Some(v) => match int.check(v) {
+                    Ok(()) => Some(v),
+                    Err(why) => {
+                        error(field, why);
+                        None
+                    }
+                },
+                None => {
+                    error(field, format!("{n} must be a whole number ≥ {}", int.min));
+                    None
+                }
+            },
+            other => {
+                error(field, format!("must be a number, got {other}"));
+                None
+            }
+        }
+    };
+    let mut values = std::collections::HashMap::new();
+    for int in rules::INT_FIELDS.iter().filter(|f| f.field != "version") {
+        if let Some(v) = number(int) {
+            values.insert(int.field, v);
+        }
+    }
+    if !map.contains_key("responseTimeoutSeconds") {
+        error(
+            "responseTimeoutSeconds",
+            "missing; perago always sets it (Conductor's default of 3600 exceeds any shorter \
+             timeoutSeconds)"
+                .to_owned(),
+        );
+    }
+    let value = |field: &str| values.get(field).copied();
+    for broken in rules::timeouts(
+        value("timeoutSeconds"),
+        value("responseTimeoutSeconds"),
+        value("totalTimeoutSeconds"),
+    ) {
+        match broken {
+            TimeoutRule::ResponseOverTimeout { response, timeout } => error(
+                "responseTimeoutSeconds",
+                format!(
+                    "{response} must be ≤ timeoutSeconds ({timeout}) when that is > 0 \
+                     (Conductor refuses it)"
+                ),
+            ),
+            TimeoutRule::TimeoutOverTotal { timeout, total } => error(
+                "timeoutSeconds",
+                format!(
+                    "{timeout} must be ≤ totalTimeoutSeconds ({total}) when both are > 0 \
+                     (Conductor refuses it)"
+                ),
+            ),
+        }
+    }
+
+    for (field, allowed) in [
+        ("timeoutPolicy", rules::TIMEOUT_POLICY),
+        ("retryLogic", rules::RETRY_LOGIC),
+    ] {
+        match map.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if allowed.contains(&s.as_str()) => {}
+            Some(other) => error(
+                field,
+                format!("{other} is not one of {}", allowed.join(", ")),
+            ),
+        }
+    }
+
+    for field in ["inputKeys", "outputKeys"] {
+        match map.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(keys)) if keys.iter().all(Value::is_string) => {}
+            Some(_) => error(field, "must be an array of strings".to_owned()),
+        }
+    }
+    for field in ["enforceSchema", "taskStatusListenerEnabled"] {
+        match map.get(field) {
+            None | Some(Value::Null | Value::Bool(_)) => {}
+            Some(_) => error(field, "must be true or false".to_owned()),
+        }
+    }
+
+    if map.contains_key("inputTemplate") {
+        error(
+            "inputTemplate",
+            "perago never sets an inputTemplate: defaults are applied by the worker, never \
+             copied into the Conductor input"
+                .to_owned(),
+        );
+    }
+
+    for field in ["inputSchema", "outputSchema"] {
+        match map.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(schema)) => {
+                for (key, value) in schema {
+                    if value.is_null() {
+                        error(
+                            &format!("{field}.{key}"),
+                            "is null; omit it instead".to_owned(),
+                        );
+                    }
+                }
+                match schema.get("name") {
+                    Some(Value::String(n)) if !n.is_empty() => {}
+                    Some(Value::Null) => {}
+                    _ => error(&format!("{field}.name"), "missing or empty".to_owned()),
+                }
+                let version = rules::int_field("version");
+                match schema.get("version").and_then(Value::as_u64) {
+                    Some(v) if version.is_some_and(|f| f.check(v).is_ok()) => {}
+                    _ if schema.get("version").is_some_and(Value::is_null) => {}
+                    _ => error(
+                        &format!("{field}.version"),
+                        "must be a whole number ≥ 1 (a version < 1 means \"latest\" to \
+                         Conductor)"
+                            .to_owned(),
+                    ),
+                }
+                match schema.get("type") {
+                    Some(Value::String(t)) if t == "JSON" => {}
+                    Some(Value::Null) => {}
+                    _ => error(&format!("{field}.type"), "must be \"JSON\"".to_owned()),
+                }
+                match schema.get("data") {
+                    Some(Value::Object(data))
+                        if data.get("$schema").is_some_and(Value::is_string) => {}
+                    Some(Value::Null) => {}
+                    _ => error(
+                        &format!("{field}.data"),
+                        "must be a JSON Schema object with `$schema` at its root (without it a \
+                         Conductor server validates nothing)"
+                            .to_owned(),
+                    ),
+                }
+            }
+            Some(_) => error(field, "must be a SchemaDef object".to_owned()),
+        }
+    }
+    errors
+}
+
+/// The pretty-printed JSON of a TaskDef file (2-space indent, trailing newline).
+pub fn render(taskdef: &TaskDef) -> String {
+    let mut text = serde_json::to_string_pretty(&taskdef.to_json()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The settings of a task binary: `--owner-email`, else [`OWNER_EMAIL_ENV`].
+pub fn settings_from_env(owner_email: Option<String>) -> Settings {
+    Settings {
+        owner_email: owner_email.or_else(|| {
+            std::env::var(OWNER_EMAIL_ENV)
+                .ok()
+                .filter(|e| !e.trim().is_empty())
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;
