@@ -822,7 +822,7 @@ impl<'a> Builder<'a> {
 
     /// Follows `$ref`s from document `doc` to the schema that says something, and its document.
     /// The `oneOf` of closed objects `members` (each its index in `list`, the `keyword`'s
-    /// branches at `pointer`, and the resolved branch) as [`crate::lint::decider`] tells them
+    /// branches at `pointer`, and the resolved branch) as [`perago_schema::one_of::decider`] tells them
     /// apart: a plain `oneOf`, or a union's objects. `None` when nothing does (lint said so).
     fn decided(
         &mut self,

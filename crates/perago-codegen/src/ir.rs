@@ -1,5 +1,5 @@
 //! The one intermediate representation of a set of schemas: what perago-codegen emits Rust from.
-//! (What a document means against a schema is the interpreter's, [`crate::Validator`]; the
+//! (What a document means against a schema is the interpreter's, [`perago_schema::Validator`]; the
 //! IR only says how it is typed and read.)
 
 use perago_schema::check::{self, Bounds, Lengths, Pattern};

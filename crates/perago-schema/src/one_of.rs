@@ -96,7 +96,7 @@ pub fn union_kind(
 /// The discriminator of a `oneOf`'s resolved branches (each with the document it is in), with
 /// each branch's tag, as a [`Decider`]: the first property that every branch either declares (required, with a
 /// distinct string `const`) or leaves undeclared, the undeclared ones being at most one or,
-/// when `mixed`, several told apart by their keys among themselves (their [`own_keys`]; empty
+/// when `mixed`, several told apart by their keys among themselves (their `own_keys`; empty
 /// for the branches with a tag, and all empty without several undeclared). `follow` resolves a property schema's
 /// `$ref`s from its document. Otherwise, why no property qualifies.
 fn tagged_by(
@@ -273,7 +273,7 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 /// How a `oneOf`'s resolved branches are told apart, tried in this order (each exact for
 /// closed objects):
 /// - by a discriminator: `properties` is that one property (each branch's tag, see
-///   [`tagged_by`]; `keys` empty);
+///   `tagged_by`; `keys` empty);
 /// - by keys (`properties` empty): `keys` holds, per branch, the properties it alone declares,
 ///   at least one of them required, so the first of them a document has decides its branch
 ///   (the other branches, closed, refuse it);
@@ -283,14 +283,14 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 ///   property is one of the branches with a tag (the others, closed, refuse it), its tag
 ///   says which; one without is one of the others (the property is required by the rest),
 ///   and its keys say which;
-/// - by several tag properties, or tags not all string `const`s ([`tag_groups`]): each
+/// - by several tag properties, or tags not all string `const`s (`tag_groups`): each
 ///   branch with a tag has it on one of `properties` (a string, integer or boolean `const`, or
 ///   an `enum` of such values, required, the values disjoint among the branches that declare
 ///   that property, which no other branch declares); the branches
 ///   without a tag are one, or several told apart by their `keys` as above. A document with
 ///   one tag property is one of that property's branches, its value says which; with tag
 ///   properties of two branches, no branch holds; with none, it is one of the others;
-/// - by tests on their members, one after another ([`tested_by`]): `decision` (no
+/// - by tests on their members, one after another (`tested_by`): `decision` (no
 ///   `properties`, tags or keys).
 #[derive(Debug)]
 pub struct Decider {
@@ -300,7 +300,7 @@ pub struct Decider {
     /// is an `i64`).
     pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
-    /// Told apart by tests on their members ([`tested_by`]), with what names each branch.
+    /// Told apart by tests on their members (`tested_by`), with what names each branch.
     pub decision: Option<(Decision, Vec<Vec<Label>>)>,
 }
 
@@ -381,7 +381,7 @@ fn type_kinds(schema: &Value) -> Option<Vec<Kind>> {
     (!kinds.is_empty()).then_some(kinds)
 }
 
-/// What [`tested_by`] knows of a branch's property: its name, whether the branch requires
+/// What `tested_by` knows of a branch's property: its name, whether the branch requires
 /// it, the JSON types of the values it takes (`None`: any; an `integer` takes integral
 /// numbers, a `number` those and the others) and its tags (`None`: any value).
 struct Known {
@@ -423,7 +423,7 @@ enum Named {
     Tag,
 }
 
-/// How many tests [`tested_by`] tries at most (the same branches may be under several
+/// How many tests `tested_by` tries at most (the same branches may be under several
 /// outcomes, and a choice that leaves some not told apart is undone).
 const TESTS_TRIED: usize = 4096;
 
@@ -1004,8 +1004,8 @@ type Group<'a> = (&'a String, Vec<(usize, Vec<Value>)>);
 /// tags ([`tags_of`]) qualifies when every branch that declares it requires it with tags no
 /// other of them gives (its group); the groups are taken largest
 /// first, then in schema order, each only when none of its branches is in a group already.
-/// The branches in no group are one, or several told apart by their [`own_keys`]. Otherwise
-/// why not, when there is something to say beyond [`tagged_by`]'s reasons (a tag that is not
+/// The branches in no group are one, or several told apart by their `own_keys`. Otherwise
+/// why not, when there is something to say beyond `tagged_by`'s reasons (a tag that is not
 /// a string, an `enum`, or several properties with tags of which some qualify); `None` when
 /// not.
 fn tag_groups(
@@ -1095,7 +1095,7 @@ fn tag_groups(
         }
     }
     chosen.sort_unstable();
-    // Without a tag that is not a string, and with no property that qualifies, [`tagged_by`]
+    // Without a tag that is not a string, and with no property that qualifies, `tagged_by`
     // said it all.
     let relevant = not_strings || enums || (!chosen.is_empty() && plausible_properties > 1);
     let why = |reasons: &[String], last: &str| {
