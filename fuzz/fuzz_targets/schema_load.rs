@@ -157,7 +157,7 @@ fuzz_target!(|data: &[u8]| {
         // A part held for the interpreter is closed in its standalone form by
         // `unevaluatedProperties`, whose violations come after the others': there the verdict
         // is what must hold (it is what other validators of a TaskDef give).
-        let held = set.ir.nodes().any(|(_, n)| n.judged.is_some());
+        let held = set.ir.nodes().any(|(_, n)| n.deferred.is_some());
         for (bytes, value) in &documents {
             let violations = at.validate_slice(bytes);
             check_violations(value.as_ref(), &violations);

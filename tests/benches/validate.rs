@@ -12,7 +12,7 @@
 //!   (until December 2026 this row was the walk over a parsed `Value`, `Ir::validate_slice`,
 //!   since retired, and the compiled interpreter's row was `perago_compiled`);
 //! - `perago_generated`: the generated `Contract::from_slice`: one pass from the bytes to the
-//!   typed value or every violation (`perago_schema::stream`).
+//!   typed value or every violation (`perago_schema::reader`).
 //!
 //! Run with `cargo bench -p perago-tests --bench validate`; results are in BENCHMARKS.md.
 //!

@@ -689,7 +689,7 @@ impl<'a> Generator<'a> {
 
     fn valid_at(&mut self, id: NodeId, depth: usize) -> Value {
         let resolved = self.ir.resolve(id);
-        if self.ir.node(resolved).judged.is_none() {
+        if self.ir.node(resolved).deferred.is_none() {
             return self.valid_typed(id, depth);
         }
         // The typed shape leaves out what the interpreter judges: generate and keep what it
@@ -807,7 +807,7 @@ impl<'a> Generator<'a> {
                         // A judged optional member may admit nothing (`false`).
                         let node = self.ir.resolve(p.node);
                         if p.required
-                            || self.ir.node(node).judged.is_none()
+                            || self.ir.node(node).deferred.is_none()
                             || self.is_valid(node, &v)
                         {
                             map.insert(p.name.clone(), v);

@@ -279,7 +279,7 @@ fn related(v: &Violation, p: &str, e: &JsError) -> bool {
 
 /// How a document's results were judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Judged {
+enum Deferred {
     /// Everything applicable agreed.
     Agreed,
     /// Agreed, and both rejected a single mutation at related locations.
@@ -289,7 +289,7 @@ enum Judged {
 }
 
 /// What is wrong with one document's results, if anything.
-fn judge(doc: &Doc, r: &Results) -> Result<Judged, String> {
+fn judge(doc: &Doc, r: &Results) -> Result<Deferred, String> {
     let perago = r.interpreter.as_ref().unwrap_or(&r.interpreter_slice);
     if let Some(path) = &doc.duplicate {
         let rejected = vec![Violation::new(
@@ -325,7 +325,7 @@ fn judge(doc: &Doc, r: &Results) -> Result<Judged, String> {
     }
     if doc.value.is_none() {
         return match perago.as_slice() {
-            [v] if v.code == Code::MalformedJson && v.path == "$" => Ok(Judged::Agreed),
+            [v] if v.code == Code::MalformedJson && v.path == "$" => Ok(Deferred::Agreed),
             _ => Err("not JSON, but perago does not report exactly one malformed_json at $".into()),
         };
     }
@@ -338,7 +338,7 @@ fn judge(doc: &Doc, r: &Results) -> Result<Judged, String> {
     }
     if js.is_empty() != perago.is_empty() {
         if js.is_empty() && perago.iter().all(|v| v.code == Code::IntegerRange) {
-            return Ok(Judged::Tolerated);
+            return Ok(Deferred::Tolerated);
         }
         return Err(format!(
             "verdicts differ: jsonschema says {}, perago says {}",
@@ -368,9 +368,9 @@ fn judge(doc: &Doc, r: &Results) -> Result<Judged, String> {
         if let Some(branch) = &r.branch {
             locations(perago, &pointers, branch, "jsonschema on the chosen branch")?;
         }
-        return Ok(Judged::LocationsAgreed);
+        return Ok(Deferred::LocationsAgreed);
     }
-    Ok(Judged::Agreed)
+    Ok(Deferred::Agreed)
 }
 
 /// Every jsonschema error is related to a perago violation and every perago violation (but
@@ -694,9 +694,9 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
             }
             single += usize::from(doc.single);
             match judge(doc, &r) {
-                Ok(Judged::Agreed) => {}
-                Ok(Judged::LocationsAgreed) => located += 1,
-                Ok(Judged::Tolerated) => {
+                Ok(Deferred::Agreed) => {}
+                Ok(Deferred::LocationsAgreed) => located += 1,
+                Ok(Deferred::Tolerated) => {
                     integer_range += 1;
                     if tolerated.len() < 2 {
                         tolerated.push(report(

@@ -267,7 +267,7 @@ fn code_generation_takes_the_suites_schemas() {
                 }
             };
             taken += 1;
-            if set.ir.nodes().any(|(_, n)| n.judged.is_some()) {
+            if set.ir.nodes().any(|(_, n)| n.deferred.is_some()) {
                 held += 1;
             }
             let Some(root) = set.files[0].root else {

@@ -134,7 +134,7 @@ pub fn run() -> ExitCode {
 
 fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
     let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out).runtime(&args.runtime);
-    match codegen.run_judged(perago_codegen::Mode::checking(args.check)) {
+    match codegen.run_with_deferred(perago_codegen::Mode::checking(args.check)) {
         Ok((changes, judged)) => {
             let mut stderr = io::stderr();
             for change in &changes {
@@ -149,7 +149,7 @@ fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
                 for (location, reason) in judged {
                     let _ = writeln!(
                         stderr,
-                        "note: {location} is judged by the interpreter at run time: {reason}"
+                        "note: {location} is deferred to the interpreter at run time: {reason}"
                     );
                 }
             }

@@ -658,8 +658,8 @@ fn codegen_names_the_parts_the_interpreter_judges() {
     assert_eq!(
         notes,
         [
-            "note: item.schema.json#/properties/code is judged by the interpreter at run time: `not` applies a schema to the typed value",
-            "note: item.schema.json#/properties/id is judged by the interpreter at run time: `type`: generated code types one JSON type, [T, \"null\"], or scalar types none of which overlaps another (`integer` does `number`), found [\"string\",\"array\"]; held as a `serde_json::Value`",
+            "note: item.schema.json#/properties/code is deferred to the interpreter at run time: `not` applies a schema to the typed value",
+            "note: item.schema.json#/properties/id is deferred to the interpreter at run time: `type`: generated code types one JSON type, [T, \"null\"], or scalar types none of which overlaps another (`integer` does `number`), found [\"string\",\"array\"]; kept as a `serde_json::Value`",
         ],
         "{err}"
     );

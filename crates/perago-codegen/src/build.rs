@@ -3,7 +3,7 @@
 use crate::ir::{
     Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, Tag,
 };
-use crate::lint::{HoldKind, Holds, applied_members, has_structure, keyword_types};
+use crate::lint::{DeferralKind, Deferrals, applied_members, has_structure, keyword_types};
 use perago_schema::check::{Bounds, Lengths, Pattern};
 use perago_schema::error::LintError;
 use perago_schema::load::sort_errors;
@@ -42,7 +42,7 @@ impl SchemaFile {
 pub(crate) struct Builder<'a> {
     docs: &'a mut Documents,
     /// The parts the interpreter judges, as lint found them.
-    holds: Holds,
+    holds: Deferrals,
     normalised: Vec<Value>,
     ir: Ir,
     memo: HashMap<(usize, String), NodeId>,
@@ -52,7 +52,7 @@ pub(crate) struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    pub(crate) fn new(docs: &'a mut Documents, holds: Holds) -> Self {
+    pub(crate) fn new(docs: &'a mut Documents, holds: Deferrals) -> Self {
         let mut normalised: Vec<Value> = docs
             .iter()
             .map(|d| {
@@ -64,7 +64,7 @@ impl<'a> Builder<'a> {
         // A part held whole is closed as the interpreter closes it, its in-place parts open.
         for ((doc, pointer), hold) in &holds {
             let original = &docs.get(*doc).root;
-            if hold.kind == HoldKind::Value
+            if hold.kind == DeferralKind::Value
                 && let Some(mut part) = original.pointer(pointer).cloned()
             {
                 crate::normalise::close_held(&mut part, true, original);
@@ -209,7 +209,7 @@ impl<'a> Builder<'a> {
             default: schema.get("default").cloned(),
             shape: Shape::Any,
             checks: Checks::default(),
-            judged: None,
+            deferred: None,
         })
     }
 
@@ -231,13 +231,15 @@ impl<'a> Builder<'a> {
         }
         let hold = self.holds.get(&(doc, pointer.to_owned())).cloned();
         let map = match schema {
-            Value::Object(map) if hold.as_ref().is_none_or(|h| h.kind == HoldKind::Typed) => map,
+            Value::Object(map) if hold.as_ref().is_none_or(|h| h.kind == DeferralKind::Typed) => {
+                map
+            }
             // `true`: any value; or a value held whole.
             _ => &Map::new(),
         };
         let mut shape = self.shape(doc, pointer, map, hint);
         if let Some(hold) = hold {
-            self.ir.node_mut(id).judged = Some(hold.reason);
+            self.ir.node_mut(id).deferred = Some(hold.reason);
             self.add_applied_properties(doc, pointer, map, hint, &mut shape);
         }
         self.ir.node_mut(id).checks = checks(map, &shape);
@@ -501,7 +503,7 @@ impl<'a> Builder<'a> {
                 default: None,
                 shape,
                 checks: Checks::default(),
-                judged: None,
+                deferred: None,
             }));
         }
         let mut built = Vec::new();

@@ -102,7 +102,7 @@ fn list(changes: &[Change]) -> String {
 }
 
 /// A part of the schemas the interpreter judges at run time: its location and why.
-pub type Judged = (String, String);
+pub type Deferred = (String, String);
 
 /// One directory of schemas (`*.json`) generated into one directory of Rust modules: one per
 /// schema file and a `mod.rs` declaring them, declared in the crate as
@@ -228,13 +228,13 @@ impl Codegen {
     /// [`run`](Self::run), and the parts of the schemas the generated code does not check rule
     /// by rule, which the interpreter judges at run time: each one's location and why, sorted
     /// by location (the generated doc comments say the same).
-    pub fn run_judged(&self, mode: Mode) -> Result<(Vec<Change>, Vec<Judged>), Error> {
+    pub fn run_with_deferred(&self, mode: Mode) -> Result<(Vec<Change>, Vec<Deferred>), Error> {
         let (set, files) = self.generate()?;
         let changes = stale(mode, &self.regenerate(), self.sync_files(&files, mode)?)?;
         let judged: std::collections::BTreeMap<&str, &str> = set
             .ir
             .nodes()
-            .filter_map(|(_, node)| Some((node.location.as_str(), node.judged.as_deref()?)))
+            .filter_map(|(_, node)| Some((node.location.as_str(), node.deferred.as_deref()?)))
             .collect();
         let judged = judged
             .into_iter()

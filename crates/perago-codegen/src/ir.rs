@@ -37,7 +37,7 @@ pub struct Node {
     pub checks: Checks,
     /// When the interpreter judges the value (a part of its schema is not typed rule by rule:
     /// `not`, `if`, `contains`…, or it has no one JSON type, then [`Shape::Any`]): why.
-    pub judged: Option<String>,
+    pub deferred: Option<String>,
 }
 
 impl Node {
@@ -53,7 +53,7 @@ impl Node {
                     ..
                 } => !(properties.is_empty() && additional.is_some()),
                 Shape::OneOf { .. } | Shape::Union(_) => true,
-                Shape::Any => self.judged.is_some(),
+                Shape::Any => self.deferred.is_some(),
                 _ => false,
             }
     }

@@ -33,7 +33,7 @@
 //! | `anyOf` | only `[X, {"type": "null"}]` |
 //! | `allOf` | of object schemas (inline or a `$ref` to a base object): one struct merged from every part, closed over all of them; a property declared differently by two parts is refused |
 //! | `minProperties`, `maxProperties`, `dependentRequired` | checks on a struct (`dependentRequired` names declared properties) |
-//! | `prefixItems` | a Rust tuple (up to 6 items, `minItems` at least that many), fixed with `"items": false`, else `perago_schema::stream::TupleRest` (the tuple and the items after it) |
+//! | `prefixItems` | a Rust tuple (up to 6 items, `minItems` at least that many), fixed with `"items": false`, else `perago_schema::reader::TupleRest` (the tuple and the items after it) |
 //! | `patternProperties`, `propertyNames` | a checked map (no declared `properties` beside): one pattern its keys must match, names checked by `propertyNames`, counted by `minProperties`/`maxProperties` |
 //! | `title`, `description`, `default`, `examples`, `$comment` | annotations; `default` is applied to the typed value of an absent optional property |
 //! | `$schema`, `$id`, `$defs` | `$schema` is required at the root and must be 2020-12 |
@@ -55,7 +55,7 @@ mod set;
 
 pub use build::{SchemaFile, pascal, tag_name};
 pub use generate::{
-    Change, ChangeKind, Codegen, Error, Judged, Mode, ensure_file, generate, stale,
+    Change, ChangeKind, Codegen, Deferred, Error, Mode, ensure_file, generate, stale,
 };
 pub use ir::{Ir, NodeId};
 pub use set::SchemaSet;

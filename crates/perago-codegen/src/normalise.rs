@@ -43,7 +43,7 @@ pub fn close_objects(schema: &mut Value) {
     close_members(map);
 }
 
-/// Closes a schema generated code holds whole for the interpreter to judge (`lint::Holds`) as
+/// Closes a schema generated code holds whole for the interpreter to judge (`lint::Deferrals`) as
 /// the interpreter closes it, so that its standalone form means what the interpreter judges:
 /// where a value is entered (`entered`), over everything evaluated in place
 /// (`unevaluatedProperties: false`, the interpreter's `Close::Dynamic`, which for a schema

@@ -49,7 +49,7 @@ fn outcomes(files: &[(&str, String)]) -> String {
             let held: Vec<String> = set
                 .ir
                 .nodes()
-                .filter_map(|(_, n)| Some(format!("{}: {}", n.location, n.judged.as_ref()?)))
+                .filter_map(|(_, n)| Some(format!("{}: {}", n.location, n.deferred.as_ref()?)))
                 .collect();
             format!("judged:\n{}", held.join("\n"))
         }
@@ -1514,7 +1514,7 @@ fn one_of_member_type_optional_or_untyped_in_a_branch() {
     assert_eq!(outcome(body), "judged:\n");
     // One that gives it no `type` takes a string too: no word of JSON types.
     let held = outcome(typed_id(json!({"type": "string"}), json!({"minimum": 1})));
-    assert!(held.contains("held as a `serde_json::Value`"), "{held}");
+    assert!(held.contains("kept as a `serde_json::Value`"), "{held}");
     assert!(!held.contains("JSON type"), "{held}");
 }
 

@@ -658,7 +658,7 @@ fn bad_requests_are_json_errors_that_change_nothing() {
     assert_eq!(done.status, 200, "{}", done.text);
 }
 
-/// Reads from `stream` until its text contains `needle` (or the patience runs out).
+/// Reads from `reader` until its text contains `needle` (or the patience runs out).
 fn read_until(stream: &mut std::net::TcpStream, needle: &str) -> String {
     stream.set_read_timeout(Some(PATIENCE)).unwrap();
     let mut text = Vec::new();

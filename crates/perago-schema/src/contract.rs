@@ -32,7 +32,7 @@ pub trait Contract: Sized + Serialize {
     /// Reads one value from a deserialiser (the parser over document bytes, or a parsed
     /// `Value`) straight into the typed value, recording every violation at or below `path` in
     /// the interpreter's order; returns the typed value only when nothing was recorded. Errors
-    /// are the parser's, or a data error at a repeated key (see [`crate::stream`]).
+    /// are the parser's, or a data error at a repeated key (see [`crate::reader`]).
     fn read<'de, D: Deserializer<'de>>(
         d: D,
         path: &Path<'_>,

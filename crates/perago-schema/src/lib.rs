@@ -13,7 +13,7 @@
 //!   tests), the one analysis both the interpreter and generated readers decide by;
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
 //!   both report the same violations with the same messages; [`kind`]: the JSON types;
-//! - `stream`: what generated readers read documents with, in one pass, and `judge`, the
+//! - `reader`: what generated readers read documents with, in one pass, and `fallback`, the
 //!   interpreter for the parts code generation does not type (generated code reaches both
 //!   through `__private`);
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
@@ -31,18 +31,18 @@ pub mod decision;
 pub mod dialect;
 pub mod error;
 mod eval;
+#[doc(hidden)] // generated code's, through `__private`
+pub mod fallback;
 mod format;
 pub mod input;
 pub mod json;
-#[doc(hidden)] // generated code's, through `__private`
-pub mod judge;
 pub mod kind;
 pub mod load;
 pub mod one_of;
 mod path;
 mod program;
 #[doc(hidden)] // generated code's, through `__private`
-pub mod stream;
+pub mod reader;
 mod tape;
 mod validator;
 mod violation;
@@ -60,10 +60,10 @@ pub use violation::{Code, Violation, Violations};
 pub mod __private {
     pub use crate::check;
     pub use crate::decision;
+    pub use crate::fallback;
     pub use crate::json;
-    pub use crate::judge;
     pub use crate::path::Path;
-    pub use crate::stream;
+    pub use crate::reader;
     pub use crate::violation::Violation;
     pub use indexmap;
     pub use serde;

@@ -210,7 +210,7 @@ impl ::perago::Contract for AgentResult {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResult;
             fn other(
                 self,
@@ -242,7 +242,7 @@ impl ::perago::Contract for AgentResult {
                     "proposed_split",
                     "blocking_dep",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -255,7 +255,7 @@ impl ::perago::Contract for AgentResult {
                 let mut f9 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "contract" => Some(1usize),
                             "summary" => Some(2usize),
@@ -271,34 +271,34 @@ impl ::perago::Contract for AgentResult {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::ConstStr(
                                         "worker-completion/v1",
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -309,13 +309,13 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -329,13 +329,13 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<
                                             AgentResultVariant0Verification,
                                         >::new(),
                                     ),
@@ -343,12 +343,12 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -359,12 +359,12 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -375,12 +375,12 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -391,13 +391,13 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(8usize) => {
+                        ::perago::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -411,12 +411,12 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(9usize) => {
+                        ::perago::__private::reader::Key::Declared(9usize) => {
                             f9 = members
                                 .read(
                                     &mut map,
                                     9usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -427,8 +427,8 @@ impl ::perago::Contract for AgentResult {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -452,11 +452,11 @@ impl ::perago::Contract for AgentResult {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                            ::perago::__private::stream::optional(h1),
-                            ::perago::__private::stream::required(f2),
-                            ::perago::__private::stream::or_else(f3, || None),
-                            ::perago::__private::stream::or_else(f4, || None),
-                            ::perago::__private::stream::or_else(f5, || None),
+                            ::perago::__private::reader::optional(h1),
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::or_else(f3, || None),
+                            ::perago::__private::reader::or_else(f4, || None),
+                            ::perago::__private::reader::or_else(f5, || None),
                         ) else {
                             return Ok(None);
                         };
@@ -494,9 +494,9 @@ impl ::perago::Contract for AgentResult {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(h1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f7),
+                                    ::perago::__private::reader::optional(h1),
+                                    ::perago::__private::reader::required(f6),
+                                    ::perago::__private::reader::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -529,9 +529,9 @@ impl ::perago::Contract for AgentResult {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(h1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f8),
+                                    ::perago::__private::reader::optional(h1),
+                                    ::perago::__private::reader::required(f6),
+                                    ::perago::__private::reader::required(f8),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -564,9 +564,9 @@ impl ::perago::Contract for AgentResult {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(h1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f7),
+                                    ::perago::__private::reader::optional(h1),
+                                    ::perago::__private::reader::required(f6),
+                                    ::perago::__private::reader::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -601,9 +601,9 @@ impl ::perago::Contract for AgentResult {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(h1),
-                                    ::perago::__private::stream::required(f6),
-                                    ::perago::__private::stream::required(f9),
+                                    ::perago::__private::reader::optional(h1),
+                                    ::perago::__private::reader::required(f6),
+                                    ::perago::__private::reader::required(f9),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -632,16 +632,16 @@ impl ::perago::Contract for AgentResult {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -742,7 +742,7 @@ impl ::perago::Contract for AgentResultVariant0 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResultVariant0;
             fn other(
                 self,
@@ -763,7 +763,7 @@ impl ::perago::Contract for AgentResultVariant0 {
                     "verification",
                     "receipt_ref",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -771,7 +771,7 @@ impl ::perago::Contract for AgentResultVariant0 {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "summary" => Some(1usize),
                             "files_changed" => Some(2usize),
@@ -782,13 +782,13 @@ impl ::perago::Contract for AgentResultVariant0 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| AgentResultVariant0Contract,
@@ -797,12 +797,12 @@ impl ::perago::Contract for AgentResultVariant0 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -813,13 +813,13 @@ impl ::perago::Contract for AgentResultVariant0 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -833,13 +833,13 @@ impl ::perago::Contract for AgentResultVariant0 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<
                                             AgentResultVariant0Verification,
                                         >::new(),
                                     ),
@@ -847,12 +847,12 @@ impl ::perago::Contract for AgentResultVariant0 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -863,8 +863,8 @@ impl ::perago::Contract for AgentResultVariant0 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -885,11 +885,11 @@ impl ::perago::Contract for AgentResultVariant0 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::or_else(f2, || None),
-                    ::perago::__private::stream::or_else(f3, || None),
-                    ::perago::__private::stream::or_else(f4, || None),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::or_else(f2, || None),
+                    ::perago::__private::reader::or_else(f3, || None),
+                    ::perago::__private::reader::or_else(f4, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -904,16 +904,16 @@ impl ::perago::Contract for AgentResultVariant0 {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultVariant0 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -957,7 +957,7 @@ impl ::perago::Contract for AgentResultVariant0Verification {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResultVariant0Verification;
             fn other(
                 self,
@@ -972,12 +972,12 @@ impl ::perago::Contract for AgentResultVariant0Verification {
             ) -> Result<Option<AgentResultVariant0Verification>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["command", "exit_code"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "command" => Some(0usize),
                             "exit_code" => Some(1usize),
                             _ => None,
@@ -985,12 +985,12 @@ impl ::perago::Contract for AgentResultVariant0Verification {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1001,12 +1001,12 @@ impl ::perago::Contract for AgentResultVariant0Verification {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -1016,8 +1016,8 @@ impl ::perago::Contract for AgentResultVariant0Verification {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1026,8 +1026,8 @@ impl ::perago::Contract for AgentResultVariant0Verification {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -1039,7 +1039,7 @@ impl ::perago::Contract for AgentResultVariant0Verification {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de>
@@ -1047,9 +1047,9 @@ for AgentResultVariant0Verification {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1114,7 +1114,7 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResultAwaitingOperator;
             fn other(
                 self,
@@ -1129,14 +1129,14 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
             ) -> Result<Option<AgentResultAwaitingOperator>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -1146,13 +1146,13 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| AgentResultAwaitingOperatorContract,
@@ -1161,25 +1161,25 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("awaiting_operator"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("awaiting_operator"),
                                         |(): ()| AgentResultAwaitingOperatorKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -1190,12 +1190,12 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1206,8 +1206,8 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1227,10 +1227,10 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1244,16 +1244,16 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultAwaitingOperator {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1326,7 +1326,7 @@ impl ::perago::Contract for AgentResultScopeExceeded {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResultScopeExceeded;
             fn other(
                 self,
@@ -1346,14 +1346,14 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                     "detail",
                     "proposed_split",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -1363,13 +1363,13 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| AgentResultScopeExceededContract,
@@ -1378,25 +1378,25 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("scope_exceeded"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("scope_exceeded"),
                                         |(): ()| AgentResultScopeExceededKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -1407,13 +1407,13 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -1427,8 +1427,8 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1448,10 +1448,10 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1465,16 +1465,16 @@ impl ::perago::Contract for AgentResultScopeExceeded {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultScopeExceeded {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1541,7 +1541,7 @@ impl ::perago::Contract for AgentResultUnderspecified {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResultUnderspecified;
             fn other(
                 self,
@@ -1556,14 +1556,14 @@ impl ::perago::Contract for AgentResultUnderspecified {
             ) -> Result<Option<AgentResultUnderspecified>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -1573,13 +1573,13 @@ impl ::perago::Contract for AgentResultUnderspecified {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| AgentResultUnderspecifiedContract,
@@ -1588,25 +1588,25 @@ impl ::perago::Contract for AgentResultUnderspecified {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("underspecified"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("underspecified"),
                                         |(): ()| AgentResultUnderspecifiedKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -1617,12 +1617,12 @@ impl ::perago::Contract for AgentResultUnderspecified {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1633,8 +1633,8 @@ impl ::perago::Contract for AgentResultUnderspecified {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1654,10 +1654,10 @@ impl ::perago::Contract for AgentResultUnderspecified {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1671,16 +1671,16 @@ impl ::perago::Contract for AgentResultUnderspecified {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultUnderspecified {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1747,7 +1747,7 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentResultBlockedOnDependency;
             fn other(
                 self,
@@ -1767,14 +1767,14 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                     "detail",
                     "blocking_dep",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -1784,13 +1784,13 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| AgentResultBlockedOnDependencyContract,
@@ -1799,13 +1799,13 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "blocked_on_dependency",
                                         ),
                                         |(): ()| AgentResultBlockedOnDependencyKind,
@@ -1814,12 +1814,12 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(2000u64),
@@ -1830,12 +1830,12 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1846,8 +1846,8 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1867,10 +1867,10 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1884,7 +1884,7 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de>
@@ -1892,9 +1892,9 @@ for AgentResultBlockedOnDependency {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

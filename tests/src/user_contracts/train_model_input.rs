@@ -207,7 +207,7 @@ impl ::perago::Contract for TrainModelInput {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInput;
             fn other(
                 self,
@@ -222,12 +222,12 @@ impl ::perago::Contract for TrainModelInput {
             ) -> Result<Option<TrainModelInput>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["workspace", "params"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "workspace" => Some(0usize),
                             "params" => Some(1usize),
                             _ => None,
@@ -235,32 +235,32 @@ impl ::perago::Contract for TrainModelInput {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         TrainModelInputWorkspace,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         TrainModelInputParams,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -269,8 +269,8 @@ impl ::perago::Contract for TrainModelInput {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -282,16 +282,16 @@ impl ::perago::Contract for TrainModelInput {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInput {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -352,7 +352,7 @@ impl ::perago::Contract for TrainModelInputWorkspace {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInputWorkspace;
             fn other(
                 self,
@@ -367,14 +367,14 @@ impl ::perago::Contract for TrainModelInputWorkspace {
             ) -> Result<Option<TrainModelInputWorkspace>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["repository", "branch", "ref", "ref_type"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "repository" => Some(0usize),
                             "branch" => Some(1usize),
                             "ref" => Some(2usize),
@@ -384,12 +384,12 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -400,12 +400,12 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -416,12 +416,12 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -432,21 +432,21 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("commit"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("commit"),
                                         |(): ()| TrainModelInputWorkspaceRefType,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -466,10 +466,10 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -483,16 +483,16 @@ impl ::perago::Contract for TrainModelInputWorkspace {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputWorkspace {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -693,7 +693,7 @@ impl ::perago::Contract for TrainModelInputParams {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInputParams;
             fn other(
                 self,
@@ -719,7 +719,7 @@ impl ::perago::Contract for TrainModelInputParams {
                     "split",
                     "labels",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -732,7 +732,7 @@ impl ::perago::Contract for TrainModelInputParams {
                 let mut f9 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "dataset" => Some(0usize),
                             "target" => Some(1usize),
                             "features" => Some(2usize),
@@ -748,12 +748,12 @@ impl ::perago::Contract for TrainModelInputParams {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(200u64),
@@ -764,12 +764,12 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -780,13 +780,13 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -800,13 +800,13 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &TrainModelInputParamsModel::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| TrainModelInputParamsModel::ALL[i],
@@ -815,12 +815,12 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: Some(1f64),
                                         exclusive_minimum: Some(0f64),
@@ -830,12 +830,12 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(1f64),
                                         maximum: Some(1000f64),
                                         exclusive_minimum: None,
@@ -845,13 +845,13 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: Some(0f64),
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -862,34 +862,34 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(8usize) => {
+                        ::perago::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         TrainModelInputParamsSplit,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(9usize) => {
+                        ::perago::__private::reader::Key::Declared(9usize) => {
                             f9 = members
                                 .read(
                                     &mut map,
                                     9usize,
-                                    &::perago::__private::stream::Map(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Map(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: Some(64u64),
@@ -900,8 +900,8 @@ impl ::perago::Contract for TrainModelInputParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -938,22 +938,22 @@ impl ::perago::Contract for TrainModelInputParams {
                     Some(x8),
                     Some(x9),
                 ) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
-                    ::perago::__private::stream::optional(f4),
-                    ::perago::__private::stream::or_else(
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
+                    ::perago::__private::reader::optional(f4),
+                    ::perago::__private::reader::or_else(
                         f5,
                         TrainModelInputParams::default_epochs,
                     ),
-                    ::perago::__private::stream::or_else(f6, || None),
-                    ::perago::__private::stream::or_else(
+                    ::perago::__private::reader::or_else(f6, || None),
+                    ::perago::__private::reader::or_else(
                         f7,
                         TrainModelInputParams::default_dry_run,
                     ),
-                    ::perago::__private::stream::required(f8),
-                    ::perago::__private::stream::optional(f9),
+                    ::perago::__private::reader::required(f8),
+                    ::perago::__private::reader::optional(f9),
                 ) else {
                     return Ok(None);
                 };
@@ -973,16 +973,16 @@ impl ::perago::Contract for TrainModelInputParams {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1012,10 +1012,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputParams
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &TrainModelInputParamsModel::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| TrainModelInputParamsModel::ALL[i],
@@ -1126,7 +1126,7 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInputParamsSplit;
             fn other(
                 self,
@@ -1148,7 +1148,7 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                     "test_values",
                     "cutoff",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -1156,7 +1156,7 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "strategy" => Some(0usize),
                             "test_fraction" => Some(1usize),
                             "column" => Some(2usize),
@@ -1167,22 +1167,22 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: Some(0f64),
@@ -1192,12 +1192,12 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1208,13 +1208,13 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1228,12 +1228,12 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1244,8 +1244,8 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1265,7 +1265,7 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(f1),
+                                    ::perago::__private::reader::required(f1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1289,8 +1289,8 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::required(f3),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::required(f3),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1315,8 +1315,8 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::required(f4),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::required(f4),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1344,16 +1344,16 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputParamsSplit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1396,7 +1396,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInputParamsSplitRandom;
             fn other(
                 self,
@@ -1411,12 +1411,12 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
             ) -> Result<Option<TrainModelInputParamsSplitRandom>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["strategy", "test_fraction"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "strategy" => Some(0usize),
                             "test_fraction" => Some(1usize),
                             _ => None,
@@ -1424,25 +1424,25 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("random"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("random"),
                                         |(): ()| TrainModelInputParamsSplitRandomStrategy,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: Some(0f64),
@@ -1452,8 +1452,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1462,8 +1462,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -1475,7 +1475,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de>
@@ -1483,9 +1483,9 @@ for TrainModelInputParamsSplitRandom {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1542,7 +1542,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInputParamsSplitByColumn;
             fn other(
                 self,
@@ -1557,13 +1557,13 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
             ) -> Result<Option<TrainModelInputParamsSplitByColumn>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["strategy", "column", "test_values"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "strategy" => Some(0usize),
                             "column" => Some(1usize),
                             "test_values" => Some(2usize),
@@ -1572,25 +1572,25 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("by_column"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("by_column"),
                                         |(): ()| TrainModelInputParamsSplitByColumnStrategy,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1601,13 +1601,13 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1621,8 +1621,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1633,9 +1633,9 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -1648,7 +1648,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de>
@@ -1656,9 +1656,9 @@ for TrainModelInputParamsSplitByColumn {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1708,7 +1708,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = TrainModelInputParamsSplitTime;
             fn other(
                 self,
@@ -1723,13 +1723,13 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
             ) -> Result<Option<TrainModelInputParamsSplitTime>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["strategy", "column", "cutoff"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "strategy" => Some(0usize),
                             "column" => Some(1usize),
                             "cutoff" => Some(2usize),
@@ -1738,25 +1738,25 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("time"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("time"),
                                         |(): ()| TrainModelInputParamsSplitTimeStrategy,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1767,12 +1767,12 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1783,8 +1783,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1795,9 +1795,9 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -1810,7 +1810,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de>
@@ -1818,9 +1818,9 @@ for TrainModelInputParamsSplitTime {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -3,11 +3,11 @@
 use super::*;
 
 impl Emitter<'_> {
-    /// A `Check` (`perago_schema`'s `stream`) of node `id`: the rules of its schema, read from a
+    /// A `Check` (`perago_schema`'s `reader`) of node `id`: the rules of its schema, read from a
     /// deserialiser.
     pub(super) fn check_expr(&mut self, id: NodeId) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let node = self.ir.node(id);
         if node.implements_contract() {
             // Its `Contract::read` judges what the interpreter judges.
@@ -15,15 +15,15 @@ impl Emitter<'_> {
             return quote! { #s::Typed::<#ty>::new() };
         }
         let check = self.typed_check_expr(id);
-        match self.judge_static(id) {
-            Some(judge) => quote! { #s::Judged { check: #check, judge: &#judge } },
+        match self.fallback_static(id) {
+            Some(judge) => quote! { #s::Deferred { check: #check, fallback: &#judge } },
             None => check,
         }
     }
     /// The check of a node's typed value, rule by rule.
     pub(super) fn typed_check_expr(&mut self, id: NodeId) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let node = self.ir.node(id);
         if node.name.is_some() {
             match &node.shape {
@@ -161,7 +161,7 @@ impl Emitter<'_> {
         let k = self.krate;
         let check = self.check_expr(p.node);
         match self.boxing(owner, p) {
-            Some(f) => quote! { #k::__private::stream::Then(#check, #f) },
+            Some(f) => quote! { #k::__private::reader::Then(#check, #f) },
             None => check,
         }
     }

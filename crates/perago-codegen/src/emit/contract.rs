@@ -14,10 +14,10 @@ impl Emitter<'_> {
         read: TokenStream,
     ) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let de = quote! { #k::__private::serde };
         let schema = raw_str(schema);
-        let (read, typed_read) = match self.judge_static(id) {
+        let (read, typed_read) = match self.fallback_static(id) {
             None => (read, quote! {}),
             Some(judge) => (
                 quote! {
@@ -26,8 +26,8 @@ impl Emitter<'_> {
                         path: &#k::Path<'_>,
                         out: &mut Vec<#k::Violation>,
                     ) -> Result<Option<Self>, D::Error> {
-                        let judged = #s::Judged { check: #s::ReadBy::<Self>::new(), judge: &#judge };
-                        #s::Check::read(&judged, d, path, out)
+                        let deferred = #s::Deferred { check: #s::ReadBy::<Self>::new(), fallback: &#judge };
+                        #s::Read::read(&deferred, d, path, out)
                     }
                 },
                 quote! { impl #s::TypedRead for #name { #read } },
@@ -43,14 +43,14 @@ impl Emitter<'_> {
             #typed_read
         }
     }
-    /// The `static` [`Judge`](perago_schema::judge::Judge) of a node the interpreter judges,
+    /// The `static` [`Fallback`](perago_schema::fallback::Fallback) of a node the interpreter judges,
     /// with the module's `SCHEMAS` it needs; `None` for a node typed rule by rule.
-    pub(super) fn judge_static(&mut self, id: NodeId) -> Option<syn::Ident> {
+    pub(super) fn fallback_static(&mut self, id: NodeId) -> Option<syn::Ident> {
         let k = self.krate;
         let node = self.ir.node(id);
-        let reason = node.judged.as_deref()?;
+        let reason = node.deferred.as_deref()?;
         let location = node.location.as_str();
-        let j = quote! { #k::__private::judge };
+        let j = quote! { #k::__private::fallback };
         if !self.statics.contains_key("SCHEMAS") {
             let files = self.sources.iter().map(|(f, _)| f.as_str());
             let texts = self.sources.iter().map(|(_, t)| t.as_str());
@@ -62,11 +62,11 @@ impl Emitter<'_> {
                 },
             );
         }
-        let doc = format!(" `{location}`, judged by the interpreter: {reason}.");
+        let doc = format!(" `{location}`, deferred to the interpreter: {reason}.");
         Some(self.interned_static("JUDGE", location, |ident| {
             quote! {
                 #[doc = #doc]
-                static #ident: #j::Judge = #j::Judge::new(&SCHEMAS, #location);
+                static #ident: #j::Fallback = #j::Fallback::new(&SCHEMAS, #location);
             }
         }))
     }
@@ -104,7 +104,7 @@ impl Emitter<'_> {
         quote! {
             impl<'de> #de::Deserialize<'de> for #name {
                 fn deserialize<D: #de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    #k::__private::stream::deserialize(d, &#check)
+                    #k::__private::reader::deserialize(d, &#check)
                 }
             }
         }
@@ -134,7 +134,7 @@ impl Emitter<'_> {
             None => {
                 let check = self.field_check(owner, p);
                 quote! {
-                    #k::__private::stream::from_json(#json, &#check)
+                    #k::__private::reader::from_json(#json, &#check)
                         .expect("perago-codegen checked the default against its schema")
                 }
             }

@@ -19,7 +19,7 @@ impl Emitter<'_> {
         let schema = self.schemas.get(&id).map(String::as_str).unwrap_or("true");
         let contract = self.contract_impl(id, name, location, schema, read);
         let deserialize =
-            self.deserialize_impl(name, quote! { #k::__private::stream::Typed::<Self>::new() });
+            self.deserialize_impl(name, quote! { #k::__private::reader::Typed::<Self>::new() });
         let serde_crate = self.serde_crate;
         quote! {
             #doc
@@ -37,7 +37,7 @@ impl Emitter<'_> {
     /// that it is a `Contract` that judges (an alias of `Value` could not be).
     pub(super) fn held_value_item(&mut self, id: NodeId, node: &Node) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let de = quote! { #k::__private::serde };
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let doc = doc_attrs(node);
@@ -48,7 +48,7 @@ impl Emitter<'_> {
                 path: &#k::Path<'_>,
                 out: &mut Vec<#k::Violation>,
             ) -> Result<Option<Self>, D::Error> {
-                Ok(#s::Check::read(&#s::AnyValue, d, path, out)?.map(Self))
+                Ok(#s::Read::read(&#s::AnyValue, d, path, out)?.map(Self))
             }
         };
         let contract = self.contract_impl(id, &name, &node.location, schema, read);

@@ -1,6 +1,6 @@
 //! Emitting Rust from the IR: one module per schema file with its types and their one
 //! validator, `Contract::read`: one pass from any deserialiser (the parser over document bytes,
-//! or a parsed `serde_json::Value`), built from `perago_schema::stream`, recording every
+//! or a parsed `serde_json::Value`), built from `perago_schema::reader`, recording every
 //! violation in the interpreter's order while it builds the typed value. serde's `Deserialize`
 //! of a generated type is a call to it; `Serialize` is derived.
 //!
@@ -342,7 +342,7 @@ impl Emitter<'_> {
                     None => quote! { (#(#items,)*) },
                     Some(rest) => {
                         let rest = self.rust_type(*rest);
-                        quote! { #k::__private::stream::TupleRest<(#(#items,)*), #rest> }
+                        quote! { #k::__private::reader::TupleRest<(#(#items,)*), #rest> }
                     }
                 }
             }
@@ -475,7 +475,7 @@ impl Emitter<'_> {
                 decision,
             } => self.one_of_item(id, node, discriminators, branches, decision.as_ref()),
             Shape::Union(branches) => self.union_item(id, node, branches),
-            Shape::Any if node.judged.is_some() => self.held_value_item(id, node),
+            Shape::Any if node.deferred.is_some() => self.held_value_item(id, node),
             Shape::Const(Value::String(value)) => {
                 quote! { #k::string_const!(#doc pub #name = #value); }
             }
@@ -549,7 +549,7 @@ impl Emitter<'_> {
                 out: &mut Vec<#k::Violation>,
             ) -> Result<Option<Self>, D::Error> {
                 struct __Body<'a, 'p>(&'a #k::Path<'p>, &'a mut Vec<#k::Violation>);
-                impl<'de> #k::__private::stream::Body<'de> for __Body<'_, '_> {
+                impl<'de> #k::__private::reader::Body<'de> for __Body<'_, '_> {
                     type Value = #name;
                     fn other(self, found: #k::__private::serde_json::Value) -> Option<#name> {
                         #other
@@ -560,7 +560,7 @@ impl Emitter<'_> {
                         #body
                     }
                 }
-                #k::__private::stream::read_body(d, __Body(path, out))
+                #k::__private::reader::read_body(d, __Body(path, out))
             }
         }
     }

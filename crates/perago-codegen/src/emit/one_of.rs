@@ -93,7 +93,7 @@ impl Emitter<'_> {
         p: &Property,
     ) -> (TokenStream, Option<TokenStream>) {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let id = self.ir.resolve(p.node);
         let node = self.ir.node(id);
         if let (Some(_), Shape::Const(Value::String(v))) = (&node.name, &node.shape) {
@@ -155,7 +155,7 @@ impl Emitter<'_> {
         types: &[TokenStream],
     ) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let check = quote! { #k::__private::check };
         let Some(branch_props) = self.branch_objects(branches) else {
             let message = format!("`{name}`: a `oneOf` branch is not a closed object");
@@ -587,7 +587,7 @@ impl Emitter<'_> {
     pub(super) fn decision(&self, decision: &Decision) -> TokenStream {
         let k = self.krate;
         let d = quote! { #k::__private::decision };
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let kinds = |kinds: &[Kind]| {
             let kinds = kinds
                 .iter()

@@ -60,7 +60,7 @@ impl Emitter<'_> {
         let contract = self.contract_impl(id, &name, location, schema, read);
         let deserialize = self.deserialize_impl(
             &name,
-            quote! { #k::__private::stream::Typed::<Self>::new() },
+            quote! { #k::__private::reader::Typed::<Self>::new() },
         );
         quote! {
             #doc
@@ -93,7 +93,7 @@ impl Emitter<'_> {
         rules: &ObjectRules,
     ) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let keys: Vec<&str> = properties.iter().map(|p| p.name.as_str()).collect();
         let checks: Vec<_> = properties.iter().map(|p| self.field_check(id, p)).collect();
         let (entries, other) = match additional {
@@ -180,7 +180,7 @@ impl Emitter<'_> {
         other: TokenStream,
     ) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let n = keys.len();
         // The index of a declared key: a `match`, which the compiler turns into comparisons by
         // length and bytes (a search through `KEYS` costs more per key).
@@ -211,7 +211,7 @@ impl Emitter<'_> {
     /// `Key::Declared(i) => slot = members.read(…, check, …)?,`
     pub(super) fn read_arm(&self, i: usize, slot: &syn::Ident, check: &TokenStream) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         quote! { #s::Key::Declared(#i) => #slot = members.read(&mut map, #i, &#check, path, out)?, }
     }
     /// `slot = members.read(…, check, …)?`
@@ -232,7 +232,7 @@ impl Emitter<'_> {
         f: &syn::Ident,
     ) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         match (
             p.required,
             self.is_nullable(p.node),

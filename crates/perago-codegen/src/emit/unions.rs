@@ -63,7 +63,7 @@ impl Emitter<'_> {
         branches: &[Alternative],
     ) -> TokenStream {
         let k = self.krate;
-        let s = quote! { #k::__private::stream };
+        let s = quote! { #k::__private::reader };
         let de = quote! { #k::__private::serde };
         let expected = crate::ir::kinds_text(branches.iter().map(|b| b.kind));
         let mut scalars = Vec::new();

@@ -51,7 +51,7 @@ const VALIDATE: &str =
     "`perago validate --schema FILE` takes this schema as written, without generated types";
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
 /// Keywords that apply a second schema to a value generated code still types: the value is
-/// typed without them and judged with them by the interpreter ([`Hold::Typed`]).
+/// typed without them and judged with them by the interpreter ([`Deferral::Typed`]).
 const APPLIED: &[&str] = &[
     "not",
     "if",
@@ -63,21 +63,21 @@ const APPLIED: &[&str] = &[
     "maxContains",
 ];
 /// Keywords the interpreter takes and generated types have no form for: their schema's value
-/// is held whole ([`Hold::Value`]).
+/// is held whole ([`Deferral::Value`]).
 const JUDGED: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "$anchor"];
 
 /// How generated code holds a part of a schema it does not type rule by rule: the interpreter
-/// judges the part's value (see `perago_schema::judge`).
+/// judges the part's value (see `perago_schema::fallback`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hold {
-    pub kind: HoldKind,
+pub(crate) struct Deferral {
+    pub kind: DeferralKind,
     /// Why, for the generated type's documentation.
     pub reason: String,
 }
 
 /// What is typed of a held part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HoldKind {
+pub(crate) enum DeferralKind {
     /// Everything but the [`APPLIED`] keywords, which the interpreter checks.
     Typed,
     /// Nothing: a `serde_json::Value`.
@@ -86,7 +86,7 @@ pub(crate) enum HoldKind {
 
 /// The held parts of the linted documents: (document, JSON Pointer) of the schema whose values
 /// are held, always one a value is entered at (a root, `$defs` entry, property, item…).
-pub(crate) type Holds = HashMap<(usize, String), Hold>;
+pub(crate) type Deferrals = HashMap<(usize, String), Deferral>;
 
 /// The members the `then`, `else` and `dependentSchemas` of the schema `map` at `pointer`
 /// declare: (pointer, schema) of each, in schema order.
@@ -219,8 +219,8 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
 
 /// Lints every loaded document (loading the files their `$ref`s name as it goes); the errors
 /// come file by file, each file's in document order.
-pub(crate) fn lint(docs: &mut Documents) -> (Vec<LintError>, Holds) {
-    let mut holds = Holds::new();
+pub(crate) fn lint(docs: &mut Documents) -> (Vec<LintError>, Deferrals) {
+    let mut holds = Deferrals::new();
     // A part held is not linted further, and what uses a held part in place is held in
     // turn: lint again until the held parts are all found.
     loop {
@@ -252,7 +252,7 @@ struct Linter<'a> {
     doc: usize,
     file: &'a str,
     errors: &'a mut Vec<LintError>,
-    holds: &'a mut Holds,
+    holds: &'a mut Deferrals,
 }
 
 impl Linter<'_> {
@@ -261,26 +261,26 @@ impl Linter<'_> {
             .push(LintError::new(self.file, pointer, keyword, message));
     }
 
-    /// Holds the value entered at `pointer` (or at the schema it is in place of) for the
+    /// Deferrals the value entered at `pointer` (or at the schema it is in place of) for the
     /// interpreter to judge; a whole value holding wins over a typed one.
-    fn hold(&mut self, pointer: &str, kind: HoldKind, reason: impl Into<String>) {
+    fn hold(&mut self, pointer: &str, kind: DeferralKind, reason: impl Into<String>) {
         let at = entered_at(pointer);
-        let in_place = at != pointer && kind == HoldKind::Typed;
-        let kind = if in_place { HoldKind::Value } else { kind };
+        let in_place = at != pointer && kind == DeferralKind::Typed;
+        let kind = if in_place { DeferralKind::Value } else { kind };
         let key = (self.doc, at.to_owned());
         match self.holds.get(&key) {
-            Some(h) if h.kind == HoldKind::Value || h.kind == kind => {}
+            Some(h) if h.kind == DeferralKind::Value || h.kind == kind => {}
             _ => {
                 let reason = match in_place {
                     // A branch applied in place: its check has no typed value of its own.
                     true => format!(
-                        "{}, in `{}`; held as a `serde_json::Value`",
+                        "{}, in `{}`; kept as a `serde_json::Value`",
                         reason.into(),
                         &pointer[at.len()..]
                     ),
                     false => reason.into(),
                 };
-                self.holds.insert(key, Hold { kind, reason });
+                self.holds.insert(key, Deferral { kind, reason });
             }
         }
     }
@@ -290,13 +290,13 @@ impl Linter<'_> {
     fn untyped(&mut self, pointer: &str, keyword: &str, message: impl Into<String>) {
         let message = message.into();
         let reason = match keyword {
-            "" => format!("{message}; held as a `serde_json::Value`"),
-            _ => format!("`{keyword}`: {message}; held as a `serde_json::Value`"),
+            "" => format!("{message}; kept as a `serde_json::Value`"),
+            _ => format!("`{keyword}`: {message}; kept as a `serde_json::Value`"),
         };
-        self.hold(pointer, HoldKind::Value, reason);
+        self.hold(pointer, DeferralKind::Value, reason);
     }
 
-    fn held(&self, doc: usize, pointer: &str) -> Option<&Hold> {
+    fn held(&self, doc: usize, pointer: &str) -> Option<&Deferral> {
         self.holds.get(&(doc, entered_at(pointer).to_owned()))
     }
 
@@ -374,7 +374,7 @@ impl Linter<'_> {
             } else if APPLIED.contains(&k) {
                 self.hold(
                     pointer,
-                    HoldKind::Typed,
+                    DeferralKind::Typed,
                     format!("`{k}` applies a schema to the typed value"),
                 );
             } else if matches!(k, "unevaluatedProperties" | "unevaluatedItems") && *value == false {
@@ -384,7 +384,7 @@ impl Linter<'_> {
                 // branch) it closes a part alone, and the value is held whole.
                 self.hold(
                     pointer,
-                    HoldKind::Typed,
+                    DeferralKind::Typed,
                     format!("`{k}: false` is applied as written"),
                 );
             } else if JUDGED.contains(&k) {
@@ -495,7 +495,7 @@ impl Linter<'_> {
         };
         let whole = self
             .held(self.doc, pointer)
-            .is_some_and(|h| h.kind == HoldKind::Value);
+            .is_some_and(|h| h.kind == DeferralKind::Value);
         if !whole {
             self.keywords(map, pointer, is_root);
         }
@@ -610,7 +610,7 @@ impl Linter<'_> {
                 self.untyped(
                     pointer,
                     keyword,
-                    "it applies in place a schema the interpreter judges",
+                    "it applies in place a schema deferred to the interpreter",
                 );
                 return true;
             }

@@ -307,7 +307,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = WorkerCompletionResultV1;
             fn other(
                 self,
@@ -342,7 +342,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                     "blocking_dep",
                     "text",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -360,7 +360,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                 let mut f11 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "contract" => Some(1usize),
                             "summary" => Some(2usize),
@@ -378,34 +378,34 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Tag(&TAGS),
+                                    &::perago_schema::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::ConstStr(
                                         "worker-completion/v1",
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -416,13 +416,13 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Nullable(::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -436,13 +436,13 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago_schema::__private::stream::Nullable(
-                                        ::perago_schema::__private::stream::Typed::<
+                                    &::perago_schema::__private::reader::Nullable(
+                                        ::perago_schema::__private::reader::Typed::<
                                             super::worker_completion_v1::Verification,
                                         >::new(),
                                     ),
@@ -450,12 +450,12 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(5usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Nullable(::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -466,12 +466,12 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(6usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -482,12 +482,12 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(7usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -498,13 +498,13 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(8usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -518,13 +518,13 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(9usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(9usize) => {
                             f9 = members
                                 .read(
                                     &mut map,
                                     9usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Typed::<
+                                    &::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Typed::<
                                             FollowUp,
                                         >::new(),
                                         min: Some(1u64),
@@ -534,12 +534,12 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(10usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(10usize) => {
                             f10 = members
                                 .read(
                                     &mut map,
                                     10usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -550,12 +550,12 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(11usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(11usize) => {
                             f11 = members
                                 .read(
                                     &mut map,
                                     11usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -566,8 +566,8 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -594,11 +594,11 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                            ::perago_schema::__private::stream::optional(h1),
-                            ::perago_schema::__private::stream::required(f2),
-                            ::perago_schema::__private::stream::or_else(f3, || None),
-                            ::perago_schema::__private::stream::or_else(f4, || None),
-                            ::perago_schema::__private::stream::or_else(f5, || None),
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f2),
+                            ::perago_schema::__private::reader::or_else(f3, || None),
+                            ::perago_schema::__private::reader::or_else(f4, || None),
+                            ::perago_schema::__private::reader::or_else(f5, || None),
                         ) else {
                             return Ok(None);
                         };
@@ -636,9 +636,9 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f7),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -674,10 +674,10 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                                    ::perago_schema::__private::stream::required(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f8),
-                                    ::perago_schema::__private::stream::required(f9),
+                                    ::perago_schema::__private::reader::required(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f8),
+                                    ::perago_schema::__private::reader::required(f9),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -713,9 +713,9 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f7),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -750,9 +750,9 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f10),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f10),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -774,7 +774,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago_schema::__private::stream::required(f11),
+                                    ::perago_schema::__private::reader::required(f11),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -801,7 +801,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                 }
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de>
@@ -809,9 +809,9 @@ for WorkerCompletionResultV1 {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -950,7 +950,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ScopeExceeded;
             fn other(
                 self,
@@ -971,7 +971,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
                     "proposed_split",
                     "followups",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -982,7 +982,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -993,13 +993,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| super::worker_completion_v1::Contract,
@@ -1008,13 +1008,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "scope_exceeded",
                                         ),
                                         |(): ()| ScopeExceededKind,
@@ -1023,12 +1023,12 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -1039,13 +1039,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1059,13 +1059,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Typed::<
+                                    &::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Typed::<
                                             FollowUp,
                                         >::new(),
                                         min: Some(1u64),
@@ -1075,8 +1075,8 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1097,11 +1097,11 @@ impl ::perago_schema::Contract for ScopeExceeded {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago_schema::__private::stream::required(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
-                    ::perago_schema::__private::stream::required(f4),
+                    ::perago_schema::__private::reader::required(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::required(f2),
+                    ::perago_schema::__private::reader::required(f3),
+                    ::perago_schema::__private::reader::required(f4),
                 ) else {
                     return Ok(None);
                 };
@@ -1116,16 +1116,16 @@ impl ::perago_schema::Contract for ScopeExceeded {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1219,7 +1219,7 @@ impl ::perago_schema::Contract for FollowUp {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = FollowUp;
             fn other(
                 self,
@@ -1242,7 +1242,7 @@ impl ::perago_schema::Contract for FollowUp {
                     "origin",
                     "contract_version",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -1255,7 +1255,7 @@ impl ::perago_schema::Contract for FollowUp {
                 let mut f6 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "parent_task_id" => Some(1usize),
                             "split_index" => Some(2usize),
@@ -1268,12 +1268,12 @@ impl ::perago_schema::Contract for FollowUp {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1284,12 +1284,12 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1300,12 +1300,12 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Integer(::perago_schema::__private::check::Bounds {
+                                    &::perago_schema::__private::reader::Integer(::perago_schema::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -1315,12 +1315,12 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1331,12 +1331,12 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -1347,13 +1347,13 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(5usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "scope_exceeded_split",
                                         ),
                                         |(): ()| FollowUpOrigin,
@@ -1362,13 +1362,13 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(6usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| FollowUpContractVersion,
@@ -1377,8 +1377,8 @@ impl ::perago_schema::Contract for FollowUp {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1409,13 +1409,13 @@ impl ::perago_schema::Contract for FollowUp {
                     Some(x5),
                     Some(x6),
                 ) = (
-                    ::perago_schema::__private::stream::required(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
-                    ::perago_schema::__private::stream::required(f4),
-                    ::perago_schema::__private::stream::required(f5),
-                    ::perago_schema::__private::stream::required(f6),
+                    ::perago_schema::__private::reader::required(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::required(f2),
+                    ::perago_schema::__private::reader::required(f3),
+                    ::perago_schema::__private::reader::required(f4),
+                    ::perago_schema::__private::reader::required(f5),
+                    ::perago_schema::__private::reader::required(f6),
                 ) else {
                     return Ok(None);
                 };
@@ -1432,16 +1432,16 @@ impl ::perago_schema::Contract for FollowUp {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for FollowUp {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1498,7 +1498,7 @@ impl ::perago_schema::Contract for LegacyProse {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = LegacyProse;
             fn other(
                 self,
@@ -1513,7 +1513,7 @@ impl ::perago_schema::Contract for LegacyProse {
             ) -> Result<Option<LegacyProse>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["kind", "text"];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -1521,7 +1521,7 @@ impl ::perago_schema::Contract for LegacyProse {
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "text" => Some(1usize),
                             _ => None,
@@ -1529,13 +1529,13 @@ impl ::perago_schema::Contract for LegacyProse {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "legacy_prose",
                                         ),
                                         |(): ()| LegacyProseKind,
@@ -1544,12 +1544,12 @@ impl ::perago_schema::Contract for LegacyProse {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1560,8 +1560,8 @@ impl ::perago_schema::Contract for LegacyProse {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1570,24 +1570,24 @@ impl ::perago_schema::Contract for LegacyProse {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago_schema::__private::stream::required(f0),
-                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::reader::required(f0),
+                    ::perago_schema::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(LegacyProse { kind: x0, text: x1 }))
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for LegacyProse {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -128,7 +128,7 @@ impl ::perago_schema::Contract for Completion {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Completion;
             fn other(
                 self,
@@ -149,7 +149,7 @@ impl ::perago_schema::Contract for Completion {
                     "verification",
                     "receipt_ref",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -160,7 +160,7 @@ impl ::perago_schema::Contract for Completion {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "summary" => Some(1usize),
                             "files_changed" => Some(2usize),
@@ -171,13 +171,13 @@ impl ::perago_schema::Contract for Completion {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -186,12 +186,12 @@ impl ::perago_schema::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -202,13 +202,13 @@ impl ::perago_schema::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Nullable(::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -222,13 +222,13 @@ impl ::perago_schema::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Nullable(
-                                        ::perago_schema::__private::stream::Typed::<
+                                    &::perago_schema::__private::reader::Nullable(
+                                        ::perago_schema::__private::reader::Typed::<
                                             Verification,
                                         >::new(),
                                     ),
@@ -236,12 +236,12 @@ impl ::perago_schema::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Nullable(::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -252,8 +252,8 @@ impl ::perago_schema::Contract for Completion {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -274,11 +274,11 @@ impl ::perago_schema::Contract for Completion {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago_schema::__private::stream::optional(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::or_else(f2, || None),
-                    ::perago_schema::__private::stream::or_else(f3, || None),
-                    ::perago_schema::__private::stream::or_else(f4, || None),
+                    ::perago_schema::__private::reader::optional(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::or_else(f2, || None),
+                    ::perago_schema::__private::reader::or_else(f3, || None),
+                    ::perago_schema::__private::reader::or_else(f4, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -293,16 +293,16 @@ impl ::perago_schema::Contract for Completion {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Completion {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -361,7 +361,7 @@ impl ::perago_schema::Contract for Verification {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Verification;
             fn other(
                 self,
@@ -376,7 +376,7 @@ impl ::perago_schema::Contract for Verification {
             ) -> Result<Option<Verification>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["command", "exit_code"];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -384,7 +384,7 @@ impl ::perago_schema::Contract for Verification {
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "command" => Some(0usize),
                             "exit_code" => Some(1usize),
                             _ => None,
@@ -392,12 +392,12 @@ impl ::perago_schema::Contract for Verification {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -408,12 +408,12 @@ impl ::perago_schema::Contract for Verification {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Integer(::perago_schema::__private::check::Bounds {
+                                    &::perago_schema::__private::reader::Integer(::perago_schema::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -423,8 +423,8 @@ impl ::perago_schema::Contract for Verification {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -433,8 +433,8 @@ impl ::perago_schema::Contract for Verification {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago_schema::__private::stream::required(f0),
-                    ::perago_schema::__private::stream::required(f1),
+                    ::perago_schema::__private::reader::required(f0),
+                    ::perago_schema::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -446,16 +446,16 @@ impl ::perago_schema::Contract for Verification {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Verification {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -535,7 +535,7 @@ impl ::perago_schema::Contract for AwaitingOperator {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AwaitingOperator;
             fn other(
                 self,
@@ -550,7 +550,7 @@ impl ::perago_schema::Contract for AwaitingOperator {
             ) -> Result<Option<AwaitingOperator>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -560,7 +560,7 @@ impl ::perago_schema::Contract for AwaitingOperator {
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -570,13 +570,13 @@ impl ::perago_schema::Contract for AwaitingOperator {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -585,13 +585,13 @@ impl ::perago_schema::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "awaiting_operator",
                                         ),
                                         |(): ()| AwaitingOperatorKind,
@@ -600,12 +600,12 @@ impl ::perago_schema::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -616,12 +616,12 @@ impl ::perago_schema::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -632,8 +632,8 @@ impl ::perago_schema::Contract for AwaitingOperator {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -653,10 +653,10 @@ impl ::perago_schema::Contract for AwaitingOperator {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago_schema::__private::stream::optional(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
+                    ::perago_schema::__private::reader::optional(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::required(f2),
+                    ::perago_schema::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -670,16 +670,16 @@ impl ::perago_schema::Contract for AwaitingOperator {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for AwaitingOperator {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -760,7 +760,7 @@ impl ::perago_schema::Contract for Underspecified {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Underspecified;
             fn other(
                 self,
@@ -775,7 +775,7 @@ impl ::perago_schema::Contract for Underspecified {
             ) -> Result<Option<Underspecified>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["contract", "kind", "detail", "question"];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -785,7 +785,7 @@ impl ::perago_schema::Contract for Underspecified {
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -795,13 +795,13 @@ impl ::perago_schema::Contract for Underspecified {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -810,13 +810,13 @@ impl ::perago_schema::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "underspecified",
                                         ),
                                         |(): ()| UnderspecifiedKind,
@@ -825,12 +825,12 @@ impl ::perago_schema::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -841,12 +841,12 @@ impl ::perago_schema::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -857,8 +857,8 @@ impl ::perago_schema::Contract for Underspecified {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -878,10 +878,10 @@ impl ::perago_schema::Contract for Underspecified {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago_schema::__private::stream::optional(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
+                    ::perago_schema::__private::reader::optional(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::required(f2),
+                    ::perago_schema::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -895,16 +895,16 @@ impl ::perago_schema::Contract for Underspecified {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Underspecified {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -985,7 +985,7 @@ impl ::perago_schema::Contract for BlockedOnDependency {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = BlockedOnDependency;
             fn other(
                 self,
@@ -1005,7 +1005,7 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                     "detail",
                     "blocking_dep",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -1015,7 +1015,7 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -1025,13 +1025,13 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -1040,13 +1040,13 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "blocked_on_dependency",
                                         ),
                                         |(): ()| BlockedOnDependencyKind,
@@ -1055,12 +1055,12 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -1071,12 +1071,12 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1087,8 +1087,8 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1108,10 +1108,10 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago_schema::__private::stream::optional(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
+                    ::perago_schema::__private::reader::optional(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::required(f2),
+                    ::perago_schema::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1125,16 +1125,16 @@ impl ::perago_schema::Contract for BlockedOnDependency {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for BlockedOnDependency {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1387,7 +1387,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = WorkerCompletionV1;
             fn other(
                 self,
@@ -1419,7 +1419,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                     "proposed_split",
                     "blocking_dep",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -1435,7 +1435,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                 let mut f9 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "contract" => Some(1usize),
                             "summary" => Some(2usize),
@@ -1451,34 +1451,34 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Tag(&TAGS),
+                                    &::perago_schema::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::ConstStr(
                                         "worker-completion/v1",
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -1489,13 +1489,13 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Nullable(::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1509,13 +1509,13 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(4usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago_schema::__private::stream::Nullable(
-                                        ::perago_schema::__private::stream::Typed::<
+                                    &::perago_schema::__private::reader::Nullable(
+                                        ::perago_schema::__private::reader::Typed::<
                                             Verification,
                                         >::new(),
                                     ),
@@ -1523,12 +1523,12 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(5usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago_schema::__private::stream::Nullable(::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Nullable(::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1539,12 +1539,12 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(6usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -1555,12 +1555,12 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(7usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1571,13 +1571,13 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(8usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1591,12 +1591,12 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(9usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(9usize) => {
                             f9 = members
                                 .read(
                                     &mut map,
                                     9usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1607,8 +1607,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1632,11 +1632,11 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                            ::perago_schema::__private::stream::optional(h1),
-                            ::perago_schema::__private::stream::required(f2),
-                            ::perago_schema::__private::stream::or_else(f3, || None),
-                            ::perago_schema::__private::stream::or_else(f4, || None),
-                            ::perago_schema::__private::stream::or_else(f5, || None),
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f2),
+                            ::perago_schema::__private::reader::or_else(f3, || None),
+                            ::perago_schema::__private::reader::or_else(f4, || None),
+                            ::perago_schema::__private::reader::or_else(f5, || None),
                         ) else {
                             return Ok(None);
                         };
@@ -1671,9 +1671,9 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f7),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1705,9 +1705,9 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f8),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f8),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1739,9 +1739,9 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f7),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f7),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1773,9 +1773,9 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::stream::optional(h1),
-                                    ::perago_schema::__private::stream::required(f6),
-                                    ::perago_schema::__private::stream::required(f9),
+                                    ::perago_schema::__private::reader::optional(h1),
+                                    ::perago_schema::__private::reader::required(f6),
+                                    ::perago_schema::__private::reader::required(f9),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -1804,16 +1804,16 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                 }
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1899,7 +1899,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
             &'a ::perago_schema::Path<'p>,
             &'a mut Vec<::perago_schema::Violation>,
         );
-        impl<'de> ::perago_schema::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago_schema::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ScopeExceeded;
             fn other(
                 self,
@@ -1919,7 +1919,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
                     "detail",
                     "proposed_split",
                 ];
-                let mut members = ::perago_schema::__private::stream::Members::new(
+                let mut members = ::perago_schema::__private::reader::Members::new(
                     &KEYS,
                     out,
                 );
@@ -1929,7 +1929,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago_schema::__private::stream::Keys(|key: &str| match key {
+                        ::perago_schema::__private::reader::Keys(|key: &str| match key {
                             "contract" => Some(0usize),
                             "kind" => Some(1usize),
                             "detail" => Some(2usize),
@@ -1939,13 +1939,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                     )?
                 {
                     match key {
-                        ::perago_schema::__private::stream::Key::Declared(0usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "worker-completion/v1",
                                         ),
                                         |(): ()| Contract,
@@ -1954,13 +1954,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(1usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago_schema::__private::stream::Then(
-                                        ::perago_schema::__private::stream::ConstStr(
+                                    &::perago_schema::__private::reader::Then(
+                                        ::perago_schema::__private::reader::ConstStr(
                                             "scope_exceeded",
                                         ),
                                         |(): ()| ScopeExceededKind,
@@ -1969,12 +1969,12 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(2usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Str {
                                         lengths: ::perago_schema::__private::check::Lengths {
                                             min: None,
                                             max: Some(2000u64),
@@ -1985,13 +1985,13 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(3usize) => {
+                        ::perago_schema::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago_schema::__private::stream::Array {
-                                        items: ::perago_schema::__private::stream::Str {
+                                    &::perago_schema::__private::reader::Array {
+                                        items: ::perago_schema::__private::reader::Str {
                                             lengths: ::perago_schema::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -2005,8 +2005,8 @@ impl ::perago_schema::Contract for ScopeExceeded {
                                     out,
                                 )?;
                         }
-                        ::perago_schema::__private::stream::Key::Declared(_) => {}
-                        ::perago_schema::__private::stream::Key::Other(key) => {
+                        ::perago_schema::__private::reader::Key::Declared(_) => {}
+                        ::perago_schema::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -2026,10 +2026,10 @@ impl ::perago_schema::Contract for ScopeExceeded {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago_schema::__private::stream::optional(f0),
-                    ::perago_schema::__private::stream::required(f1),
-                    ::perago_schema::__private::stream::required(f2),
-                    ::perago_schema::__private::stream::required(f3),
+                    ::perago_schema::__private::reader::optional(f0),
+                    ::perago_schema::__private::reader::required(f1),
+                    ::perago_schema::__private::reader::required(f2),
+                    ::perago_schema::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -2043,16 +2043,16 @@ impl ::perago_schema::Contract for ScopeExceeded {
                 )
             }
         }
-        ::perago_schema::__private::stream::read_body(d, __Body(path, out))
+        ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago_schema::__private::stream::deserialize(
+        ::perago_schema::__private::reader::deserialize(
             d,
-            &::perago_schema::__private::stream::Typed::<Self>::new(),
+            &::perago_schema::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -91,7 +91,7 @@ impl ::perago::Contract for BuildFeaturesParams {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = BuildFeaturesParams;
             fn other(
                 self,
@@ -106,13 +106,13 @@ impl ::perago::Contract for BuildFeaturesParams {
             ) -> Result<Option<BuildFeaturesParams>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["feature_set", "min_rows", "columns"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "feature_set" => Some(0usize),
                             "min_rows" => Some(1usize),
                             "columns" => Some(2usize),
@@ -121,12 +121,12 @@ impl ::perago::Contract for BuildFeaturesParams {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -137,12 +137,12 @@ impl ::perago::Contract for BuildFeaturesParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -152,20 +152,20 @@ impl ::perago::Contract for BuildFeaturesParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         BuildFeaturesParamsColumns,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -180,9 +180,9 @@ impl ::perago::Contract for BuildFeaturesParams {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -195,16 +195,16 @@ impl ::perago::Contract for BuildFeaturesParams {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -221,10 +221,10 @@ impl BuildFeaturesParamsColumns {
     pub const PROPERTIES: &'static [&'static str] = &["exclude"];
     /// The schema's `default` of `exclude`: `[]`.
     pub fn default_exclude() -> Vec<String> {
-        ::perago::__private::stream::from_json(
+        ::perago::__private::reader::from_json(
                 "[]",
-                &::perago::__private::stream::Array {
-                    items: ::perago::__private::stream::Str {
+                &::perago::__private::reader::Array {
+                    items: ::perago::__private::reader::Str {
                         lengths: ::perago::__private::check::Lengths {
                             min: Some(1u64),
                             max: None,
@@ -263,7 +263,7 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = BuildFeaturesParamsColumns;
             fn other(
                 self,
@@ -278,24 +278,24 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
             ) -> Result<Option<BuildFeaturesParamsColumns>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["exclude"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "exclude" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -309,8 +309,8 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -319,7 +319,7 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
                     return Ok(None);
                 }
                 let (Some(x0),) = (
-                    ::perago::__private::stream::or_else(
+                    ::perago::__private::reader::or_else(
                         f0,
                         BuildFeaturesParamsColumns::default_exclude,
                     ),
@@ -333,16 +333,16 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParamsColumns {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

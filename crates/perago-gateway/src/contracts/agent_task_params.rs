@@ -51,7 +51,7 @@ impl ::perago::Contract for AgentTaskParams {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AgentTaskParams;
             fn other(
                 self,
@@ -66,12 +66,12 @@ impl ::perago::Contract for AgentTaskParams {
             ) -> Result<Option<AgentTaskParams>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["title", "description"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "title" => Some(0usize),
                             "description" => Some(1usize),
                             _ => None,
@@ -79,12 +79,12 @@ impl ::perago::Contract for AgentTaskParams {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -95,12 +95,12 @@ impl ::perago::Contract for AgentTaskParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -111,8 +111,8 @@ impl ::perago::Contract for AgentTaskParams {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -121,8 +121,8 @@ impl ::perago::Contract for AgentTaskParams {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::or_else(f1, || None),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::or_else(f1, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -134,16 +134,16 @@ impl ::perago::Contract for AgentTaskParams {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentTaskParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -47,7 +47,7 @@ impl ::perago::Contract for Failed {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Failed;
             fn other(
                 self,
@@ -62,12 +62,12 @@ impl ::perago::Contract for Failed {
             ) -> Result<Option<Failed>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["status", "reasonForIncompletion"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "status" => Some(0usize),
                             "reasonForIncompletion" => Some(1usize),
                             _ => None,
@@ -75,25 +75,25 @@ impl ::perago::Contract for Failed {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("FAILED"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("FAILED"),
                                         |(): ()| FailedStatus,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -104,8 +104,8 @@ impl ::perago::Contract for Failed {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -114,8 +114,8 @@ impl ::perago::Contract for Failed {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -127,16 +127,16 @@ impl ::perago::Contract for Failed {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Failed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -189,7 +189,7 @@ impl ::perago::Contract for FailedWithTerminalError {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = FailedWithTerminalError;
             fn other(
                 self,
@@ -204,12 +204,12 @@ impl ::perago::Contract for FailedWithTerminalError {
             ) -> Result<Option<FailedWithTerminalError>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["status", "reasonForIncompletion"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "status" => Some(0usize),
                             "reasonForIncompletion" => Some(1usize),
                             _ => None,
@@ -217,13 +217,13 @@ impl ::perago::Contract for FailedWithTerminalError {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr(
                                             "FAILED_WITH_TERMINAL_ERROR",
                                         ),
                                         |(): ()| FailedWithTerminalErrorStatus,
@@ -232,12 +232,12 @@ impl ::perago::Contract for FailedWithTerminalError {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -248,8 +248,8 @@ impl ::perago::Contract for FailedWithTerminalError {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -258,8 +258,8 @@ impl ::perago::Contract for FailedWithTerminalError {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -271,16 +271,16 @@ impl ::perago::Contract for FailedWithTerminalError {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for FailedWithTerminalError {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -14,7 +14,7 @@ use crate::contracts::workspace_input::WorkspaceInput;
 use crate::task::{Task, TaskKind};
 use crate::{Contract, Path, Violation, Violations};
 use perago_schema::json::{self, ParseError, StrictValue};
-use perago_schema::stream::{self, Seed, Typed};
+use perago_schema::reader::{self, Seed, Typed};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -156,7 +156,7 @@ impl<'de, P: Contract> Visitor<'de> for TopLevel<'_, P> {
         };
         while let Some(key) = map.next_key::<String>()? {
             if members.keys.contains(&key) {
-                return Err(stream::repeated_key(&key));
+                return Err(reader::repeated_key(&key));
             }
             match key.as_str() {
                 "workspace" if workspace_task => {

@@ -172,7 +172,7 @@ impl ::perago::Contract for Extended {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Extended;
             fn other(
                 self,
@@ -195,7 +195,7 @@ impl ::perago::Contract for Extended {
                     "note",
                     "parent",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -205,7 +205,7 @@ impl ::perago::Contract for Extended {
                 let mut f6 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "id" => Some(1usize),
                             "name" => Some(2usize),
@@ -218,25 +218,25 @@ impl ::perago::Contract for Extended {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("job"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("job"),
                                         |(): ()| ExtendedKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -247,12 +247,12 @@ impl ::perago::Contract for Extended {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -263,12 +263,12 @@ impl ::perago::Contract for Extended {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Map(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Map(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -279,12 +279,12 @@ impl ::perago::Contract for Extended {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -294,12 +294,12 @@ impl ::perago::Contract for Extended {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -310,18 +310,18 @@ impl ::perago::Contract for Extended {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Typed::<Named>::new(),
+                                    &::perago::__private::reader::Typed::<Named>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -329,17 +329,17 @@ impl ::perago::Contract for Extended {
                 if !members
                     .finish_steps(
                         &[
-                            ::perago::__private::stream::Step::Property(0usize, true),
-                            ::perago::__private::stream::Step::Property(1usize, true),
-                            ::perago::__private::stream::Step::Property(2usize, false),
-                            ::perago::__private::stream::Step::Property(3usize, false),
-                            ::perago::__private::stream::Step::Count(None, Some(6u64)),
-                            ::perago::__private::stream::Step::Property(4usize, true),
-                            ::perago::__private::stream::Step::Property(2usize, false),
-                            ::perago::__private::stream::Step::Property(5usize, false),
-                            ::perago::__private::stream::Step::Property(6usize, false),
-                            ::perago::__private::stream::Step::Present(2usize),
-                            ::perago::__private::stream::Step::DependentRequired(
+                            ::perago::__private::reader::Step::Property(0usize, true),
+                            ::perago::__private::reader::Step::Property(1usize, true),
+                            ::perago::__private::reader::Step::Property(2usize, false),
+                            ::perago::__private::reader::Step::Property(3usize, false),
+                            ::perago::__private::reader::Step::Count(None, Some(6u64)),
+                            ::perago::__private::reader::Step::Property(4usize, true),
+                            ::perago::__private::reader::Step::Property(2usize, false),
+                            ::perago::__private::reader::Step::Property(5usize, false),
+                            ::perago::__private::reader::Step::Property(6usize, false),
+                            ::perago::__private::reader::Step::Present(2usize),
+                            ::perago::__private::reader::Step::DependentRequired(
                                 5usize,
                                 &[4usize],
                             ),
@@ -360,13 +360,13 @@ impl ::perago::Contract for Extended {
                     Some(x5),
                     Some(x6),
                 ) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::required(f4),
-                    ::perago::__private::stream::or_else(f5, || None),
-                    ::perago::__private::stream::optional(f6),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::required(f4),
+                    ::perago::__private::reader::or_else(f5, || None),
+                    ::perago::__private::reader::optional(f6),
                 ) else {
                     return Ok(None);
                 };
@@ -383,16 +383,16 @@ impl ::perago::Contract for Extended {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Extended {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -457,7 +457,7 @@ impl ::perago::Contract for Named {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Named;
             fn other(
                 self,
@@ -474,13 +474,13 @@ impl ::perago::Contract for Named {
             ) -> Result<Option<Named>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["id", "name", "labels"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "name" => Some(1usize),
                             "labels" => Some(2usize),
@@ -489,12 +489,12 @@ impl ::perago::Contract for Named {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -505,12 +505,12 @@ impl ::perago::Contract for Named {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -521,12 +521,12 @@ impl ::perago::Contract for Named {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Map(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Map(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -537,8 +537,8 @@ impl ::perago::Contract for Named {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -546,10 +546,10 @@ impl ::perago::Contract for Named {
                 if !members
                     .finish_steps(
                         &[
-                            ::perago::__private::stream::Step::Property(0usize, true),
-                            ::perago::__private::stream::Step::Property(1usize, false),
-                            ::perago::__private::stream::Step::Property(2usize, false),
-                            ::perago::__private::stream::Step::Count(None, Some(6u64)),
+                            ::perago::__private::reader::Step::Property(0usize, true),
+                            ::perago::__private::reader::Step::Property(1usize, false),
+                            ::perago::__private::reader::Step::Property(2usize, false),
+                            ::perago::__private::reader::Step::Count(None, Some(6u64)),
                         ],
                         true,
                         path,
@@ -559,9 +559,9 @@ impl ::perago::Contract for Named {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -574,16 +574,16 @@ impl ::perago::Contract for Named {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Named {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -619,7 +619,7 @@ impl ::perago::Contract for Base {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Base;
             fn other(
                 self,
@@ -634,23 +634,23 @@ impl ::perago::Contract for Base {
             ) -> Result<Option<Base>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["id"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -661,8 +661,8 @@ impl ::perago::Contract for Base {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -670,22 +670,22 @@ impl ::perago::Contract for Base {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(Base { id: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Base {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -76,7 +76,7 @@ impl ::perago::Contract for Child {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Child;
             fn other(
                 self,
@@ -93,14 +93,14 @@ impl ::perago::Contract for Child {
             ) -> Result<Option<Child>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["id", "created", "size", "inner"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "created" => Some(1usize),
                             "size" => Some(2usize),
@@ -110,12 +110,12 @@ impl ::perago::Contract for Child {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -126,12 +126,12 @@ impl ::perago::Contract for Child {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -141,12 +141,12 @@ impl ::perago::Contract for Child {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -156,18 +156,18 @@ impl ::perago::Contract for Child {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Typed::<ChildInner>::new(),
+                                    &::perago::__private::reader::Typed::<ChildInner>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -175,11 +175,11 @@ impl ::perago::Contract for Child {
                 if !members
                     .finish_steps(
                         &[
-                            ::perago::__private::stream::Step::Property(0usize, true),
-                            ::perago::__private::stream::Step::Property(1usize, false),
-                            ::perago::__private::stream::Step::Property(2usize, true),
-                            ::perago::__private::stream::Step::Property(3usize, false),
-                            ::perago::__private::stream::Step::Count(Some(2u64), None),
+                            ::perago::__private::reader::Step::Property(0usize, true),
+                            ::perago::__private::reader::Step::Property(1usize, false),
+                            ::perago::__private::reader::Step::Property(2usize, true),
+                            ::perago::__private::reader::Step::Property(3usize, false),
+                            ::perago::__private::reader::Step::Count(Some(2u64), None),
                         ],
                         true,
                         path,
@@ -189,10 +189,10 @@ impl ::perago::Contract for Child {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::optional(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -206,16 +206,16 @@ impl ::perago::Contract for Child {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Child {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -248,7 +248,7 @@ impl ::perago::Contract for ChildInner {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ChildInner;
             fn other(
                 self,
@@ -263,23 +263,23 @@ impl ::perago::Contract for ChildInner {
             ) -> Result<Option<ChildInner>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["x"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "x" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -289,8 +289,8 @@ impl ::perago::Contract for ChildInner {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -298,22 +298,22 @@ impl ::perago::Contract for ChildInner {
                 if !members.finish(&[(0usize, false)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::optional(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::optional(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(ChildInner { x: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChildInner {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -99,7 +99,7 @@ impl ::perago::Contract for Keys {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Keys;
             fn other(
                 self,
@@ -124,7 +124,7 @@ impl ::perago::Contract for Keys {
                     "async",
                     "kebab-case",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -136,7 +136,7 @@ impl ::perago::Contract for Keys {
                 let mut f8 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "type" => Some(0usize),
                             "ref" => Some(1usize),
                             "self" => Some(2usize),
@@ -151,12 +151,12 @@ impl ::perago::Contract for Keys {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -167,12 +167,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -183,12 +183,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -199,12 +199,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -215,12 +215,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -231,12 +231,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -247,12 +247,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -263,12 +263,12 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -279,13 +279,13 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(8usize) => {
+                        ::perago::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &KeysKebabCase::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| KeysKebabCase::ALL[i],
@@ -294,8 +294,8 @@ impl ::perago::Contract for Keys {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -330,15 +330,15 @@ impl ::perago::Contract for Keys {
                     Some(x7),
                     Some(x8),
                 ) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
-                    ::perago::__private::stream::required(f4),
-                    ::perago::__private::stream::required(f5),
-                    ::perago::__private::stream::required(f6),
-                    ::perago::__private::stream::or_else(f7, Keys::default_async),
-                    ::perago::__private::stream::optional(f8),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
+                    ::perago::__private::reader::required(f4),
+                    ::perago::__private::reader::required(f5),
+                    ::perago::__private::reader::required(f6),
+                    ::perago::__private::reader::or_else(f7, Keys::default_async),
+                    ::perago::__private::reader::optional(f8),
                 ) else {
                     return Ok(None);
                 };
@@ -357,16 +357,16 @@ impl ::perago::Contract for Keys {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Keys {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -392,10 +392,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for KeysKebabCase {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &KeysKebabCase::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| KeysKebabCase::ALL[i],

@@ -124,7 +124,7 @@ impl ::perago::Contract for Headers {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Headers;
             fn other(
                 self,
@@ -139,14 +139,14 @@ impl ::perago::Contract for Headers {
             ) -> Result<Option<Headers>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["extensions", "labels", "tags", "counts"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "extensions" => Some(0usize),
                             "labels" => Some(1usize),
                             "tags" => Some(2usize),
@@ -156,20 +156,20 @@ impl ::perago::Contract for Headers {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::CheckedMap {
-                                        values: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::CheckedMap {
+                                        values: ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: Some(0f64),
                                             maximum: None,
                                             exclusive_minimum: None,
                                             exclusive_maximum: None,
                                         }),
                                         pattern: Some(&*PATTERN_0),
-                                        names: Some(::perago::__private::stream::Str {
+                                        names: Some(::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: Some(6u64),
@@ -183,13 +183,13 @@ impl ::perago::Contract for Headers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::CheckedMap {
-                                        values: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::CheckedMap {
+                                        values: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -197,7 +197,7 @@ impl ::perago::Contract for Headers {
                                             pattern: None,
                                         },
                                         pattern: None,
-                                        names: Some(::perago::__private::stream::Str {
+                                        names: Some(::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(2u64),
                                                 max: None,
@@ -211,17 +211,17 @@ impl ::perago::Contract for Headers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::CheckedMap {
-                                        values: ::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::CheckedMap {
+                                        values: ::perago::__private::reader::Boolean,
                                         pattern: Some(&*PATTERN_2),
                                         names: Some(
-                                            ::perago::__private::stream::Then(
-                                                ::perago::__private::stream::StrEnum(
+                                            ::perago::__private::reader::Then(
+                                                ::perago::__private::reader::StrEnum(
                                                     &TagsName::ALL.map(|x| x.as_str()),
                                                 ),
                                                 |i: usize| TagsName::ALL[i],
@@ -234,15 +234,15 @@ impl ::perago::Contract for Headers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::CheckedMap {
-                                        values: ::perago::__private::stream::Typed::<Count>::new(),
+                                    &::perago::__private::reader::CheckedMap {
+                                        values: ::perago::__private::reader::Typed::<Count>::new(),
                                         pattern: None,
-                                        names: None::<::perago::__private::stream::AnyValue>,
+                                        names: None::<::perago::__private::reader::AnyValue>,
                                         min: None,
                                         max: Some(2u64),
                                     },
@@ -250,8 +250,8 @@ impl ::perago::Contract for Headers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -271,10 +271,10 @@ impl ::perago::Contract for Headers {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::optional(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -288,16 +288,16 @@ impl ::perago::Contract for Headers {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Headers {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -328,10 +328,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for TagsName {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(&TagsName::ALL.map(|x| x.as_str())),
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(&TagsName::ALL.map(|x| x.as_str())),
                 |i: usize| TagsName::ALL[i],
             ),
         )
@@ -381,7 +381,7 @@ impl ::perago::Contract for Count {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Count;
             fn other(
                 self,
@@ -396,23 +396,23 @@ impl ::perago::Contract for Count {
             ) -> Result<Option<Count>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["n"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "n" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -422,8 +422,8 @@ impl ::perago::Contract for Count {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -431,22 +431,22 @@ impl ::perago::Contract for Count {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(Count { n: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Count {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

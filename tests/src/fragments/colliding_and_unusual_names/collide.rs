@@ -99,7 +99,7 @@ impl ::perago::Contract for Collide {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Collide;
             fn other(
                 self,
@@ -113,7 +113,7 @@ impl ::perago::Contract for Collide {
                 mut map: A,
             ) -> Result<Option<Collide>, A::Error> {
                 let __Body(path, out) = self;
-                let mut entries = ::perago::__private::stream::Entries::default();
+                let mut entries = ::perago::__private::reader::Entries::default();
                 const KEYS: [&str; 8usize] = [
                     "a",
                     "A",
@@ -124,7 +124,7 @@ impl ::perago::Contract for Collide {
                     "additional",
                     "which",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -135,7 +135,7 @@ impl ::perago::Contract for Collide {
                 let mut f7 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "a" => Some(0usize),
                             "A" => Some(1usize),
                             "odd-key" => Some(2usize),
@@ -149,12 +149,12 @@ impl ::perago::Contract for Collide {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -165,12 +165,12 @@ impl ::perago::Contract for Collide {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -181,12 +181,12 @@ impl ::perago::Contract for Collide {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -196,12 +196,12 @@ impl ::perago::Contract for Collide {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -211,32 +211,32 @@ impl ::perago::Contract for Collide {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -247,13 +247,13 @@ impl ::perago::Contract for Collide {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &CollideWhich::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| CollideWhich::ALL[i],
@@ -262,14 +262,14 @@ impl ::perago::Contract for Collide {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members
                                 .entry(
                                     &mut map,
                                     key,
                                     &mut entries,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -312,14 +312,14 @@ impl ::perago::Contract for Collide {
                     Some(x7),
                     Some(x8),
                 ) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::or_else(f3, Collide::default_odd_key_2),
-                    ::perago::__private::stream::optional(f4),
-                    ::perago::__private::stream::optional(f5),
-                    ::perago::__private::stream::optional(f6),
-                    ::perago::__private::stream::optional(f7),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::or_else(f3, Collide::default_odd_key_2),
+                    ::perago::__private::reader::optional(f4),
+                    ::perago::__private::reader::optional(f5),
+                    ::perago::__private::reader::optional(f6),
+                    ::perago::__private::reader::optional(f7),
                     entries,
                 ) else {
                     return Ok(None);
@@ -339,16 +339,16 @@ impl ::perago::Contract for Collide {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Collide {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -376,10 +376,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for CollideWhich {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &CollideWhich::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| CollideWhich::ALL[i],

@@ -92,7 +92,7 @@ impl ::perago::Contract for Constants {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Constants;
             fn other(
                 self,
@@ -114,7 +114,7 @@ impl ::perago::Contract for Constants {
                     "object",
                     "same_answer",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -123,7 +123,7 @@ impl ::perago::Contract for Constants {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "answer" => Some(0usize),
                             "yes" => Some(1usize),
                             "nothing" => Some(2usize),
@@ -135,68 +135,68 @@ impl ::perago::Contract for Constants {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_0),
+                                    &::perago::__private::reader::ConstValue(&CONST_0),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_1),
+                                    &::perago::__private::reader::ConstValue(&CONST_1),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_2),
+                                    &::perago::__private::reader::ConstValue(&CONST_2),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_3),
+                                    &::perago::__private::reader::ConstValue(&CONST_3),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_4),
+                                    &::perago::__private::reader::ConstValue(&CONST_4),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_0),
+                                    &::perago::__private::reader::ConstValue(&CONST_0),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -218,12 +218,12 @@ impl ::perago::Contract for Constants {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
-                    ::perago::__private::stream::required(f4),
-                    ::perago::__private::stream::optional(f5),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
+                    ::perago::__private::reader::required(f4),
+                    ::perago::__private::reader::optional(f5),
                 ) else {
                     return Ok(None);
                 };
@@ -239,16 +239,16 @@ impl ::perago::Contract for Constants {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Constants {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

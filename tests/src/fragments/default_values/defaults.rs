@@ -43,10 +43,10 @@ impl Defaults {
     }
     /// The schema's `default` of `mode`: `"slow"`.
     pub fn default_mode() -> DefaultsMode {
-        ::perago::__private::stream::from_json(
+        ::perago::__private::reader::from_json(
                 "\"slow\"",
-                &::perago::__private::stream::Then(
-                    ::perago::__private::stream::StrEnum(
+                &::perago::__private::reader::Then(
+                    ::perago::__private::reader::StrEnum(
                         &DefaultsMode::ALL.map(|x| x.as_str()),
                     ),
                     |i: usize| DefaultsMode::ALL[i],
@@ -60,10 +60,10 @@ impl Defaults {
     }
     /// The schema's `default` of `tags`: `["a"]`.
     pub fn default_tags() -> Vec<String> {
-        ::perago::__private::stream::from_json(
+        ::perago::__private::reader::from_json(
                 "[\"a\"]",
-                &::perago::__private::stream::Array {
-                    items: ::perago::__private::stream::Str {
+                &::perago::__private::reader::Array {
+                    items: ::perago::__private::reader::Str {
                         lengths: ::perago::__private::check::Lengths {
                             min: None,
                             max: None,
@@ -78,10 +78,10 @@ impl Defaults {
     }
     /// The schema's `default` of `limit`: `null`.
     pub fn default_limit() -> Option<i64> {
-        ::perago::__private::stream::from_json(
+        ::perago::__private::reader::from_json(
                 "null",
-                &::perago::__private::stream::Nullable(
-                    ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                &::perago::__private::reader::Nullable(
+                    ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                         minimum: None,
                         maximum: None,
                         exclusive_minimum: None,
@@ -173,7 +173,7 @@ impl ::perago::Contract for Defaults {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Defaults;
             fn other(
                 self,
@@ -198,7 +198,7 @@ impl ::perago::Contract for Defaults {
                     "offset",
                     "strict",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -210,7 +210,7 @@ impl ::perago::Contract for Defaults {
                 let mut f8 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "retries" => Some(0usize),
                             "mode" => Some(1usize),
                             "name" => Some(2usize),
@@ -225,12 +225,12 @@ impl ::perago::Contract for Defaults {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -240,13 +240,13 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &DefaultsMode::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| DefaultsMode::ALL[i],
@@ -255,12 +255,12 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -271,13 +271,13 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -291,13 +291,13 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -308,12 +308,12 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -324,12 +324,12 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: Some(0f64),
                                         exclusive_minimum: None,
@@ -339,12 +339,12 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -354,18 +354,18 @@ impl ::perago::Contract for Defaults {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(8usize) => {
+                        ::perago::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -400,15 +400,15 @@ impl ::perago::Contract for Defaults {
                     Some(x7),
                     Some(x8),
                 ) = (
-                    ::perago::__private::stream::or_else(f0, Defaults::default_retries),
-                    ::perago::__private::stream::or_else(f1, Defaults::default_mode),
-                    ::perago::__private::stream::or_else(f2, Defaults::default_name),
-                    ::perago::__private::stream::or_else(f3, Defaults::default_tags),
-                    ::perago::__private::stream::or_else(f4, Defaults::default_limit),
-                    ::perago::__private::stream::or_else(f5, Defaults::default_type),
-                    ::perago::__private::stream::or_else(f6, Defaults::default_ratio),
-                    ::perago::__private::stream::or_else(f7, Defaults::default_offset),
-                    ::perago::__private::stream::or_else(f8, Defaults::default_strict),
+                    ::perago::__private::reader::or_else(f0, Defaults::default_retries),
+                    ::perago::__private::reader::or_else(f1, Defaults::default_mode),
+                    ::perago::__private::reader::or_else(f2, Defaults::default_name),
+                    ::perago::__private::reader::or_else(f3, Defaults::default_tags),
+                    ::perago::__private::reader::or_else(f4, Defaults::default_limit),
+                    ::perago::__private::reader::or_else(f5, Defaults::default_type),
+                    ::perago::__private::reader::or_else(f6, Defaults::default_ratio),
+                    ::perago::__private::reader::or_else(f7, Defaults::default_offset),
+                    ::perago::__private::reader::or_else(f8, Defaults::default_strict),
                 ) else {
                     return Ok(None);
                 };
@@ -427,16 +427,16 @@ impl ::perago::Contract for Defaults {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Defaults {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -462,10 +462,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for DefaultsMode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &DefaultsMode::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| DefaultsMode::ALL[i],

@@ -86,7 +86,7 @@ impl ::perago::Contract for Multiples {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Multiples;
             fn other(
                 self,
@@ -108,7 +108,7 @@ impl ::perago::Contract for Multiples {
                     "maybe_even",
                     "evens",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -117,7 +117,7 @@ impl ::perago::Contract for Multiples {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "even" => Some(0usize),
                             "hundreds" => Some(1usize),
                             "halves" => Some(2usize),
@@ -129,12 +129,12 @@ impl ::perago::Contract for Multiples {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::IntegerMultiple(
+                                    &::perago::__private::reader::IntegerMultiple(
                                         ::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
@@ -147,12 +147,12 @@ impl ::perago::Contract for Multiples {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::IntegerMultiple(
+                                    &::perago::__private::reader::IntegerMultiple(
                                         ::perago::__private::check::Bounds {
                                             minimum: Some(0f64),
                                             maximum: Some(1000f64),
@@ -165,12 +165,12 @@ impl ::perago::Contract for Multiples {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::NumberMultiple(
+                                    &::perago::__private::reader::NumberMultiple(
                                         ::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
@@ -183,12 +183,12 @@ impl ::perago::Contract for Multiples {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::NumberMultiple(
+                                    &::perago::__private::reader::NumberMultiple(
                                         ::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
@@ -201,13 +201,13 @@ impl ::perago::Contract for Multiples {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::IntegerMultiple(
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::IntegerMultiple(
                                             ::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
@@ -221,13 +221,13 @@ impl ::perago::Contract for Multiples {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::IntegerMultiple(
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::IntegerMultiple(
                                             ::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
@@ -243,8 +243,8 @@ impl ::perago::Contract for Multiples {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -266,12 +266,12 @@ impl ::perago::Contract for Multiples {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::or_else(f4, || None),
-                    ::perago::__private::stream::optional(f5),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::or_else(f4, || None),
+                    ::perago::__private::reader::optional(f5),
                 ) else {
                     return Ok(None);
                 };
@@ -287,16 +287,16 @@ impl ::perago::Contract for Multiples {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Multiples {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -61,7 +61,7 @@ impl ::perago::Contract for Outer {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Outer;
             fn other(
                 self,
@@ -76,12 +76,12 @@ impl ::perago::Contract for Outer {
             ) -> Result<Option<Outer>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["inner", "empty"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "inner" => Some(0usize),
                             "empty" => Some(1usize),
                             _ => None,
@@ -89,28 +89,28 @@ impl ::perago::Contract for Outer {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Typed::<OuterInner>::new(),
+                                    &::perago::__private::reader::Typed::<OuterInner>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<OuterEmpty>::new(),
+                                    &::perago::__private::reader::Typed::<OuterEmpty>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -119,24 +119,24 @@ impl ::perago::Contract for Outer {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(Outer { inner: x0, empty: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Outer {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -182,7 +182,7 @@ impl ::perago::Contract for OuterInner {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = OuterInner;
             fn other(
                 self,
@@ -197,31 +197,31 @@ impl ::perago::Contract for OuterInner {
             ) -> Result<Option<OuterInner>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["innermost"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "innermost" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         OuterInnerInnermost,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -229,22 +229,22 @@ impl ::perago::Contract for OuterInner {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(OuterInner { innermost: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInner {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -279,7 +279,7 @@ impl ::perago::Contract for OuterInnerInnermost {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = OuterInnerInnermost;
             fn other(
                 self,
@@ -294,23 +294,23 @@ impl ::perago::Contract for OuterInnerInnermost {
             ) -> Result<Option<OuterInnerInnermost>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["leaf"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "leaf" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -321,8 +321,8 @@ impl ::perago::Contract for OuterInnerInnermost {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -330,22 +330,22 @@ impl ::perago::Contract for OuterInnerInnermost {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(OuterInnerInnermost { leaf: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInnerInnermost {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -369,7 +369,7 @@ impl ::perago::Contract for OuterEmpty {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = OuterEmpty;
             fn other(
                 self,
@@ -384,13 +384,13 @@ impl ::perago::Contract for OuterEmpty {
             ) -> Result<Option<OuterEmpty>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 0usize] = [];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 while let Some(key) = map
-                    .next_key_seed(::perago::__private::stream::Keys(|_: &str| None))?
+                    .next_key_seed(::perago::__private::reader::Keys(|_: &str| None))?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -401,16 +401,16 @@ impl ::perago::Contract for OuterEmpty {
                 Ok(Some(OuterEmpty {}))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterEmpty {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

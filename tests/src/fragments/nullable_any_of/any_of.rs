@@ -122,7 +122,7 @@ impl ::perago::Contract for AnyOfNull {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = AnyOfNull;
             fn other(
                 self,
@@ -143,7 +143,7 @@ impl ::perago::Contract for AnyOfNull {
                     "optional_inline",
                     "optional_enum",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -151,7 +151,7 @@ impl ::perago::Contract for AnyOfNull {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "required_ref" => Some(0usize),
                             "optional_ref" => Some(1usize),
                             "required_inline" => Some(2usize),
@@ -162,36 +162,36 @@ impl ::perago::Contract for AnyOfNull {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<Point>::new(),
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<Point>::new(),
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<Point>::new(),
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<Point>::new(),
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: Some(2u64),
@@ -202,13 +202,13 @@ impl ::perago::Contract for AnyOfNull {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -221,14 +221,14 @@ impl ::perago::Contract for AnyOfNull {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Then(
-                                            ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Then(
+                                            ::perago::__private::reader::StrEnum(
                                                 &AnyOfNullOptionalEnum::ALL.map(|x| x.as_str()),
                                             ),
                                             |i: usize| AnyOfNullOptionalEnum::ALL[i],
@@ -238,8 +238,8 @@ impl ::perago::Contract for AnyOfNull {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -260,11 +260,11 @@ impl ::perago::Contract for AnyOfNull {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::or_else(f1, || None),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::or_else(f3, || None),
-                    ::perago::__private::stream::or_else(f4, || None),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::or_else(f1, || None),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::or_else(f3, || None),
+                    ::perago::__private::reader::or_else(f4, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -279,16 +279,16 @@ impl ::perago::Contract for AnyOfNull {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNull {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -324,7 +324,7 @@ impl ::perago::Contract for Point {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Point;
             fn other(
                 self,
@@ -339,23 +339,23 @@ impl ::perago::Contract for Point {
             ) -> Result<Option<Point>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["x"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "x" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -365,8 +365,8 @@ impl ::perago::Contract for Point {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -374,22 +374,22 @@ impl ::perago::Contract for Point {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(Point { x: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -415,10 +415,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNullOptionalEnum
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &AnyOfNullOptionalEnum::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| AnyOfNullOptionalEnum::ALL[i],

@@ -79,7 +79,7 @@ impl ::perago::Contract for Numbers {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Numbers;
             fn other(
                 self,
@@ -101,7 +101,7 @@ impl ::perago::Contract for Numbers {
                     "exclusive_maximum",
                     "every_bound",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -110,7 +110,7 @@ impl ::perago::Contract for Numbers {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "unbounded" => Some(0usize),
                             "minimum" => Some(1usize),
                             "maximum" => Some(2usize),
@@ -122,12 +122,12 @@ impl ::perago::Contract for Numbers {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -137,12 +137,12 @@ impl ::perago::Contract for Numbers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: Some(0.5f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -152,12 +152,12 @@ impl ::perago::Contract for Numbers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: Some(1f64),
                                         exclusive_minimum: None,
@@ -167,12 +167,12 @@ impl ::perago::Contract for Numbers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: Some(-1.25f64),
@@ -182,12 +182,12 @@ impl ::perago::Contract for Numbers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -197,12 +197,12 @@ impl ::perago::Contract for Numbers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: Some(1f64),
                                         exclusive_minimum: Some(-0.5f64),
@@ -212,8 +212,8 @@ impl ::perago::Contract for Numbers {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -235,12 +235,12 @@ impl ::perago::Contract for Numbers {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
-                    ::perago::__private::stream::required(f4),
-                    ::perago::__private::stream::required(f5),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
+                    ::perago::__private::reader::required(f4),
+                    ::perago::__private::reader::required(f5),
                 ) else {
                     return Ok(None);
                 };
@@ -256,16 +256,16 @@ impl ::perago::Contract for Numbers {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Numbers {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -116,7 +116,7 @@ impl ::perago::Contract for Rules {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Rules;
             fn other(
                 self,
@@ -138,7 +138,7 @@ impl ::perago::Contract for Rules {
                     "limits",
                     "tags",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -147,7 +147,7 @@ impl ::perago::Contract for Rules {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "status" => Some(0usize),
                             "reason" => Some(1usize),
                             "code" => Some(2usize),
@@ -159,13 +159,13 @@ impl ::perago::Contract for Rules {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &RulesStatus::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| RulesStatus::ALL[i],
@@ -174,12 +174,12 @@ impl ::perago::Contract for Rules {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -190,12 +190,12 @@ impl ::perago::Contract for Rules {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -205,38 +205,38 @@ impl ::perago::Contract for Rules {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Typed::<RulesLimits>::new(),
+                                    &::perago::__private::reader::Typed::<RulesLimits>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Typed::<RulesTags>::new(),
+                                    &::perago::__private::reader::Typed::<RulesTags>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -244,21 +244,21 @@ impl ::perago::Contract for Rules {
                 if !members
                     .finish_steps(
                         &[
-                            ::perago::__private::stream::Step::Property(0usize, true),
-                            ::perago::__private::stream::Step::Property(1usize, false),
-                            ::perago::__private::stream::Step::Property(2usize, false),
-                            ::perago::__private::stream::Step::Property(3usize, false),
-                            ::perago::__private::stream::Step::Property(4usize, false),
-                            ::perago::__private::stream::Step::Property(5usize, false),
-                            ::perago::__private::stream::Step::Count(
+                            ::perago::__private::reader::Step::Property(0usize, true),
+                            ::perago::__private::reader::Step::Property(1usize, false),
+                            ::perago::__private::reader::Step::Property(2usize, false),
+                            ::perago::__private::reader::Step::Property(3usize, false),
+                            ::perago::__private::reader::Step::Property(4usize, false),
+                            ::perago::__private::reader::Step::Property(5usize, false),
+                            ::perago::__private::reader::Step::Count(
                                 Some(2u64),
                                 Some(5u64),
                             ),
-                            ::perago::__private::stream::Step::DependentRequired(
+                            ::perago::__private::reader::Step::DependentRequired(
                                 1usize,
                                 &[2usize],
                             ),
-                            ::perago::__private::stream::Step::DependentRequired(
+                            ::perago::__private::reader::Step::DependentRequired(
                                 3usize,
                                 &[1usize, 2usize],
                             ),
@@ -271,12 +271,12 @@ impl ::perago::Contract for Rules {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::optional(f4),
-                    ::perago::__private::stream::optional(f5),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::optional(f4),
+                    ::perago::__private::reader::optional(f5),
                 ) else {
                     return Ok(None);
                 };
@@ -292,16 +292,16 @@ impl ::perago::Contract for Rules {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Rules {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -327,10 +327,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for RulesStatus {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &RulesStatus::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| RulesStatus::ALL[i],
@@ -392,7 +392,7 @@ impl ::perago::Contract for RulesLimits {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = RulesLimits;
             fn other(
                 self,
@@ -407,13 +407,13 @@ impl ::perago::Contract for RulesLimits {
             ) -> Result<Option<RulesLimits>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["cpu", "memory", "disk"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "cpu" => Some(0usize),
                             "memory" => Some(1usize),
                             "disk" => Some(2usize),
@@ -422,12 +422,12 @@ impl ::perago::Contract for RulesLimits {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -437,12 +437,12 @@ impl ::perago::Contract for RulesLimits {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -452,12 +452,12 @@ impl ::perago::Contract for RulesLimits {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -467,8 +467,8 @@ impl ::perago::Contract for RulesLimits {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -476,10 +476,10 @@ impl ::perago::Contract for RulesLimits {
                 if !members
                     .finish_steps(
                         &[
-                            ::perago::__private::stream::Step::Property(0usize, false),
-                            ::perago::__private::stream::Step::Property(1usize, false),
-                            ::perago::__private::stream::Step::Property(2usize, false),
-                            ::perago::__private::stream::Step::Count(
+                            ::perago::__private::reader::Step::Property(0usize, false),
+                            ::perago::__private::reader::Step::Property(1usize, false),
+                            ::perago::__private::reader::Step::Property(2usize, false),
+                            ::perago::__private::reader::Step::Count(
                                 Some(1u64),
                                 Some(2u64),
                             ),
@@ -492,9 +492,9 @@ impl ::perago::Contract for RulesLimits {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -507,16 +507,16 @@ impl ::perago::Contract for RulesLimits {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for RulesLimits {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -558,7 +558,7 @@ impl ::perago::Contract for RulesTags {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = RulesTags;
             fn other(
                 self,
@@ -572,25 +572,25 @@ impl ::perago::Contract for RulesTags {
                 mut map: A,
             ) -> Result<Option<RulesTags>, A::Error> {
                 let __Body(path, out) = self;
-                let mut entries = ::perago::__private::stream::Entries::default();
+                let mut entries = ::perago::__private::reader::Entries::default();
                 const KEYS: [&str; 1usize] = ["owner"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "owner" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -601,14 +601,14 @@ impl ::perago::Contract for RulesTags {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members
                                 .entry(
                                     &mut map,
                                     key,
                                     &mut entries,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -624,9 +624,9 @@ impl ::perago::Contract for RulesTags {
                 if !members
                     .finish_steps(
                         &[
-                            ::perago::__private::stream::Step::Property(0usize, false),
-                            ::perago::__private::stream::Step::Count(None, Some(3u64)),
-                            ::perago::__private::stream::Step::DependentRequired(
+                            ::perago::__private::reader::Step::Property(0usize, false),
+                            ::perago::__private::reader::Step::Count(None, Some(3u64)),
+                            ::perago::__private::reader::Step::DependentRequired(
                                 0usize,
                                 &[],
                             ),
@@ -639,7 +639,7 @@ impl ::perago::Contract for RulesTags {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::optional(f0),
+                    ::perago::__private::reader::optional(f0),
                     entries,
                 ) else {
                     return Ok(None);
@@ -652,16 +652,16 @@ impl ::perago::Contract for RulesTags {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for RulesTags {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

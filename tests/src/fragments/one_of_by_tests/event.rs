@@ -106,7 +106,7 @@ impl ::perago::Contract for Event {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Event;
             fn other(
                 self,
@@ -148,17 +148,17 @@ impl ::perago::Contract for Event {
                             member: 1usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     2usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Object]),
+                                    Vec::from([::perago::__private::reader::Kind::Object]),
                                     3usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::String,
-                                ::perago::__private::stream::Kind::Object,
+                                ::perago::__private::reader::Kind::String,
+                                ::perago::__private::reader::Kind::Object,
                             ]),
                             absent: None,
                         },
@@ -169,7 +169,7 @@ impl ::perago::Contract for Event {
                     ]),
                 });
                 const KEYS: [&str; 6usize] = ["kind", "x", "y", "code", "payload", "at"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -178,7 +178,7 @@ impl ::perago::Contract for Event {
                 let mut r5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "x" => Some(1usize),
                             "y" => Some(2usize),
@@ -190,15 +190,15 @@ impl ::perago::Contract for Event {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             r0 = members.capture(&mut map, 0usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -208,12 +208,12 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -223,12 +223,12 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -239,14 +239,14 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             r4 = members.capture(&mut map, 4usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             r5 = members.capture(&mut map, 5usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -268,7 +268,7 @@ impl ::perago::Contract for Event {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::ConstStr("click"),
+                                &::perago::__private::reader::ConstStr("click"),
                                 path,
                                 out,
                             )?;
@@ -283,9 +283,9 @@ impl ::perago::Contract for Event {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::required(h0),
-                            ::perago::__private::stream::required(f1),
-                            ::perago::__private::stream::required(f2),
+                            ::perago::__private::reader::required(h0),
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::required(f2),
                         ) else {
                             return Ok(None);
                         };
@@ -308,7 +308,7 @@ impl ::perago::Contract for Event {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::ConstStr("key"),
+                                &::perago::__private::reader::ConstStr("key"),
                                 path,
                                 out,
                             )?;
@@ -318,8 +318,8 @@ impl ::perago::Contract for Event {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(h0),
-                            ::perago::__private::stream::required(f3),
+                            ::perago::__private::reader::required(h0),
+                            ::perago::__private::reader::required(f3),
                         ) else {
                             return Ok(None);
                         };
@@ -334,7 +334,7 @@ impl ::perago::Contract for Event {
                                 4usize,
                                 None,
                                 r4,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: Some(16u64),
@@ -352,7 +352,7 @@ impl ::perago::Contract for Event {
                                 5usize,
                                 None,
                                 r5,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: Some(0f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -366,8 +366,8 @@ impl ::perago::Contract for Event {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g4),
-                            ::perago::__private::stream::optional(g5),
+                            ::perago::__private::reader::required(g4),
+                            ::perago::__private::reader::optional(g5),
                         ) else {
                             return Ok(None);
                         };
@@ -382,7 +382,7 @@ impl ::perago::Contract for Event {
                                 5usize,
                                 None,
                                 r5,
-                                &::perago::__private::stream::FormatStr {
+                                &::perago::__private::reader::FormatStr {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -401,7 +401,7 @@ impl ::perago::Contract for Event {
                                 4usize,
                                 None,
                                 r4,
-                                &::perago::__private::stream::Typed::<
+                                &::perago::__private::reader::Typed::<
                                     EventObjectPayload,
                                 >::new(),
                                 path,
@@ -412,8 +412,8 @@ impl ::perago::Contract for Event {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::optional(g5),
-                            ::perago::__private::stream::required(g4),
+                            ::perago::__private::reader::optional(g5),
+                            ::perago::__private::reader::required(g4),
                         ) else {
                             return Ok(None);
                         };
@@ -423,16 +423,16 @@ impl ::perago::Contract for Event {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -479,7 +479,7 @@ impl ::perago::Contract for EventClick {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventClick;
             fn other(
                 self,
@@ -494,13 +494,13 @@ impl ::perago::Contract for EventClick {
             ) -> Result<Option<EventClick>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["kind", "x", "y"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "x" => Some(1usize),
                             "y" => Some(2usize),
@@ -509,25 +509,25 @@ impl ::perago::Contract for EventClick {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("click"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("click"),
                                         |(): ()| EventClickKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -537,12 +537,12 @@ impl ::perago::Contract for EventClick {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -552,8 +552,8 @@ impl ::perago::Contract for EventClick {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -564,9 +564,9 @@ impl ::perago::Contract for EventClick {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -579,16 +579,16 @@ impl ::perago::Contract for EventClick {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventClick {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -631,7 +631,7 @@ impl ::perago::Contract for EventKey {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventKey;
             fn other(
                 self,
@@ -646,12 +646,12 @@ impl ::perago::Contract for EventKey {
             ) -> Result<Option<EventKey>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["kind", "code"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "code" => Some(1usize),
                             _ => None,
@@ -659,25 +659,25 @@ impl ::perago::Contract for EventKey {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("key"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("key"),
                                         |(): ()| EventKeyKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -688,8 +688,8 @@ impl ::perago::Contract for EventKey {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -698,24 +698,24 @@ impl ::perago::Contract for EventKey {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(EventKey { kind: x0, code: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventKey {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -759,7 +759,7 @@ impl ::perago::Contract for EventString {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventString;
             fn other(
                 self,
@@ -774,12 +774,12 @@ impl ::perago::Contract for EventString {
             ) -> Result<Option<EventString>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["payload", "at"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "payload" => Some(0usize),
                             "at" => Some(1usize),
                             _ => None,
@@ -787,12 +787,12 @@ impl ::perago::Contract for EventString {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: Some(16u64),
@@ -803,12 +803,12 @@ impl ::perago::Contract for EventString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -818,8 +818,8 @@ impl ::perago::Contract for EventString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -828,24 +828,24 @@ impl ::perago::Contract for EventString {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(EventString { payload: x0, at: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -896,7 +896,7 @@ impl ::perago::Contract for EventObject {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventObject;
             fn other(
                 self,
@@ -911,12 +911,12 @@ impl ::perago::Contract for EventObject {
             ) -> Result<Option<EventObject>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["at", "payload"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "at" => Some(0usize),
                             "payload" => Some(1usize),
                             _ => None,
@@ -924,12 +924,12 @@ impl ::perago::Contract for EventObject {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -941,20 +941,20 @@ impl ::perago::Contract for EventObject {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         EventObjectPayload,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -963,24 +963,24 @@ impl ::perago::Contract for EventObject {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(EventObject { at: x0, payload: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventObject {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1015,7 +1015,7 @@ impl ::perago::Contract for EventObjectPayload {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventObjectPayload;
             fn other(
                 self,
@@ -1030,23 +1030,23 @@ impl ::perago::Contract for EventObjectPayload {
             ) -> Result<Option<EventObjectPayload>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["x"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "x" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -1056,8 +1056,8 @@ impl ::perago::Contract for EventObjectPayload {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1065,22 +1065,22 @@ impl ::perago::Contract for EventObjectPayload {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(EventObjectPayload { x: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventObjectPayload {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

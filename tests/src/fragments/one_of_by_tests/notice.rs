@@ -86,7 +86,7 @@ impl ::perago::Contract for Notice {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Notice;
             fn other(
                 self,
@@ -132,12 +132,12 @@ impl ::perago::Contract for Notice {
                             member: 1usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     3usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::reader::Kind::String,
                             ]),
                             absent: Some(2usize),
                         },
@@ -147,12 +147,12 @@ impl ::perago::Contract for Notice {
                             member: 2usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Integer]),
+                                    Vec::from([::perago::__private::reader::Kind::Integer]),
                                     6usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::Integer,
+                                ::perago::__private::reader::Kind::Integer,
                             ]),
                             absent: Some(5usize),
                         },
@@ -162,14 +162,14 @@ impl ::perago::Contract for Notice {
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["level", "text", "code", "vendor"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut f1 = None;
                 let mut r2 = None;
                 let mut r3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "level" => Some(0usize),
                             "text" => Some(1usize),
                             "code" => Some(2usize),
@@ -179,15 +179,15 @@ impl ::perago::Contract for Notice {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             r0 = members.capture(&mut map, 0usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -198,14 +198,14 @@ impl ::perago::Contract for Notice {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             r2 = members.capture(&mut map, 2usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             r3 = members.capture(&mut map, 3usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -231,7 +231,7 @@ impl ::perago::Contract for Notice {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::ConstStr("info"),
+                                &::perago::__private::reader::ConstStr("info"),
                                 path,
                                 out,
                             )?;
@@ -241,8 +241,8 @@ impl ::perago::Contract for Notice {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(h0),
-                            ::perago::__private::stream::required(f1),
+                            ::perago::__private::reader::required(h0),
+                            ::perago::__private::reader::required(f1),
                         ) else {
                             return Ok(None);
                         };
@@ -257,7 +257,7 @@ impl ::perago::Contract for Notice {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::ConstStr("warn"),
+                                &::perago::__private::reader::ConstStr("warn"),
                                 path,
                                 out,
                             )?;
@@ -270,7 +270,7 @@ impl ::perago::Contract for Notice {
                                 2usize,
                                 None,
                                 r2,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: Some(100f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -289,9 +289,9 @@ impl ::perago::Contract for Notice {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::required(h0),
-                            ::perago::__private::stream::optional(f1),
-                            ::perago::__private::stream::required(g2),
+                            ::perago::__private::reader::required(h0),
+                            ::perago::__private::reader::optional(f1),
+                            ::perago::__private::reader::required(g2),
                         ) else {
                             return Ok(None);
                         };
@@ -314,7 +314,7 @@ impl ::perago::Contract for Notice {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -332,7 +332,7 @@ impl ::perago::Contract for Notice {
                                 3usize,
                                 None,
                                 r3,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: Some(1u64),
                                         max: None,
@@ -352,9 +352,9 @@ impl ::perago::Contract for Notice {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::required(g3),
-                            ::perago::__private::stream::optional(f1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::required(g3),
+                            ::perago::__private::reader::optional(f1),
                         ) else {
                             return Ok(None);
                         };
@@ -372,16 +372,16 @@ impl ::perago::Contract for Notice {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Notice {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -422,7 +422,7 @@ impl ::perago::Contract for NoticeInfo {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = NoticeInfo;
             fn other(
                 self,
@@ -437,12 +437,12 @@ impl ::perago::Contract for NoticeInfo {
             ) -> Result<Option<NoticeInfo>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["level", "text"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "level" => Some(0usize),
                             "text" => Some(1usize),
                             _ => None,
@@ -450,25 +450,25 @@ impl ::perago::Contract for NoticeInfo {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("info"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("info"),
                                         |(): ()| NoticeInfoLevel,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -479,8 +479,8 @@ impl ::perago::Contract for NoticeInfo {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -489,24 +489,24 @@ impl ::perago::Contract for NoticeInfo {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(NoticeInfo { level: x0, text: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NoticeInfo {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -555,7 +555,7 @@ impl ::perago::Contract for NoticeWarnCode {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = NoticeWarnCode;
             fn other(
                 self,
@@ -570,13 +570,13 @@ impl ::perago::Contract for NoticeWarnCode {
             ) -> Result<Option<NoticeWarnCode>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["level", "text", "code"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "level" => Some(0usize),
                             "text" => Some(1usize),
                             "code" => Some(2usize),
@@ -585,25 +585,25 @@ impl ::perago::Contract for NoticeWarnCode {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("warn"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("warn"),
                                         |(): ()| NoticeWarnCodeLevel,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -614,12 +614,12 @@ impl ::perago::Contract for NoticeWarnCode {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(100f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -629,8 +629,8 @@ impl ::perago::Contract for NoticeWarnCode {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -645,9 +645,9 @@ impl ::perago::Contract for NoticeWarnCode {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::required(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -660,16 +660,16 @@ impl ::perago::Contract for NoticeWarnCode {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NoticeWarnCode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -719,7 +719,7 @@ impl ::perago::Contract for NoticeLevelVendor {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = NoticeLevelVendor;
             fn other(
                 self,
@@ -734,13 +734,13 @@ impl ::perago::Contract for NoticeLevelVendor {
             ) -> Result<Option<NoticeLevelVendor>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["level", "vendor", "text"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "level" => Some(0usize),
                             "vendor" => Some(1usize),
                             "text" => Some(2usize),
@@ -749,12 +749,12 @@ impl ::perago::Contract for NoticeLevelVendor {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -765,12 +765,12 @@ impl ::perago::Contract for NoticeLevelVendor {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -781,12 +781,12 @@ impl ::perago::Contract for NoticeLevelVendor {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -797,8 +797,8 @@ impl ::perago::Contract for NoticeLevelVendor {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -813,9 +813,9 @@ impl ::perago::Contract for NoticeLevelVendor {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -828,16 +828,16 @@ impl ::perago::Contract for NoticeLevelVendor {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NoticeLevelVendor {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -61,7 +61,7 @@ impl ::perago::Contract for Quota {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Quota;
             fn other(
                 self,
@@ -84,17 +84,17 @@ impl ::perago::Contract for Quota {
                             member: 0usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Integer]),
+                                    Vec::from([::perago::__private::reader::Kind::Integer]),
                                     2usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     1usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::Integer,
-                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::reader::Kind::Integer,
+                                ::perago::__private::reader::Kind::String,
                             ]),
                             absent: Some(1usize),
                         },
@@ -103,13 +103,13 @@ impl ::perago::Contract for Quota {
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["limit", "burst", "period"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "limit" => Some(0usize),
                             "burst" => Some(1usize),
                             "period" => Some(2usize),
@@ -118,15 +118,15 @@ impl ::perago::Contract for Quota {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             r0 = members.capture(&mut map, 0usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -136,13 +136,13 @@ impl ::perago::Contract for Quota {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &QuotaStringPeriod::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| QuotaStringPeriod::ALL[i],
@@ -151,8 +151,8 @@ impl ::perago::Contract for Quota {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -167,7 +167,7 @@ impl ::perago::Contract for Quota {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: Some(0f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -181,8 +181,8 @@ impl ::perago::Contract for Quota {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::optional(f1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::optional(f1),
                         ) else {
                             return Ok(None);
                         };
@@ -204,8 +204,8 @@ impl ::perago::Contract for Quota {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Then(
-                                    ::perago::__private::stream::StrEnum(
+                                &::perago::__private::reader::Then(
+                                    ::perago::__private::reader::StrEnum(
                                         &QuotaStringLimit::ALL.map(|x| x.as_str()),
                                     ),
                                     |i: usize| QuotaStringLimit::ALL[i],
@@ -219,8 +219,8 @@ impl ::perago::Contract for Quota {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::optional(g0),
-                            ::perago::__private::stream::optional(f2),
+                            ::perago::__private::reader::optional(g0),
+                            ::perago::__private::reader::optional(f2),
                         ) else {
                             return Ok(None);
                         };
@@ -237,16 +237,16 @@ impl ::perago::Contract for Quota {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Quota {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -288,7 +288,7 @@ impl ::perago::Contract for QuotaInteger {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = QuotaInteger;
             fn other(
                 self,
@@ -303,12 +303,12 @@ impl ::perago::Contract for QuotaInteger {
             ) -> Result<Option<QuotaInteger>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["limit", "burst"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "limit" => Some(0usize),
                             "burst" => Some(1usize),
                             _ => None,
@@ -316,12 +316,12 @@ impl ::perago::Contract for QuotaInteger {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -331,12 +331,12 @@ impl ::perago::Contract for QuotaInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -346,8 +346,8 @@ impl ::perago::Contract for QuotaInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -356,8 +356,8 @@ impl ::perago::Contract for QuotaInteger {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -369,16 +369,16 @@ impl ::perago::Contract for QuotaInteger {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for QuotaInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -425,7 +425,7 @@ impl ::perago::Contract for QuotaString {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = QuotaString;
             fn other(
                 self,
@@ -440,12 +440,12 @@ impl ::perago::Contract for QuotaString {
             ) -> Result<Option<QuotaString>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["limit", "period"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "limit" => Some(0usize),
                             "period" => Some(1usize),
                             _ => None,
@@ -453,13 +453,13 @@ impl ::perago::Contract for QuotaString {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &QuotaStringLimit::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| QuotaStringLimit::ALL[i],
@@ -468,13 +468,13 @@ impl ::perago::Contract for QuotaString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &QuotaStringPeriod::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| QuotaStringPeriod::ALL[i],
@@ -483,8 +483,8 @@ impl ::perago::Contract for QuotaString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -493,8 +493,8 @@ impl ::perago::Contract for QuotaString {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -506,16 +506,16 @@ impl ::perago::Contract for QuotaString {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for QuotaString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -541,10 +541,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for QuotaStringLimit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &QuotaStringLimit::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| QuotaStringLimit::ALL[i],
@@ -585,10 +585,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for QuotaStringPeriod {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &QuotaStringPeriod::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| QuotaStringPeriod::ALL[i],

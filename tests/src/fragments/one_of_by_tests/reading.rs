@@ -105,7 +105,7 @@ impl ::perago::Contract for Reading {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Reading;
             fn other(
                 self,
@@ -129,24 +129,24 @@ impl ::perago::Contract for Reading {
                             groups: Vec::from([
                                 (
                                     Vec::from([
-                                        ::perago::__private::stream::Kind::Integer,
-                                        ::perago::__private::stream::Kind::Number,
+                                        ::perago::__private::reader::Kind::Integer,
+                                        ::perago::__private::reader::Kind::Number,
                                     ]),
                                     1usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     4usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Array]),
+                                    Vec::from([::perago::__private::reader::Kind::Array]),
                                     5usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::Number,
-                                ::perago::__private::stream::Kind::String,
-                                ::perago::__private::stream::Kind::Array,
+                                ::perago::__private::reader::Kind::Number,
+                                ::perago::__private::reader::Kind::String,
+                                ::perago::__private::reader::Kind::Array,
                             ]),
                             absent: None,
                         },
@@ -154,17 +154,17 @@ impl ::perago::Contract for Reading {
                             member: 1usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     2usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Null]),
+                                    Vec::from([::perago::__private::reader::Kind::Null]),
                                     3usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::String,
-                                ::perago::__private::stream::Kind::Null,
+                                ::perago::__private::reader::Kind::String,
+                                ::perago::__private::reader::Kind::Null,
                             ]),
                             absent: None,
                         },
@@ -175,13 +175,13 @@ impl ::perago::Contract for Reading {
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["value", "unit", "scale"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut r1 = None;
                 let mut r2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "value" => Some(0usize),
                             "unit" => Some(1usize),
                             "scale" => Some(2usize),
@@ -190,17 +190,17 @@ impl ::perago::Contract for Reading {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             r0 = members.capture(&mut map, 0usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             r1 = members.capture(&mut map, 1usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             r2 = members.capture(&mut map, 2usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -222,7 +222,7 @@ impl ::perago::Contract for Reading {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                     minimum: None,
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -239,7 +239,7 @@ impl ::perago::Contract for Reading {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: Some(1u64),
                                         max: None,
@@ -254,8 +254,8 @@ impl ::perago::Contract for Reading {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::required(g1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::required(g1),
                         ) else {
                             return Ok(None);
                         };
@@ -277,7 +277,7 @@ impl ::perago::Contract for Reading {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                     minimum: Some(0f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -294,7 +294,7 @@ impl ::perago::Contract for Reading {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Null,
+                                &::perago::__private::reader::Null,
                                 path,
                                 out,
                             )?;
@@ -306,7 +306,7 @@ impl ::perago::Contract for Reading {
                                 2usize,
                                 None,
                                 r2,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: Some(1f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -325,9 +325,9 @@ impl ::perago::Contract for Reading {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::required(g1),
-                            ::perago::__private::stream::optional(g2),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::required(g1),
+                            ::perago::__private::reader::optional(g2),
                         ) else {
                             return Ok(None);
                         };
@@ -350,7 +350,7 @@ impl ::perago::Contract for Reading {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -368,7 +368,7 @@ impl ::perago::Contract for Reading {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -383,8 +383,8 @@ impl ::perago::Contract for Reading {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::required(g1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::required(g1),
                         ) else {
                             return Ok(None);
                         };
@@ -406,7 +406,7 @@ impl ::perago::Contract for Reading {
                                 2usize,
                                 None,
                                 r2,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: Some(8u64),
@@ -424,8 +424,8 @@ impl ::perago::Contract for Reading {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Array {
-                                    items: ::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Array {
+                                    items: ::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -442,8 +442,8 @@ impl ::perago::Contract for Reading {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::optional(g2),
-                            ::perago::__private::stream::required(g0),
+                            ::perago::__private::reader::optional(g2),
+                            ::perago::__private::reader::required(g0),
                         ) else {
                             return Ok(None);
                         };
@@ -460,16 +460,16 @@ impl ::perago::Contract for Reading {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Reading {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -511,7 +511,7 @@ impl ::perago::Contract for ReadingNumberString {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ReadingNumberString;
             fn other(
                 self,
@@ -526,12 +526,12 @@ impl ::perago::Contract for ReadingNumberString {
             ) -> Result<Option<ReadingNumberString>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["value", "unit"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "value" => Some(0usize),
                             "unit" => Some(1usize),
                             _ => None,
@@ -539,12 +539,12 @@ impl ::perago::Contract for ReadingNumberString {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -554,12 +554,12 @@ impl ::perago::Contract for ReadingNumberString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -570,8 +570,8 @@ impl ::perago::Contract for ReadingNumberString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -580,8 +580,8 @@ impl ::perago::Contract for ReadingNumberString {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -593,16 +593,16 @@ impl ::perago::Contract for ReadingNumberString {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingNumberString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -651,7 +651,7 @@ impl ::perago::Contract for ReadingNumberNull {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ReadingNumberNull;
             fn other(
                 self,
@@ -666,13 +666,13 @@ impl ::perago::Contract for ReadingNumberNull {
             ) -> Result<Option<ReadingNumberNull>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["value", "unit", "scale"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "value" => Some(0usize),
                             "unit" => Some(1usize),
                             "scale" => Some(2usize),
@@ -681,12 +681,12 @@ impl ::perago::Contract for ReadingNumberNull {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -696,22 +696,22 @@ impl ::perago::Contract for ReadingNumberNull {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Null,
+                                    &::perago::__private::reader::Null,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(1f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -721,8 +721,8 @@ impl ::perago::Contract for ReadingNumberNull {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -737,9 +737,9 @@ impl ::perago::Contract for ReadingNumberNull {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -752,16 +752,16 @@ impl ::perago::Contract for ReadingNumberNull {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingNumberNull {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -803,7 +803,7 @@ impl ::perago::Contract for ReadingString {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ReadingString;
             fn other(
                 self,
@@ -818,12 +818,12 @@ impl ::perago::Contract for ReadingString {
             ) -> Result<Option<ReadingString>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["value", "unit"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "value" => Some(0usize),
                             "unit" => Some(1usize),
                             _ => None,
@@ -831,12 +831,12 @@ impl ::perago::Contract for ReadingString {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -847,12 +847,12 @@ impl ::perago::Contract for ReadingString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -863,8 +863,8 @@ impl ::perago::Contract for ReadingString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -873,8 +873,8 @@ impl ::perago::Contract for ReadingString {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -886,16 +886,16 @@ impl ::perago::Contract for ReadingString {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -941,7 +941,7 @@ impl ::perago::Contract for ReadingArray {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ReadingArray;
             fn other(
                 self,
@@ -956,12 +956,12 @@ impl ::perago::Contract for ReadingArray {
             ) -> Result<Option<ReadingArray>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["scale", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "scale" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -969,12 +969,12 @@ impl ::perago::Contract for ReadingArray {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: Some(8u64),
@@ -985,13 +985,13 @@ impl ::perago::Contract for ReadingArray {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -1004,8 +1004,8 @@ impl ::perago::Contract for ReadingArray {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1014,8 +1014,8 @@ impl ::perago::Contract for ReadingArray {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -1027,16 +1027,16 @@ impl ::perago::Contract for ReadingArray {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingArray {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -54,7 +54,7 @@ impl ::perago::Contract for Setting {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Setting;
             fn other(
                 self,
@@ -70,14 +70,14 @@ impl ::perago::Contract for Setting {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 2usize] = ["text", "count"];
                 const KEYS: [&str; 2usize] = ["type", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1_0 = None;
                 let mut f1_1 = None;
                 let mut r1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "type" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -85,24 +85,24 @@ impl ::perago::Contract for Setting {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize)) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -118,7 +118,7 @@ impl ::perago::Contract for Setting {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -133,7 +133,7 @@ impl ::perago::Contract for Setting {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -141,8 +141,8 @@ impl ::perago::Contract for Setting {
                                 None => r1 = members.capture(&mut map, 1usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -164,7 +164,7 @@ impl ::perago::Contract for Setting {
                                         1usize,
                                         f1_0,
                                         r1,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -180,7 +180,7 @@ impl ::perago::Contract for Setting {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -202,7 +202,7 @@ impl ::perago::Contract for Setting {
                                         1usize,
                                         f1_1,
                                         r1,
-                                        &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -217,7 +217,7 @@ impl ::perago::Contract for Setting {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -244,16 +244,16 @@ impl ::perago::Contract for Setting {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Setting {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -294,7 +294,7 @@ impl ::perago::Contract for SettingText {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = SettingText;
             fn other(
                 self,
@@ -309,12 +309,12 @@ impl ::perago::Contract for SettingText {
             ) -> Result<Option<SettingText>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["type", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "type" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -322,25 +322,25 @@ impl ::perago::Contract for SettingText {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("text"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("text"),
                                         |(): ()| SettingTextType,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -351,8 +351,8 @@ impl ::perago::Contract for SettingText {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -361,8 +361,8 @@ impl ::perago::Contract for SettingText {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -374,16 +374,16 @@ impl ::perago::Contract for SettingText {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingText {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -425,7 +425,7 @@ impl ::perago::Contract for SettingCount {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = SettingCount;
             fn other(
                 self,
@@ -440,12 +440,12 @@ impl ::perago::Contract for SettingCount {
             ) -> Result<Option<SettingCount>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["type", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "type" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -453,25 +453,25 @@ impl ::perago::Contract for SettingCount {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("count"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("count"),
                                         |(): ()| SettingCountType,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -481,8 +481,8 @@ impl ::perago::Contract for SettingCount {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -491,8 +491,8 @@ impl ::perago::Contract for SettingCount {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -504,16 +504,16 @@ impl ::perago::Contract for SettingCount {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingCount {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

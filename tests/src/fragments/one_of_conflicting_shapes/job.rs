@@ -128,7 +128,7 @@ impl ::perago::Contract for Job {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Job;
             fn other(
                 self,
@@ -151,7 +151,7 @@ impl ::perago::Contract for Job {
                     "retries",
                     "note",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1_0 = None;
                 let mut f1_1 = None;
@@ -166,7 +166,7 @@ impl ::perago::Contract for Job {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "source" => Some(1usize),
                             "target" => Some(2usize),
@@ -178,24 +178,24 @@ impl ::perago::Contract for Job {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize)) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Typed::<JobCopySource>::new(),
+                                            &::perago::__private::reader::Typed::<JobCopySource>::new(),
                                             path,
                                             out,
                                         )?;
@@ -205,7 +205,7 @@ impl ::perago::Contract for Job {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: Some(8u64),
                                                     max: None,
@@ -221,7 +221,7 @@ impl ::perago::Contract for Job {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -229,14 +229,14 @@ impl ::perago::Contract for Job {
                                 None => r1 = members.capture(&mut map, 1usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize)) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -252,7 +252,7 @@ impl ::perago::Contract for Job {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -268,7 +268,7 @@ impl ::perago::Contract for Job {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -276,15 +276,15 @@ impl ::perago::Contract for Job {
                                 None => r2 = members.capture(&mut map, 2usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize)) => {
                                     f3_0 = members
                                         .read(
                                             &mut map,
                                             3usize,
-                                            &::perago::__private::stream::Array {
-                                                items: ::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Array {
+                                                items: ::perago::__private::reader::Str {
                                                     lengths: ::perago::__private::check::Lengths {
                                                         min: None,
                                                         max: None,
@@ -303,8 +303,8 @@ impl ::perago::Contract for Job {
                                         .read(
                                             &mut map,
                                             3usize,
-                                            &::perago::__private::stream::Map(
-                                                ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            &::perago::__private::reader::Map(
+                                                ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                     minimum: None,
                                                     maximum: None,
                                                     exclusive_minimum: None,
@@ -320,7 +320,7 @@ impl ::perago::Contract for Job {
                                         .read(
                                             &mut map,
                                             3usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -328,12 +328,12 @@ impl ::perago::Contract for Job {
                                 None => r3 = members.capture(&mut map, 3usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -343,12 +343,12 @@ impl ::perago::Contract for Job {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -359,8 +359,8 @@ impl ::perago::Contract for Job {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -375,8 +375,8 @@ impl ::perago::Contract for Job {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Array {
-                                    items: ::perago::__private::stream::Str {
+                                &::perago::__private::reader::Array {
+                                    items: ::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -397,8 +397,8 @@ impl ::perago::Contract for Job {
                                 3usize,
                                 f3_0,
                                 r3,
-                                &::perago::__private::stream::Array {
-                                    items: ::perago::__private::stream::Str {
+                                &::perago::__private::reader::Array {
+                                    items: ::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -421,9 +421,9 @@ impl ::perago::Contract for Job {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::required(g1),
-                            ::perago::__private::stream::optional(g3),
-                            ::perago::__private::stream::optional(f5),
+                            ::perago::__private::reader::required(g1),
+                            ::perago::__private::reader::optional(g3),
+                            ::perago::__private::reader::optional(f5),
                         ) else {
                             return Ok(None);
                         };
@@ -448,7 +448,7 @@ impl ::perago::Contract for Job {
                                         1usize,
                                         f1_0,
                                         r1,
-                                        &::perago::__private::stream::Typed::<JobCopySource>::new(),
+                                        &::perago::__private::reader::Typed::<JobCopySource>::new(),
                                         path,
                                         out,
                                     )?;
@@ -460,7 +460,7 @@ impl ::perago::Contract for Job {
                                         2usize,
                                         f2_0,
                                         r2,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -478,8 +478,8 @@ impl ::perago::Contract for Job {
                                         3usize,
                                         f3_0,
                                         r3,
-                                        &::perago::__private::stream::Array {
-                                            items: ::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Array {
+                                            items: ::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -508,10 +508,10 @@ impl ::perago::Contract for Job {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                                    ::perago::__private::stream::required(g1),
-                                    ::perago::__private::stream::required(g2),
-                                    ::perago::__private::stream::optional(g3),
-                                    ::perago::__private::stream::optional(f4),
+                                    ::perago::__private::reader::required(g1),
+                                    ::perago::__private::reader::required(g2),
+                                    ::perago::__private::reader::optional(g3),
+                                    ::perago::__private::reader::optional(f4),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -536,7 +536,7 @@ impl ::perago::Contract for Job {
                                         1usize,
                                         f1_1,
                                         r1,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(8u64),
                                                 max: None,
@@ -554,7 +554,7 @@ impl ::perago::Contract for Job {
                                         2usize,
                                         f2_1,
                                         r2,
-                                        &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -572,8 +572,8 @@ impl ::perago::Contract for Job {
                                         3usize,
                                         f3_1,
                                         r3,
-                                        &::perago::__private::stream::Map(
-                                            ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Map(
+                                            ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -599,10 +599,10 @@ impl ::perago::Contract for Job {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                                    ::perago::__private::stream::required(g1),
-                                    ::perago::__private::stream::or_else(g2, || None),
-                                    ::perago::__private::stream::optional(g3),
-                                    ::perago::__private::stream::optional(f4),
+                                    ::perago::__private::reader::required(g1),
+                                    ::perago::__private::reader::or_else(g2, || None),
+                                    ::perago::__private::reader::optional(g3),
+                                    ::perago::__private::reader::optional(f4),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -632,16 +632,16 @@ impl ::perago::Contract for Job {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Job {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -724,7 +724,7 @@ impl ::perago::Contract for JobCopy {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = JobCopy;
             fn other(
                 self,
@@ -745,7 +745,7 @@ impl ::perago::Contract for JobCopy {
                     "options",
                     "retries",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -753,7 +753,7 @@ impl ::perago::Contract for JobCopy {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "source" => Some(1usize),
                             "target" => Some(2usize),
@@ -764,35 +764,35 @@ impl ::perago::Contract for JobCopy {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("copy"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("copy"),
                                         |(): ()| JobCopyKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<JobCopySource>::new(),
+                                    &::perago::__private::reader::Typed::<JobCopySource>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -803,13 +803,13 @@ impl ::perago::Contract for JobCopy {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -823,12 +823,12 @@ impl ::perago::Contract for JobCopy {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -838,8 +838,8 @@ impl ::perago::Contract for JobCopy {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -860,11 +860,11 @@ impl ::perago::Contract for JobCopy {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::optional(f4),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::optional(f4),
                 ) else {
                     return Ok(None);
                 };
@@ -879,16 +879,16 @@ impl ::perago::Contract for JobCopy {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobCopy {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -931,7 +931,7 @@ impl ::perago::Contract for JobCopySource {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = JobCopySource;
             fn other(
                 self,
@@ -946,12 +946,12 @@ impl ::perago::Contract for JobCopySource {
             ) -> Result<Option<JobCopySource>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["bucket", "key"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "bucket" => Some(0usize),
                             "key" => Some(1usize),
                             _ => None,
@@ -959,12 +959,12 @@ impl ::perago::Contract for JobCopySource {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -975,12 +975,12 @@ impl ::perago::Contract for JobCopySource {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -991,8 +991,8 @@ impl ::perago::Contract for JobCopySource {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1001,8 +1001,8 @@ impl ::perago::Contract for JobCopySource {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -1014,16 +1014,16 @@ impl ::perago::Contract for JobCopySource {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobCopySource {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1096,7 +1096,7 @@ impl ::perago::Contract for JobFetch {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = JobFetch;
             fn other(
                 self,
@@ -1117,7 +1117,7 @@ impl ::perago::Contract for JobFetch {
                     "options",
                     "retries",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -1125,7 +1125,7 @@ impl ::perago::Contract for JobFetch {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "source" => Some(1usize),
                             "target" => Some(2usize),
@@ -1136,25 +1136,25 @@ impl ::perago::Contract for JobFetch {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("fetch"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("fetch"),
                                         |(): ()| JobFetchKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(8u64),
                                             max: None,
@@ -1165,12 +1165,12 @@ impl ::perago::Contract for JobFetch {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1181,13 +1181,13 @@ impl ::perago::Contract for JobFetch {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Map(
-                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Map(
+                                        ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -1198,12 +1198,12 @@ impl ::perago::Contract for JobFetch {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -1213,8 +1213,8 @@ impl ::perago::Contract for JobFetch {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1235,11 +1235,11 @@ impl ::perago::Contract for JobFetch {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::or_else(f2, || None),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::optional(f4),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::or_else(f2, || None),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::optional(f4),
                 ) else {
                     return Ok(None);
                 };
@@ -1254,16 +1254,16 @@ impl ::perago::Contract for JobFetch {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobFetch {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1318,7 +1318,7 @@ impl ::perago::Contract for JobVariant2 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = JobVariant2;
             fn other(
                 self,
@@ -1333,13 +1333,13 @@ impl ::perago::Contract for JobVariant2 {
             ) -> Result<Option<JobVariant2>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["source", "options", "note"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "source" => Some(0usize),
                             "options" => Some(1usize),
                             "note" => Some(2usize),
@@ -1348,13 +1348,13 @@ impl ::perago::Contract for JobVariant2 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1368,13 +1368,13 @@ impl ::perago::Contract for JobVariant2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1388,12 +1388,12 @@ impl ::perago::Contract for JobVariant2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1404,8 +1404,8 @@ impl ::perago::Contract for JobVariant2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1420,9 +1420,9 @@ impl ::perago::Contract for JobVariant2 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -1435,16 +1435,16 @@ impl ::perago::Contract for JobVariant2 {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobVariant2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

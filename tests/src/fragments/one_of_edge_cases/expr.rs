@@ -85,7 +85,7 @@ impl ::perago::Contract for Expr {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Expr;
             fn other(
                 self,
@@ -101,7 +101,7 @@ impl ::perago::Contract for Expr {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 3usize] = ["self", "Self", "lit"];
                 const KEYS: [&str; 5usize] = ["op", "limit", "inner", "args", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -109,7 +109,7 @@ impl ::perago::Contract for Expr {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "limit" => Some(1usize),
                             "inner" => Some(2usize),
@@ -120,23 +120,23 @@ impl ::perago::Contract for Expr {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -147,26 +147,26 @@ impl ::perago::Contract for Expr {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Expr>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Expr>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Typed::<Expr>::new(),
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Typed::<Expr>::new(),
                                         min: None,
                                         max: None,
                                     },
@@ -174,12 +174,12 @@ impl ::perago::Contract for Expr {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -189,8 +189,8 @@ impl ::perago::Contract for Expr {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -214,11 +214,11 @@ impl ::perago::Contract for Expr {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::or_else(
+                                    ::perago::__private::reader::or_else(
                                         f1,
                                         ExprSelf::default_limit,
                                     ),
-                                    ::perago::__private::stream::optional(f2),
+                                    ::perago::__private::reader::optional(f2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -239,7 +239,7 @@ impl ::perago::Contract for Expr {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(f3),
+                                    ::perago::__private::reader::required(f3),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -259,7 +259,7 @@ impl ::perago::Contract for Expr {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::or_else(
+                                    ::perago::__private::reader::or_else(
                                         f4,
                                         super::lit::Literal::default_value,
                                     ),
@@ -289,16 +289,16 @@ impl ::perago::Contract for Expr {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Expr {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -318,10 +318,10 @@ impl ExprSelf {
     pub const PROPERTIES: &'static [&'static str] = &["op", "limit", "inner"];
     /// The schema's `default` of `limit`: `5`.
     pub fn default_limit() -> Option<i64> {
-        ::perago::__private::stream::from_json(
+        ::perago::__private::reader::from_json(
                 "5",
-                &::perago::__private::stream::Nullable(
-                    ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                &::perago::__private::reader::Nullable(
+                    ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                         minimum: None,
                         maximum: None,
                         exclusive_minimum: None,
@@ -430,7 +430,7 @@ impl ::perago::Contract for ExprSelf {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ExprSelf;
             fn other(
                 self,
@@ -445,13 +445,13 @@ impl ::perago::Contract for ExprSelf {
             ) -> Result<Option<ExprSelf>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["op", "limit", "inner"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "limit" => Some(1usize),
                             "inner" => Some(2usize),
@@ -460,26 +460,26 @@ impl ::perago::Contract for ExprSelf {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("self"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("self"),
                                         |(): ()| ExprSelfOp,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -490,21 +490,21 @@ impl ::perago::Contract for ExprSelf {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Expr>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Expr>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -519,9 +519,9 @@ impl ::perago::Contract for ExprSelf {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::or_else(f1, ExprSelf::default_limit),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::or_else(f1, ExprSelf::default_limit),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -534,16 +534,16 @@ impl ::perago::Contract for ExprSelf {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -655,7 +655,7 @@ impl ::perago::Contract for ExprSelf2 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ExprSelf2;
             fn other(
                 self,
@@ -670,12 +670,12 @@ impl ::perago::Contract for ExprSelf2 {
             ) -> Result<Option<ExprSelf2>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["op", "args"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "args" => Some(1usize),
                             _ => None,
@@ -683,26 +683,26 @@ impl ::perago::Contract for ExprSelf2 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("Self"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("Self"),
                                         |(): ()| ExprSelfOp2,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Typed::<Expr>::new(),
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Typed::<Expr>::new(),
                                         min: None,
                                         max: None,
                                     },
@@ -710,8 +710,8 @@ impl ::perago::Contract for ExprSelf2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -720,24 +720,24 @@ impl ::perago::Contract for ExprSelf2 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(ExprSelf2 { op: x0, args: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

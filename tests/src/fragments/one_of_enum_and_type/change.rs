@@ -102,7 +102,7 @@ impl ::perago::Contract for Change {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Change;
             fn other(
                 self,
@@ -124,7 +124,7 @@ impl ::perago::Contract for Change {
                     "rename",
                 ];
                 const KEYS: [&str; 4usize] = ["op", "path", "value", "from"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2_0 = None;
@@ -133,7 +133,7 @@ impl ::perago::Contract for Change {
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "path" => Some(1usize),
                             "value" => Some(2usize),
@@ -143,22 +143,22 @@ impl ::perago::Contract for Change {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -169,14 +169,14 @@ impl ::perago::Contract for Change {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize | 1usize)) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -192,7 +192,7 @@ impl ::perago::Contract for Change {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: Some(0f64),
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -207,7 +207,7 @@ impl ::perago::Contract for Change {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -215,12 +215,12 @@ impl ::perago::Contract for Change {
                                 None => r2 = members.capture(&mut map, 2usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -231,8 +231,8 @@ impl ::perago::Contract for Change {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -254,7 +254,7 @@ impl ::perago::Contract for Change {
                                         2usize,
                                         f2_0,
                                         r2,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -274,8 +274,8 @@ impl ::perago::Contract for Change {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f1),
-                                    ::perago::__private::stream::required(g2),
+                                    ::perago::__private::reader::required(f1),
+                                    ::perago::__private::reader::required(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -298,7 +298,7 @@ impl ::perago::Contract for Change {
                                         2usize,
                                         f2_0,
                                         r2,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -318,8 +318,8 @@ impl ::perago::Contract for Change {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f1),
-                                    ::perago::__private::stream::required(g2),
+                                    ::perago::__private::reader::required(f1),
+                                    ::perago::__private::reader::required(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -340,7 +340,7 @@ impl ::perago::Contract for Change {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(f1),
+                                    ::perago::__private::reader::required(f1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -362,7 +362,7 @@ impl ::perago::Contract for Change {
                                         2usize,
                                         f2_1,
                                         r2,
-                                        &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: Some(0f64),
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -386,9 +386,9 @@ impl ::perago::Contract for Change {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::required(f3),
-                                    ::perago::__private::stream::required(f1),
-                                    ::perago::__private::stream::optional(g2),
+                                    ::perago::__private::reader::required(f3),
+                                    ::perago::__private::reader::required(f1),
+                                    ::perago::__private::reader::optional(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -412,7 +412,7 @@ impl ::perago::Contract for Change {
                                         2usize,
                                         f2_1,
                                         r2,
-                                        &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: Some(0f64),
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -436,9 +436,9 @@ impl ::perago::Contract for Change {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::required(f3),
-                                    ::perago::__private::stream::required(f1),
-                                    ::perago::__private::stream::optional(g2),
+                                    ::perago::__private::reader::required(f3),
+                                    ::perago::__private::reader::required(f1),
+                                    ::perago::__private::reader::optional(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -467,16 +467,16 @@ impl ::perago::Contract for Change {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Change {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -527,7 +527,7 @@ impl ::perago::Contract for ChangeCreate {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ChangeCreate;
             fn other(
                 self,
@@ -542,13 +542,13 @@ impl ::perago::Contract for ChangeCreate {
             ) -> Result<Option<ChangeCreate>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["op", "path", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "path" => Some(1usize),
                             "value" => Some(2usize),
@@ -557,13 +557,13 @@ impl ::perago::Contract for ChangeCreate {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &ChangeCreateOp::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| ChangeCreateOp::ALL[i],
@@ -572,12 +572,12 @@ impl ::perago::Contract for ChangeCreate {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -588,12 +588,12 @@ impl ::perago::Contract for ChangeCreate {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -604,8 +604,8 @@ impl ::perago::Contract for ChangeCreate {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -616,9 +616,9 @@ impl ::perago::Contract for ChangeCreate {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -631,16 +631,16 @@ impl ::perago::Contract for ChangeCreate {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeCreate {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -666,10 +666,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeCreateOp {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &ChangeCreateOp::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| ChangeCreateOp::ALL[i],
@@ -726,7 +726,7 @@ impl ::perago::Contract for ChangeDelete {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ChangeDelete;
             fn other(
                 self,
@@ -741,12 +741,12 @@ impl ::perago::Contract for ChangeDelete {
             ) -> Result<Option<ChangeDelete>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["op", "path"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "path" => Some(1usize),
                             _ => None,
@@ -754,25 +754,25 @@ impl ::perago::Contract for ChangeDelete {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("delete"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("delete"),
                                         |(): ()| ChangeDeleteOp,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -783,8 +783,8 @@ impl ::perago::Contract for ChangeDelete {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -793,24 +793,24 @@ impl ::perago::Contract for ChangeDelete {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(ChangeDelete { op: x0, path: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeDelete {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -876,7 +876,7 @@ impl ::perago::Contract for ChangeMove {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ChangeMove;
             fn other(
                 self,
@@ -891,14 +891,14 @@ impl ::perago::Contract for ChangeMove {
             ) -> Result<Option<ChangeMove>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["op", "from", "path", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "from" => Some(1usize),
                             "path" => Some(2usize),
@@ -908,13 +908,13 @@ impl ::perago::Contract for ChangeMove {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &MoveOp::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| MoveOp::ALL[i],
@@ -923,12 +923,12 @@ impl ::perago::Contract for ChangeMove {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -939,12 +939,12 @@ impl ::perago::Contract for ChangeMove {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -955,12 +955,12 @@ impl ::perago::Contract for ChangeMove {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -970,8 +970,8 @@ impl ::perago::Contract for ChangeMove {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -991,10 +991,10 @@ impl ::perago::Contract for ChangeMove {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::optional(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -1008,16 +1008,16 @@ impl ::perago::Contract for ChangeMove {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeMove {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1044,10 +1044,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for MoveOp {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(&MoveOp::ALL.map(|x| x.as_str())),
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(&MoveOp::ALL.map(|x| x.as_str())),
                 |i: usize| MoveOp::ALL[i],
             ),
         )

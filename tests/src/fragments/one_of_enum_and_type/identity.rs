@@ -83,7 +83,7 @@ impl ::perago::Contract for Identity {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Identity;
             fn other(
                 self,
@@ -106,26 +106,26 @@ impl ::perago::Contract for Identity {
                             member: 0usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     1usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Integer]),
+                                    Vec::from([::perago::__private::reader::Kind::Integer]),
                                     2usize,
                                 ),
                                 (
                                     Vec::from([
-                                        ::perago::__private::stream::Kind::Null,
-                                        ::perago::__private::stream::Kind::Boolean,
+                                        ::perago::__private::reader::Kind::Null,
+                                        ::perago::__private::reader::Kind::Boolean,
                                     ]),
                                     3usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::String,
-                                ::perago::__private::stream::Kind::Integer,
-                                ::perago::__private::stream::Kind::Boolean,
-                                ::perago::__private::stream::Kind::Null,
+                                ::perago::__private::reader::Kind::String,
+                                ::perago::__private::reader::Kind::Integer,
+                                ::perago::__private::reader::Kind::Boolean,
+                                ::perago::__private::reader::Kind::Null,
                             ]),
                             absent: None,
                         },
@@ -135,14 +135,14 @@ impl ::perago::Contract for Identity {
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["id", "name", "count", "note"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut r1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "name" => Some(1usize),
                             "count" => Some(2usize),
@@ -152,18 +152,18 @@ impl ::perago::Contract for Identity {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             r0 = members.capture(&mut map, 0usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             r1 = members.capture(&mut map, 1usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -173,12 +173,12 @@ impl ::perago::Contract for Identity {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -189,8 +189,8 @@ impl ::perago::Contract for Identity {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -205,7 +205,7 @@ impl ::perago::Contract for Identity {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::FormatStr {
+                                &::perago::__private::reader::FormatStr {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -224,7 +224,7 @@ impl ::perago::Contract for Identity {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: Some(1u64),
                                         max: None,
@@ -239,8 +239,8 @@ impl ::perago::Contract for Identity {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::required(g1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::required(g1),
                         ) else {
                             return Ok(None);
                         };
@@ -262,7 +262,7 @@ impl ::perago::Contract for Identity {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: Some(1f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -279,7 +279,7 @@ impl ::perago::Contract for Identity {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: None,
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -298,9 +298,9 @@ impl ::perago::Contract for Identity {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::optional(f2),
-                            ::perago::__private::stream::optional(g1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::optional(f2),
+                            ::perago::__private::reader::optional(g1),
                         ) else {
                             return Ok(None);
                         };
@@ -323,8 +323,8 @@ impl ::perago::Contract for Identity {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Nullable(
-                                    ::perago::__private::stream::Boolean,
+                                &::perago::__private::reader::Nullable(
+                                    ::perago::__private::reader::Boolean,
                                 ),
                                 path,
                                 out,
@@ -334,8 +334,8 @@ impl ::perago::Contract for Identity {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(f3),
-                            ::perago::__private::stream::required(g0),
+                            ::perago::__private::reader::required(f3),
+                            ::perago::__private::reader::required(g0),
                         ) else {
                             return Ok(None);
                         };
@@ -352,16 +352,16 @@ impl ::perago::Contract for Identity {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Identity {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -404,7 +404,7 @@ impl ::perago::Contract for IdentityString {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = IdentityString;
             fn other(
                 self,
@@ -419,12 +419,12 @@ impl ::perago::Contract for IdentityString {
             ) -> Result<Option<IdentityString>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["id", "name"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "name" => Some(1usize),
                             _ => None,
@@ -432,12 +432,12 @@ impl ::perago::Contract for IdentityString {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -449,12 +449,12 @@ impl ::perago::Contract for IdentityString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -465,8 +465,8 @@ impl ::perago::Contract for IdentityString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -475,24 +475,24 @@ impl ::perago::Contract for IdentityString {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(IdentityString { id: x0, name: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdentityString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -541,7 +541,7 @@ impl ::perago::Contract for IdentityInteger {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = IdentityInteger;
             fn other(
                 self,
@@ -556,13 +556,13 @@ impl ::perago::Contract for IdentityInteger {
             ) -> Result<Option<IdentityInteger>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["id", "count", "name"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "count" => Some(1usize),
                             "name" => Some(2usize),
@@ -571,12 +571,12 @@ impl ::perago::Contract for IdentityInteger {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(1f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -586,12 +586,12 @@ impl ::perago::Contract for IdentityInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -601,12 +601,12 @@ impl ::perago::Contract for IdentityInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -616,8 +616,8 @@ impl ::perago::Contract for IdentityInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -632,9 +632,9 @@ impl ::perago::Contract for IdentityInteger {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -647,16 +647,16 @@ impl ::perago::Contract for IdentityInteger {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdentityInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -700,7 +700,7 @@ impl ::perago::Contract for IdentityBoolean {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = IdentityBoolean;
             fn other(
                 self,
@@ -715,12 +715,12 @@ impl ::perago::Contract for IdentityBoolean {
             ) -> Result<Option<IdentityBoolean>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["note", "id"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "note" => Some(0usize),
                             "id" => Some(1usize),
                             _ => None,
@@ -728,12 +728,12 @@ impl ::perago::Contract for IdentityBoolean {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -744,20 +744,20 @@ impl ::perago::Contract for IdentityBoolean {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Boolean,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -766,8 +766,8 @@ impl ::perago::Contract for IdentityBoolean {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -779,16 +779,16 @@ impl ::perago::Contract for IdentityBoolean {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdentityBoolean {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -65,7 +65,7 @@ impl ::perago::Contract for Position {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Position;
             fn other(
                 self,
@@ -86,8 +86,8 @@ impl ::perago::Contract for Position {
             ) -> Result<Option<Position>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: Some(1u64),
                                     max: None,
@@ -115,17 +115,17 @@ impl ::perago::Contract for Position {
                             member: 0usize,
                             groups: Vec::from([
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::Integer]),
+                                    Vec::from([::perago::__private::reader::Kind::Integer]),
                                     1usize,
                                 ),
                                 (
-                                    Vec::from([::perago::__private::stream::Kind::String]),
+                                    Vec::from([::perago::__private::reader::Kind::String]),
                                     2usize,
                                 ),
                             ]),
                             expected: Vec::from([
-                                ::perago::__private::stream::Kind::Integer,
-                                ::perago::__private::stream::Kind::String,
+                                ::perago::__private::reader::Kind::Integer,
+                                ::perago::__private::reader::Kind::String,
                             ]),
                             absent: None,
                         },
@@ -134,13 +134,13 @@ impl ::perago::Contract for Position {
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["at", "column", "fragment"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut r0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "at" => Some(0usize),
                             "column" => Some(1usize),
                             "fragment" => Some(2usize),
@@ -149,15 +149,15 @@ impl ::perago::Contract for Position {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             r0 = members.capture(&mut map, 0usize)?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -167,18 +167,18 @@ impl ::perago::Contract for Position {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -193,7 +193,7 @@ impl ::perago::Contract for Position {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                     minimum: Some(1f64),
                                     maximum: None,
                                     exclusive_minimum: None,
@@ -207,8 +207,8 @@ impl ::perago::Contract for Position {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::optional(f1),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::optional(f1),
                         ) else {
                             return Ok(None);
                         };
@@ -230,7 +230,7 @@ impl ::perago::Contract for Position {
                                 0usize,
                                 None,
                                 r0,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -245,8 +245,8 @@ impl ::perago::Contract for Position {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1)) = (
-                            ::perago::__private::stream::required(g0),
-                            ::perago::__private::stream::optional(f2),
+                            ::perago::__private::reader::required(g0),
+                            ::perago::__private::reader::optional(f2),
                         ) else {
                             return Ok(None);
                         };
@@ -263,16 +263,16 @@ impl ::perago::Contract for Position {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Position {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -314,7 +314,7 @@ impl ::perago::Contract for PositionInteger {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = PositionInteger;
             fn other(
                 self,
@@ -329,12 +329,12 @@ impl ::perago::Contract for PositionInteger {
             ) -> Result<Option<PositionInteger>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["at", "column"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "at" => Some(0usize),
                             "column" => Some(1usize),
                             _ => None,
@@ -342,12 +342,12 @@ impl ::perago::Contract for PositionInteger {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(1f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -357,12 +357,12 @@ impl ::perago::Contract for PositionInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -372,8 +372,8 @@ impl ::perago::Contract for PositionInteger {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -382,8 +382,8 @@ impl ::perago::Contract for PositionInteger {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -395,16 +395,16 @@ impl ::perago::Contract for PositionInteger {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for PositionInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -446,7 +446,7 @@ impl ::perago::Contract for PositionString {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = PositionString;
             fn other(
                 self,
@@ -461,12 +461,12 @@ impl ::perago::Contract for PositionString {
             ) -> Result<Option<PositionString>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["at", "fragment"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "at" => Some(0usize),
                             "fragment" => Some(1usize),
                             _ => None,
@@ -474,12 +474,12 @@ impl ::perago::Contract for PositionString {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -490,18 +490,18 @@ impl ::perago::Contract for PositionString {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -510,8 +510,8 @@ impl ::perago::Contract for PositionString {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -523,16 +523,16 @@ impl ::perago::Contract for PositionString {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for PositionString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

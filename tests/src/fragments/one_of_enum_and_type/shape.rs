@@ -68,7 +68,7 @@ impl ::perago::Contract for Shape {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Shape;
             fn other(
                 self,
@@ -89,8 +89,8 @@ impl ::perago::Contract for Shape {
             ) -> Result<Option<Shape>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: Some(1u64),
                                     max: None,
@@ -111,14 +111,14 @@ impl ::perago::Contract for Shape {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 3usize] = ["circle", "disc", "square"];
                 const KEYS: [&str; 2usize] = ["kind", "size"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1_0 = None;
                 let mut f1_1 = None;
                 let mut r1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "size" => Some(1usize),
                             _ => None,
@@ -126,24 +126,24 @@ impl ::perago::Contract for Shape {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize | 1usize)) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                            &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: Some(0f64),
@@ -158,7 +158,7 @@ impl ::perago::Contract for Shape {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: Some(1f64),
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -173,7 +173,7 @@ impl ::perago::Contract for Shape {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -181,8 +181,8 @@ impl ::perago::Contract for Shape {
                                 None => r1 = members.capture(&mut map, 1usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -204,7 +204,7 @@ impl ::perago::Contract for Shape {
                                         1usize,
                                         f1_0,
                                         r1,
-                                        &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: Some(0f64),
@@ -219,7 +219,7 @@ impl ::perago::Contract for Shape {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -241,7 +241,7 @@ impl ::perago::Contract for Shape {
                                         1usize,
                                         f1_0,
                                         r1,
-                                        &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: Some(0f64),
@@ -256,7 +256,7 @@ impl ::perago::Contract for Shape {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -278,7 +278,7 @@ impl ::perago::Contract for Shape {
                                         1usize,
                                         f1_1,
                                         r1,
-                                        &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: Some(1f64),
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -293,7 +293,7 @@ impl ::perago::Contract for Shape {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::optional(g1),
+                                    ::perago::__private::reader::optional(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -320,16 +320,16 @@ impl ::perago::Contract for Shape {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Shape {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -374,7 +374,7 @@ impl ::perago::Contract for ShapeCircle {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ShapeCircle;
             fn other(
                 self,
@@ -389,12 +389,12 @@ impl ::perago::Contract for ShapeCircle {
             ) -> Result<Option<ShapeCircle>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["kind", "size"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "size" => Some(1usize),
                             _ => None,
@@ -402,13 +402,13 @@ impl ::perago::Contract for ShapeCircle {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &ShapeCircleKind::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| ShapeCircleKind::ALL[i],
@@ -417,12 +417,12 @@ impl ::perago::Contract for ShapeCircle {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: Some(0f64),
@@ -432,8 +432,8 @@ impl ::perago::Contract for ShapeCircle {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -442,24 +442,24 @@ impl ::perago::Contract for ShapeCircle {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(ShapeCircle { kind: x0, size: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircle {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -485,10 +485,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircleKind {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &ShapeCircleKind::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| ShapeCircleKind::ALL[i],
@@ -547,7 +547,7 @@ impl ::perago::Contract for ShapeSquare {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ShapeSquare;
             fn other(
                 self,
@@ -562,12 +562,12 @@ impl ::perago::Contract for ShapeSquare {
             ) -> Result<Option<ShapeSquare>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["kind", "size"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "size" => Some(1usize),
                             _ => None,
@@ -575,13 +575,13 @@ impl ::perago::Contract for ShapeSquare {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &ShapeSquareKind::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| ShapeSquareKind::ALL[i],
@@ -590,12 +590,12 @@ impl ::perago::Contract for ShapeSquare {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(1f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -605,8 +605,8 @@ impl ::perago::Contract for ShapeSquare {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -615,24 +615,24 @@ impl ::perago::Contract for ShapeSquare {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(ShapeSquare { kind: x0, size: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquare {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -656,10 +656,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquareKind {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &ShapeSquareKind::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| ShapeSquareKind::ALL[i],

@@ -103,7 +103,7 @@ impl ::perago::Contract for Event {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Event;
             fn other(
                 self,
@@ -126,7 +126,7 @@ impl ::perago::Contract for Event {
                     "reason",
                     "to",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -135,7 +135,7 @@ impl ::perago::Contract for Event {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "type" => Some(0usize),
                             "version" => Some(1usize),
                             "id" => Some(2usize),
@@ -147,32 +147,32 @@ impl ::perago::Contract for Event {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::ConstStr("v1"),
+                                    &::perago::__private::reader::ConstStr("v1"),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -183,12 +183,12 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -198,12 +198,12 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -214,12 +214,12 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -230,8 +230,8 @@ impl ::perago::Contract for Event {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -261,9 +261,9 @@ impl ::perago::Contract for Event {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::required(h1),
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::optional(f3),
+                                    ::perago::__private::reader::required(h1),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::optional(f3),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -295,9 +295,9 @@ impl ::perago::Contract for Event {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::optional(h1),
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::or_else(f4, || None),
+                                    ::perago::__private::reader::optional(h1),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::or_else(f4, || None),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -329,9 +329,9 @@ impl ::perago::Contract for Event {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::stream::required(h1),
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::required(f5),
+                                    ::perago::__private::reader::required(h1),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::required(f5),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -360,16 +360,16 @@ impl ::perago::Contract for Event {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -424,7 +424,7 @@ impl ::perago::Contract for EventCreated {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventCreated;
             fn other(
                 self,
@@ -439,14 +439,14 @@ impl ::perago::Contract for EventCreated {
             ) -> Result<Option<EventCreated>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["version", "type", "id", "at"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "version" => Some(0usize),
                             "type" => Some(1usize),
                             "id" => Some(2usize),
@@ -456,38 +456,38 @@ impl ::perago::Contract for EventCreated {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("v1"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("v1"),
                                         |(): ()| EventCreatedVersion,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("created"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("created"),
                                         |(): ()| EventCreatedType,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -498,12 +498,12 @@ impl ::perago::Contract for EventCreated {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -513,8 +513,8 @@ impl ::perago::Contract for EventCreated {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -534,10 +534,10 @@ impl ::perago::Contract for EventCreated {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::optional(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -551,16 +551,16 @@ impl ::perago::Contract for EventCreated {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventCreated {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -619,7 +619,7 @@ impl ::perago::Contract for EventDeleted {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventDeleted;
             fn other(
                 self,
@@ -634,14 +634,14 @@ impl ::perago::Contract for EventDeleted {
             ) -> Result<Option<EventDeleted>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["version", "type", "id", "reason"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "version" => Some(0usize),
                             "type" => Some(1usize),
                             "id" => Some(2usize),
@@ -651,38 +651,38 @@ impl ::perago::Contract for EventDeleted {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("v1"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("v1"),
                                         |(): ()| EventDeletedVersion,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("deleted"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("deleted"),
                                         |(): ()| EventDeletedType,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -693,12 +693,12 @@ impl ::perago::Contract for EventDeleted {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -709,8 +709,8 @@ impl ::perago::Contract for EventDeleted {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -730,10 +730,10 @@ impl ::perago::Contract for EventDeleted {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::or_else(f3, || None),
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::or_else(f3, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -747,16 +747,16 @@ impl ::perago::Contract for EventDeleted {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventDeleted {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -813,7 +813,7 @@ impl ::perago::Contract for EventRenamed {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = EventRenamed;
             fn other(
                 self,
@@ -828,14 +828,14 @@ impl ::perago::Contract for EventRenamed {
             ) -> Result<Option<EventRenamed>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["type", "version", "id", "to"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "type" => Some(0usize),
                             "version" => Some(1usize),
                             "id" => Some(2usize),
@@ -845,38 +845,38 @@ impl ::perago::Contract for EventRenamed {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("renamed"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("renamed"),
                                         |(): ()| EventRenamedType,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("v1"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("v1"),
                                         |(): ()| EventRenamedVersion,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -887,12 +887,12 @@ impl ::perago::Contract for EventRenamed {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -903,8 +903,8 @@ impl ::perago::Contract for EventRenamed {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -924,10 +924,10 @@ impl ::perago::Contract for EventRenamed {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -941,16 +941,16 @@ impl ::perago::Contract for EventRenamed {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventRenamed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -140,7 +140,7 @@ impl ::perago::Contract for Step {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Step;
             fn other(
                 self,
@@ -156,7 +156,7 @@ impl ::perago::Contract for Step {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 3usize] = ["run", "wait", "each"];
                 const KEYS: [&str; 3usize] = ["op", "spec", "steps"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1_0 = None;
                 let mut f1_1 = None;
@@ -165,7 +165,7 @@ impl ::perago::Contract for Step {
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "spec" => Some(1usize),
                             "steps" => Some(2usize),
@@ -174,24 +174,24 @@ impl ::perago::Contract for Step {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize)) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Typed::<StepRunSpec>::new(),
+                                            &::perago::__private::reader::Typed::<StepRunSpec>::new(),
                                             path,
                                             out,
                                         )?;
@@ -201,7 +201,7 @@ impl ::perago::Contract for Step {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Typed::<StepWaitSpec>::new(),
+                                            &::perago::__private::reader::Typed::<StepWaitSpec>::new(),
                                             path,
                                             out,
                                         )?;
@@ -211,8 +211,8 @@ impl ::perago::Contract for Step {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Nullable(
-                                                ::perago::__private::stream::Typed::<StepEachSpec>::new(),
+                                            &::perago::__private::reader::Nullable(
+                                                ::perago::__private::reader::Typed::<StepEachSpec>::new(),
                                             ),
                                             path,
                                             out,
@@ -223,7 +223,7 @@ impl ::perago::Contract for Step {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -231,13 +231,13 @@ impl ::perago::Contract for Step {
                                 None => r1 = members.capture(&mut map, 1usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Typed::<Step>::new(),
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Typed::<Step>::new(),
                                         min: None,
                                         max: Some(3u64),
                                     },
@@ -245,8 +245,8 @@ impl ::perago::Contract for Step {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -268,7 +268,7 @@ impl ::perago::Contract for Step {
                                         1usize,
                                         f1_0,
                                         r1,
-                                        &::perago::__private::stream::Typed::<StepRunSpec>::new(),
+                                        &::perago::__private::reader::Typed::<StepRunSpec>::new(),
                                         path,
                                         out,
                                     )?;
@@ -278,7 +278,7 @@ impl ::perago::Contract for Step {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -293,7 +293,7 @@ impl ::perago::Contract for Step {
                                         1usize,
                                         f1_1,
                                         r1,
-                                        &::perago::__private::stream::Typed::<StepWaitSpec>::new(),
+                                        &::perago::__private::reader::Typed::<StepWaitSpec>::new(),
                                         path,
                                         out,
                                     )?;
@@ -303,7 +303,7 @@ impl ::perago::Contract for Step {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -325,8 +325,8 @@ impl ::perago::Contract for Step {
                                         1usize,
                                         f1_2,
                                         r1,
-                                        &::perago::__private::stream::Nullable(
-                                            ::perago::__private::stream::Typed::<StepEachSpec>::new(),
+                                        &::perago::__private::reader::Nullable(
+                                            ::perago::__private::reader::Typed::<StepEachSpec>::new(),
                                         ),
                                         path,
                                         out,
@@ -341,8 +341,8 @@ impl ::perago::Contract for Step {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::or_else(g1, || None),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::or_else(g1, || None),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -370,16 +370,16 @@ impl ::perago::Contract for Step {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Step {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -460,7 +460,7 @@ impl ::perago::Contract for StepRun {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepRun;
             fn other(
                 self,
@@ -475,12 +475,12 @@ impl ::perago::Contract for StepRun {
             ) -> Result<Option<StepRun>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["op", "spec"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "spec" => Some(1usize),
                             _ => None,
@@ -488,31 +488,31 @@ impl ::perago::Contract for StepRun {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("run"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("run"),
                                         |(): ()| StepRunOp,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<StepRunSpec>::new(),
+                                    &::perago::__private::reader::Typed::<StepRunSpec>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -521,24 +521,24 @@ impl ::perago::Contract for StepRun {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(StepRun { op: x0, spec: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRun {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -601,7 +601,7 @@ impl ::perago::Contract for StepRunSpec {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepRunSpec;
             fn other(
                 self,
@@ -617,14 +617,14 @@ impl ::perago::Contract for StepRunSpec {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 2usize] = ["sh", "py"];
                 const KEYS: [&str; 4usize] = ["lang", "script", "module", "args"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "lang" => Some(0usize),
                             "script" => Some(1usize),
                             "module" => Some(2usize),
@@ -634,22 +634,22 @@ impl ::perago::Contract for StepRunSpec {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -660,12 +660,12 @@ impl ::perago::Contract for StepRunSpec {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -676,13 +676,13 @@ impl ::perago::Contract for StepRunSpec {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -696,8 +696,8 @@ impl ::perago::Contract for StepRunSpec {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -717,7 +717,7 @@ impl ::perago::Contract for StepRunSpec {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(f1),
+                                    ::perago::__private::reader::required(f1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -741,8 +741,8 @@ impl ::perago::Contract for StepRunSpec {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f2),
-                                    ::perago::__private::stream::optional(f3),
+                                    ::perago::__private::reader::required(f2),
+                                    ::perago::__private::reader::optional(f3),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -770,16 +770,16 @@ impl ::perago::Contract for StepRunSpec {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRunSpec {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -821,7 +821,7 @@ impl ::perago::Contract for StepRunSpecSh {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepRunSpecSh;
             fn other(
                 self,
@@ -836,12 +836,12 @@ impl ::perago::Contract for StepRunSpecSh {
             ) -> Result<Option<StepRunSpecSh>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["lang", "script"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "lang" => Some(0usize),
                             "script" => Some(1usize),
                             _ => None,
@@ -849,25 +849,25 @@ impl ::perago::Contract for StepRunSpecSh {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("sh"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("sh"),
                                         |(): ()| StepRunSpecShLang,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -878,8 +878,8 @@ impl ::perago::Contract for StepRunSpecSh {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -888,8 +888,8 @@ impl ::perago::Contract for StepRunSpecSh {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -901,16 +901,16 @@ impl ::perago::Contract for StepRunSpecSh {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRunSpecSh {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -961,7 +961,7 @@ impl ::perago::Contract for StepRunSpecPy {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepRunSpecPy;
             fn other(
                 self,
@@ -976,13 +976,13 @@ impl ::perago::Contract for StepRunSpecPy {
             ) -> Result<Option<StepRunSpecPy>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["lang", "module", "args"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "lang" => Some(0usize),
                             "module" => Some(1usize),
                             "args" => Some(2usize),
@@ -991,25 +991,25 @@ impl ::perago::Contract for StepRunSpecPy {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("py"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("py"),
                                         |(): ()| StepRunSpecPyLang,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1020,13 +1020,13 @@ impl ::perago::Contract for StepRunSpecPy {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -1040,8 +1040,8 @@ impl ::perago::Contract for StepRunSpecPy {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1056,9 +1056,9 @@ impl ::perago::Contract for StepRunSpecPy {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -1071,16 +1071,16 @@ impl ::perago::Contract for StepRunSpecPy {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRunSpecPy {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1132,7 +1132,7 @@ impl ::perago::Contract for StepWait {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepWait;
             fn other(
                 self,
@@ -1147,12 +1147,12 @@ impl ::perago::Contract for StepWait {
             ) -> Result<Option<StepWait>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["op", "spec"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "spec" => Some(1usize),
                             _ => None,
@@ -1160,31 +1160,31 @@ impl ::perago::Contract for StepWait {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("wait"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("wait"),
                                         |(): ()| StepWaitOp,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<StepWaitSpec>::new(),
+                                    &::perago::__private::reader::Typed::<StepWaitSpec>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1193,24 +1193,24 @@ impl ::perago::Contract for StepWait {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(StepWait { op: x0, spec: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepWait {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1247,7 +1247,7 @@ impl ::perago::Contract for StepWaitSpec {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepWaitSpec;
             fn other(
                 self,
@@ -1262,23 +1262,23 @@ impl ::perago::Contract for StepWaitSpec {
             ) -> Result<Option<StepWaitSpec>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["seconds"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "seconds" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(1f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -1288,8 +1288,8 @@ impl ::perago::Contract for StepWaitSpec {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1297,22 +1297,22 @@ impl ::perago::Contract for StepWaitSpec {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(StepWaitSpec { seconds: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepWaitSpec {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1494,7 +1494,7 @@ impl ::perago::Contract for StepEach {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepEach;
             fn other(
                 self,
@@ -1509,13 +1509,13 @@ impl ::perago::Contract for StepEach {
             ) -> Result<Option<StepEach>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["op", "steps", "spec"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "op" => Some(0usize),
                             "steps" => Some(1usize),
                             "spec" => Some(2usize),
@@ -1524,26 +1524,26 @@ impl ::perago::Contract for StepEach {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("each"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("each"),
                                         |(): ()| StepEachOp,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Typed::<Step>::new(),
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Typed::<Step>::new(),
                                         min: None,
                                         max: Some(3u64),
                                     },
@@ -1551,20 +1551,20 @@ impl ::perago::Contract for StepEach {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Nullable(
-                                        ::perago::__private::stream::Typed::<StepEachSpec>::new(),
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<StepEachSpec>::new(),
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1579,9 +1579,9 @@ impl ::perago::Contract for StepEach {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::or_else(f2, || None),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::or_else(f2, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -1594,16 +1594,16 @@ impl ::perago::Contract for StepEach {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepEach {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1637,7 +1637,7 @@ impl ::perago::Contract for StepEachSpec {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepEachSpec;
             fn other(
                 self,
@@ -1652,29 +1652,29 @@ impl ::perago::Contract for StepEachSpec {
             ) -> Result<Option<StepEachSpec>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["parallel"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "parallel" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1682,22 +1682,22 @@ impl ::perago::Contract for StepEachSpec {
                 if !members.finish(&[(0usize, false)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::optional(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::optional(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(StepEachSpec { parallel: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepEachSpec {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

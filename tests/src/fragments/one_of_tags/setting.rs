@@ -88,16 +88,16 @@ impl ::perago::Contract for Setting {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Setting;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Setting> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Integer.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                if ::perago::__private::reader::Kind::Integer.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                 minimum: Some(0f64),
                                 maximum: None,
                                 exclusive_minimum: None,
@@ -123,8 +123,8 @@ impl ::perago::Contract for Setting {
             ) -> Result<Option<Setting>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: None,
                                     max: None,
@@ -151,7 +151,7 @@ impl ::perago::Contract for Setting {
                     &[::perago::__private::check::TagValue::Bool(false)],
                 ];
                 const KEYS: [&str; 3usize] = ["schema", "old", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2_0 = None;
@@ -160,7 +160,7 @@ impl ::perago::Contract for Setting {
                 let mut r2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "schema" => Some(0usize),
                             "old" => Some(1usize),
                             "value" => Some(2usize),
@@ -169,31 +169,31 @@ impl ::perago::Contract for Setting {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyTag(TAGS[0usize]),
+                                    &::perago::__private::reader::AnyTag(TAGS[0usize]),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::AnyTag(TAGS[1usize]),
+                                    &::perago::__private::reader::AnyTag(TAGS[1usize]),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
-                            match ::perago::__private::stream::tagged(
+                        ::perago::__private::reader::Key::Declared(2usize) => {
+                            match ::perago::__private::reader::tagged(
                                 &[
-                                    ::perago::__private::stream::tag_of(&f0),
-                                    ::perago::__private::stream::tag_of(&f1),
+                                    ::perago::__private::reader::tag_of(&f0),
+                                    ::perago::__private::reader::tag_of(&f1),
                                 ],
                                 &TAGS,
                             ) {
@@ -202,7 +202,7 @@ impl ::perago::Contract for Setting {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -218,7 +218,7 @@ impl ::perago::Contract for Setting {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -233,7 +233,7 @@ impl ::perago::Contract for Setting {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Boolean,
+                                            &::perago::__private::reader::Boolean,
                                             path,
                                             out,
                                         )?;
@@ -243,7 +243,7 @@ impl ::perago::Contract for Setting {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -251,8 +251,8 @@ impl ::perago::Contract for Setting {
                                 None => r2 = members.capture(&mut map, 2usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -260,8 +260,8 @@ impl ::perago::Contract for Setting {
                 match members
                     .tagged(
                         &[
-                            ::perago::__private::stream::tag_of(&f0),
-                            ::perago::__private::stream::tag_of(&f1),
+                            ::perago::__private::reader::tag_of(&f0),
+                            ::perago::__private::reader::tag_of(&f1),
                         ],
                         &TAGS,
                         path,
@@ -288,7 +288,7 @@ impl ::perago::Contract for Setting {
                                         2usize,
                                         f2_0,
                                         r2,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -304,7 +304,7 @@ impl ::perago::Contract for Setting {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g2),
+                                    ::perago::__private::reader::required(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -327,7 +327,7 @@ impl ::perago::Contract for Setting {
                                         2usize,
                                         f2_1,
                                         r2,
-                                        &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -342,7 +342,7 @@ impl ::perago::Contract for Setting {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g2),
+                                    ::perago::__private::reader::required(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -365,7 +365,7 @@ impl ::perago::Contract for Setting {
                                         2usize,
                                         f2_2,
                                         r2,
-                                        &::perago::__private::stream::Boolean,
+                                        &::perago::__private::reader::Boolean,
                                         path,
                                         out,
                                     )?;
@@ -375,7 +375,7 @@ impl ::perago::Contract for Setting {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::optional(g2),
+                                    ::perago::__private::reader::optional(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -395,16 +395,16 @@ impl ::perago::Contract for Setting {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Setting {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -445,7 +445,7 @@ impl ::perago::Contract for SettingV1 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = SettingV1;
             fn other(
                 self,
@@ -460,12 +460,12 @@ impl ::perago::Contract for SettingV1 {
             ) -> Result<Option<SettingV1>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["schema", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "schema" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -473,22 +473,22 @@ impl ::perago::Contract for SettingV1 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_0),
+                                    &::perago::__private::reader::ConstValue(&CONST_0),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -499,8 +499,8 @@ impl ::perago::Contract for SettingV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -509,24 +509,24 @@ impl ::perago::Contract for SettingV1 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(SettingV1 { schema: x0, value: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingV1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -567,7 +567,7 @@ impl ::perago::Contract for SettingV2 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = SettingV2;
             fn other(
                 self,
@@ -582,12 +582,12 @@ impl ::perago::Contract for SettingV2 {
             ) -> Result<Option<SettingV2>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["schema", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "schema" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -595,22 +595,22 @@ impl ::perago::Contract for SettingV2 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_1),
+                                    &::perago::__private::reader::ConstValue(&CONST_1),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -620,8 +620,8 @@ impl ::perago::Contract for SettingV2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -630,24 +630,24 @@ impl ::perago::Contract for SettingV2 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(SettingV2 { schema: x0, value: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingV2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -688,7 +688,7 @@ impl ::perago::Contract for SettingFalse {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = SettingFalse;
             fn other(
                 self,
@@ -703,12 +703,12 @@ impl ::perago::Contract for SettingFalse {
             ) -> Result<Option<SettingFalse>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["old", "value"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "old" => Some(0usize),
                             "value" => Some(1usize),
                             _ => None,
@@ -716,28 +716,28 @@ impl ::perago::Contract for SettingFalse {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_2),
+                                    &::perago::__private::reader::ConstValue(&CONST_2),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Boolean,
+                                    &::perago::__private::reader::Boolean,
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -746,24 +746,24 @@ impl ::perago::Contract for SettingFalse {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(SettingFalse { old: x0, value: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingFalse {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -124,7 +124,7 @@ impl ::perago::Contract for Versioned {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Versioned;
             fn other(
                 self,
@@ -154,7 +154,7 @@ impl ::perago::Contract for Versioned {
                     "text",
                     "draft",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2_0 = None;
@@ -166,7 +166,7 @@ impl ::perago::Contract for Versioned {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "version" => Some(0usize),
                             "legacy" => Some(1usize),
                             "name" => Some(2usize),
@@ -178,31 +178,31 @@ impl ::perago::Contract for Versioned {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::AnyTag(TAGS[0usize]),
+                                    &::perago::__private::reader::AnyTag(TAGS[0usize]),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::AnyTag(TAGS[1usize]),
+                                    &::perago::__private::reader::AnyTag(TAGS[1usize]),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
-                            match ::perago::__private::stream::tagged(
+                        ::perago::__private::reader::Key::Declared(2usize) => {
+                            match ::perago::__private::reader::tagged(
                                 &[
-                                    ::perago::__private::stream::tag_of(&f0),
-                                    ::perago::__private::stream::tag_of(&f1),
+                                    ::perago::__private::reader::tag_of(&f0),
+                                    ::perago::__private::reader::tag_of(&f1),
                                 ],
                                 &TAGS,
                             ) {
@@ -211,7 +211,7 @@ impl ::perago::Contract for Versioned {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
@@ -227,7 +227,7 @@ impl ::perago::Contract for Versioned {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: Some(1u64),
                                                     max: None,
@@ -243,7 +243,7 @@ impl ::perago::Contract for Versioned {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::Typed::<
+                                            &::perago::__private::reader::Typed::<
                                                 VersionedV3Name,
                                             >::new(),
                                             path,
@@ -255,7 +255,7 @@ impl ::perago::Contract for Versioned {
                                         .read(
                                             &mut map,
                                             2usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -263,13 +263,13 @@ impl ::perago::Contract for Versioned {
                                 None => r2 = members.capture(&mut map, 2usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -283,12 +283,12 @@ impl ::perago::Contract for Versioned {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -299,12 +299,12 @@ impl ::perago::Contract for Versioned {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -315,8 +315,8 @@ impl ::perago::Contract for Versioned {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -324,8 +324,8 @@ impl ::perago::Contract for Versioned {
                 match members
                     .tagged(
                         &[
-                            ::perago::__private::stream::tag_of(&f0),
-                            ::perago::__private::stream::tag_of(&f1),
+                            ::perago::__private::reader::tag_of(&f0),
+                            ::perago::__private::reader::tag_of(&f1),
                         ],
                         &TAGS,
                         path,
@@ -336,7 +336,7 @@ impl ::perago::Contract for Versioned {
                         if !members.finish(&[(5usize, true)], path, out) {
                             return Ok(None);
                         }
-                        let (Some(x0),) = (::perago::__private::stream::required(f5),)
+                        let (Some(x0),) = (::perago::__private::reader::required(f5),)
                         else {
                             return Ok(None);
                         };
@@ -359,7 +359,7 @@ impl ::perago::Contract for Versioned {
                                         2usize,
                                         f2_0,
                                         r2,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -375,7 +375,7 @@ impl ::perago::Contract for Versioned {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g2),
+                                    ::perago::__private::reader::required(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -398,7 +398,7 @@ impl ::perago::Contract for Versioned {
                                         2usize,
                                         f2_1,
                                         r2,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -418,8 +418,8 @@ impl ::perago::Contract for Versioned {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(g2),
-                                    ::perago::__private::stream::optional(f3),
+                                    ::perago::__private::reader::required(g2),
+                                    ::perago::__private::reader::optional(f3),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -443,7 +443,7 @@ impl ::perago::Contract for Versioned {
                                         2usize,
                                         f2_2,
                                         r2,
-                                        &::perago::__private::stream::Typed::<
+                                        &::perago::__private::reader::Typed::<
                                             VersionedV3Name,
                                         >::new(),
                                         path,
@@ -455,7 +455,7 @@ impl ::perago::Contract for Versioned {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::optional(g2),
+                                    ::perago::__private::reader::optional(g2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -476,7 +476,7 @@ impl ::perago::Contract for Versioned {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(f4),
+                                    ::perago::__private::reader::required(f4),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -496,16 +496,16 @@ impl ::perago::Contract for Versioned {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Versioned {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -546,7 +546,7 @@ impl ::perago::Contract for VersionedV1 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = VersionedV1;
             fn other(
                 self,
@@ -561,12 +561,12 @@ impl ::perago::Contract for VersionedV1 {
             ) -> Result<Option<VersionedV1>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["version", "name"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "version" => Some(0usize),
                             "name" => Some(1usize),
                             _ => None,
@@ -574,22 +574,22 @@ impl ::perago::Contract for VersionedV1 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_0),
+                                    &::perago::__private::reader::ConstValue(&CONST_0),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -600,8 +600,8 @@ impl ::perago::Contract for VersionedV1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -610,8 +610,8 @@ impl ::perago::Contract for VersionedV1 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -623,16 +623,16 @@ impl ::perago::Contract for VersionedV1 {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -683,7 +683,7 @@ impl ::perago::Contract for VersionedV2 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = VersionedV2;
             fn other(
                 self,
@@ -698,13 +698,13 @@ impl ::perago::Contract for VersionedV2 {
             ) -> Result<Option<VersionedV2>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["version", "name", "labels"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "version" => Some(0usize),
                             "name" => Some(1usize),
                             "labels" => Some(2usize),
@@ -713,22 +713,22 @@ impl ::perago::Contract for VersionedV2 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_1),
+                                    &::perago::__private::reader::ConstValue(&CONST_1),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -739,13 +739,13 @@ impl ::perago::Contract for VersionedV2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -759,8 +759,8 @@ impl ::perago::Contract for VersionedV2 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -775,9 +775,9 @@ impl ::perago::Contract for VersionedV2 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -790,16 +790,16 @@ impl ::perago::Contract for VersionedV2 {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -846,7 +846,7 @@ impl ::perago::Contract for VersionedV3 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = VersionedV3;
             fn other(
                 self,
@@ -861,12 +861,12 @@ impl ::perago::Contract for VersionedV3 {
             ) -> Result<Option<VersionedV3>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["version", "name"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "version" => Some(0usize),
                             "name" => Some(1usize),
                             _ => None,
@@ -874,30 +874,30 @@ impl ::perago::Contract for VersionedV3 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_2),
+                                    &::perago::__private::reader::ConstValue(&CONST_2),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         VersionedV3Name,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -906,8 +906,8 @@ impl ::perago::Contract for VersionedV3 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -919,16 +919,16 @@ impl ::perago::Contract for VersionedV3 {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV3 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -961,7 +961,7 @@ impl ::perago::Contract for VersionedV3Name {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = VersionedV3Name;
             fn other(
                 self,
@@ -976,23 +976,23 @@ impl ::perago::Contract for VersionedV3Name {
             ) -> Result<Option<VersionedV3Name>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["first"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "first" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1003,8 +1003,8 @@ impl ::perago::Contract for VersionedV3Name {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1012,22 +1012,22 @@ impl ::perago::Contract for VersionedV3Name {
                 if !members.finish(&[(0usize, false)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::optional(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::optional(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(VersionedV3Name { first: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV3Name {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1068,7 +1068,7 @@ impl ::perago::Contract for VersionedTrue {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = VersionedTrue;
             fn other(
                 self,
@@ -1083,12 +1083,12 @@ impl ::perago::Contract for VersionedTrue {
             ) -> Result<Option<VersionedTrue>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["legacy", "text"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "legacy" => Some(0usize),
                             "text" => Some(1usize),
                             _ => None,
@@ -1096,22 +1096,22 @@ impl ::perago::Contract for VersionedTrue {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::ConstValue(&CONST_3),
+                                    &::perago::__private::reader::ConstValue(&CONST_3),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1122,8 +1122,8 @@ impl ::perago::Contract for VersionedTrue {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1132,8 +1132,8 @@ impl ::perago::Contract for VersionedTrue {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -1145,16 +1145,16 @@ impl ::perago::Contract for VersionedTrue {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedTrue {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -1189,7 +1189,7 @@ impl ::perago::Contract for VersionedVariant4 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = VersionedVariant4;
             fn other(
                 self,
@@ -1204,23 +1204,23 @@ impl ::perago::Contract for VersionedVariant4 {
             ) -> Result<Option<VersionedVariant4>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["draft"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "draft" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -1231,8 +1231,8 @@ impl ::perago::Contract for VersionedVariant4 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -1240,22 +1240,22 @@ impl ::perago::Contract for VersionedVariant4 {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(VersionedVariant4 { draft: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedVariant4 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -59,7 +59,7 @@ impl ::perago::Contract for Outcome {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Outcome;
             fn other(
                 self,
@@ -75,7 +75,7 @@ impl ::perago::Contract for Outcome {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 1usize] = ["FAILED"];
                 const KEYS: [&str; 4usize] = ["status", "reason", "output", "retries"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1_0 = None;
                 let mut r1 = None;
@@ -83,7 +83,7 @@ impl ::perago::Contract for Outcome {
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "status" => Some(0usize),
                             "reason" => Some(1usize),
                             "output" => Some(2usize),
@@ -93,24 +93,24 @@ impl ::perago::Contract for Outcome {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
-                            match ::perago::__private::stream::tag_of(&f0) {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
+                            match ::perago::__private::reader::tag_of(&f0) {
                                 Some(Some(0usize)) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::Str {
+                                            &::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: Some(1u64),
                                                     max: None,
@@ -126,7 +126,7 @@ impl ::perago::Contract for Outcome {
                                         .read(
                                             &mut map,
                                             1usize,
-                                            &::perago::__private::stream::AnyValue,
+                                            &::perago::__private::reader::AnyValue,
                                             path,
                                             out,
                                         )?;
@@ -134,24 +134,24 @@ impl ::perago::Contract for Outcome {
                                 None => r1 = members.capture(&mut map, 1usize)?,
                             }
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Map(
-                                        ::perago::__private::stream::AnyValue,
+                                    &::perago::__private::reader::Map(
+                                        ::perago::__private::reader::AnyValue,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -161,8 +161,8 @@ impl ::perago::Contract for Outcome {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -177,7 +177,7 @@ impl ::perago::Contract for Outcome {
                                 1usize,
                                 None,
                                 r1,
-                                &::perago::__private::stream::Str {
+                                &::perago::__private::reader::Str {
                                     lengths: ::perago::__private::check::Lengths {
                                         min: None,
                                         max: None,
@@ -197,9 +197,9 @@ impl ::perago::Contract for Outcome {
                             return Ok(None);
                         }
                         let (Some(x0), Some(x1), Some(x2)) = (
-                            ::perago::__private::stream::optional(g1),
-                            ::perago::__private::stream::required(f2),
-                            ::perago::__private::stream::or_else(
+                            ::perago::__private::reader::optional(g1),
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::or_else(
                                 f3,
                                 OutcomeVariant1::default_retries,
                             ),
@@ -227,7 +227,7 @@ impl ::perago::Contract for Outcome {
                                         1usize,
                                         f1_0,
                                         r1,
-                                        &::perago::__private::stream::Str {
+                                        &::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -243,7 +243,7 @@ impl ::perago::Contract for Outcome {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::required(g1),
+                                    ::perago::__private::reader::required(g1),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -270,16 +270,16 @@ impl ::perago::Contract for Outcome {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Outcome {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -321,7 +321,7 @@ impl ::perago::Contract for OutcomeFailed {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = OutcomeFailed;
             fn other(
                 self,
@@ -336,12 +336,12 @@ impl ::perago::Contract for OutcomeFailed {
             ) -> Result<Option<OutcomeFailed>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["status", "reason"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "status" => Some(0usize),
                             "reason" => Some(1usize),
                             _ => None,
@@ -349,25 +349,25 @@ impl ::perago::Contract for OutcomeFailed {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("FAILED"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("FAILED"),
                                         |(): ()| OutcomeFailedStatus,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -378,8 +378,8 @@ impl ::perago::Contract for OutcomeFailed {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -388,8 +388,8 @@ impl ::perago::Contract for OutcomeFailed {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -401,16 +401,16 @@ impl ::perago::Contract for OutcomeFailed {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeFailed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -466,7 +466,7 @@ impl ::perago::Contract for OutcomeVariant1 {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = OutcomeVariant1;
             fn other(
                 self,
@@ -481,13 +481,13 @@ impl ::perago::Contract for OutcomeVariant1 {
             ) -> Result<Option<OutcomeVariant1>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["reason", "output", "retries"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "reason" => Some(0usize),
                             "output" => Some(1usize),
                             "retries" => Some(2usize),
@@ -496,12 +496,12 @@ impl ::perago::Contract for OutcomeVariant1 {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -512,24 +512,24 @@ impl ::perago::Contract for OutcomeVariant1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Map(
-                                        ::perago::__private::stream::AnyValue,
+                                    &::perago::__private::reader::Map(
+                                        ::perago::__private::reader::AnyValue,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -539,8 +539,8 @@ impl ::perago::Contract for OutcomeVariant1 {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -555,9 +555,9 @@ impl ::perago::Contract for OutcomeVariant1 {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::optional(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::or_else(
+                    ::perago::__private::reader::optional(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::or_else(
                         f2,
                         OutcomeVariant1::default_retries,
                     ),
@@ -573,16 +573,16 @@ impl ::perago::Contract for OutcomeVariant1 {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeVariant1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

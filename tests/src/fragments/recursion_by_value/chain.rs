@@ -96,7 +96,7 @@ impl ::perago::Contract for Chain {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Chain;
             fn other(
                 self,
@@ -111,14 +111,14 @@ impl ::perago::Contract for Chain {
             ) -> Result<Option<Chain>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["value", "next", "pair", "maybe"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "value" => Some(0usize),
                             "next" => Some(1usize),
                             "pair" => Some(2usize),
@@ -128,12 +128,12 @@ impl ::perago::Contract for Chain {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -143,40 +143,40 @@ impl ::perago::Contract for Chain {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Chain>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Pair>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Pair>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Nullable(
-                                            ::perago::__private::stream::Typed::<ChainMaybe>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Nullable(
+                                            ::perago::__private::reader::Typed::<ChainMaybe>::new(),
                                         ),
                                         |x: Option<_>| x.map(::std::boxed::Box::new),
                                     ),
@@ -184,8 +184,8 @@ impl ::perago::Contract for Chain {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -205,10 +205,10 @@ impl ::perago::Contract for Chain {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::or_else(f3, || None),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::or_else(f3, || None),
                 ) else {
                     return Ok(None);
                 };
@@ -222,16 +222,16 @@ impl ::perago::Contract for Chain {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Chain {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -250,10 +250,10 @@ impl Pair {
     pub const PROPERTIES: &'static [&'static str] = &["left", "right", "fallback"];
     /// The schema's `default` of `fallback`: `{"value":0}`.
     pub fn default_fallback() -> ::std::boxed::Box<Chain> {
-        ::perago::__private::stream::from_json(
+        ::perago::__private::reader::from_json(
                 "{\"value\":0}",
-                &::perago::__private::stream::Then(
-                    ::perago::__private::stream::Typed::<Chain>::new(),
+                &::perago::__private::reader::Then(
+                    ::perago::__private::reader::Typed::<Chain>::new(),
                     ::std::boxed::Box::new,
                 ),
             )
@@ -335,7 +335,7 @@ impl ::perago::Contract for Pair {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Pair;
             fn other(
                 self,
@@ -350,13 +350,13 @@ impl ::perago::Contract for Pair {
             ) -> Result<Option<Pair>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["left", "right", "fallback"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "left" => Some(0usize),
                             "right" => Some(1usize),
                             "fallback" => Some(2usize),
@@ -365,27 +365,27 @@ impl ::perago::Contract for Pair {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Chain>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Nullable(
-                                            ::perago::__private::stream::Typed::<Chain>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Nullable(
+                                            ::perago::__private::reader::Typed::<Chain>::new(),
                                         ),
                                         |x: Option<_>| x.map(::std::boxed::Box::new),
                                     ),
@@ -393,21 +393,21 @@ impl ::perago::Contract for Pair {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Chain>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -422,9 +422,9 @@ impl ::perago::Contract for Pair {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::or_else(f2, Pair::default_fallback),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::or_else(f2, Pair::default_fallback),
                 ) else {
                     return Ok(None);
                 };
@@ -437,16 +437,16 @@ impl ::perago::Contract for Pair {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Pair {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -547,7 +547,7 @@ impl ::perago::Contract for ChainMaybe {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = ChainMaybe;
             fn other(
                 self,
@@ -562,32 +562,32 @@ impl ::perago::Contract for ChainMaybe {
             ) -> Result<Option<ChainMaybe>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["back"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "back" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Chain>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Chain>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -595,22 +595,22 @@ impl ::perago::Contract for ChainMaybe {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(ChainMaybe { back: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChainMaybe {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -93,7 +93,7 @@ impl ::perago::Contract for Envelope {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Envelope;
             fn other(
                 self,
@@ -108,14 +108,14 @@ impl ::perago::Contract for Envelope {
             ) -> Result<Option<Envelope>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 4usize] = ["address", "priority", "code", "whole"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "address" => Some(0usize),
                             "priority" => Some(1usize),
                             "code" => Some(2usize),
@@ -125,25 +125,25 @@ impl ::perago::Contract for Envelope {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         super::common::Address,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &super::common::Priority::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| super::common::Priority::ALL[i],
@@ -152,12 +152,12 @@ impl ::perago::Contract for Envelope {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(100f64),
                                         maximum: Some(999f64),
                                         exclusive_minimum: None,
@@ -167,20 +167,20 @@ impl ::perago::Contract for Envelope {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::Typed::<
                                         super::common::Common,
                                     >::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -200,10 +200,10 @@ impl ::perago::Contract for Envelope {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::optional(f3),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::optional(f3),
                 ) else {
                     return Ok(None);
                 };
@@ -217,16 +217,16 @@ impl ::perago::Contract for Envelope {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Envelope {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -52,7 +52,7 @@ impl ::perago::Contract for Palette {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Palette;
             fn other(
                 self,
@@ -67,12 +67,12 @@ impl ::perago::Contract for Palette {
             ) -> Result<Option<Palette>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["primary", "secondary"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "primary" => Some(0usize),
                             "secondary" => Some(1usize),
                             _ => None,
@@ -80,13 +80,13 @@ impl ::perago::Contract for Palette {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &PalettePrimary::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| PalettePrimary::ALL[i],
@@ -95,13 +95,13 @@ impl ::perago::Contract for Palette {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::StrEnum(
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::StrEnum(
                                             &PaletteSecondary::ALL.map(|x| x.as_str()),
                                         ),
                                         |i: usize| PaletteSecondary::ALL[i],
@@ -110,8 +110,8 @@ impl ::perago::Contract for Palette {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -120,8 +120,8 @@ impl ::perago::Contract for Palette {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
@@ -133,16 +133,16 @@ impl ::perago::Contract for Palette {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Palette {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -171,10 +171,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for PalettePrimary {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &PalettePrimary::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| PalettePrimary::ALL[i],
@@ -220,10 +220,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for PaletteSecondary {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &PaletteSecondary::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| PaletteSecondary::ALL[i],
@@ -266,10 +266,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Shade {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(&Shade::ALL.map(|x| x.as_str())),
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(&Shade::ALL.map(|x| x.as_str())),
                 |i: usize| Shade::ALL[i],
             ),
         )

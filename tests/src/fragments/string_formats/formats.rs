@@ -201,7 +201,7 @@ impl ::perago::Contract for Formats {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Formats;
             fn other(
                 self,
@@ -237,7 +237,7 @@ impl ::perago::Contract for Formats {
                     "maybe_date",
                     "dates",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -260,7 +260,7 @@ impl ::perago::Contract for Formats {
                 let mut f19 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "date_time" => Some(0usize),
                             "date" => Some(1usize),
                             "time" => Some(2usize),
@@ -286,12 +286,12 @@ impl ::perago::Contract for Formats {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -303,12 +303,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -320,12 +320,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -337,12 +337,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -354,12 +354,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -371,12 +371,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -388,12 +388,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -405,12 +405,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(7usize) => {
+                        ::perago::__private::reader::Key::Declared(7usize) => {
                             f7 = members
                                 .read(
                                     &mut map,
                                     7usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -422,12 +422,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(8usize) => {
+                        ::perago::__private::reader::Key::Declared(8usize) => {
                             f8 = members
                                 .read(
                                     &mut map,
                                     8usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -439,12 +439,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(9usize) => {
+                        ::perago::__private::reader::Key::Declared(9usize) => {
                             f9 = members
                                 .read(
                                     &mut map,
                                     9usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -456,12 +456,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(10usize) => {
+                        ::perago::__private::reader::Key::Declared(10usize) => {
                             f10 = members
                                 .read(
                                     &mut map,
                                     10usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -473,12 +473,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(11usize) => {
+                        ::perago::__private::reader::Key::Declared(11usize) => {
                             f11 = members
                                 .read(
                                     &mut map,
                                     11usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -490,12 +490,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(12usize) => {
+                        ::perago::__private::reader::Key::Declared(12usize) => {
                             f12 = members
                                 .read(
                                     &mut map,
                                     12usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -507,12 +507,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(13usize) => {
+                        ::perago::__private::reader::Key::Declared(13usize) => {
                             f13 = members
                                 .read(
                                     &mut map,
                                     13usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -524,12 +524,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(14usize) => {
+                        ::perago::__private::reader::Key::Declared(14usize) => {
                             f14 = members
                                 .read(
                                     &mut map,
                                     14usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -541,12 +541,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(15usize) => {
+                        ::perago::__private::reader::Key::Declared(15usize) => {
                             f15 = members
                                 .read(
                                     &mut map,
                                     15usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -558,12 +558,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(16usize) => {
+                        ::perago::__private::reader::Key::Declared(16usize) => {
                             f16 = members
                                 .read(
                                     &mut map,
                                     16usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -574,12 +574,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(17usize) => {
+                        ::perago::__private::reader::Key::Declared(17usize) => {
                             f17 = members
                                 .read(
                                     &mut map,
                                     17usize,
-                                    &::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(36u64),
                                             max: Some(36u64),
@@ -591,12 +591,12 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(18usize) => {
+                        ::perago::__private::reader::Key::Declared(18usize) => {
                             f18 = members
                                 .read(
                                     &mut map,
                                     18usize,
-                                    &::perago::__private::stream::Nullable(::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::FormatStr {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -608,13 +608,13 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(19usize) => {
+                        ::perago::__private::reader::Key::Declared(19usize) => {
                             f19 = members
                                 .read(
                                     &mut map,
                                     19usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::FormatStr {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::FormatStr {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: None,
                                                 max: None,
@@ -629,8 +629,8 @@ impl ::perago::Contract for Formats {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -687,26 +687,26 @@ impl ::perago::Contract for Formats {
                     Some(x18),
                     Some(x19),
                 ) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::required(f4),
-                    ::perago::__private::stream::optional(f5),
-                    ::perago::__private::stream::optional(f6),
-                    ::perago::__private::stream::optional(f7),
-                    ::perago::__private::stream::optional(f8),
-                    ::perago::__private::stream::optional(f9),
-                    ::perago::__private::stream::optional(f10),
-                    ::perago::__private::stream::optional(f11),
-                    ::perago::__private::stream::required(f12),
-                    ::perago::__private::stream::optional(f13),
-                    ::perago::__private::stream::optional(f14),
-                    ::perago::__private::stream::optional(f15),
-                    ::perago::__private::stream::optional(f16),
-                    ::perago::__private::stream::optional(f17),
-                    ::perago::__private::stream::or_else(f18, || None),
-                    ::perago::__private::stream::optional(f19),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::required(f4),
+                    ::perago::__private::reader::optional(f5),
+                    ::perago::__private::reader::optional(f6),
+                    ::perago::__private::reader::optional(f7),
+                    ::perago::__private::reader::optional(f8),
+                    ::perago::__private::reader::optional(f9),
+                    ::perago::__private::reader::optional(f10),
+                    ::perago::__private::reader::optional(f11),
+                    ::perago::__private::reader::required(f12),
+                    ::perago::__private::reader::optional(f13),
+                    ::perago::__private::reader::optional(f14),
+                    ::perago::__private::reader::optional(f15),
+                    ::perago::__private::reader::optional(f16),
+                    ::perago::__private::reader::optional(f17),
+                    ::perago::__private::reader::or_else(f18, || None),
+                    ::perago::__private::reader::optional(f19),
                 ) else {
                     return Ok(None);
                 };
@@ -736,16 +736,16 @@ impl ::perago::Contract for Formats {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Formats {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -95,7 +95,7 @@ impl ::perago::Contract for Strings {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Strings;
             fn other(
                 self,
@@ -118,7 +118,7 @@ impl ::perago::Contract for Strings {
                     "all",
                     "other_pattern",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -128,7 +128,7 @@ impl ::perago::Contract for Strings {
                 let mut f6 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "plain" => Some(0usize),
                             "min" => Some(1usize),
                             "max" => Some(2usize),
@@ -141,12 +141,12 @@ impl ::perago::Contract for Strings {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -157,12 +157,12 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: None,
@@ -173,12 +173,12 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: Some(8u64),
@@ -189,12 +189,12 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(2u64),
                                             max: Some(4u64),
@@ -205,12 +205,12 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -221,12 +221,12 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: Some(1u64),
                                             max: Some(64u64),
@@ -237,12 +237,12 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(6usize) => {
+                        ::perago::__private::reader::Key::Declared(6usize) => {
                             f6 = members
                                 .read(
                                     &mut map,
                                     6usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -253,8 +253,8 @@ impl ::perago::Contract for Strings {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -285,13 +285,13 @@ impl ::perago::Contract for Strings {
                     Some(x5),
                     Some(x6),
                 ) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::required(f2),
-                    ::perago::__private::stream::required(f3),
-                    ::perago::__private::stream::required(f4),
-                    ::perago::__private::stream::required(f5),
-                    ::perago::__private::stream::required(f6),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::required(f2),
+                    ::perago::__private::reader::required(f3),
+                    ::perago::__private::reader::required(f4),
+                    ::perago::__private::reader::required(f5),
+                    ::perago::__private::reader::required(f6),
                 ) else {
                     return Ok(None);
                 };
@@ -308,16 +308,16 @@ impl ::perago::Contract for Strings {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Strings {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

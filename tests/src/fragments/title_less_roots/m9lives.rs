@@ -23,10 +23,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for T9lives {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(&T9lives::ALL.map(|x| x.as_str())),
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(&T9lives::ALL.map(|x| x.as_str())),
                 |i: usize| T9lives::ALL[i],
             ),
         )

@@ -14,11 +14,11 @@ pub struct Points {
     pub entry: Option<(String, i64, Tag)>,
     #[serde(rename = "row")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub row: Option<::perago::__private::stream::TupleRest<(String, bool), i64>>,
+    pub row: Option<::perago::__private::reader::TupleRest<(String, bool), i64>>,
     #[serde(rename = "open")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open: Option<
-        ::perago::__private::stream::TupleRest<
+        ::perago::__private::reader::TupleRest<
             (Tag,),
             ::perago::__private::serde_json::Value,
         >,
@@ -142,7 +142,7 @@ impl ::perago::Contract for Points {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Points;
             fn other(
                 self,
@@ -157,7 +157,7 @@ impl ::perago::Contract for Points {
             ) -> Result<Option<Points>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 5usize] = ["point", "entry", "row", "open", "path"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -165,7 +165,7 @@ impl ::perago::Contract for Points {
                 let mut f4 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "point" => Some(0usize),
                             "entry" => Some(1usize),
                             "row" => Some(2usize),
@@ -176,20 +176,20 @@ impl ::perago::Contract for Points {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tuple {
+                                    &::perago::__private::reader::Tuple {
                                         items: (
-                                            ::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                            ::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: None,
                                                 exclusive_maximum: None,
                                             }),
-                                            ::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                            ::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                                 minimum: Some(0f64),
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -203,27 +203,27 @@ impl ::perago::Contract for Points {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Tuple {
+                                    &::perago::__private::reader::Tuple {
                                         items: (
-                                            ::perago::__private::stream::Str {
+                                            ::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: Some(1u64),
                                                     max: None,
                                                 },
                                                 pattern: None,
                                             },
-                                            ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                            ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: None,
                                                 exclusive_maximum: None,
                                             }),
-                                            ::perago::__private::stream::Typed::<Tag>::new(),
+                                            ::perago::__private::reader::Typed::<Tag>::new(),
                                         ),
                                         min: Some(3u64),
                                         max: Some(3u64),
@@ -232,23 +232,23 @@ impl ::perago::Contract for Points {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::TupleWithRest {
+                                    &::perago::__private::reader::TupleWithRest {
                                         items: (
-                                            ::perago::__private::stream::Str {
+                                            ::perago::__private::reader::Str {
                                                 lengths: ::perago::__private::check::Lengths {
                                                     min: None,
                                                     max: None,
                                                 },
                                                 pattern: None,
                                             },
-                                            ::perago::__private::stream::Boolean,
+                                            ::perago::__private::reader::Boolean,
                                         ),
-                                        rest: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                        rest: ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: Some(9f64),
                                             exclusive_minimum: None,
@@ -261,14 +261,14 @@ impl ::perago::Contract for Points {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::TupleWithRest {
-                                        items: (::perago::__private::stream::Typed::<Tag>::new(),),
-                                        rest: ::perago::__private::stream::AnyValue,
+                                    &::perago::__private::reader::TupleWithRest {
+                                        items: (::perago::__private::reader::Typed::<Tag>::new(),),
+                                        rest: ::perago::__private::reader::AnyValue,
                                         min: Some(1u64),
                                         max: None,
                                     },
@@ -276,15 +276,15 @@ impl ::perago::Contract for Points {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Tuple {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Tuple {
                                             items: (
-                                                ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                                ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                     minimum: None,
                                                     maximum: None,
                                                     exclusive_minimum: None,
@@ -301,8 +301,8 @@ impl ::perago::Contract for Points {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -323,11 +323,11 @@ impl ::perago::Contract for Points {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::optional(f4),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::optional(f4),
                 ) else {
                     return Ok(None);
                 };
@@ -342,16 +342,16 @@ impl ::perago::Contract for Points {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Points {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -386,7 +386,7 @@ impl ::perago::Contract for Tag {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Tag;
             fn other(
                 self,
@@ -401,23 +401,23 @@ impl ::perago::Contract for Tag {
             ) -> Result<Option<Tag>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 1usize] = ["name"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "name" => Some(0usize),
                             _ => None,
                         }),
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -428,8 +428,8 @@ impl ::perago::Contract for Tag {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -437,22 +437,22 @@ impl ::perago::Contract for Tag {
                 if !members.finish(&[(0usize, true)], path, out) {
                     return Ok(None);
                 }
-                let (Some(x0),) = (::perago::__private::stream::required(f0),) else {
+                let (Some(x0),) = (::perago::__private::reader::required(f0),) else {
                     return Ok(None);
                 };
                 Ok(Some(Tag { name: x0 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tag {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

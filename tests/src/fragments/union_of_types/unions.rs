@@ -165,7 +165,7 @@ impl ::perago::Contract for Unions {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Unions;
             fn other(
                 self,
@@ -187,7 +187,7 @@ impl ::perago::Contract for Unions {
                     "mode",
                     "either",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -196,7 +196,7 @@ impl ::perago::Contract for Unions {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "id" => Some(0usize),
                             "limit" => Some(1usize),
                             "target" => Some(2usize),
@@ -208,68 +208,68 @@ impl ::perago::Contract for Unions {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Typed::<UnionsId>::new(),
+                                    &::perago::__private::reader::Typed::<UnionsId>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Typed::<UnionsLimit>::new(),
+                                    &::perago::__private::reader::Typed::<UnionsLimit>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Typed::<UnionsTarget>::new(),
+                                    &::perago::__private::reader::Typed::<UnionsTarget>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Typed::<Tree>::new(),
+                                    &::perago::__private::reader::Typed::<Tree>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::Typed::<UnionsMode>::new(),
+                                    &::perago::__private::reader::Typed::<UnionsMode>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::Typed::<UnionsEither>::new(),
+                                    &::perago::__private::reader::Typed::<UnionsEither>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -291,12 +291,12 @@ impl ::perago::Contract for Unions {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::required(f3),
-                    ::perago::__private::stream::optional(f4),
-                    ::perago::__private::stream::optional(f5),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::required(f3),
+                    ::perago::__private::reader::optional(f4),
+                    ::perago::__private::reader::optional(f5),
                 ) else {
                     return Ok(None);
                 };
@@ -312,16 +312,16 @@ impl ::perago::Contract for Unions {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Unions {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -354,16 +354,16 @@ impl ::perago::Contract for UnionsId {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = UnionsId;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<UnionsId> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Integer.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                if ::perago::__private::reader::Kind::Integer.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                 minimum: Some(0f64),
                                 maximum: None,
                                 exclusive_minimum: None,
@@ -389,8 +389,8 @@ impl ::perago::Contract for UnionsId {
             ) -> Result<Option<UnionsId>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: Some(1u64),
                                     max: None,
@@ -405,16 +405,16 @@ impl ::perago::Contract for UnionsId {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsId {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -444,16 +444,16 @@ impl ::perago::Contract for UnionsLimit {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = UnionsLimit;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<UnionsLimit> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Number.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                if ::perago::__private::reader::Kind::Number.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                 minimum: None,
                                 maximum: None,
                                 exclusive_minimum: Some(0f64),
@@ -479,9 +479,9 @@ impl ::perago::Contract for UnionsLimit {
             ) -> Result<Option<UnionsLimit>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Then(
-                                ::perago::__private::stream::ConstStr("auto"),
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Then(
+                                ::perago::__private::reader::ConstStr("auto"),
                                 |(): ()| UnionsLimitString,
                             ),
                             v,
@@ -492,16 +492,16 @@ impl ::perago::Contract for UnionsLimit {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsLimit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -553,16 +553,16 @@ impl ::perago::Contract for UnionsTarget {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = UnionsTarget;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<UnionsTarget> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Null.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Null,
+                if ::perago::__private::reader::Kind::Null.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Null,
                             &found,
                             path,
                             out,
@@ -583,8 +583,8 @@ impl ::perago::Contract for UnionsTarget {
             ) -> Result<Option<UnionsTarget>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: None,
                                     max: None,
@@ -604,8 +604,8 @@ impl ::perago::Contract for UnionsTarget {
             ) -> Result<Option<UnionsTarget>, A::Error> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_map(
-                            &::perago::__private::stream::Typed::<Point>::new(),
+                    ::perago::__private::reader::union_map(
+                            &::perago::__private::reader::Typed::<Point>::new(),
                             map,
                             path,
                             out,
@@ -614,16 +614,16 @@ impl ::perago::Contract for UnionsTarget {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -664,7 +664,7 @@ impl ::perago::Contract for Point {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Point;
             fn other(
                 self,
@@ -679,12 +679,12 @@ impl ::perago::Contract for Point {
             ) -> Result<Option<Point>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["x", "y"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "x" => Some(0usize),
                             "y" => Some(1usize),
                             _ => None,
@@ -692,12 +692,12 @@ impl ::perago::Contract for Point {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -707,12 +707,12 @@ impl ::perago::Contract for Point {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -722,8 +722,8 @@ impl ::perago::Contract for Point {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -732,24 +732,24 @@ impl ::perago::Contract for Point {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(Point { x: x0, y: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -793,16 +793,16 @@ impl ::perago::Contract for Tree {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Tree;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Tree> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Number.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                if ::perago::__private::reader::Kind::Number.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                 minimum: None,
                                 maximum: Some(100f64),
                                 exclusive_minimum: None,
@@ -828,9 +828,9 @@ impl ::perago::Contract for Tree {
             ) -> Result<Option<Tree>, A::Error> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_seq(
-                            &::perago::__private::stream::Array {
-                                items: ::perago::__private::stream::Typed::<Tree>::new(),
+                    ::perago::__private::reader::union_seq(
+                            &::perago::__private::reader::Array {
+                                items: ::perago::__private::reader::Typed::<Tree>::new(),
                                 min: None,
                                 max: Some(3u64),
                             },
@@ -847,8 +847,8 @@ impl ::perago::Contract for Tree {
             ) -> Result<Option<Tree>, A::Error> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_map(
-                            &::perago::__private::stream::Map(::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_map(
+                            &::perago::__private::reader::Map(::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: None,
                                     max: Some(3u64),
@@ -863,16 +863,16 @@ impl ::perago::Contract for Tree {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -904,16 +904,16 @@ impl ::perago::Contract for UnionsMode {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = UnionsMode;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<UnionsMode> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Boolean.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Boolean,
+                if ::perago::__private::reader::Kind::Boolean.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Boolean,
                             &found,
                             path,
                             out,
@@ -934,9 +934,9 @@ impl ::perago::Contract for UnionsMode {
             ) -> Result<Option<UnionsMode>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Then(
-                                ::perago::__private::stream::StrEnum(
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Then(
+                                ::perago::__private::reader::StrEnum(
                                     &UnionsModeString::ALL.map(|x| x.as_str()),
                                 ),
                                 |i: usize| UnionsModeString::ALL[i],
@@ -949,16 +949,16 @@ impl ::perago::Contract for UnionsMode {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsMode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -984,10 +984,10 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsModeString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Then(
-                ::perago::__private::stream::StrEnum(
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::StrEnum(
                     &UnionsModeString::ALL.map(|x| x.as_str()),
                 ),
                 |i: usize| UnionsModeString::ALL[i],
@@ -1032,16 +1032,16 @@ impl ::perago::Contract for UnionsEither {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = UnionsEither;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<UnionsEither> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Integer.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                if ::perago::__private::reader::Kind::Integer.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                 minimum: None,
                                 maximum: Some(9f64),
                                 exclusive_minimum: None,
@@ -1053,9 +1053,9 @@ impl ::perago::Contract for UnionsEither {
                         )
                         .map(UnionsEither::Integer);
                 }
-                if ::perago::__private::stream::Kind::Null.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Null,
+                if ::perago::__private::reader::Kind::Null.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Null,
                             &found,
                             path,
                             out,
@@ -1071,16 +1071,16 @@ impl ::perago::Contract for UnionsEither {
                 None
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsEither {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

@@ -96,7 +96,7 @@ impl ::perago::Contract for Pipeline {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Pipeline;
             fn other(
                 self,
@@ -111,12 +111,12 @@ impl ::perago::Contract for Pipeline {
             ) -> Result<Option<Pipeline>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["first", "steps"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "first" => Some(0usize),
                             "steps" => Some(1usize),
                             _ => None,
@@ -124,23 +124,23 @@ impl ::perago::Contract for Pipeline {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Typed::<Step>::new(),
+                                    &::perago::__private::reader::Typed::<Step>::new(),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Typed::<Step>::new(),
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Typed::<Step>::new(),
                                         min: None,
                                         max: Some(3u64),
                                     },
@@ -148,8 +148,8 @@ impl ::perago::Contract for Pipeline {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -158,24 +158,24 @@ impl ::perago::Contract for Pipeline {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(Pipeline { first: x0, steps: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Pipeline {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -249,16 +249,16 @@ impl ::perago::Contract for Step {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Step;
             fn other(
                 self,
                 found: ::perago::__private::serde_json::Value,
             ) -> Option<Step> {
                 let __Body(path, out) = self;
-                if ::perago::__private::stream::Kind::Null.admits(&found) {
-                    return ::perago::__private::stream::union_scalar(
-                            &::perago::__private::stream::Null,
+                if ::perago::__private::reader::Kind::Null.admits(&found) {
+                    return ::perago::__private::reader::union_scalar(
+                            &::perago::__private::reader::Null,
                             &found,
                             path,
                             out,
@@ -279,8 +279,8 @@ impl ::perago::Contract for Step {
             ) -> Result<Option<Step>, E> {
                 let __Body(path, out) = self;
                 Ok(
-                    ::perago::__private::stream::union_str(
-                            &::perago::__private::stream::Str {
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
                                 lengths: ::perago::__private::check::Lengths {
                                     min: Some(1u64),
                                     max: None,
@@ -301,14 +301,14 @@ impl ::perago::Contract for Step {
                 let __Body(path, out) = self;
                 const TAGS: [&str; 2usize] = ["run", "wait"];
                 const KEYS: [&str; 4usize] = ["kind", "cmd", "then", "seconds"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 let mut f3 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "cmd" => Some(1usize),
                             "then" => Some(2usize),
@@ -318,22 +318,22 @@ impl ::perago::Contract for Step {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Tag(&TAGS),
+                                    &::perago::__private::reader::Tag(&TAGS),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -344,25 +344,25 @@ impl ::perago::Contract for Step {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Step>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Step>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -372,8 +372,8 @@ impl ::perago::Contract for Step {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -397,8 +397,8 @@ impl ::perago::Contract for Step {
                                     return Ok(None);
                                 }
                                 let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::stream::required(f1),
-                                    ::perago::__private::stream::optional(f2),
+                                    ::perago::__private::reader::required(f1),
+                                    ::perago::__private::reader::optional(f2),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -419,7 +419,7 @@ impl ::perago::Contract for Step {
                                     return Ok(None);
                                 }
                                 let (Some(x0),) = (
-                                    ::perago::__private::stream::optional(f3),
+                                    ::perago::__private::reader::optional(f3),
                                 ) else {
                                     return Ok(None);
                                 };
@@ -446,16 +446,16 @@ impl ::perago::Contract for Step {
                 }
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Step {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -554,7 +554,7 @@ impl ::perago::Contract for StepRun {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = StepRun;
             fn other(
                 self,
@@ -569,13 +569,13 @@ impl ::perago::Contract for StepRun {
             ) -> Result<Option<StepRun>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 3usize] = ["kind", "cmd", "then"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "cmd" => Some(1usize),
                             "then" => Some(2usize),
@@ -584,25 +584,25 @@ impl ::perago::Contract for StepRun {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("run"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("run"),
                                         |(): ()| StepRunKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Str {
+                                    &::perago::__private::reader::Str {
                                         lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
@@ -613,21 +613,21 @@ impl ::perago::Contract for StepRun {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::Typed::<Step>::new(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Typed::<Step>::new(),
                                         ::std::boxed::Box::new,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -642,9 +642,9 @@ impl ::perago::Contract for StepRun {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::required(f1),
-                    ::perago::__private::stream::optional(f2),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::required(f1),
+                    ::perago::__private::reader::optional(f2),
                 ) else {
                     return Ok(None);
                 };
@@ -657,16 +657,16 @@ impl ::perago::Contract for StepRun {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRun {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -709,7 +709,7 @@ impl ::perago::Contract for Wait {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Wait;
             fn other(
                 self,
@@ -724,12 +724,12 @@ impl ::perago::Contract for Wait {
             ) -> Result<Option<Wait>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["kind", "seconds"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "kind" => Some(0usize),
                             "seconds" => Some(1usize),
                             _ => None,
@@ -737,25 +737,25 @@ impl ::perago::Contract for Wait {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Then(
-                                        ::perago::__private::stream::ConstStr("wait"),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::ConstStr("wait"),
                                         |(): ()| WaitKind,
                                     ),
                                     path,
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: Some(0f64),
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -765,8 +765,8 @@ impl ::perago::Contract for Wait {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -775,24 +775,24 @@ impl ::perago::Contract for Wait {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(Wait { kind: x0, seconds: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Wait {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

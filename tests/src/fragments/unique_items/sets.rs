@@ -111,7 +111,7 @@ impl ::perago::Contract for Sets {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = Sets;
             fn other(
                 self,
@@ -133,7 +133,7 @@ impl ::perago::Contract for Sets {
                     "points",
                     "matrix",
                 ];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 let mut f2 = None;
@@ -142,7 +142,7 @@ impl ::perago::Contract for Sets {
                 let mut f5 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "tags" => Some(0usize),
                             "numbers" => Some(1usize),
                             "anything" => Some(2usize),
@@ -154,13 +154,13 @@ impl ::perago::Contract for Sets {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::UniqueArray(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Str {
+                                    &::perago::__private::reader::UniqueArray(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Str {
                                             lengths: ::perago::__private::check::Lengths {
                                                 min: Some(1u64),
                                                 max: None,
@@ -174,13 +174,13 @@ impl ::perago::Contract for Sets {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::UniqueArray(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Number(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::UniqueArray(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -193,13 +193,13 @@ impl ::perago::Contract for Sets {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(2usize) => {
+                        ::perago::__private::reader::Key::Declared(2usize) => {
                             f2 = members
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::stream::UniqueArray(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::AnyValue,
+                                    &::perago::__private::reader::UniqueArray(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::AnyValue,
                                         min: None,
                                         max: None,
                                     }),
@@ -207,13 +207,13 @@ impl ::perago::Contract for Sets {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(3usize) => {
+                        ::perago::__private::reader::Key::Declared(3usize) => {
                             f3 = members
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                             minimum: None,
                                             maximum: None,
                                             exclusive_minimum: None,
@@ -226,13 +226,13 @@ impl ::perago::Contract for Sets {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(4usize) => {
+                        ::perago::__private::reader::Key::Declared(4usize) => {
                             f4 = members
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::stream::UniqueArray(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::Typed::<
+                                    &::perago::__private::reader::UniqueArray(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::Typed::<
                                             SetsPointsItem,
                                         >::new(),
                                         min: Some(1u64),
@@ -242,14 +242,14 @@ impl ::perago::Contract for Sets {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(5usize) => {
+                        ::perago::__private::reader::Key::Declared(5usize) => {
                             f5 = members
                                 .read(
                                     &mut map,
                                     5usize,
-                                    &::perago::__private::stream::UniqueArray(::perago::__private::stream::Array {
-                                        items: ::perago::__private::stream::UniqueArray(::perago::__private::stream::Array {
-                                            items: ::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::UniqueArray(::perago::__private::reader::Array {
+                                        items: ::perago::__private::reader::UniqueArray(::perago::__private::reader::Array {
+                                            items: ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
                                                 maximum: None,
                                                 exclusive_minimum: None,
@@ -265,8 +265,8 @@ impl ::perago::Contract for Sets {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -288,12 +288,12 @@ impl ::perago::Contract for Sets {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
-                    ::perago::__private::stream::optional(f2),
-                    ::perago::__private::stream::optional(f3),
-                    ::perago::__private::stream::optional(f4),
-                    ::perago::__private::stream::optional(f5),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
+                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::optional(f3),
+                    ::perago::__private::reader::optional(f4),
+                    ::perago::__private::reader::optional(f5),
                 ) else {
                     return Ok(None);
                 };
@@ -309,16 +309,16 @@ impl ::perago::Contract for Sets {
                 )
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Sets {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }
@@ -359,7 +359,7 @@ impl ::perago::Contract for SetsPointsItem {
         out: &mut Vec<::perago::Violation>,
     ) -> Result<Option<Self>, D::Error> {
         struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::stream::Body<'de> for __Body<'_, '_> {
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
             type Value = SetsPointsItem;
             fn other(
                 self,
@@ -374,12 +374,12 @@ impl ::perago::Contract for SetsPointsItem {
             ) -> Result<Option<SetsPointsItem>, A::Error> {
                 let __Body(path, out) = self;
                 const KEYS: [&str; 2usize] = ["x", "y"];
-                let mut members = ::perago::__private::stream::Members::new(&KEYS, out);
+                let mut members = ::perago::__private::reader::Members::new(&KEYS, out);
                 let mut f0 = None;
                 let mut f1 = None;
                 while let Some(key) = map
                     .next_key_seed(
-                        ::perago::__private::stream::Keys(|key: &str| match key {
+                        ::perago::__private::reader::Keys(|key: &str| match key {
                             "x" => Some(0usize),
                             "y" => Some(1usize),
                             _ => None,
@@ -387,12 +387,12 @@ impl ::perago::Contract for SetsPointsItem {
                     )?
                 {
                     match key {
-                        ::perago::__private::stream::Key::Declared(0usize) => {
+                        ::perago::__private::reader::Key::Declared(0usize) => {
                             f0 = members
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -402,12 +402,12 @@ impl ::perago::Contract for SetsPointsItem {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(1usize) => {
+                        ::perago::__private::reader::Key::Declared(1usize) => {
                             f1 = members
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::stream::Integer(::perago::__private::check::Bounds {
+                                    &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                         minimum: None,
                                         maximum: None,
                                         exclusive_minimum: None,
@@ -417,8 +417,8 @@ impl ::perago::Contract for SetsPointsItem {
                                     out,
                                 )?;
                         }
-                        ::perago::__private::stream::Key::Declared(_) => {}
-                        ::perago::__private::stream::Key::Other(key) => {
+                        ::perago::__private::reader::Key::Declared(_) => {}
+                        ::perago::__private::reader::Key::Other(key) => {
                             members.unknown(&mut map, key, path, out)?
                         }
                     }
@@ -427,24 +427,24 @@ impl ::perago::Contract for SetsPointsItem {
                     return Ok(None);
                 }
                 let (Some(x0), Some(x1)) = (
-                    ::perago::__private::stream::required(f0),
-                    ::perago::__private::stream::optional(f1),
+                    ::perago::__private::reader::required(f0),
+                    ::perago::__private::reader::optional(f1),
                 ) else {
                     return Ok(None);
                 };
                 Ok(Some(SetsPointsItem { x: x0, y: x1 }))
             }
         }
-        ::perago::__private::stream::read_body(d, __Body(path, out))
+        ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SetsPointsItem {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
-        ::perago::__private::stream::deserialize(
+        ::perago::__private::reader::deserialize(
             d,
-            &::perago::__private::stream::Typed::<Self>::new(),
+            &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
 }

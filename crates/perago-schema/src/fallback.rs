@@ -4,7 +4,7 @@
 //! generated reader reports exactly what `perago validate` reports for them.
 //!
 //! A generated module holds its schema files once ([`Schemas`], compiled on first use) and a
-//! [`Judge`] per judged part; [`crate::stream::Judged`] is the check that calls it.
+//! [`Fallback`] per judged part; [`crate::reader::Deferred`] is the check that calls it.
 
 use crate::check::{Out, push};
 use crate::path::Path;
@@ -43,16 +43,16 @@ impl Schemas {
 
 /// The interpreter at one node of [`Schemas`], found on first use.
 #[derive(Debug)]
-pub struct Judge {
+pub struct Fallback {
     schemas: &'static Schemas,
     location: &'static str,
     at: OnceLock<Result<Validator, String>>,
 }
 
-impl Judge {
+impl Fallback {
     /// The node at `location` (`file#/json/pointer`) of `schemas`.
-    pub const fn new(schemas: &'static Schemas, location: &'static str) -> Judge {
-        Judge {
+    pub const fn new(schemas: &'static Schemas, location: &'static str) -> Fallback {
+        Fallback {
             schemas,
             location,
             at: OnceLock::new(),

@@ -2,7 +2,7 @@
 //! while every violation is recorded, so an invalid document costs one parse, like a valid one.
 //!
 //! Generated [`Contract::read`](crate::Contract::read) implementations are built from the
-//! [`Check`]s here. Each check reports exactly what the interpreter ([`crate::Validator`])
+//! [`Read`]s here. Each check reports exactly what the interpreter ([`crate::Validator`])
 //! reports, in its order: strings, numbers and booleans are checked as the parser hands them
 //! over, other scalars read as a `Value`, all with the same [`check`] functions; arrays, maps
 //! and objects are read member by member, and [`Members`] puts what their members recorded
@@ -39,7 +39,7 @@ use std::marker::PhantomData;
 type KeySet<T> = HashSet<T, foldhash::fast::RandomState>;
 
 /// One schema node's rules, read from a deserialiser.
-pub trait Check {
+pub trait Read {
     /// The typed value.
     type Value;
 
@@ -55,7 +55,7 @@ pub trait Check {
 
 /// serde's `Deserialize` of a generated type: the value `check` reads, or its violations as
 /// the deserialiser's error.
-pub fn deserialize<'de, D: Deserializer<'de>, C: Check>(
+pub fn deserialize<'de, D: Deserializer<'de>, C: Read>(
     d: D,
     check: &C,
 ) -> Result<C::Value, D::Error> {
@@ -67,12 +67,12 @@ pub fn deserialize<'de, D: Deserializer<'de>, C: Check>(
 }
 
 /// The value `check` reads from `json`: a schema's `default`, which the generator checked.
-pub fn from_json<C: Check>(json: &str, check: &C) -> Option<C::Value> {
+pub fn from_json<C: Read>(json: &str, check: &C) -> Option<C::Value> {
     let value: Value = serde_json::from_str(json).ok()?;
     deserialize(&value, check).ok()
 }
 
-/// A [`Check`] at a path, as a serde seed.
+/// A [`Read`] at a path, as a serde seed.
 #[derive(Debug)]
 pub struct Seed<'a, 'p, C> {
     check: &'a C,
@@ -87,7 +87,7 @@ impl<'a, 'p, C> Seed<'a, 'p, C> {
     }
 }
 
-impl<'de, C: Check> DeserializeSeed<'de> for Seed<'_, '_, C> {
+impl<'de, C: Read> DeserializeSeed<'de> for Seed<'_, '_, C> {
     type Value = Option<C::Value>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -103,7 +103,7 @@ pub fn repeated_key<E: de::Error>(key: &str) -> E {
 /// A scalar check: read a `Value` and run the keyword's [`check`] function on it.
 macro_rules! scalar {
     ($ty:ty => $value:ty, |$this:ident, $v:ident, $path:ident, $out:ident| $body:expr) => {
-        impl Check for $ty {
+        impl Read for $ty {
             type Value = $value;
 
             fn read<'de, D: Deserializer<'de>>(
@@ -135,7 +135,7 @@ scalar!(Null => (), |_this, v, path, out| check::null(&v, path, out));
 macro_rules! native {
     ($ty:ty => $value:ty, $hook:ident($arg:ident: $arg_ty:ty),
      |$this:ident, $path:ident, $out:ident| native $on_native:expr, other |$found:ident| $on_other:expr) => {
-        impl Check for $ty {
+        impl Read for $ty {
             type Value = $value;
 
             fn read<'de, D: Deserializer<'de>>(
@@ -205,7 +205,7 @@ macro_rules! text {
     ($ty:ident => $value:ty,
      str |$this:ident, $s:ident, $path:ident, $out:ident| $on_str:expr,
      other |$found:ident| $on_other:expr) => {
-        impl Check for $ty<'_> {
+        impl Read for $ty<'_> {
             type Value = $value;
 
             fn read<'de, D: Deserializer<'de>>(
@@ -248,7 +248,7 @@ text!(StrEnum => usize,
 #[derive(Debug, Clone, Copy)]
 pub struct Tag<'a>(pub &'a [&'a str]);
 
-impl Check for Tag<'_> {
+impl Read for Tag<'_> {
     type Value = Option<usize>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -277,7 +277,7 @@ impl Check for Tag<'_> {
 #[derive(Debug, Clone, Copy)]
 pub struct AnyTag<'a>(pub &'a [check::TagValue<'a>]);
 
-impl Check for AnyTag<'_> {
+impl Read for AnyTag<'_> {
     type Value = Option<usize>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -345,7 +345,7 @@ scalar!(ValueEnum<'_> => Value, |this, v, path, out| check::value_enum(&v, path,
 #[derive(Debug, Clone, Copy)]
 pub struct Nullable<C>(pub C);
 
-impl<C: Check> Check for Nullable<C> {
+impl<C: Read> Read for Nullable<C> {
     type Value = Option<C::Value>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -355,7 +355,7 @@ impl<C: Check> Check for Nullable<C> {
         out: &mut Out,
     ) -> Result<Option<Self::Value>, D::Error> {
         struct V<'a, 'p, C>(Seed<'a, 'p, C>);
-        impl<'de, C: Check> Visitor<'de> for V<'_, '_, C> {
+        impl<'de, C: Read> Visitor<'de> for V<'_, '_, C> {
             type Value = Option<Option<C::Value>>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
@@ -396,7 +396,7 @@ impl<T> Default for Typed<T> {
     }
 }
 
-impl<T: crate::Contract> Check for Typed<T> {
+impl<T: crate::Contract> Read for Typed<T> {
     type Value = T;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -413,7 +413,7 @@ impl<T: crate::Contract> Check for Typed<T> {
 #[derive(Debug, Clone, Copy)]
 pub struct Then<C, F>(pub C, pub F);
 
-impl<C: Check, T, F: Fn(C::Value) -> T> Check for Then<C, F> {
+impl<C: Read, T, F: Fn(C::Value) -> T> Read for Then<C, F> {
     type Value = T;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -525,7 +525,7 @@ pub struct Array<C> {
     pub max: Option<u64>,
 }
 
-impl<C: Check> Check for Array<C> {
+impl<C: Read> Read for Array<C> {
     type Value = Vec<C::Value>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -540,7 +540,7 @@ impl<C: Check> Check for Array<C> {
 
 struct ArrayBody<'a, 'p, C>(&'a Array<C>, &'a Path<'p>, &'a mut Out);
 
-impl<'de, C: Check> Body<'de> for ArrayBody<'_, '_, C> {
+impl<'de, C: Read> Body<'de> for ArrayBody<'_, '_, C> {
     type Value = Vec<C::Value>;
 
     fn other(self, found: Value) -> Option<Self::Value> {
@@ -602,7 +602,7 @@ pub trait Positions {
 
 macro_rules! positions {
     ($(($i:tt $c:ident $x:ident))+) => {
-        impl<$($c: Check),+> Positions for ($($c,)+) {
+        impl<$($c: Read),+> Positions for ($($c,)+) {
             type Value = ($($c::Value,)+);
 
             fn read_items<'de, A: SeqAccess<'de>>(
@@ -632,7 +632,7 @@ positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3));
 positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3) (4 C4 x4));
 positions!((0 C0 x0) (1 C1 x1) (2 C2 x2) (3 C3 x3) (4 C4 x4) (5 C5 x5));
 
-impl<C: Positions> Check for Tuple<C> {
+impl<C: Positions> Read for Tuple<C> {
     type Value = C::Value;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -747,7 +747,7 @@ pub struct TupleWithRest<C, R> {
     pub max: Option<u64>,
 }
 
-impl<C: Positions, R: Check> Check for TupleWithRest<C, R> {
+impl<C: Positions, R: Read> Read for TupleWithRest<C, R> {
     type Value = TupleRest<C::Value, R::Value>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -762,7 +762,7 @@ impl<C: Positions, R: Check> Check for TupleWithRest<C, R> {
 
 struct TupleRestBody<'a, 'p, C, R>(&'a TupleWithRest<C, R>, &'a Path<'p>, &'a mut Out);
 
-impl<'de, C: Positions, R: Check> Body<'de> for TupleRestBody<'_, '_, C, R> {
+impl<'de, C: Positions, R: Read> Body<'de> for TupleRestBody<'_, '_, C, R> {
     type Value = TupleRest<C::Value, R::Value>;
 
     fn other(self, found: Value) -> Option<Self::Value> {
@@ -797,7 +797,7 @@ impl<'de, C: Positions, R: Check> Body<'de> for TupleRestBody<'_, '_, C, R> {
 #[derive(Debug, Clone, Copy)]
 pub struct Map<C>(pub C);
 
-impl<C: Check> Check for Map<C> {
+impl<C: Read> Read for Map<C> {
     type Value = IndexMap<String, C::Value>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -812,7 +812,7 @@ impl<C: Check> Check for Map<C> {
 
 struct MapBody<'a, 'p, C>(&'a Map<C>, &'a Path<'p>, &'a mut Out);
 
-impl<'de, C: Check> Body<'de> for MapBody<'_, '_, C> {
+impl<'de, C: Read> Body<'de> for MapBody<'_, '_, C> {
     type Value = IndexMap<String, C::Value>;
 
     fn other(self, found: Value) -> Option<Self::Value> {
@@ -847,7 +847,7 @@ pub struct CheckedMap<'a, C, N> {
     pub max: Option<u64>,
 }
 
-impl<C: Check, N: Check> Check for CheckedMap<'_, C, N> {
+impl<C: Read, N: Read> Read for CheckedMap<'_, C, N> {
     type Value = IndexMap<String, C::Value>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -862,7 +862,7 @@ impl<C: Check, N: Check> Check for CheckedMap<'_, C, N> {
 
 struct CheckedMapBody<'a, 'b, 'p, C, N>(&'a CheckedMap<'b, C, N>, &'a Path<'p>, &'a mut Out);
 
-impl<'de, C: Check, N: Check> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
+impl<'de, C: Read, N: Read> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
     type Value = IndexMap<String, C::Value>;
 
     fn other(self, found: Value) -> Option<Self::Value> {
@@ -935,7 +935,7 @@ impl<T> Default for Entries<T> {
 
 impl<T> Entries<T> {
     /// Reads the value of entry `key` with `check`.
-    pub fn read<'de, A: MapAccess<'de>, C: Check<Value = T>>(
+    pub fn read<'de, A: MapAccess<'de>, C: Read<Value = T>>(
         &mut self,
         map: &mut A,
         key: String,
@@ -1052,7 +1052,7 @@ impl<'k, const N: usize> Members<'k, N> {
 
     /// Reads the value of declared key `i`.
     #[inline(always)]
-    pub fn read<'de, A: MapAccess<'de>, C: Check>(
+    pub fn read<'de, A: MapAccess<'de>, C: Read>(
         &mut self,
         map: &mut A,
         i: usize,
@@ -1094,7 +1094,7 @@ impl<'k, const N: usize> Members<'k, N> {
     }
 
     /// An undeclared key in an object with `additionalProperties`: an entry of `entries`.
-    pub fn entry<'de, A: MapAccess<'de>, C: Check>(
+    pub fn entry<'de, A: MapAccess<'de>, C: Read>(
         &mut self,
         map: &mut A,
         key: String,
@@ -1286,7 +1286,7 @@ impl<'k, const N: usize> Members<'k, N> {
     /// was read with that check (the discriminator came first), else the [`captured`]
     /// (Self::capture) text read now; what it records takes the member's place in the interpreter's
     /// order.
-    pub fn settle<E: de::Error, C: Check>(
+    pub fn settle<E: de::Error, C: Read>(
         &mut self,
         i: usize,
         typed: Option<Option<C::Value>>,
@@ -1508,7 +1508,7 @@ pub fn or_else<T>(slot: Option<Option<T>>, absent: impl FnOnce() -> T) -> Option
 pub use crate::kind::Kind;
 
 /// Reads the string a union was handed with its string branch's `check`.
-pub fn union_str<E: de::Error, C: Check>(
+pub fn union_str<E: de::Error, C: Read>(
     check: &C,
     s: &str,
     path: &Path<'_>,
@@ -1518,7 +1518,7 @@ pub fn union_str<E: de::Error, C: Check>(
 }
 
 /// Reads the array a union was handed with its array branch's `check`.
-pub fn union_seq<'de, A: SeqAccess<'de>, C: Check>(
+pub fn union_seq<'de, A: SeqAccess<'de>, C: Read>(
     check: &C,
     seq: A,
     path: &Path<'_>,
@@ -1528,7 +1528,7 @@ pub fn union_seq<'de, A: SeqAccess<'de>, C: Check>(
 }
 
 /// Reads the object a union was handed with its object branch's `check`.
-pub fn union_map<'de, A: MapAccess<'de>, C: Check>(
+pub fn union_map<'de, A: MapAccess<'de>, C: Read>(
     check: &C,
     map: A,
     path: &Path<'_>,
@@ -1540,7 +1540,7 @@ pub fn union_map<'de, A: MapAccess<'de>, C: Check>(
 /// Reads the scalar (null, boolean, number) a union was handed, already a `Value`, with the
 /// `check` of its branch. A scalar `Value` reads without a parser error; were there one, the
 /// value would be refused (`None`), never accepted.
-pub fn union_scalar<C: Check>(
+pub fn union_scalar<C: Read>(
     check: &C,
     found: &Value,
     path: &Path<'_>,
@@ -1576,9 +1576,9 @@ macro_rules! string_const {
 
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::__private::stream::deserialize(
+                $crate::__private::reader::deserialize(
                     d,
-                    &$crate::__private::stream::Then($crate::__private::stream::ConstStr($value), |(): ()| $name),
+                    &$crate::__private::reader::Then($crate::__private::reader::ConstStr($value), |(): ()| $name),
                 )
             }
         }
@@ -1629,7 +1629,7 @@ scalar!(NumberMultiple => f64, |this, v, path, out| {
 #[derive(Debug, Clone, Copy)]
 pub struct UniqueArray<C>(pub Array<C>);
 
-impl<C: Check> Check for UniqueArray<C> {
+impl<C: Read> Read for UniqueArray<C> {
     type Value = Vec<C::Value>;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -1654,20 +1654,20 @@ impl<C: Check> Check for UniqueArray<C> {
 }
 
 /// A value the interpreter judges: its text is kept as read ([`RawValue`], no `Value` tree),
-/// the schema as written is applied to it by [`Judge`](crate::judge::Judge), and only a
+/// the schema as written is applied to it by [`Fallback`](crate::fallback::Fallback), and only a
 /// value it holds valid is read, with `check`, into its typed value. Generated code uses it
 /// where a part of the schema is not typed rule by rule (`not`, `if`/`then`/`else`,
 /// `dependentSchemas`, `contains`, a part with no one JSON type): what it records is then the
 /// interpreter's own list, in its order.
 #[derive(Debug, Clone, Copy)]
-pub struct Judged<C: 'static> {
+pub struct Deferred<C: 'static> {
     /// Reads the typed value once the interpreter holds the text valid.
     pub check: C,
     /// The interpreter at the part's schema.
-    pub judge: &'static crate::judge::Judge,
+    pub fallback: &'static crate::fallback::Fallback,
 }
 
-impl<C: Check> Check for Judged<C> {
+impl<C: Read> Read for Deferred<C> {
     type Value = C::Value;
 
     fn read<'de, D: Deserializer<'de>>(
@@ -1681,9 +1681,9 @@ impl<C: Check> Check for Judged<C> {
             return self.check.read(d, path, out);
         }
         let text = <Box<RawValue> as de::Deserialize>::deserialize(d)?;
-        let _judged = match self.judge.judge(text.get(), path, out) {
+        let _judged = match self.fallback.judge(text.get(), path, out) {
             Some(false) => return Ok(None),
-            Some(true) => Some(JudgedScope::enter()),
+            Some(true) => Some(DeferredScope::enter()),
             // Not strict JSON: the typed read stops at the repeated key as every reader does.
             None => None,
         };
@@ -1695,31 +1695,31 @@ impl<C: Check> Check for Judged<C> {
 }
 
 /// [`JUDGED`] set until dropped, unwinding included.
-struct JudgedScope;
+struct DeferredScope;
 
-impl JudgedScope {
-    fn enter() -> JudgedScope {
+impl DeferredScope {
+    fn enter() -> DeferredScope {
         JUDGED.set(true);
-        JudgedScope
+        DeferredScope
     }
 }
 
-impl Drop for JudgedScope {
+impl Drop for DeferredScope {
     fn drop(&mut self) {
         JUDGED.set(false);
     }
 }
 
 thread_local! {
-    /// Set while a value [`Judged`] holds valid is read into its typed value: the judges of
+    /// Set while a value [`Deferred`] holds valid is read into its typed value: the judges of
     /// its parts have nothing to add.
     static JUDGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// A generated type's own reader, before [`Judged`] wraps it: what its `Contract::read` would
+/// A generated type's own reader, before [`Deferred`] wraps it: what its `Contract::read` would
 /// be had no part of its schema to be judged.
 pub trait TypedRead: Sized {
-    /// Reads the typed value as [`Check::read`] does.
+    /// Reads the typed value as [`Read::read`] does.
     fn read<'de, D: Deserializer<'de>>(
         d: D,
         path: &Path<'_>,
@@ -1727,7 +1727,7 @@ pub trait TypedRead: Sized {
     ) -> Result<Option<Self>, D::Error>;
 }
 
-/// The [`Check`] of a [`TypedRead`] type.
+/// The [`Read`] of a [`TypedRead`] type.
 pub struct ReadBy<T>(PhantomData<fn() -> T>);
 
 impl<T> ReadBy<T> {
@@ -1749,7 +1749,7 @@ impl<T> Default for ReadBy<T> {
     }
 }
 
-impl<T: TypedRead> Check for ReadBy<T> {
+impl<T: TypedRead> Read for ReadBy<T> {
     type Value = T;
 
     fn read<'de, D: Deserializer<'de>>(
