@@ -413,7 +413,7 @@ impl<'a> Builder<'a> {
     /// A `$ref`: the node of the schema it names, built once under the name of its `$defs`
     /// entry or its file.
     fn reference(&mut self, doc: usize, reference: &str) -> Shape {
-        let Ok((target_doc, target_ptr)) = self.docs.resolve(doc, reference) else {
+        let Ok((target_doc, target_ptr)) = self.docs.resolve(doc, "", reference) else {
             return Shape::Any;
         };
         let schema = self.normalised[target_doc]
@@ -879,7 +879,7 @@ impl<'a> Builder<'a> {
             else {
                 break;
             };
-            let Ok((d, ptr)) = self.docs.resolve(current_doc, &reference) else {
+            let Ok((d, ptr)) = self.docs.resolve(current_doc, "", &reference) else {
                 break;
             };
             current = self.normalised[d]

@@ -5,11 +5,13 @@
 //! dialects) is refused with the location and the reason.
 
 use crate::check::{Bounds, Lengths, Pattern};
-use crate::dialect::{ANNOTATIONS, DIALECT};
+use crate::dialect::{
+    ANNOTATIONS, DIALECT, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS,
+};
 use crate::error::LintError;
 use crate::format::Format;
 use crate::kind::Kind;
-use crate::load::{Documents, decode_fragment, pointer_token};
+use crate::load::{Documents, pointer_token};
 use crate::program::{
     Additional, Close, Contains, Discriminated, Ix, Node, Program, Types, Union, ty,
 };
@@ -23,29 +25,6 @@ pub(crate) struct Options {
     pub close_objects: bool,
 }
 
-/// Keywords whose value is one schema.
-const SCHEMA_KEYWORDS: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-];
-/// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose value is an object of schemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "dependentSchemas",
-];
 const ASSERTIONS: &[&str] = &[
     "type",
     "const",
@@ -97,23 +76,19 @@ pub(crate) fn compile(
         options,
         program: Program::default(),
         memo: HashMap::new(),
-        resources: HashMap::new(),
-        anchors: HashMap::new(),
-        bases: HashMap::new(),
         closable: Vec::new(),
-        indexed: 0,
         errors: Vec::new(),
     };
-    c.index_new();
     let mut roots = Vec::new();
     let mut i = 0;
+    // Compiling a document may load the sibling files its `$ref`s name: each is a root too.
     while i < c.docs.docs.len() {
         let root = c.at(i, "");
         roots.push(root);
         i += 1;
-        c.index_new();
     }
     c.finish();
+    c.errors.append(&mut c.docs.id_errors);
     if c.errors.is_empty() {
         Ok((c.program, roots))
     } else {
@@ -128,16 +103,8 @@ struct Compiler<'d> {
     options: Options,
     program: Program,
     memo: HashMap<(usize, String), Ix>,
-    /// Absolute URI (no fragment) of every schema resource → where it is.
-    resources: HashMap<String, (usize, String)>,
-    /// `uri#name` of every `$anchor` → where it is.
-    anchors: HashMap<String, (usize, String)>,
-    /// The base URI of each schema with an `$id`.
-    bases: HashMap<(usize, String), String>,
     /// Per node: it declares object members and nothing opens it.
     closable: Vec<bool>,
-    /// Documents indexed so far.
-    indexed: usize,
     errors: Vec<LintError>,
 }
 
@@ -146,83 +113,6 @@ impl Compiler<'_> {
         let file = self.docs.get(doc).file.clone();
         self.errors
             .push(LintError::new(&file, pointer, keyword, message));
-    }
-
-    /// Finds the resources and anchors of documents loaded since the last call.
-    fn index_new(&mut self) {
-        while self.indexed < self.docs.docs.len() {
-            let doc = self.indexed;
-            self.indexed += 1;
-            let d = self.docs.get(doc);
-            let (id, root) = (d.id.clone(), d.root.clone());
-            let base = strip_empty_fragment(&id).to_owned();
-            self.resources
-                .entry(base.clone())
-                .or_insert((doc, String::new()));
-            self.index(doc, "", &root, &base, true);
-        }
-    }
-
-    fn index(&mut self, doc: usize, pointer: &str, schema: &Value, base: &str, root: bool) {
-        let Value::Object(map) = schema else { return };
-        let mut base = base.to_owned();
-        if let Some(Value::String(id)) = map.get("$id") {
-            if !root {
-                base = resolve(&base, strip_empty_fragment(id));
-                if id.contains('#') && !id.ends_with('#') {
-                    self.err(doc, pointer, "$id", format!("{id:?} has a fragment: an `$id` names a resource; use `$anchor` for a name inside one"));
-                }
-                self.resources
-                    .entry(base.clone())
-                    .or_insert((doc, pointer.to_owned()));
-            }
-            self.bases.insert((doc, pointer.to_owned()), base.clone());
-        }
-        for key in ["$anchor", "$dynamicAnchor"] {
-            if let Some(Value::String(name)) = map.get(key) {
-                self.anchors
-                    .entry(format!("{base}#{name}"))
-                    .or_insert((doc, pointer.to_owned()));
-            }
-        }
-        for (k, v) in map {
-            let at = format!("{pointer}/{}", pointer_token(k));
-            if SCHEMA_KEYWORDS.contains(&k.as_str()) {
-                self.index(doc, &at, v, &base, false);
-            } else if SCHEMA_ARRAY_KEYWORDS.contains(&k.as_str()) {
-                if let Value::Array(items) = v {
-                    for (i, s) in items.iter().enumerate() {
-                        self.index(doc, &format!("{at}/{i}"), s, &base, false);
-                    }
-                }
-            } else if SCHEMA_MAP_KEYWORDS.contains(&k.as_str())
-                && let Value::Object(entries) = v
-            {
-                for (name, s) in entries {
-                    self.index(
-                        doc,
-                        &format!("{at}/{}", pointer_token(name)),
-                        s,
-                        &base,
-                        false,
-                    );
-                }
-            }
-        }
-    }
-
-    /// The base URI in force at `pointer`: the nearest enclosing `$id`'s.
-    fn base_of(&self, doc: usize, pointer: &str) -> String {
-        let mut p = pointer;
-        loop {
-            if let Some(b) = self.bases.get(&(doc, p.to_owned())) {
-                return b.clone();
-            }
-            match p.rfind('/') {
-                Some(i) => p = &p[..i],
-                None => return strip_empty_fragment(&self.docs.get(doc).id).to_owned(),
-            }
-        }
     }
 
     /// The node of the schema at `pointer` in `doc`, compiled once.
@@ -899,8 +789,7 @@ impl Compiler<'_> {
             else {
                 return Some((current.0, current.1));
             };
-            let base = self.base_of(current.0, &current.2);
-            let (d, p) = self.locate(current.0, &base, &r).ok()?;
+            let (d, p) = self.docs.resolve(current.0, &current.2, &r).ok()?;
             let v = self.docs.get(d).root.pointer(&p)?.clone();
             current = (d, v, p);
         }
@@ -909,90 +798,13 @@ impl Compiler<'_> {
 
     /// Resolves a `$ref` written at `pointer` to its node.
     fn reference(&mut self, doc: usize, pointer: &str, reference: &str) -> Option<Ix> {
-        let base = self.base_of(doc, pointer);
-        match self.locate(doc, &base, reference) {
+        match self.docs.resolve(doc, pointer, reference) {
             Ok((d, p)) => Some(self.at(d, &p)),
             Err(message) => {
                 self.err(doc, pointer, "$ref", message);
                 None
             }
         }
-    }
-
-    /// Where a reference leads: (document, JSON Pointer).
-    fn locate(
-        &mut self,
-        doc: usize,
-        base: &str,
-        reference: &str,
-    ) -> Result<(usize, String), String> {
-        let absolute = resolve(base, reference);
-        let (uri, fragment) = absolute.split_once('#').unwrap_or((&absolute, ""));
-        let (uri, fragment) = (uri.to_owned(), fragment.to_owned());
-        let (rdoc, rptr) = match self.resources.get(&uri) {
-            Some(found) => found.clone(),
-            None => self.load_sibling(doc, reference, &uri)?,
-        };
-        let target = if fragment.is_empty() {
-            rptr
-        } else if fragment.starts_with('/') {
-            format!("{rptr}{}", decode_fragment(&fragment))
-        } else {
-            match self.anchors.get(&format!("{uri}#{fragment}")) {
-                Some((d, p)) if *d == rdoc => p.clone(),
-                _ => {
-                    return Err(format!(
-                        "{reference:?}: no `$anchor` named {fragment:?} in {uri}"
-                    ));
-                }
-            }
-        };
-        if self.docs.get(rdoc).root.pointer(&target).is_none() {
-            return Err(format!(
-                "{reference:?}: nothing at {target:?} in {}",
-                self.docs.get(rdoc).file
-            ));
-        }
-        Ok((rdoc, target))
-    }
-
-    /// A reference to a resource not loaded: a sibling file by name, or a refusal.
-    fn load_sibling(
-        &mut self,
-        doc: usize,
-        reference: &str,
-        uri: &str,
-    ) -> Result<(usize, String), String> {
-        let name = reference.split('#').next().unwrap_or("");
-        let name = name.strip_prefix("./").unwrap_or(name);
-        let plain = !name.is_empty() && !name.contains([':', '/', '\\']) && !name.starts_with('.');
-        if plain {
-            // In-memory documents by file name; files beside the referring one on disk.
-            if let Some(i) = self.docs.iter().position(|d| d.file == name) {
-                return Ok((i, String::new()));
-            }
-            if let Some(dir) = self.docs.get(doc).dir.clone() {
-                let path = dir.join(name);
-                if path.is_file() {
-                    let i = self
-                        .docs
-                        .add_file(&path)
-                        .map_err(|e| format!("{reference:?}: {e}"))?;
-                    self.index_new();
-                    self.resources
-                        .entry(uri.to_owned())
-                        .or_insert((i, String::new()));
-                    return Ok((i, String::new()));
-                }
-            }
-            return Err(format!(
-                "{reference:?}: no loaded schema has the URI {uri:?}, and there is no file named {name:?} beside {}",
-                self.docs.get(doc).file
-            ));
-        }
-        Err(format!(
-            "{reference:?}: no loaded schema has the URI {uri:?}; perago does not fetch schemas over the network: load the schema it names beside this one"
-        ))
     }
 
     /// After every node is built: how each object is closed, and no in-place cycle.
@@ -1163,136 +975,5 @@ fn value_bits(v: &Value) -> u8 {
         Value::String(_) => ty::STRING,
         Value::Array(_) => ty::ARRAY,
         Value::Object(_) => ty::OBJECT,
-    }
-}
-
-fn strip_empty_fragment(id: &str) -> &str {
-    id.strip_suffix('#').unwrap_or(id)
-}
-
-/// Resolves `reference` against `base` (RFC 3986 §5.2).
-pub(crate) fn resolve(base: &str, reference: &str) -> String {
-    let r = crate::format::parts(reference);
-    let b = crate::format::parts(base);
-    let (scheme, authority, path, query);
-    if r.scheme.is_some() {
-        scheme = r.scheme;
-        authority = r.authority;
-        path = remove_dots(r.path);
-        query = r.query;
-    } else {
-        scheme = b.scheme;
-        if r.authority.is_some() {
-            authority = r.authority;
-            path = remove_dots(r.path);
-            query = r.query;
-        } else {
-            authority = b.authority;
-            if r.path.is_empty() {
-                path = b.path.to_owned();
-                query = r.query.or(b.query);
-            } else {
-                path = if r.path.starts_with('/') {
-                    remove_dots(r.path)
-                } else if b.authority.is_some() && b.path.is_empty() {
-                    remove_dots(&format!("/{}", r.path))
-                } else {
-                    let dir = b.path.rfind('/').map_or("", |i| &b.path[..=i]);
-                    remove_dots(&format!("{dir}{}", r.path))
-                };
-                query = r.query;
-            }
-        }
-    }
-    let mut out = String::new();
-    if let Some(s) = scheme {
-        out.push_str(s);
-        out.push(':');
-    }
-    if let Some(a) = authority {
-        out.push_str("//");
-        out.push_str(a);
-    }
-    out.push_str(&path);
-    if let Some(q) = query {
-        out.push('?');
-        out.push_str(q);
-    }
-    if let Some(f) = r.fragment.filter(|f| !f.is_empty()) {
-        out.push('#');
-        out.push_str(f);
-    }
-    out
-}
-
-fn remove_dots(path: &str) -> String {
-    if !path.contains('.') {
-        return path.to_owned();
-    }
-    let mut out: Vec<&str> = Vec::new();
-    let absolute = path.starts_with('/');
-    let segments: Vec<&str> = path.split('/').collect();
-    let last = segments.len() - 1;
-    for (i, s) in segments.iter().enumerate() {
-        match *s {
-            "." => {
-                if i == last {
-                    out.push("");
-                }
-            }
-            ".." => {
-                if out.len() > usize::from(absolute) {
-                    out.pop();
-                }
-                if i == last {
-                    out.push("");
-                }
-            }
-            s => out.push(s),
-        }
-    }
-    let joined = out.join("/");
-    if absolute && !joined.starts_with('/') {
-        format!("/{joined}")
-    } else {
-        joined
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::resolve;
-
-    #[test]
-    fn resolves_references_as_rfc_3986_does() {
-        let base = "http://a/b/c/d;p?q";
-        for (r, want) in [
-            ("g", "http://a/b/c/g"),
-            ("./g", "http://a/b/c/g"),
-            ("g/", "http://a/b/c/g/"),
-            ("/g", "http://a/g"),
-            ("//g", "http://g"),
-            ("?y", "http://a/b/c/d;p?y"),
-            ("#s", "http://a/b/c/d;p?q#s"),
-            ("../g", "http://a/b/g"),
-            ("../../g", "http://a/g"),
-            ("../../../g", "http://a/g"),
-            ("g:h", "g:h"),
-            ("", "http://a/b/c/d;p?q"),
-        ] {
-            assert_eq!(resolve(base, r), want, "{r}");
-        }
-        assert_eq!(
-            resolve("urn:uuid:1234", "#/$defs/a"),
-            "urn:uuid:1234#/$defs/a"
-        );
-        assert_eq!(
-            resolve("file:a.schema.json", "b.schema.json"),
-            "file:b.schema.json"
-        );
-        assert_eq!(
-            resolve("https://perago.dev/schemas/a.json", "b.json#/$defs/X"),
-            "https://perago.dev/schemas/b.json#/$defs/X"
-        );
     }
 }

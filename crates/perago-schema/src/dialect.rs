@@ -4,6 +4,29 @@
 /// The dialect every root must declare.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// Keywords whose value is one schema.
+pub const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+/// Keywords whose value is an array of schemas.
+pub const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value is an object of schemas.
+pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "dependentSchemas",
+];
 /// Keywords that only annotate (the interpreter's too).
 pub const ANNOTATIONS: &[&str] = &[
     "title",

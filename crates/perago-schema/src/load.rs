@@ -1,5 +1,10 @@
-//! Loading schema documents and resolving `$ref`s between them.
+//! Loading schema documents and resolving `$ref`s between them: the one resolver the
+//! interpreter and code generation share. A `$ref` is resolved against the base URI in force
+//! where it is written (the nearest enclosing `$id`, RFC 3986 §5.2) to a schema resource found
+//! by `$id` anywhere in the loaded documents, then its fragment to a JSON Pointer or an
+//! `$anchor`; a resource not loaded is a sibling file, loaded by its file name.
 
+use crate::dialect::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 use crate::error::{Error, LintError};
 use crate::json::parse_strict;
 use serde_json::Value;
@@ -21,10 +26,18 @@ pub struct Document {
     pub root: Value,
 }
 
-/// Documents by `$id`, in load order.
+/// Documents by `$id`, in load order, with the schema resources and anchors they hold.
 #[derive(Debug, Default)]
 pub struct Documents {
     pub docs: Vec<Document>,
+    /// Absolute URI (no fragment) of every schema resource → where it is.
+    resources: HashMap<String, (usize, String)>,
+    /// `uri#name` of every `$anchor` and `$dynamicAnchor` → where it is.
+    anchors: HashMap<String, (usize, String)>,
+    /// The base URI of each schema with an `$id`.
+    bases: HashMap<(usize, String), String>,
+    /// An `$id` with a fragment, found while indexing: the interpreter refuses it.
+    pub(crate) id_errors: Vec<LintError>,
 }
 
 impl Documents {
@@ -85,7 +98,67 @@ impl Documents {
             source,
             root,
         });
-        Ok(self.docs.len() - 1)
+        let index = self.docs.len() - 1;
+        self.index(index);
+        Ok(index)
+    }
+
+    /// Finds the schema resources and anchors of document `doc`.
+    fn index(&mut self, doc: usize) {
+        let d = &self.docs[doc];
+        let (base, root) = (strip_empty_fragment(&d.id).to_owned(), d.root.clone());
+        self.resources
+            .entry(base.clone())
+            .or_insert((doc, String::new()));
+        self.index_schema(doc, "", &root, &base, true);
+    }
+
+    fn index_schema(&mut self, doc: usize, pointer: &str, schema: &Value, base: &str, root: bool) {
+        let Value::Object(map) = schema else { return };
+        let mut base = base.to_owned();
+        if let Some(Value::String(id)) = map.get("$id") {
+            if !root {
+                base = resolve_uri(&base, strip_empty_fragment(id));
+                if id.contains('#') && !id.ends_with('#') {
+                    self.id_errors.push(LintError::new(
+                        &self.docs[doc].file,
+                        pointer,
+                        "$id",
+                        format!("{id:?} has a fragment: an `$id` names a resource; use `$anchor` for a name inside one"),
+                    ));
+                }
+                self.resources
+                    .entry(base.clone())
+                    .or_insert((doc, pointer.to_owned()));
+            }
+            self.bases.insert((doc, pointer.to_owned()), base.clone());
+        }
+        for key in ["$anchor", "$dynamicAnchor"] {
+            if let Some(Value::String(name)) = map.get(key) {
+                self.anchors
+                    .entry(format!("{base}#{name}"))
+                    .or_insert((doc, pointer.to_owned()));
+            }
+        }
+        for (k, v) in map {
+            let at = format!("{pointer}/{}", pointer_token(k));
+            if SCHEMA_KEYWORDS.contains(&k.as_str()) {
+                self.index_schema(doc, &at, v, &base, false);
+            } else if SCHEMA_ARRAY_KEYWORDS.contains(&k.as_str()) {
+                if let Value::Array(items) = v {
+                    for (i, s) in items.iter().enumerate() {
+                        self.index_schema(doc, &format!("{at}/{i}"), s, &base, false);
+                    }
+                }
+            } else if SCHEMA_MAP_KEYWORDS.contains(&k.as_str())
+                && let Value::Object(entries) = v
+            {
+                for (name, s) in entries {
+                    let at = format!("{at}/{}", pointer_token(name));
+                    self.index_schema(doc, &at, s, &base, false);
+                }
+            }
+        }
     }
 
     /// Reads a file from disk and adds it.
@@ -108,72 +181,135 @@ impl Documents {
         self.add_source(&file, path.parent().map(Path::to_owned), source)
     }
 
-    /// Resolves a `$ref` written in document `from` to (document, JSON Pointer), loading the
-    /// referenced file from disk when it is not loaded yet.
-    pub fn resolve(&mut self, from: usize, reference: &str) -> Result<(usize, String), String> {
-        let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-        if !fragment.is_empty() && !fragment.starts_with('/') {
+    /// The base URI in force at `pointer` of document `doc`: the nearest enclosing `$id`'s.
+    pub fn base_of(&self, doc: usize, pointer: &str) -> String {
+        let mut p = pointer;
+        loop {
+            if let Some(b) = self.bases.get(&(doc, p.to_owned())) {
+                return b.clone();
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return strip_empty_fragment(&self.docs[doc].id).to_owned(),
+            }
+        }
+    }
+
+    /// Resolves the `$ref` `reference` written at `at` in document `from` to (document, JSON
+    /// Pointer), loading a sibling file from disk when it names one not loaded yet.
+    pub fn resolve(
+        &mut self,
+        from: usize,
+        at: &str,
+        reference: &str,
+    ) -> Result<(usize, String), String> {
+        let absolute = resolve_uri(&self.base_of(from, at), reference);
+        let (uri, fragment) = absolute.split_once('#').unwrap_or((&absolute, ""));
+        let (rdoc, rptr) = match self.resources.get(uri) {
+            Some(found) => found.clone(),
+            None => self.load_sibling(from, reference, uri)?,
+        };
+        let target = if fragment.is_empty() {
+            rptr
+        } else if fragment.starts_with('/') {
+            format!("{rptr}{}", decode_fragment(fragment))
+        } else {
+            match self.anchors.get(&format!("{uri}#{fragment}")) {
+                Some((d, p)) if *d == rdoc => p.clone(),
+                _ => {
+                    return Err(format!(
+                        "{reference:?}: no `$anchor` named {fragment:?} in {uri}"
+                    ));
+                }
+            }
+        };
+        if self.docs[rdoc].root.pointer(&target).is_none() {
+            return Err(nothing_at(reference, &self.docs[rdoc], &target));
+        }
+        Ok((rdoc, target))
+    }
+
+    /// A reference to a resource not loaded: a sibling file by its file name (in memory, or
+    /// beside the referring file on disk), else a refusal that says why.
+    fn load_sibling(
+        &mut self,
+        from: usize,
+        reference: &str,
+        uri: &str,
+    ) -> Result<(usize, String), String> {
+        let Some(name) = sibling_file(reference)? else {
             return Err(format!(
-                "{reference:?}: only JSON Pointer fragments such as \"#/$defs/Name\" are supported, not plain-name (anchor) fragments"
+                "{reference:?}: no loaded schema has the URI {uri:?}; perago does not fetch schemas over the network: load the schema it names beside this one"
             ));
-        }
-        let pointer = decode_fragment(fragment);
-        let base = base.strip_prefix("./").unwrap_or(base);
-        if base.is_empty() {
-            return Ok((from, pointer));
-        }
-        let absolute = join(&self.docs[from].id, base);
-        if let Some(i) = self
-            .index_of_id(&absolute)
-            .or_else(|| self.index_of_id(base))
-        {
-            return Ok((i, pointer));
-        }
-        if base.contains(':') {
-            return Err(format!(
-                "{reference:?}: no loaded schema has the `$id` {base:?}"
-            ));
-        }
-        if base.contains(['/', '\\']) || base.starts_with('.') {
-            return Err(format!(
-                "{reference:?}: a `$ref` may only name a sibling file by its file name (e.g. \"other.schema.json#/$defs/Name\"), not the path {base:?}"
-            ));
+        };
+        if let Some(i) = self.docs.iter().position(|d| d.file == name) {
+            return Ok((i, String::new()));
         }
         let missing = || {
             format!(
-                "{reference:?}: there is no schema file named {base:?} beside {}",
+                "{reference:?}: there is no schema file named {name:?} beside {}",
                 self.docs[from].file
             )
         };
-        let Some(dir) = self.docs[from].dir.clone() else {
-            // In-memory documents resolve relative references by file name.
-            return self
-                .docs
-                .iter()
-                .position(|d| d.file == base)
-                .map(|i| (i, pointer))
-                .ok_or_else(missing);
+        let Some(path) = self.docs[from].dir.as_ref().map(|dir| dir.join(name)) else {
+            return Err(missing());
         };
-        let path = dir.join(base);
         if !path.is_file() {
             return Err(missing());
         }
-        match self.add_file(&path) {
-            Ok(i) => Ok((i, pointer)),
-            Err(e) => Err(format!("{reference:?}: {e}")),
-        }
+        let i = self
+            .add_file(&path)
+            .map_err(|e| format!("{reference:?}: {e}"))?;
+        self.resources
+            .entry(uri.to_owned())
+            .or_insert((i, String::new()));
+        Ok((i, String::new()))
     }
 }
 
-/// Resolves `reference` against a base URI (enough of RFC 3986 for sibling files).
-fn join(base: &str, reference: &str) -> String {
-    if reference.contains("://") || reference.starts_with("urn:") {
-        return reference.to_owned();
+/// The file a `$ref` names beside the referring one (`other.schema.json`,
+/// `./other.schema.json#/$defs/A`), `None` for one that names no file (`#/$defs/A`) or a URI
+/// with a scheme; a path (`../x.json`, `sub/x.json`) is refused: schemas are loaded from one
+/// directory.
+pub fn sibling_file(reference: &str) -> Result<Option<&str>, String> {
+    let name = reference.split('#').next().unwrap_or("");
+    let name = name.strip_prefix("./").unwrap_or(name);
+    if name.is_empty() || name.contains(':') {
+        return Ok(None);
     }
-    match base.rfind('/') {
-        Some(i) if base.contains("://") => format!("{}{reference}", &base[..=i]),
-        _ => reference.to_owned(),
+    if name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(format!(
+            "{reference:?}: a `$ref` may only name a sibling file by its file name (e.g. \"other.schema.json#/$defs/Name\"), not the path {name:?}"
+        ));
     }
+    Ok(Some(name))
+}
+
+/// Why `reference` names nothing: a `$defs` entry that is not there, with those that are, or
+/// any other pointer.
+fn nothing_at(reference: &str, doc: &Document, target: &str) -> String {
+    let Some(name) = target
+        .strip_prefix("/$defs/")
+        .filter(|name| !name.contains('/'))
+    else {
+        return format!("{reference:?}: nothing at {target:?} in {}", doc.file);
+    };
+    let name = name.replace("~1", "/").replace("~0", "~");
+    let entries = match doc.root.get("$defs").and_then(Value::as_object) {
+        Some(defs) if !defs.is_empty() => {
+            let names: Vec<String> = defs.keys().map(|k| format!("{k:?}")).collect();
+            format!("its entries are {}", names.join(", "))
+        }
+        _ => "it has no `$defs`".to_owned(),
+    };
+    format!(
+        "{reference:?}: {} has no `$defs` entry {name:?} ({entries})",
+        doc.file
+    )
+}
+
+fn strip_empty_fragment(id: &str) -> &str {
+    id.strip_suffix('#').unwrap_or(id)
 }
 
 /// `/$defs/A%20B` → `/$defs/A B` (URI fragments percent-encode; JSON Pointers do not).
@@ -264,5 +400,132 @@ fn preorder(value: &Value, pointer: String, positions: &mut HashMap<String, usiz
             }
         }
         _ => {}
+    }
+}
+
+/// Resolves `reference` against `base` (RFC 3986 §5.2).
+pub fn resolve_uri(base: &str, reference: &str) -> String {
+    let r = crate::format::parts(reference);
+    let b = crate::format::parts(base);
+    let (scheme, authority, path, query);
+    if r.scheme.is_some() {
+        scheme = r.scheme;
+        authority = r.authority;
+        path = remove_dots(r.path);
+        query = r.query;
+    } else {
+        scheme = b.scheme;
+        if r.authority.is_some() {
+            authority = r.authority;
+            path = remove_dots(r.path);
+            query = r.query;
+        } else {
+            authority = b.authority;
+            if r.path.is_empty() {
+                path = b.path.to_owned();
+                query = r.query.or(b.query);
+            } else {
+                path = if r.path.starts_with('/') {
+                    remove_dots(r.path)
+                } else if b.authority.is_some() && b.path.is_empty() {
+                    remove_dots(&format!("/{}", r.path))
+                } else {
+                    let dir = b.path.rfind('/').map_or("", |i| &b.path[..=i]);
+                    remove_dots(&format!("{dir}{}", r.path))
+                };
+                query = r.query;
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(s) = scheme {
+        out.push_str(s);
+        out.push(':');
+    }
+    if let Some(a) = authority {
+        out.push_str("//");
+        out.push_str(a);
+    }
+    out.push_str(&path);
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = r.fragment.filter(|f| !f.is_empty()) {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+fn remove_dots(path: &str) -> String {
+    if !path.contains('.') {
+        return path.to_owned();
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let absolute = path.starts_with('/');
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len() - 1;
+    for (i, s) in segments.iter().enumerate() {
+        match *s {
+            "." => {
+                if i == last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                if out.len() > usize::from(absolute) {
+                    out.pop();
+                }
+                if i == last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    let joined = out.join("/");
+    if absolute && !joined.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_uri as resolve;
+
+    #[test]
+    fn resolves_references_as_rfc_3986_does() {
+        let base = "http://a/b/c/d;p?q";
+        for (r, want) in [
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("//g", "http://g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("#s", "http://a/b/c/d;p?q#s"),
+            ("../g", "http://a/b/g"),
+            ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"),
+            ("g:h", "g:h"),
+            ("", "http://a/b/c/d;p?q"),
+        ] {
+            assert_eq!(resolve(base, r), want, "{r}");
+        }
+        assert_eq!(
+            resolve("urn:uuid:1234", "#/$defs/a"),
+            "urn:uuid:1234#/$defs/a"
+        );
+        assert_eq!(
+            resolve("file:a.schema.json", "b.schema.json"),
+            "file:b.schema.json"
+        );
+        assert_eq!(
+            resolve("https://perago.dev/schemas/a.json", "b.json#/$defs/X"),
+            "https://perago.dev/schemas/b.json#/$defs/X"
+        );
     }
 }

@@ -24,53 +24,44 @@ impl Linter<'_> {
         }
     }
     /// The schema a `$ref` written in document `from` names, loading its file if needed:
-    /// its document, pointer and value.
+    /// its document, pointer and value. Generated types name what they reference, so only a
+    /// file's root or a root `$defs` entry may be referenced, by a JSON Pointer (`$id` is
+    /// root-only here, so every `$ref` of a document resolves against the document's `$id`).
     pub(super) fn target(
         &mut self,
         from: usize,
         reference: &str,
     ) -> Result<(usize, String, Value), String> {
-        let (doc, ptr) = self.docs.resolve(from, reference)?;
+        let fragment = reference.split_once('#').map_or("", |(_, f)| f);
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            return Err(format!(
+                "{reference:?}: only JSON Pointer fragments such as \"#/$defs/Name\" are supported, not plain-name (anchor) fragments"
+            ));
+        }
+        // Checked before resolving: a path could resolve, as a URI, to a loaded file.
+        perago_schema::load::sibling_file(reference)?;
+        let (doc, ptr) = self.docs.resolve(from, "", reference)?;
         let target = self.docs.get(doc);
-        let def = ptr
-            .strip_prefix("/$defs/")
-            .filter(|name| !name.contains('/'));
         if ptr.is_empty() && !has_structure(&target.root) {
             return Err(format!(
                 "{reference:?}: {} has no root schema, only `$defs` and annotations: reference one of its `$defs` entries (\"{}#/$defs/Name\")",
                 target.file, target.file
             ));
         }
+        let def = ptr
+            .strip_prefix("/$defs/")
+            .filter(|name| !name.contains('/'));
         if !ptr.is_empty() && def.is_none() {
             return Err(format!(
                 "{reference:?} points inside a schema; only a file's root (\"other.schema.json\") or a `$defs` entry (\"#/$defs/Name\") may be referenced: move the schema into the root `$defs`"
             ));
         }
-        match target.root.pointer(&ptr) {
-            Some(value) => Ok((doc, ptr, value.clone())),
-            None => {
-                let name = def
-                    .unwrap_or_default()
-                    .replace("~1", "/")
-                    .replace("~0", "~");
-                let entries = match target.root.get("$defs").and_then(Value::as_object) {
-                    Some(defs) if !defs.is_empty() => {
-                        format!(
-                            "its entries are {}",
-                            defs.keys()
-                                .map(|k| format!("{k:?}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    }
-                    _ => "it has no `$defs`".to_owned(),
-                };
-                Err(format!(
-                    "{reference:?}: {} has no `$defs` entry {name:?} ({entries})",
-                    target.file
-                ))
-            }
-        }
+        let value = target
+            .root
+            .pointer(&ptr)
+            .cloned()
+            .unwrap_or(Value::Bool(true));
+        Ok((doc, ptr, value))
     }
     /// Follows `$ref`s (a bounded number of hops) from document `doc` to the schema that says
     /// something, and the document it is in.
@@ -113,7 +104,7 @@ impl Linter<'_> {
             seen.push((doc, ptr.clone()));
             let schema = self.docs.get(doc).root.pointer(&ptr)?.clone();
             if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
-                (doc, ptr) = self.docs.resolve(doc, r).ok()?;
+                (doc, ptr) = self.docs.resolve(doc, "", r).ok()?;
             } else if let Some(branches) = schema
                 .get("anyOf")
                 .and_then(Value::as_array)
