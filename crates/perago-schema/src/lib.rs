@@ -50,7 +50,7 @@ mod violation;
 pub use contract::Contract;
 pub use dialect::DIALECT;
 pub use error::{Error, LintError};
-pub use path::Path;
+pub use path::{Path, push_key};
 pub use validator::{Options, Scratch, Validator};
 pub use violation::{Code, Violation, Violations};
 
