@@ -1,5 +1,6 @@
-//! The metadata API: TaskDefs (`/api/metadata/taskdefs`, `docs/src/reference/conductor.md` §3) and the schema registry
-//! (`/api/schema`, spec §2.5), as methods of [`Client`].
+//! The metadata API: TaskDefs (`/api/metadata/taskdefs`, `docs/src/reference/conductor.md` §3),
+//! WorkflowDefs (`/api/metadata/workflow`, §10.3) and the schema registry (`/api/schema`,
+//! §2.5), as methods of [`Client`].
 
 use super::{Client, Error, path_segment};
 use serde_json::Value;
@@ -8,6 +9,8 @@ use serde_json::Value;
 pub const TASKDEFS_PATH: &str = "/api/metadata/taskdefs";
 /// The schema registry.
 pub const SCHEMA_PATH: &str = "/api/schema";
+/// The WorkflowDef collection.
+pub const WORKFLOW_PATH: &str = "/api/metadata/workflow";
 
 /// What `POST /api/schema` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +60,33 @@ impl Client {
             Err(e) if e.is_not_found() => Ok(SchemaRegistration::NoRegistry),
             Err(e) => Err(e),
         }
+    }
+
+    /// `GET /api/metadata/workflow`: every registered WorkflowDef, each version.
+    pub fn list_workflows(&self) -> Result<Vec<Value>, Error> {
+        self.get(WORKFLOW_PATH, &[])?.json()
+    }
+
+    /// `GET /api/metadata/workflow/{name}[?version=N]`: a WorkflowDef (the latest version when
+    /// `version` is `None`), or `None` when the server has none (404).
+    pub fn get_workflow(&self, name: &str, version: Option<i64>) -> Result<Option<Value>, Error> {
+        let path = format!("{WORKFLOW_PATH}/{}", path_segment(name));
+        let version = version.map(|v| v.to_string());
+        let query: Vec<(&str, &str)> = version.iter().map(|v| ("version", v.as_str())).collect();
+        match self.get(&path, &query) {
+            Ok(response) => response.json().map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `PUT /api/metadata/workflow` with the list: registers new WorkflowDefs and overwrites
+    /// those of the same name and version (an upsert). Sends nothing for an empty slice.
+    pub fn register_workflows(&self, workflows: &[Value]) -> Result<(), Error> {
+        if workflows.is_empty() {
+            return Ok(());
+        }
+        self.put_json(WORKFLOW_PATH, workflows).map(drop)
     }
 
     /// `GET /api/schema/{name}/{version}`, or `None` on 404 (no such schema, or no registry).
