@@ -1,5 +1,5 @@
 //! The commands: `perago schemas`, `perago validate`, `perago completion`, `perago codegen`,
-//! `perago workspace` and `perago gateway`.
+//! `perago workspace`, `perago gateway` and `perago workflows`.
 
 use crate::completion::{self, CompletionCommand};
 use crate::documents::{Failure, count, open, read};
@@ -11,6 +11,7 @@ use perago::schemas::BUILTIN;
 use perago_codegen::SchemaSet;
 use perago_schema::input;
 use perago_schema::{Code, Options, Scratch, Validator};
+use perago_worker::cli::workflows::WorkflowsCommand;
 use perago_worker::cli::{CommandError, output_error};
 use serde::Serialize;
 use serde_json::Value;
@@ -67,6 +68,12 @@ enum Command {
     /// worker-completion/v1 completions or refusals (`perago gateway --help`); and its audit
     /// trail (`perago gateway audit verify --db FILE`).
     Gateway(GatewayArgs),
+    /// WorkflowDefs checked against the schemas of the tasks they wire, before Conductor runs
+    /// them (`perago workflows check --help`).
+    Workflows {
+        #[command(subcommand)]
+        command: WorkflowsCommand,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -118,6 +125,10 @@ pub fn run() -> ExitCode {
         Command::Codegen(args) => codegen(&args),
         Command::Workspace { command } => workspace::run(&command),
         Command::Gateway(args) => gateway::run(&args),
+        Command::Workflows { command } => {
+            let mut stdout = io::stdout().lock();
+            perago_worker::cli::workflows::run(None, &command, &mut stdout).map(ExitCode::from)
+        }
     });
     match result {
         Ok(code) => code,

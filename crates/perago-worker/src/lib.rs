@@ -20,3 +20,4 @@
 pub mod cli;
 pub mod taskdef;
 pub mod worker;
+pub mod workflow;

@@ -20,6 +20,8 @@
 //! - `worker [--conductor-url URL] [--concurrency N] ...`: serve the tasks against a Conductor server
 //!   (see [`worker`] and [`crate::worker`]); the JSON Lines log goes to `--log` or standard
 //!   error; exit 0 after a graceful shutdown (SIGINT/SIGTERM), 2 on a configuration error.
+//! - `workflows check [--taskdefs DIR] PATH...`: WorkflowDefs checked against these tasks' schemas
+//!   (see [`workflows`] and [`crate::workflow`]); exit 1 on an error finding.
 //!
 //! Each subcommand is a module with its clap `Args` and a `run` function, so more (TaskDefs,
 //! publishing, the worker) slot in as further variants of [`Command`].
@@ -30,6 +32,7 @@ pub mod store;
 pub mod taskdefs;
 pub mod tasks;
 pub mod worker;
+pub mod workflows;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use perago::task::Registry;
@@ -126,6 +129,11 @@ pub enum Command {
     Publish(publish::PublishArgs),
     /// Serve the tasks against a Conductor server until SIGINT or SIGTERM.
     Worker(Box<worker::WorkerArgs>),
+    /// Check WorkflowDefs against the tasks' schemas (these tasks', and --taskdefs DIR's).
+    Workflows {
+        #[command(subcommand)]
+        command: workflows::WorkflowsCommand,
+    },
 }
 
 /// The whole program: parses the process arguments and runs the subcommand over `registry`.
@@ -180,6 +188,7 @@ where
         Command::Taskdefs(args) => taskdefs::run(registry, &args, out),
         Command::Publish(args) => publish::run(registry, &args, out, err),
         Command::Worker(args) => worker::run(registry, &args),
+        Command::Workflows { command } => workflows::run(Some(registry), &command, out),
     };
     match result {
         Ok(code) => code,
