@@ -4,8 +4,8 @@
 use perago_schema::load::{Documents, pointer_token};
 use perago_schema::{Error, Options, Validator, Violation};
 use serde_json::{Map, Value};
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// A place in a [`Schema`]: one of its documents and a JSON Pointer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -71,10 +71,10 @@ impl Loc {
 /// with the interpreter compiled from it, which every witness is checked against.
 #[derive(Debug)]
 pub struct Schema {
-    docs: RefCell<Documents>,
+    docs: Mutex<Documents>,
     validator: Validator,
     /// Validators of subschemas, by location, made once.
-    at: RefCell<HashMap<Loc, Option<Validator>>>,
+    at: Mutex<HashMap<Loc, Option<Validator>>>,
 }
 
 /// The interpreter's options for compared schemas: the schema as written.
@@ -101,17 +101,22 @@ impl Schema {
         Ok(Schema::new(docs, validator))
     }
 
+    /// The documents (a poisoned lock still holds them whole: they only grow).
+    fn docs(&self) -> std::sync::MutexGuard<'_, Documents> {
+        self.docs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn new(docs: Documents, validator: Validator) -> Schema {
         Schema {
-            docs: RefCell::new(docs),
+            docs: Mutex::new(docs),
             validator,
-            at: RefCell::default(),
+            at: Mutex::default(),
         }
     }
 
     /// The schema at `loc`: `true` where nothing is (an absent keyword admits anything).
     pub(crate) fn value(&self, loc: &Loc) -> Value {
-        let docs = self.docs.borrow();
+        let docs = self.docs();
         docs.get(loc.doc)
             .root
             .pointer(&loc.pointer)
@@ -136,11 +141,7 @@ impl Schema {
             if !pure && !drop_siblings {
                 return Some((loc, value));
             }
-            let (doc, pointer) = self
-                .docs
-                .borrow_mut()
-                .resolve(loc.doc, &loc.pointer, reference)
-                .ok()?;
+            let (doc, pointer) = self.docs().resolve(loc.doc, &loc.pointer, reference).ok()?;
             loc = Loc { doc, pointer };
         }
         None
@@ -155,11 +156,7 @@ impl Schema {
     pub(crate) fn reference(&self, loc: &Loc) -> Option<Loc> {
         let value = self.value(loc);
         let reference = value.get("$ref").and_then(Value::as_str)?;
-        let (doc, pointer) = self
-            .docs
-            .borrow_mut()
-            .resolve(loc.doc, &loc.pointer, reference)
-            .ok()?;
+        let (doc, pointer) = self.docs().resolve(loc.doc, &loc.pointer, reference).ok()?;
         Some(Loc { doc, pointer })
     }
 
@@ -177,19 +174,19 @@ impl Schema {
 
     fn violations_at(&self, loc: &Loc, document: &Value) -> Option<Vec<Violation>> {
         let absent = {
-            let docs = self.docs.borrow();
+            let docs = self.docs();
             docs.get(loc.doc).root.pointer(&loc.pointer).is_none()
         };
         if absent {
             // An absent keyword (`items`, `additionalProperties`) admits every value.
             return Some(Vec::new());
         }
-        let mut cache = self.at.borrow_mut();
+        let mut cache = self.at.lock().unwrap_or_else(|e| e.into_inner());
         let validator = cache.entry(loc.clone()).or_insert_with(|| {
             if loc.doc == 0 && loc.pointer.is_empty() {
                 return None;
             }
-            let file = self.docs.borrow().get(loc.doc).file.clone();
+            let file = self.docs().get(loc.doc).file.clone();
             self.validator.at(&format!("{file}#{}", loc.pointer))
         });
         let validator = match validator {
@@ -202,7 +199,7 @@ impl Schema {
 
     /// A place as perago's messages name it: `file.json#/properties/a`.
     pub fn location(&self, loc: &Loc) -> String {
-        let file = self.docs.borrow().get(loc.doc).file.clone();
+        let file = self.docs().get(loc.doc).file.clone();
         format!("{file}#{}", loc.pointer)
     }
 }
