@@ -99,7 +99,7 @@ fn workflow(value: &Value, pointer: String) -> Result<Workflow<'_>, NotAWorkflow
     };
     Ok(Workflow {
         name: name.to_owned(),
-        tasks: tasks_of(list, &format!("{pointer}/tasks")),
+        tasks: tasks_of(list, "/tasks"),
         pointer,
         value: map,
     })
