@@ -2,8 +2,8 @@
 //!
 //! Conductor itself cannot run where perago is built and tested, so every
 //! Conductor-facing test starts a [`TestServer`] on `127.0.0.1` instead. It
-//! answers the metadata API (`docs/src/reference/conductor.md` §1, §3), the schema registry (§2.5) and the
-//! task worker API (§4) with the paths, bodies, status codes and quirks of
+//! answers the metadata API (`docs/src/reference/conductor.md` §1, §3), WorkflowDef registration
+//! (§10.3), the schema registry (§2.5) and the task worker API (§4) with the paths, bodies, status codes and quirks of
 //! conductor-oss, keeps everything in memory, records every request, and can
 //! inject faults for failure tests: error statuses ([`TestServer::fail_next`]),
 //! any status, headers and raw body such as malformed JSON or a redirect
@@ -30,8 +30,8 @@
 //!
 //! # Where it differs from a real Conductor
 //!
-//! - No workflows: each enqueued task is one SIMPLE task of its own workflow
-//!   instance, and nothing follows it. `timeoutSeconds`, `timeoutPolicy`,
+//! - No workflow runs: each enqueued task is one SIMPLE task of its own workflow
+//!   instance, and nothing follows it; WorkflowDefs are stored and served, not run. `timeoutSeconds`, `timeoutPolicy`,
 //!   `totalTimeoutSeconds`, `pollTimeoutSeconds`, rate and concurrency limits
 //!   and schema enforcement are stored but not applied.
 //! - The decider's retries are **off by default**: FAILED and TIMED_OUT tasks
@@ -52,7 +52,7 @@
 //! - An empty batch poll answers `200 []` as current OSS does;
 //!   [`Options::empty_batch_poll_204`] gives older servers' `204`.
 //! - Update-by-reference (`POST /api/tasks/{workflowId}/{ref}/{status}`) and the
-//!   workflow endpoints are not served (404).
+//!   workflow execution endpoints are not served (404).
 
 mod ids;
 mod jackson;
@@ -63,6 +63,7 @@ mod schema;
 mod service;
 mod state;
 mod tasks;
+mod workflows;
 
 use crate::faults::{self, RawReply};
 use crate::server;
@@ -405,6 +406,17 @@ impl TestServer {
     pub fn schemas(&self) -> Vec<Value> {
         self.shared
             .with(|s| s.schemas.values().map(metadata::write_schema_def).collect())
+    }
+
+    /// All stored WorkflowDefs (every version) as `GET /api/metadata/workflow` returns them,
+    /// by name and version.
+    pub fn workflow_defs(&self) -> Vec<Value> {
+        self.shared.with(|s| {
+            s.workflow_defs
+                .values()
+                .map(|d| Value::Object(d.clone()))
+                .collect()
+        })
     }
 
     /// Every request received so far, in arrival order.

@@ -1,12 +1,13 @@
 //! Maps a request (method, decoded path segments, query, body) to its handler.
-//! Paths, parameters and status codes follow `docs/src/reference/conductor.md` §2.5, §3 and §4.1; anything
+//! Paths, parameters and status codes follow `docs/src/reference/conductor.md` §2.5, §3, §4.1
+//! and §10.3; anything
 //! unmapped is Spring's 404, a mapped path with another method its 405.
 
 use super::Route;
 use super::reply::Reply;
 use super::state::Shared;
 use super::tasks::PollRequest;
-use super::{metadata, schema};
+use super::{metadata, schema, workflows};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -74,6 +75,24 @@ pub(crate) async fn dispatch(shared: &Shared, request: &Request) -> Reply {
         ["api", "metadata", "taskdefs", name] => match method {
             "GET" => shared.with(|s| metadata::get(s, name)),
             "DELETE" => shared.with(|s| metadata::delete(s, name)),
+            _ => Reply::method_not_allowed(path),
+        },
+
+        // §10.3 WorkflowDefs.
+        ["api", "metadata", "workflow"] => match method {
+            "POST" => shared.with(|s| workflows::create(s, body)),
+            "PUT" => shared.with(|s| workflows::update(s, body)),
+            "GET" => shared.with(|s| workflows::list(s)),
+            _ => Reply::method_not_allowed(path),
+        },
+        ["api", "metadata", "workflow", name] => match method {
+            "GET" => match request.param("version") {
+                None => shared.with(|s| workflows::get(s, name, None)),
+                Some(_) => match request.int_param("version", 0) {
+                    Ok(v) => shared.with(|s| workflows::get(s, name, Some(v))),
+                    Err(reply) => reply,
+                },
+            },
             _ => Reply::method_not_allowed(path),
         },
 

@@ -24,6 +24,8 @@ pub(crate) struct State {
     pub(crate) task_defs: BTreeMap<String, Map<String, Value>>,
     /// Stored SchemaDefs by (name, version) (see [`super::schema`]).
     pub(crate) schemas: BTreeMap<(String, i64), Map<String, Value>>,
+    /// Stored WorkflowDefs by (name, version) (see [`super::workflows`]).
+    pub(crate) workflow_defs: BTreeMap<(String, i64), Map<String, Value>>,
     pub(crate) tasks: Tasks,
     pub(crate) requests: Vec<RecordedRequest>,
     /// How many recorded requests were cleared, so in-flight ones still find
@@ -39,6 +41,7 @@ impl State {
             options,
             task_defs: BTreeMap::new(),
             schemas: BTreeMap::new(),
+            workflow_defs: BTreeMap::new(),
             tasks: Tasks::default(),
             requests: Vec::new(),
             requests_cleared: 0,
