@@ -534,3 +534,66 @@ fn the_binary_exits_1_when_the_server_refuses() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid Conductor URL"));
 }
+
+#[test]
+fn the_binary_publishes_workflows_once_they_pass_the_check() {
+    let server = TestServer::start();
+    let dir = support::example_dir().join("workflows");
+    let dir = dir.to_str().unwrap();
+    let (code, out, err) = bin(&server, &["--workflows", dir]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("workflow agent_review version 1: new\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("workflow song_pipeline version 1: new\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("registered 2 WorkflowDef(s)\n"), "{out}");
+    let stored: Vec<_> = server
+        .workflow_defs()
+        .iter()
+        .map(|d| d["name"].clone())
+        .collect();
+    assert_eq!(stored, ["agent_review", "song_pipeline"]);
+
+    // Published again: compared, nothing sent.
+    server.clear_requests();
+    let (code, out, err) = bin(&server, &["--workflows", dir]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("workflow song_pipeline version 1: unchanged\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("no WorkflowDef to send\n"), "{out}");
+    assert!(
+        server.requests().iter().all(|r| r.method == "GET"),
+        "{:?}",
+        requests(&server)
+    );
+
+    // A workflow that fails the check: nothing is sent, TaskDefs included.
+    let fresh = TestServer::start();
+    let planted = tempfile::tempdir().unwrap();
+    let mut workflow: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::example_dir().join("workflows/song_pipeline.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    workflow["tasks"][0]["inputParameters"]["params"]["min_rows"] = Value::from(3);
+    std::fs::write(
+        planted.path().join("song_pipeline.json"),
+        workflow.to_string(),
+    )
+    .unwrap();
+    let (code, out, err) = bin(&fresh, &["--workflows", planted.path().to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("/tasks/0/inputParameters/params/min_rows: error[unknown_field]"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(fresh.requests().iter().all(|r| r.method == "GET"));
+    assert!(fresh.taskdefs().is_empty() && fresh.workflow_defs().is_empty());
+}

@@ -1,7 +1,9 @@
-//! `publish [--conductor-url URL] [--dry-run] [--register-schemas] [--owner-email EMAIL]`.
+//! `publish [--conductor-url URL] [--dry-run] [--register-schemas] [--owner-email EMAIL]
+//! [--workflows DIR]`.
 
 use super::CommandError;
 use crate::taskdef::{self, publish};
+use crate::workflow::{self, Contracts};
 use perago::task::Registry;
 use perago_conductor::{AUTH_TOKEN_ENV, Client};
 use std::io::Write;
@@ -26,6 +28,10 @@ pub struct PublishArgs {
     /// The `ownerEmail` of tasks that set no `owner_email` (default: $PERAGO_OWNER_EMAIL).
     #[arg(long, value_name = "EMAIL")]
     pub owner_email: Option<String>,
+    /// Also register the WorkflowDefs of this directory's `*.json` files, once they pass
+    /// `workflows check` against these tasks and the server's (nothing is sent otherwise).
+    #[arg(long, value_name = "DIR")]
+    pub workflows: Option<std::path::PathBuf>,
 }
 
 /// Publishes the TaskDefs: exit 0 when everything was registered (or nothing had to be), 1 when
@@ -42,15 +48,46 @@ pub fn run(
         taskdef::assemble_all(registry, &settings).map_err(|e| format!("{e}\nnothing was sent"))?;
     let url = super::server_url(args.conductor_url.as_deref(), |var| std::env::var(var).ok())?;
     let client = Client::from_env(&url).map_err(|e| e.to_string())?;
+    let workflows = match &args.workflows {
+        Some(dir) => match checked_workflows(&client, &defs, dir) {
+            Ok(workflows) => workflows,
+            Err(e) => {
+                let _ = writeln!(err, "{e}");
+                return Ok(super::EXIT_FAILED);
+            }
+        },
+        None => Vec::new(),
+    };
     let options = publish::Options {
         dry_run: args.dry_run,
         register_schemas: args.register_schemas,
     };
-    match publish::publish(&client, &defs, options, out) {
+    let published = publish::publish(&client, &defs, options, out)
+        .map_err(|e| format!("publish failed: {e}"))
+        .and_then(|_| {
+            let workflows: Vec<&serde_json::Value> = workflows.iter().collect();
+            workflow::publish::publish(&client, &workflows, args.dry_run, out)
+                .map_err(|e| format!("publish failed: {e}"))
+        });
+    match published {
         Ok(_) => Ok(super::EXIT_OK),
         Err(e) => {
-            let _ = writeln!(err, "publish failed: {e}");
+            let _ = writeln!(err, "{e}");
             Ok(super::EXIT_FAILED)
         }
     }
+}
+
+/// The WorkflowDefs of `dir`, checked against these TaskDefs and the server's others.
+fn checked_workflows(
+    client: &Client,
+    defs: &[taskdef::TaskDef],
+    dir: &std::path::Path,
+) -> Result<Vec<serde_json::Value>, String> {
+    let mut contracts = Contracts::from_server(client)
+        .map_err(|e| format!("reading the server's TaskDefs: {e}; nothing was sent"))?;
+    for def in defs {
+        contracts.add_taskdef(&def.to_json(), "this binary")?;
+    }
+    workflow::checked_definitions(&workflow::json_files(dir)?, &mut contracts)
 }

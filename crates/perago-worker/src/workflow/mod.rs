@@ -30,6 +30,7 @@ mod contracts;
 mod def;
 mod expr;
 mod navigate;
+pub mod publish;
 
 pub use contracts::{Contract, Contracts, Side};
 pub use def::NotAWorkflow;
@@ -198,4 +199,28 @@ pub fn json_files(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, Stri
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// The WorkflowDefs of `files`, checked against `contracts` for publication: every definition
+/// when no finding is an error; else the findings, as text, and why nothing is sent.
+pub fn checked_definitions(
+    files: &[std::path::PathBuf],
+    contracts: &mut Contracts,
+) -> Result<Vec<Value>, String> {
+    let findings = check_files(files, contracts)?;
+    if findings.iter().any(|f| f.severity == Severity::Error) {
+        let shown: Vec<String> = findings.iter().map(Finding::text).collect();
+        return Err(format!(
+            "{}\nthe WorkflowDefs do not pass `workflows check`: nothing was sent",
+            shown.join("\n")
+        ));
+    }
+    let mut defs = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json = perago_schema::json::parse_strict(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        defs.extend(definitions(&json).map_err(|e| e.0)?.into_iter().cloned());
+    }
+    Ok(defs)
 }
