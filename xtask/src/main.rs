@@ -9,8 +9,11 @@
 //! - `cargo xtask taskdefs [--check]`: regenerate the Conductor TaskDefs of the task crates'
 //!   tasks into `taskdefs/<task>.json`; `--check` writes nothing and fails naming every stale
 //!   file; both fail when a schema changed but its `schema_version` did not (see [`taskdefs`]).
+//! - `cargo xtask workflows [--check]`: check every `workflows/` directory's WorkflowDefs
+//!   against the tasks' schemas; an error finding fails (see [`workflows`]).
 //! - `cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]`: register those
-//!   TaskDefs with a Conductor server (token: `$CONDUCTOR_AUTH_TOKEN`), once `taskdefs/` is fresh.
+//!   TaskDefs with a Conductor server (token: `$CONDUCTOR_AUTH_TOKEN`), once `taskdefs/` is fresh,
+//!   and the WorkflowDefs once they pass the check.
 //!
 //! `taskdefs` and `publish` link the task crates (feature `tasks`, on by default); should
 //! generated code ever not compile, `cargo run -p xtask --no-default-features -- codegen` still
@@ -22,6 +25,8 @@ use std::process::ExitCode;
 mod codegen;
 #[cfg(feature = "tasks")]
 mod taskdefs;
+#[cfg(feature = "tasks")]
+mod workflows;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,10 +39,13 @@ fn main() -> ExitCode {
         #[cfg(feature = "tasks")]
         ["taskdefs", "--check"] => taskdefs::run(&workspace_root(), Mode::Check),
         #[cfg(feature = "tasks")]
+        ["workflows"] | ["workflows", "--check"] => workflows::run(&workspace_root()),
+        #[cfg(feature = "tasks")]
         ["publish", rest @ ..] => taskdefs::publish(&workspace_root(), rest),
         _ => {
             eprintln!(
                 "usage: cargo xtask codegen [--check]\n       cargo xtask taskdefs [--check]\n       \
+                 cargo xtask workflows [--check]\n       \
                  cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]"
             );
             return ExitCode::from(2);

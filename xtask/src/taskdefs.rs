@@ -105,9 +105,14 @@ pub fn publish(root: &Path, args: &[&str]) -> Result<(), String> {
     let defs = assemble(root)?;
     sync(&root.join(TASKDEFS_DIR), &defs, Mode::Check)
         .map_err(|e| format!("{e}\nnothing was published"))?;
+    let workflows = crate::workflows::checked(root)?;
     let client = Client::from_env(&url).map_err(|e| e.to_string())?;
     let stdout = std::io::stdout();
-    publish::publish(&client, &defs, options, &mut stdout.lock())
+    let mut out = stdout.lock();
+    publish::publish(&client, &defs, options, &mut out)
+        .map_err(|e| format!("publish failed: {e}"))?;
+    let workflows: Vec<&serde_json::Value> = workflows.iter().collect();
+    perago_worker::workflow::publish::publish(&client, &workflows, options.dry_run, &mut out)
         .map(drop)
         .map_err(|e| format!("publish failed: {e}"))
 }
@@ -257,6 +262,8 @@ mod tests {
             2 * defs.len(),
             "an input and an output SchemaDef per task"
         );
+        let workflows = crate::workflows::checked(&root).unwrap();
+        assert_eq!(server.workflow_defs().len(), workflows.len());
         let e = publish(&root, &["--dry-run"]).unwrap_err();
         assert!(
             e.starts_with("publish: --conductor-url URL is required"),
