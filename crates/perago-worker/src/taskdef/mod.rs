@@ -233,41 +233,72 @@ pub struct Parts<'a> {
 
 /// [`assemble`] from the parts of a task descriptor.
 pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, Vec<TaskDefError>> {
-    let Parts {
-        name,
-        kind,
-        params_schema,
-        result_schema,
-        options: o,
-    } = parts;
-    let error = |field: &str, message: String| TaskDefError {
-        task: name.to_owned(),
-        field: field.to_owned(),
-        message,
-    };
     let mut errors = Vec::new();
-
-    let owner_email = match o.owner_email.map(str::to_owned).or_else(|| {
-        settings
-            .owner_email
-            .as_deref()
-            .map(str::trim)
-            .filter(|e| !e.is_empty())
-            .map(str::to_owned)
-    }) {
-        Some(email) => email,
-        None => {
-            errors.push(error(
+    let owner_email =
+        match owner_email(parts.options, settings) {
+            Some(email) => email,
+            None => {
+                errors.push(parts.error(
                 "ownerEmail",
                 "no owner email: set `owner_email = \"team@example.com\"` on the task, or a \
                  workspace-level one (`[workspace.metadata.perago] owner-email` for `cargo xtask`, \
                  `--owner-email` or PERAGO_OWNER_EMAIL for a task binary)"
                     .to_owned(),
             ));
-            String::new()
+                String::new()
+            }
+        };
+    let envelopes = envelopes(&parts, &mut errors);
+    let def = taskdef(&parts, owner_email, envelopes);
+    // Conductor's rules on the result; a field already reported is not reported twice.
+    let violations = check(&def.to_json());
+    for v in violations {
+        if !errors.iter().any(|e| e.field == v.field) {
+            errors.push(v);
         }
-    };
+    }
+    if errors.is_empty() {
+        Ok(def)
+    } else {
+        Err(errors)
+    }
+}
 
+impl Parts<'_> {
+    fn error(&self, field: &str, message: String) -> TaskDefError {
+        TaskDefError {
+            task: self.name.to_owned(),
+            field: field.to_owned(),
+            message,
+        }
+    }
+}
+
+/// The task's own `owner_email`, else the workspace-level one unless it is blank.
+fn owner_email(options: &TaskOptions, settings: &Settings) -> Option<String> {
+    options.owner_email.map(str::to_owned).or_else(|| {
+        settings
+            .owner_email
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .map(str::to_owned)
+    })
+}
+
+/// Each side of a task's contract with Conductor: its exact top-level keys, and the closed
+/// envelope that is its SchemaDef's `data` (`null` when either side could not be filled).
+struct Envelopes {
+    input_keys: Vec<String>,
+    output_keys: Vec<String>,
+    input_data: Value,
+    output_data: Value,
+}
+
+/// The envelopes of the task's kind with its params and result schemas filled in; what cannot
+/// be filled is an error of `inputSchema.data` or `outputSchema.data`.
+fn envelopes(parts: &Parts<'_>, errors: &mut Vec<TaskDefError>) -> Envelopes {
+    let Parts { name, kind, .. } = *parts;
     let (input_envelope, output_envelope) = match kind {
         TaskKind::WorkspaceFree => (
             WorkspaceFreeTaskInput::SCHEMA,
@@ -284,7 +315,7 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
     let input_data = envelope::fill(
         input_envelope,
         "params",
-        params_schema,
+        parts.params_schema,
         &format!("{name}_input"),
         &format!(
             "The Conductor inputData of the {} task `{name}`: exactly {}.",
@@ -292,18 +323,18 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             quoted_list(&input_keys)
         ),
     )
-    .map_err(|m| error("inputSchema.data", m));
+    .map_err(|m| parts.error("inputSchema.data", m));
     let output_data = envelope::fill(
         output_envelope,
         "result",
-        result_schema,
+        parts.result_schema,
         &format!("{name}_output"),
         &format!(
             "The outputData of a completed `{name}` task: exactly {}.",
             quoted_list(&output_keys)
         ),
     )
-    .map_err(|m| error("outputSchema.data", m));
+    .map_err(|m| parts.error("outputSchema.data", m));
     let (input_data, output_data) = match (input_data, output_data) {
         (Ok(i), Ok(o)) => (i, o),
         (i, o) => {
@@ -312,22 +343,28 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             (Value::Null, Value::Null)
         }
     };
+    Envelopes {
+        input_keys,
+        output_keys,
+        input_data,
+        output_data,
+    }
+}
 
+/// The TaskDef of the task's options, with Conductor's default written out for each it is
+/// silent on (the module's doc lists them); not yet checked.
+fn taskdef(parts: &Parts<'_>, owner_email: String, envelopes: Envelopes) -> TaskDef {
+    let Parts {
+        name, options: o, ..
+    } = *parts;
     let timeout_seconds = o.timeout_seconds.unwrap_or(0);
-    let response_timeout_seconds = o.response_timeout_seconds.unwrap_or(
-        if timeout_seconds > 0 && timeout_seconds < rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS {
-            timeout_seconds
-        } else {
-            rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS
-        },
-    );
-    let def = TaskDef {
+    TaskDef {
         name: name.to_owned(),
         description: o.description.map(unfold).filter(|d| !d.is_empty()),
         retry_count: o.retry_count.unwrap_or(3),
         timeout_seconds,
-        input_keys,
-        output_keys,
+        input_keys: envelopes.input_keys,
+        output_keys: envelopes.output_keys,
         timeout_policy: o
             .timeout_policy
             .unwrap_or(TimeoutPolicy::TimeOutWf)
@@ -337,7 +374,7 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             .unwrap_or(perago::task::RetryLogic::Fixed)
             .as_str(),
         retry_delay_seconds: o.retry_delay_seconds.unwrap_or(60),
-        response_timeout_seconds,
+        response_timeout_seconds: response_timeout_seconds(o, timeout_seconds),
         concurrent_exec_limit: o.concurrent_exec_limit,
         rate_limit_per_frequency: o.rate_limit_per_frequency,
         rate_limit_frequency_in_seconds: o.rate_limit_frequency_in_seconds,
@@ -349,28 +386,28 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             name: format!("{name}_input"),
             version: o.schema_version,
             kind: "JSON",
-            data: input_data,
+            data: envelopes.input_data,
         },
         output_schema: SchemaDef {
             name: format!("{name}_output"),
             version: o.schema_version,
             kind: "JSON",
-            data: output_data,
+            data: envelopes.output_data,
         },
         enforce_schema: o.enforce_schema,
-    };
-    // Conductor's rules on the result; a field already reported is not reported twice.
-    let violations = check(&def.to_json());
-    for v in violations {
-        if !errors.iter().any(|e| e.field == v.field) {
-            errors.push(v);
-        }
     }
-    if errors.is_empty() {
-        Ok(def)
-    } else {
-        Err(errors)
-    }
+}
+
+/// The task's `responseTimeoutSeconds`; when it sets none, Conductor's default, or
+/// `timeoutSeconds` when that is shorter, so that the two agree ([`rules::timeouts`]).
+fn response_timeout_seconds(options: &TaskOptions, timeout_seconds: u64) -> u64 {
+    options.response_timeout_seconds.unwrap_or(
+        if timeout_seconds > 0 && timeout_seconds < rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS {
+            timeout_seconds
+        } else {
+            rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS
+        },
+    )
 }
 
 /// A doc comment as one line per paragraph: the source's line breaks inside a paragraph become
