@@ -15,10 +15,10 @@
 
 use crate::config::GatewayConfig;
 use crate::delivery::extend_lease;
-use crate::ledger::{self, Ended, NewClaim, Refused, now_ms, rfc3339};
+use crate::ledger::{self, Ended, Finished, NewClaim, Refused, now_ms, rfc3339};
 use crate::log::EventLog;
 use crate::slots::{SlotGuard, Slots};
-use crate::transition::{self, EMPTY_RESULT_SUMMARY, TaskStatus};
+use crate::transition::{self, Decision, EMPTY_RESULT_SUMMARY, TaskStatus};
 use crate::writer::Writer;
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -673,6 +673,12 @@ async fn complete(
         Err(e) => return ledger_failed(&app, "recording the completion", e),
     };
     app.slots.release(&finished.holder.task_type);
+    completed(&task_id, &agent_id, &decision, &finished)
+}
+
+/// The answer to a recorded completion: 422 for an empty summary or a contract violation (the
+/// task has failed), else 200 with the ledger's entry.
+fn completed(task_id: &str, agent_id: &str, decision: &Decision, finished: &Finished) -> Response {
     match decision.status {
         TaskStatus::Failed if decision.outcome == "empty" => json_answer(
             StatusCode::UNPROCESSABLE_ENTITY,
