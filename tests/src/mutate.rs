@@ -20,7 +20,7 @@ use perago_codegen::SchemaSet;
 use perago_codegen::ir::{Branch, Checks, Ir, Kind, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::Validator;
 use perago_schema::check::{Bounds, Format, Lengths, Pattern, TagValue};
-use perago_schema::decision::{Decision, Facts};
+use perago_schema::one_of::{DecisionTree, Facts};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
 
@@ -337,10 +337,10 @@ pub fn wrong_types() -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// The members of an object a [`Decision`] tests.
+/// The members of an object a [`DecisionTree`] tests.
 struct ValueFacts<'a> {
     map: &'a Map<String, Value>,
-    decision: &'a Decision,
+    decision: &'a DecisionTree,
 }
 
 impl Facts for ValueFacts<'_> {

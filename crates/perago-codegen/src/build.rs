@@ -1025,7 +1025,7 @@ pub fn pascal(s: &str) -> String {
     out
 }
 
-/// The names of the branches a [`Decision`](perago_schema::decision::Decision) tells apart, from what
+/// The names of the branches a [`DecisionTree`](perago_schema::one_of::DecisionTree) tells apart, from what
 /// chooses each (the JSON types, tags and keys on the way to it); `None` for a branch only
 /// members' absence chooses, or whose name another branch has too.
 fn decision_names(labels: Vec<Vec<perago_schema::one_of::Label>>) -> Vec<Option<String>> {

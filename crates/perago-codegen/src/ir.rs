@@ -160,7 +160,7 @@ pub enum Shape {
         /// The branches, in schema order.
         branches: Vec<Branch>,
         /// When tests of the branches' members tell them apart, one after another.
-        decision: Option<perago_schema::decision::Decision>,
+        decision: Option<perago_schema::one_of::DecisionTree>,
     },
     /// `type: [T, "null"]` or `anyOf: [T, {type: null}]`.
     Nullable(NodeId),

@@ -5,7 +5,7 @@
 use insta::assert_snapshot;
 use perago_codegen::ir::{Kind, Shape};
 use perago_codegen::{NodeId, SchemaSet};
-use perago_schema::decision::Test;
+use perago_schema::one_of::Test;
 use perago_schema::{DIALECT, Error};
 use serde_json::{Map, Value, json};
 use std::fs;

@@ -4,12 +4,14 @@
 //!
 //! - [`decider`]: a `oneOf` of closed objects, told apart by a tag property, by keys each
 //!   branch alone declares, by several tags, or by tests of their members one after another
-//!   (a [`Decision`] tree);
+//!   (a [`DecisionTree`]);
 //! - [`is_union`] and [`union_kind`]: a `oneOf` or `anyOf` that is a choice between JSON types.
 
-use crate::decision::{Decision, Test};
+mod decision;
+
 use crate::dialect::is_annotation;
 use crate::kind::Kind;
+pub use decision::{DecisionTree, Facts, Refusal, Test};
 use serde_json::{Map, Value};
 
 /// True when two union branches of these kinds could both take one value.
@@ -301,7 +303,7 @@ pub struct Decider {
     pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
     /// Told apart by tests on their members (`tested_by`), with what names each branch.
-    pub decision: Option<(Decision, Vec<Vec<Label>>)>,
+    pub decision: Option<(DecisionTree, Vec<Vec<Label>>)>,
 }
 
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
@@ -427,14 +429,14 @@ enum Named {
 /// outcomes, and a choice that leaves some not told apart is undone).
 const TESTS_TRIED: usize = 4096;
 
-/// The [`Decision`] of branches told apart by tests on their members, one after another
+/// The [`DecisionTree`] of branches told apart by tests on their members, one after another
 /// ([`Tests::split`]), and what names each branch. Otherwise why not, when something splits the
 /// branches or some property every branch requires has a `type` in each (`None` when not:
 /// nothing to say beyond the other rules' reasons).
 fn tested_by(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
-) -> Result<(Decision, Vec<Vec<Label>>), Option<String>> {
+) -> Result<(DecisionTree, Vec<Vec<Label>>), Option<String>> {
     let known = branches
         .iter()
         .map(|(doc, branch)| {
@@ -463,7 +465,7 @@ fn tested_by(
         .collect();
     let mut tests = Tests {
         known,
-        decision: Decision {
+        decision: DecisionTree {
             members: Vec::new(),
             tests: Vec::new(),
         },
@@ -500,10 +502,10 @@ fn takes(written: Kind, value: Kind) -> bool {
     written == value || (written == Kind::Number && value == Kind::Integer)
 }
 
-/// A [`Decision`] being built over the branches' [`Known`] properties.
+/// A [`DecisionTree`] being built over the branches' [`Known`] properties.
 struct Tests {
     known: Vec<Vec<Known>>,
-    decision: Decision,
+    decision: DecisionTree,
     /// The smallest set of branches no test split, and why the types of the properties all
     /// of them require do not.
     stuck: Option<(Vec<usize>, Vec<String>)>,

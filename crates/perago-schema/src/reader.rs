@@ -1374,12 +1374,12 @@ impl<'k, const N: usize> Members<'k, N> {
     }
 
     /// The branch of a `oneOf` told apart by tests of its members (a
-    /// [`Decision`](crate::decision::Decision)), once they are read: `tested` holds, per member
+    /// [`DecisionTree`](crate::one_of::DecisionTree)), once they are read: `tested` holds, per member
     /// of the decision, its declared key and, for a member whose type or tag a test reads, its
     /// [`captured`](Self::capture) text. The branch, else (reported alone) none.
     pub fn decide(
         &self,
-        decision: &crate::decision::Decision,
+        decision: &crate::one_of::DecisionTree,
         tested: &[(usize, Option<&RawValue>)],
         path: &Path<'_>,
         out: &mut Out,
@@ -1418,7 +1418,7 @@ impl<const N: usize> Tested<'_, '_, N> {
     }
 }
 
-impl<const N: usize> crate::decision::Facts for Tested<'_, '_, N> {
+impl<const N: usize> crate::one_of::Facts for Tested<'_, '_, N> {
     fn has(&self, member: usize) -> bool {
         self.members.has(self.tested[member].0)
     }

@@ -14,7 +14,7 @@ use crate::ir::{
     Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, string_values,
 };
 use perago_schema::check::{Bounds, Lengths};
-use perago_schema::decision::{Decision, Test};
+use perago_schema::one_of::{DecisionTree, Test};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -29,7 +29,7 @@ mod structs;
 mod unions;
 
 /// A `oneOf`'s discriminators, branches and decision (see [`Shape::OneOf`]).
-type OneOfParts<'a> = (&'a [String], &'a [Branch], Option<&'a Decision>);
+type OneOfParts<'a> = (&'a [String], &'a [Branch], Option<&'a DecisionTree>);
 
 /// One generated Rust module.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ impl Emitter<'_> {
         node: &Node,
         discriminators: &[String],
         branches: &[Branch],
-        decision: Option<&Decision>,
+        decision: Option<&DecisionTree>,
     ) -> TokenStream {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
@@ -500,12 +500,12 @@ impl Emitter<'_> {
     fn choose_by_tests(
         &self,
         plan: &OneOfPlan<'_>,
-        decision: &Decision,
+        decision: &DecisionTree,
         members: TokenStream,
         arms: BranchArms,
     ) -> TokenStream {
         let k = self.krate;
-        let built = self.decision(decision);
+        let built = self.decision_tree(decision);
         let tested = plan.tested.iter().map(|(slot, read)| {
             if *read {
                 let captured = format_ident!("r{}", slot);
@@ -516,10 +516,10 @@ impl Emitter<'_> {
         });
         let arms = arms.tagged;
         quote! {
-            static DECISION: ::std::sync::LazyLock<#k::__private::decision::Decision> =
+            static DECISION_TREE: ::std::sync::LazyLock<#k::__private::one_of::DecisionTree> =
                 ::std::sync::LazyLock::new(|| #built);
             #members
-            match members.decide(&DECISION, &[#(#tested),*], path, out) {
+            match members.decide(&DECISION_TREE, &[#(#tested),*], path, out) {
                 #(#arms)*
                 _ => Ok(None),
             }
@@ -652,9 +652,9 @@ impl Emitter<'_> {
         quote! { #k::__private::check }
     }
     /// The expression that builds `decision`.
-    pub(super) fn decision(&self, decision: &Decision) -> TokenStream {
+    pub(super) fn decision_tree(&self, decision: &DecisionTree) -> TokenStream {
         let k = self.krate;
-        let d = quote! { #k::__private::decision };
+        let d = quote! { #k::__private::one_of };
         let s = quote! { #k::__private::reader };
         let kinds = |kinds: &[Kind]| {
             let kinds = kinds
@@ -728,7 +728,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
-            #d::Decision {
+            #d::DecisionTree {
                 members: Vec::from([#(String::from(#members)),*]),
                 tests: Vec::from([#(#tests),*]),
             }
@@ -773,7 +773,7 @@ pub(super) fn tag_value(check: &TokenStream, tag: &Value) -> TokenStream {
 struct OneOfPlan<'a> {
     discriminators: &'a [String],
     branches: &'a [Branch],
-    decision: Option<&'a Decision>,
+    decision: Option<&'a DecisionTree>,
     /// Each branch's object node and declared properties.
     objects: Vec<(NodeId, Vec<Property>)>,
     /// Decided by tests of the members (`decision`): a member whose type or tag a test reads

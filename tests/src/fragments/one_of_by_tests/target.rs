@@ -120,12 +120,12 @@ impl ::perago::Contract for Target {
                 mut map: A,
             ) -> Result<Option<Target>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("kind"), String::from("port")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Tag {
+                        ::perago::__private::one_of::Test::Tag {
                             member: 0usize,
                             tags: Vec::from([
                                 (
@@ -138,7 +138,7 @@ impl ::perago::Contract for Target {
                             other: None,
                             absent: Some(1usize),
                         },
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
@@ -156,9 +156,9 @@ impl ::perago::Contract for Target {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["kind", "path", "address", "port"];
@@ -225,7 +225,7 @@ impl ::perago::Contract for Target {
                 }
                 match members
                     .decide(
-                        &DECISION,
+                        &DECISION_TREE,
                         &[(0usize, r0.as_deref()), (3usize, r3.as_deref())],
                         path,
                         out,

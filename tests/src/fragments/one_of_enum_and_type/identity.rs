@@ -97,12 +97,12 @@ impl ::perago::Contract for Identity {
                 mut map: A,
             ) -> Result<Option<Identity>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("id")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 0usize,
                             groups: Vec::from([
                                 (
@@ -129,9 +129,9 @@ impl ::perago::Contract for Identity {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["id", "name", "count", "note"];
@@ -195,7 +195,9 @@ impl ::perago::Contract for Identity {
                         }
                     }
                 }
-                match members.decide(&DECISION, &[(0usize, r0.as_deref())], path, out) {
+                match members
+                    .decide(&DECISION_TREE, &[(0usize, r0.as_deref())], path, out)
+                {
                     Some(0usize) => {
                         let g0 = members
                             .settle::<

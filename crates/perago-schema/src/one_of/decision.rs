@@ -1,6 +1,6 @@
 //! How a `oneOf` of closed objects that no single rule tells apart chooses its branch: a tree
 //! of tests on its members (a member's presence, its JSON type, its tag), each exact because
-//! the branches are closed. [`crate::one_of::decider`] builds it; the interpreter and generated
+//! the branches are closed. [`decider`](super::decider) builds it; the interpreter and generated
 //! readers walk the same tree, so both choose the same branch and report the same violation
 //! when none can hold.
 
@@ -11,14 +11,14 @@ use serde_json::Value;
 
 /// A decision: the members it tests and its tests, the first being where it starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub struct DecisionTree {
     /// The members the tests read, by index.
     pub members: Vec<String>,
     /// The tests; each refers to the next by its index here.
     pub tests: Vec<Test>,
 }
 
-/// One test of a [`Decision`]. Each outcome leads to the next test, or (`None`) to no branch:
+/// One test of a [`DecisionTree`]. Each outcome leads to the next test, or (`None`) to no branch:
 /// reported at the member tested, alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Test {
@@ -50,7 +50,7 @@ pub enum Test {
     },
 }
 
-/// What a [`Decision`] reads of an object's members (by the decision's member index).
+/// What a [`DecisionTree`] reads of an object's members (by the decision's member index).
 pub trait Facts {
     /// True when the member is present.
     fn has(&self, member: usize) -> bool;
@@ -72,7 +72,7 @@ pub enum Refusal<'d> {
     Tag(&'d str, Vec<TagValue<'d>>),
 }
 
-impl Decision {
+impl DecisionTree {
     /// The branch the object's members choose, or why none can hold.
     pub fn decide(&self, facts: &impl Facts) -> Result<usize, Refusal<'_>> {
         let mut at = 0;
