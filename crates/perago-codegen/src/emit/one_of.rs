@@ -336,7 +336,7 @@ impl Emitter<'_> {
                 let known = indices_pattern(&known);
                 slots.push(f.clone());
                 cases.push(quote! {
-                    Some(Some(#known)) => #f = members.read(&mut map, #slot, &#c, path, out)?,
+                    #s::Discriminator::Tag(#known) => #f = members.read(&mut map, #slot, &#c, path, out)?,
                 });
             }
         }
@@ -347,10 +347,10 @@ impl Emitter<'_> {
                 #(#cases)*
                 // The branch is known and does not declare it, or no branch is named: it
                 // is reported as such; read it strictly all the same.
-                Some(_) => {
+                #s::Discriminator::Tag(_) | #s::Discriminator::Unknown => {
                     members.read(&mut map, #slot, &#s::AnyValue, path, out)?;
                 }
-                None => #captured = members.capture(&mut map, #slot)?,
+                #s::Discriminator::Absent => #captured = members.capture(&mut map, #slot)?,
             },
         }
     }
@@ -364,7 +364,7 @@ impl Emitter<'_> {
     fn branch_known(&self, plan: &OneOfPlan<'_>) -> TokenStream {
         let s = self.reader_path();
         if plan.by_keys {
-            quote! { decided.map(Some) }
+            quote! { #s::Discriminator::branch(decided) }
         } else if plan.strings {
             quote! { #s::tag_of(&f0) }
         } else {
@@ -446,16 +446,16 @@ impl Emitter<'_> {
                 for (t, field) in indices.iter().zip(each) {
                     fields[at] = field;
                     let arm = arm(&fields);
-                    arms.tagged.push(quote! { Some(#t) => #arm });
+                    arms.tagged.push((*t, arm));
                 }
             }
             ([t], None) => {
                 let arm = arm(&fields);
-                arms.tagged.push(quote! { Some(#t) => #arm });
+                arms.tagged.push((*t, arm));
             }
             (_, None) if plan.mixed => {
                 let arm = arm(&fields);
-                arms.untagged.push(quote! { Some(#b) => #arm });
+                arms.untagged.push((b, arm));
             }
             (_, None) => arms.absent = Some(arm(&fields)),
         }
@@ -514,7 +514,10 @@ impl Emitter<'_> {
                 quote! { (#slot, None) }
             }
         });
-        let arms = arms.tagged;
+        let arms = arms
+            .tagged
+            .iter()
+            .map(|(t, arm)| quote! { Some(#t) => #arm });
         quote! {
             static DECISION_TREE: ::std::sync::LazyLock<#k::__private::one_of::DecisionTree> =
                 ::std::sync::LazyLock::new(|| #built);
@@ -536,7 +539,10 @@ impl Emitter<'_> {
     ) -> TokenStream {
         let deciding = plan.deciding_const();
         let required = plan.decided_required();
-        let arms = arms.tagged;
+        let arms = arms
+            .tagged
+            .iter()
+            .map(|(t, arm)| quote! { Some(#t) => #arm });
         quote! {
             #deciding
             let mut decided: Option<usize> = None;
@@ -560,17 +566,17 @@ impl Emitter<'_> {
         let n = plan.tag_values.len();
         let lists = plan.tag_values.iter().map(|v| quote! { &[#(#v),*] });
         let found = self.tags_found(plan);
-        let arms = arms.tagged;
+        let arms = self.tag_arms(&arms);
+        let s = self.reader_path();
         quote! {
             const TAGS: [&[#check::TagValue<'static>]; #n] = [#(#lists),*];
             #deciding
             #members
             match members.tagged(#found, &TAGS, path, out) {
-                None => #absent,
-                Some(tag) => match tag {
-                    #(#arms)*
-                    _ => Ok(None),
-                },
+                #s::Discriminator::Absent => #absent,
+                #(#arms)*
+                // Reported by `tagged`.
+                _ => Ok(None),
             }
         }
     }
@@ -586,21 +592,20 @@ impl Emitter<'_> {
         let tags = &plan.tags;
         let ntags = tags.len();
         let discriminator = plan.discriminator();
-        let arms = arms.tagged;
+        let arms = self.tag_arms(&arms);
+        let s = self.reader_path();
         quote! {
             const TAGS: [&str; #ntags] = [#(#tags),*];
             #deciding
             #members
-            match f0 {
-                None => #absent,
-                Some(tag) => match tag.flatten() {
-                    #(#arms)*
-                    _ => {
-                        members.discard(out);
-                        #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
-                        Ok(None)
-                    }
-                },
+            match #s::tag_of(&f0) {
+                #s::Discriminator::Absent => #absent,
+                #(#arms)*
+                _ => {
+                    members.discard(out);
+                    #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
+                    Ok(None)
+                }
             }
         }
     }
@@ -610,7 +615,10 @@ impl Emitter<'_> {
     fn no_tag(&self, plan: &OneOfPlan<'_>, arms: &BranchArms) -> (TokenStream, TokenStream) {
         if plan.mixed {
             let required = plan.decided_required();
-            let untagged = &arms.untagged;
+            let untagged = arms
+                .untagged
+                .iter()
+                .map(|(b, arm)| quote! { Some(#b) => #arm });
             let absent = quote! {
                 match members.decided(&DECIDING, &[#(#required),*], path, out) {
                     #(#untagged)*
@@ -640,6 +648,14 @@ impl Emitter<'_> {
             }
         };
         (TokenStream::new(), absent)
+    }
+    /// The arms of the branches with a tag, each `Discriminator::Tag(index) => …`.
+    fn tag_arms(&self, arms: &BranchArms) -> Vec<TokenStream> {
+        let s = self.reader_path();
+        arms.tagged
+            .iter()
+            .map(|(t, arm)| quote! { #s::Discriminator::Tag(#t) => #arm })
+            .collect()
     }
     /// `runtime::__private::reader`
     fn reader_path(&self) -> TokenStream {
@@ -905,11 +921,11 @@ impl OneOfPlan<'_> {
 /// The arms that build each branch's value once it is chosen.
 #[derive(Default)]
 struct BranchArms {
-    /// `Some(index) => …`, one per tag of each branch with one (a branch's index when keys or
+    /// `(index, arm)`, one per tag of each branch with one (a branch's index when keys or
     /// tests decide).
-    tagged: Vec<TokenStream>,
-    /// `mixed`: `Some(branch) => …` for each branch without a tag.
-    untagged: Vec<TokenStream>,
+    tagged: Vec<(usize, TokenStream)>,
+    /// `mixed`: `(branch, arm)` for each branch without a tag.
+    untagged: Vec<(usize, TokenStream)>,
     /// Else the read of the branch without a tag, chosen when no discriminator is present.
     absent: Option<TokenStream>,
 }

@@ -181,8 +181,10 @@ impl ::perago::Contract for Source {
                                 )?;
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
-                            match decided.map(Some) {
-                                Some(Some(0usize)) => {
+                            match ::perago::__private::reader::Discriminator::branch(
+                                decided,
+                            ) {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -197,7 +199,7 @@ impl ::perago::Contract for Source {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -213,7 +215,8 @@ impl ::perago::Contract for Source {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -223,7 +226,9 @@ impl ::perago::Contract for Source {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {

@@ -143,8 +143,10 @@ impl ::perago::Contract for Target {
                                 )?;
                         }
                         ::perago::__private::reader::Key::Declared(1usize) => {
-                            match decided.map(Some) {
-                                Some(Some(0usize)) => {
+                            match ::perago::__private::reader::Discriminator::branch(
+                                decided,
+                            ) {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -159,7 +161,7 @@ impl ::perago::Contract for Target {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f1_1 = members
                                         .read(
                                             &mut map,
@@ -175,7 +177,8 @@ impl ::perago::Contract for Target {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -185,7 +188,9 @@ impl ::perago::Contract for Target {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
