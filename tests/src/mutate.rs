@@ -311,8 +311,8 @@ pub struct Generator<'a> {
     names: Vec<String>,
     /// Within [`Generator::mutations`], mutating the non-null replacement of a null.
     replacing: bool,
-    /// The `examples` of each IR node's schema (by index): valid values of the nodes the
-    /// interpreter judges, which generation from the typed shape rarely meets.
+    /// The `examples` of each IR node's schema (by index): valid values of the nodes deferred
+    /// to the interpreter, which generation from the typed shape rarely meets.
     examples: Vec<Vec<Value>>,
 }
 
@@ -692,8 +692,8 @@ impl<'a> Generator<'a> {
         if self.ir.node(resolved).deferred.is_none() {
             return self.valid_typed(id, depth);
         }
-        // The typed shape leaves out what the interpreter judges: generate and keep what it
-        // holds valid, else one of the schema's examples it holds valid.
+        // The typed shape leaves out what is deferred to the interpreter: generate and keep what
+        // it finds valid, else one of the schema's examples it finds valid.
         let mut last = Value::Null;
         for _ in 0..32 {
             last = self.valid_typed(id, depth);
@@ -804,7 +804,7 @@ impl<'a> Generator<'a> {
                             };
                     if include {
                         let v = self.valid_at(p.node, depth + 1);
-                        // A judged optional member may admit nothing (`false`).
+                        // A deferred optional member may admit nothing (`false`).
                         let node = self.ir.resolve(p.node);
                         if p.required
                             || self.ir.node(node).deferred.is_none()

@@ -104,8 +104,8 @@ fragments! {
     const_non_string: constants::Constants;
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
+    deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
     integer_bounds: integers::Integers;
-    judged: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
     mixed_enum: mixed::Mixed;

@@ -35,14 +35,14 @@ pub struct Node {
     pub shape: Shape,
     /// Checks on the typed value beside its shape (`format`, `multipleOf`, `uniqueItems`).
     pub checks: Checks,
-    /// When the interpreter judges the value (a part of its schema is not typed rule by rule:
+    /// When the value is deferred to the interpreter (a part of its schema is not typed rule by rule:
     /// `not`, `if`, `contains`…, or it has no one JSON type, then [`Shape::Any`]): why.
     pub deferred: Option<String>,
 }
 
 impl Node {
     /// True when its generated type is a `Contract` of its own (a named struct, `oneOf`, union,
-    /// or value held whole for the interpreter); other named types are aliases, checked where
+    /// or value deferred whole to the interpreter); other named types are aliases, checked where
     /// they are used.
     pub fn implements_contract(&self) -> bool {
         self.name.is_some()

@@ -147,14 +147,14 @@ fragments! {
     all_of_across_files,
 
     /// `type` arrays of two or more JSON types: enums like unions of JSON types; `integer` and
-    /// `number` together overlap, so that one is held for the interpreter.
+    /// `number` together overlap, so that one is deferred to the interpreter.
     type_arrays,
 
-    // What the interpreter judges
-    /// `not`, `contains`, `dependentSchemas` and `if`/`then` at the root (a judged `Contract`,
-    /// `then`'s member an optional field), and parts with no one JSON type held as `Value`s:
+    // What is deferred to the interpreter
+    /// `not`, `contains`, `dependentSchemas` and `if`/`then` at the root (a deferred `Contract`,
+    /// `then`'s member an optional field), and parts with no one JSON type kept as `Value`s:
     /// no `type`, a type array, `false`, keywords beside a `$ref`, overlapping `anyOf` branches.
-    judged,
+    deferred,
 
     // Nullable, optional, default
     nullable_type_array,

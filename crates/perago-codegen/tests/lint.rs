@@ -41,17 +41,17 @@ fn lint_text(text: &str) -> String {
 }
 
 /// Loads in-memory files: their lint errors, or, when they load, every schema generated code
-/// holds for the interpreter to judge, and why.
+/// defers to the interpreter, and why.
 fn outcomes(files: &[(&str, String)]) -> String {
     match SchemaSet::load_sources(files.iter().map(|(name, text)| (*name, text.as_str()))) {
         Err(e) => format!("errors:\n{e}"),
         Ok(set) => {
-            let held: Vec<String> = set
+            let deferred: Vec<String> = set
                 .ir
                 .nodes()
                 .filter_map(|(_, n)| Some(format!("{}: {}", n.location, n.deferred.as_ref()?)))
                 .collect();
-            format!("judged:\n{}", held.join("\n"))
+            format!("deferred:\n{}", deferred.join("\n"))
         }
     }
 }
@@ -77,19 +77,19 @@ fn object(properties: Value) -> Value {
 // Keywords outside the subset
 
 #[test]
-fn judged_all_of_of_non_objects() {
+fn deferred_all_of_of_non_objects() {
     assert_snapshot!(outcome(
         json!({"allOf": [{"type": "string"}, {"minLength": 1}]})
     ));
 }
 
 #[test]
-fn judged_not() {
+fn deferred_not() {
     assert_snapshot!(outcome(json!({"type": "string", "not": {"const": ""}})));
 }
 
 #[test]
-fn judged_if_then_else() {
+fn deferred_if_then_else() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {"kind": {"type": "string"}},
@@ -101,9 +101,9 @@ fn judged_if_then_else() {
 
 /// `unevaluated*: false` where a value is entered keeps its type (it closes no more than the
 /// type does); in an `allOf` branch it closes a part alone, and a schema in it opens the
-/// object: both held whole.
+/// object: both deferred whole.
 #[test]
-fn judged_unevaluated() {
+fn deferred_unevaluated() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "allOf": [{"$ref": "#/$defs/Base"}],
@@ -132,7 +132,7 @@ fn judged_unevaluated() {
 }
 
 #[test]
-fn judged_pattern_properties_beside_properties() {
+fn deferred_pattern_properties_beside_properties() {
     assert_snapshot!(outcome(
         json!({"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {"^x-": {"type": "string"}}})
     ));
@@ -209,7 +209,7 @@ fn format_multiple_of_and_unique_items_are_checks() {
 }
 
 #[test]
-fn judged_prefix_items_without_min_items() {
+fn deferred_prefix_items_without_min_items() {
     assert_snapshot!(outcome(
         json!({"type": "array", "prefixItems": [{"type": "string"}]})
     ));
@@ -238,7 +238,7 @@ fn unsupported_unknown_keyword() {
 }
 
 #[test]
-fn judged_keyword_beside_ref() {
+fn deferred_keyword_beside_ref() {
     assert_snapshot!(outcome(
         json!({"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/A", "format": "uuid"})
     ));
@@ -1020,7 +1020,7 @@ fn union_untagged_objects_not_told_apart_by_keys() {
 #[test]
 fn one_of_without_const() {
     // Neither a const nor a key only one branch requires (`a` is declared by both), but `a`'s
-    // JSON type tells them apart: nothing is held.
+    // JSON type tells them apart: nothing is deferred.
     assert_snapshot!(outcome(json!({"oneOf": [
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
         {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
@@ -1055,7 +1055,7 @@ fn one_of_two_branches_lack_the_discriminator() {
 
 #[test]
 fn one_of_integer_consts_are_tags() {
-    // Nothing is held: an integer `const` tags its branch as a string's does.
+    // Nothing is deferred: an integer `const` tags its branch as a string's does.
     assert_snapshot!(outcome(json!({"oneOf": [
         {"type": "object", "properties": {"v": {"const": 1}}, "required": ["v"]},
         {"type": "object", "properties": {"v": {"const": 2}}, "required": ["v"]}
@@ -1313,13 +1313,13 @@ fn typed_id(a: Value, b: Value) -> Value {
 
 #[test]
 fn one_of_told_apart_by_a_member_type() {
-    // `id`'s JSON type names the branch (`[T, "null"]` is T and null); nothing is held.
+    // `id`'s JSON type names the branch (`[T, "null"]` is T and null); nothing is deferred.
     let mut body = typed_id(
         json!({"type": "string", "format": "uuid"}),
         json!({"$ref": "#/$defs/n"}),
     );
     body["$defs"] = json!({"n": {"type": ["integer", "null"], "minimum": 1}});
-    assert_eq!(outcome(body.clone()), "judged:\n");
+    assert_eq!(outcome(body.clone()), "deferred:\n");
     let set = load(&[("a.schema.json", schema(body))]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
@@ -1367,7 +1367,7 @@ fn one_of_told_apart_by_a_member_type() {
 
 /// The decision and the branches' names of a `oneOf` root that tests of its members tell apart.
 fn decision_of(body: Value) -> (Vec<String>, Vec<Test>, Vec<String>) {
-    assert_eq!(outcome(body.clone()), "judged:\n");
+    assert_eq!(outcome(body.clone()), "deferred:\n");
     let set = load(&[("a.schema.json", schema(body))]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
@@ -1511,11 +1511,14 @@ fn one_of_member_type_optional_or_untyped_in_a_branch() {
     // string `id` is branch 0, an integer one or none branch 1).
     let mut body = typed_id(json!({"type": "string"}), json!({"type": "integer"}));
     body["oneOf"][1]["required"] = json!([]);
-    assert_eq!(outcome(body), "judged:\n");
+    assert_eq!(outcome(body), "deferred:\n");
     // One that gives it no `type` takes a string too: no word of JSON types.
-    let held = outcome(typed_id(json!({"type": "string"}), json!({"minimum": 1})));
-    assert!(held.contains("kept as a `serde_json::Value`"), "{held}");
-    assert!(!held.contains("JSON type"), "{held}");
+    let deferred = outcome(typed_id(json!({"type": "string"}), json!({"minimum": 1})));
+    assert!(
+        deferred.contains("kept as a `serde_json::Value`"),
+        "{deferred}"
+    );
+    assert!(!deferred.contains("JSON type"), "{deferred}");
 }
 
 #[test]
@@ -2255,7 +2258,7 @@ fn checked_maps_load() {
 }
 
 #[test]
-fn checked_maps_judged() {
+fn checked_maps_deferred() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {"a": {"type": "string"}},
@@ -2288,7 +2291,7 @@ fn fixed_tuples_load() {
 }
 
 #[test]
-fn tuples_judged() {
+fn tuples_deferred() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {
@@ -2324,9 +2327,9 @@ fn type_arrays_of_scalars_are_unions() {
 }
 
 /// `integer` and `number` overlap, and objects or arrays beside other types are no union
-/// generated code types: those are held for the interpreter.
+/// generated code types: those are deferred to the interpreter.
 #[test]
-fn type_arrays_that_overlap_or_hold_containers_are_judged() {
+fn type_arrays_that_overlap_or_have_containers_are_deferred() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {

@@ -1719,15 +1719,15 @@ impl<C: Read> Read for UniqueArray<C> {
     }
 }
 
-/// A value the interpreter judges: its text is kept as read ([`RawValue`], no `Value` tree),
-/// the schema as written is applied to it by [`Fallback`](crate::fallback::Fallback), and only a
-/// value it holds valid is read, with `check`, into its typed value. Generated code uses it
+/// A value deferred to the interpreter: its text is kept as read ([`RawValue`], no `Value`
+/// tree), the schema as written is applied to it by [`Fallback`](crate::fallback::Fallback),
+/// and only a value it finds valid is read, with `check`, into its typed value. Generated code uses it
 /// where a part of the schema is not typed rule by rule (`not`, `if`/`then`/`else`,
 /// `dependentSchemas`, `contains`, a part with no one JSON type): what it records is then the
 /// interpreter's own list, in its order.
 #[derive(Debug, Clone, Copy)]
 pub struct Deferred<C: 'static> {
-    /// Reads the typed value once the interpreter holds the text valid.
+    /// Reads the typed value once the interpreter finds the text valid.
     pub check: C,
     /// The interpreter at the part's schema.
     pub fallback: &'static crate::fallback::Fallback,
@@ -1742,12 +1742,12 @@ impl<C: Read> Read for Deferred<C> {
         path: &Path<'_>,
         out: &mut Out,
     ) -> Result<Option<C::Value>, D::Error> {
-        if JUDGED.get() {
-            // Inside a value the interpreter has judged whole already.
+        if CHECKED_WHOLE.get() {
+            // Inside a value the interpreter has checked whole already.
             return self.check.read(d, path, out);
         }
         let text = <Box<RawValue> as de::Deserialize>::deserialize(d)?;
-        let _judged = match self.fallback.judge(text.get(), path, out) {
+        let _scope = match self.fallback.check(text.get(), path, out) {
             Some(false) => return Ok(None),
             Some(true) => Some(DeferredScope::enter()),
             // Not strict JSON: the typed read stops at the repeated key as every reader does.
@@ -1760,30 +1760,30 @@ impl<C: Read> Read for Deferred<C> {
     }
 }
 
-/// [`JUDGED`] set until dropped, unwinding included.
+/// [`CHECKED_WHOLE`] set until dropped, unwinding included.
 struct DeferredScope;
 
 impl DeferredScope {
     fn enter() -> DeferredScope {
-        JUDGED.set(true);
+        CHECKED_WHOLE.set(true);
         DeferredScope
     }
 }
 
 impl Drop for DeferredScope {
     fn drop(&mut self) {
-        JUDGED.set(false);
+        CHECKED_WHOLE.set(false);
     }
 }
 
 thread_local! {
-    /// Set while a value [`Deferred`] holds valid is read into its typed value: the judges of
-    /// its parts have nothing to add.
-    static JUDGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while a value [`Deferred`]'s interpreter found valid is read into its typed value:
+    /// the interpreter has nothing to add on its deferred parts.
+    static CHECKED_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A generated type's own reader, before [`Deferred`] wraps it: what its `Contract::read` would
-/// be had no part of its schema to be judged.
+/// be had no part of its schema been deferred to the interpreter.
 pub trait TypedRead: Sized {
     /// Reads the typed value as [`Read::read`] does.
     fn read<'de, D: Deserializer<'de>>(
