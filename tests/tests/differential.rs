@@ -51,7 +51,7 @@
 //! synthetic schema using the keywords the contracts leave out (numeric bounds, enums,
 //! non-string consts, `maxItems`, typed maps, recursion, an untagged `oneOf` branch, unions of
 //! JSON types (string-or-integer, const-or-number-or-null, string-or-object-or-array, an integer
-//! or one of two tagged objects), a `oneOf` told apart by required keys (alone, and as the objects of a union), `\d`, `\w`,
+//! or one of two tagged objects), a `oneOf` discriminated by required keys (alone, and as the objects of a union), `\d`, `\w`,
 //! `\s`, `.` and `\p{L}` patterns): interpreter and jsonschema only, as no validator is
 //! generated for it.
 

@@ -327,7 +327,7 @@ impl<'a> Builder<'a> {
             return self.union(doc, pointer, map, list, hint);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
-            // Lint has checked every branch and found how they are told apart already.
+            // Lint has checked every branch and found how they are distinguished already.
             let members: Vec<(usize, (usize, Value))> = branches
                 .iter()
                 .enumerate()
@@ -491,7 +491,7 @@ impl<'a> Builder<'a> {
             }
             kinds.push(kind);
         }
-        // Several objects: one `oneOf` of them, told apart by a property's `const`, in the
+        // Several objects: one `oneOf` of them, discriminated by a property's `const`, in the
         // place of the first.
         let mut tagged = None;
         if objects.len() > 1 {
@@ -1029,7 +1029,7 @@ pub fn pascal(s: &str) -> String {
     out
 }
 
-/// The names of the branches a [`DecisionTree`](perago_schema::one_of::DecisionTree) tells apart, from what
+/// The names of the branches a [`DecisionTree`](perago_schema::one_of::DecisionTree) distinguishes, from what
 /// chooses each (the JSON types, tags and keys on the way to it); `None` for a branch only
 /// members' absence chooses, or whose name another branch has too.
 fn decision_names(labels: Vec<Vec<perago_schema::one_of::Label>>) -> Vec<Option<String>> {
@@ -1053,7 +1053,7 @@ fn decision_names(labels: Vec<Vec<perago_schema::one_of::Label>>) -> Vec<Option<
         .collect()
 }
 
-/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
+/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (discriminated by keys) the
 /// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
 fn branch_name(
     i: usize,

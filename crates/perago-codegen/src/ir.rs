@@ -147,9 +147,9 @@ pub enum Shape {
         /// `maxProperties`
         max: Option<u64>,
     },
-    /// `oneOf` whose branches a discriminator property tells apart, or (no discriminator)
+    /// `oneOf` whose branches a discriminator property distinguishes, or (no discriminator)
     /// the keys only one branch declares ([`Branch::keys`]), or both: the branches without a
-    /// tag, when several, are told apart by their keys when no discriminator is present. With
+    /// tag, when several, are discriminated by their keys when no discriminator is present. With
     /// several discriminators, each branch with a tag has it on one of them (which only the
     /// branches with a tag on it declare): a document with one is one of those branches, with
     /// several none. Or (no discriminators, tags or keys) by tests of their members one after
@@ -164,7 +164,7 @@ pub enum Shape {
     },
     /// `type: [T, "null"]` or `anyOf: [T, {type: null}]`.
     Nullable(NodeId),
-    /// `anyOf` / `oneOf` whose branches are told apart by JSON type: a value is held to the
+    /// `anyOf` / `oneOf` whose branches are discriminated by JSON type: a value is checked by the
     /// branch of its type alone.
     Union(Vec<Alternative>),
     /// `$ref`, resolved.

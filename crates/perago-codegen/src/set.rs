@@ -47,7 +47,7 @@ impl SchemaSet {
 
     /// The interpreter for the set's schemas, compiled from the files as written: what a
     /// document means against any of their nodes ([`Validator::at`] a node's location), the
-    /// reference generated readers are held to.
+    /// reference generated readers must agree with.
     pub fn validator(&self) -> Result<Validator, Error> {
         let first = self.files.first().map_or("", |f| f.file.as_str());
         Validator::load_sources(

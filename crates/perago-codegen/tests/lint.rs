@@ -815,7 +815,7 @@ fn union_of_a_string_and_objects_by_required_keys_loads() {
 }
 
 #[test]
-fn union_objects_not_told_apart() {
+fn union_objects_not_distinguished() {
     assert_snapshot!(outcome(json!({"anyOf": [
         {"type": "string"},
         branch("a"),
@@ -997,7 +997,7 @@ fn union_of_tagged_and_keyed_objects_loads() {
 }
 
 #[test]
-fn one_of_untagged_branches_not_told_apart_by_keys() {
+fn one_of_untagged_branches_not_discriminated_by_keys() {
     // `kind` tags branch 0; branches 1 and 2 leave it out, and branch 1 requires only `x`,
     // which branch 2 declares too, requiring nothing: `{"x": ""}` is both.
     assert_snapshot!(outcome(json!({"oneOf": [
@@ -1008,7 +1008,7 @@ fn one_of_untagged_branches_not_told_apart_by_keys() {
 }
 
 #[test]
-fn union_untagged_objects_not_told_apart_by_keys() {
+fn union_untagged_objects_not_discriminated_by_keys() {
     assert_snapshot!(outcome(json!({"anyOf": [
         {"type": "string"},
         branch("a"),
@@ -1119,7 +1119,7 @@ fn one_of_tagged_on_several_properties() {
 }
 
 #[test]
-fn one_of_tagged_on_several_properties_and_told_apart_by_keys() {
+fn one_of_tagged_on_several_properties_and_discriminated_by_keys() {
     let (discriminators, branches) = tags_of(json!({"title": "Event", "oneOf": [
         tagged("kind", json!("a")),
         tagged("kind", json!("b")),
@@ -1200,7 +1200,7 @@ fn one_of_integer_tags_repeated_or_not_required() {
 }
 
 #[test]
-fn one_of_several_tag_properties_with_untagged_branches_not_told_apart() {
+fn one_of_several_tag_properties_with_untagged_branches_not_distinguished() {
     assert_snapshot!(outcome(json!({"oneOf": [
         tagged("kind", json!("a")),
         tagged("type", json!("c")),
@@ -1312,7 +1312,7 @@ fn typed_id(a: Value, b: Value) -> Value {
 }
 
 #[test]
-fn one_of_told_apart_by_a_member_type() {
+fn one_of_discriminated_by_a_member_type() {
     // `id`'s JSON type names the branch (`[T, "null"]` is T and null); nothing is deferred.
     let mut body = typed_id(
         json!({"type": "string", "format": "uuid"}),
@@ -1365,7 +1365,7 @@ fn one_of_told_apart_by_a_member_type() {
     assert_eq!(discriminators, ["id"]);
 }
 
-/// The decision and the branches' names of a `oneOf` root that tests of its members tell apart.
+/// The decision and the branches' names of a `oneOf` root that tests of its members distinguish.
 fn decision_of(body: Value) -> (Vec<String>, Vec<Test>, Vec<String>) {
     assert_eq!(outcome(body.clone()), "deferred:\n");
     let set = load(&[("a.schema.json", schema(body))]);
@@ -1377,7 +1377,7 @@ fn decision_of(body: Value) -> (Vec<String>, Vec<Test>, Vec<String>) {
     } = &set.ir.node(root).shape
     else {
         panic!(
-            "a oneOf told apart by tests, got {:?}",
+            "a oneOf discriminated by tests, got {:?}",
             set.ir.node(root).shape
         )
     };
@@ -1393,7 +1393,7 @@ fn closed(properties: Value, required: &[&str]) -> Value {
 }
 
 #[test]
-fn one_of_told_apart_by_tests_one_after_another() {
+fn one_of_discriminated_by_tests_one_after_another() {
     // The types of two members: `a`, then (both strings) `b`.
     let (members, tests, names) = decision_of(json!({"title": "T", "oneOf": [
         closed(json!({"a": {"type": "string"}, "b": {"type": "string"}}), &["a", "b"]),
@@ -1507,7 +1507,7 @@ fn one_of_member_types_overlap() {
 
 #[test]
 fn one_of_member_type_optional_or_untyped_in_a_branch() {
-    // A branch that does not require `id` takes an object without it: still told apart (a
+    // A branch that does not require `id` takes an object without it: still distinguished (a
     // string `id` is branch 0, an integer one or none branch 1).
     let mut body = typed_id(json!({"type": "string"}), json!({"type": "integer"}));
     body["oneOf"][1]["required"] = json!([]);

@@ -864,9 +864,9 @@ pub fn unknown_tag(path: &Path<'_>, out: &mut Out, allowed: &[TagValue<'_>]) {
     );
 }
 
-/// A `oneOf` told apart by keys, handed an object with none of the keys that choose a
+/// A `oneOf` discriminated by keys, handed an object with none of the keys that choose a
 /// branch: `required` lists, branch by branch, the keys each requires that no other declares
-/// (the discriminator, for the branches with a tag of a `oneOf` told apart by both: listed
+/// (the discriminator, for the branches with a tag of a `oneOf` discriminated by both: listed
 /// once).
 pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
     let branches: Vec<String> = required
@@ -890,7 +890,7 @@ pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
     );
 }
 
-/// A `oneOf` told apart by keys, handed an object with the keys of several branches (`found`,
+/// A `oneOf` discriminated by keys, handed an object with the keys of several branches (`found`,
 /// in schema order): every branch refuses the keys of the others.
 pub fn several_branch_keys(path: &Path<'_>, out: &mut Out, found: &[&str]) {
     let keys: Vec<String> = found.iter().map(|k| quoted(k)).collect();

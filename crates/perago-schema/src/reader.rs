@@ -14,9 +14,9 @@
 //! [`Discriminator`]; a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
 //! as JSON text ([`Members::capture`]) and read when the branch is known
-//! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
+//! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` discriminated by keys decides
 //! on the first key only one branch declares, and checks the choice at the end
-//! ([`Members::decided`]). One told apart by tests of its members (their JSON types, tags and
+//! ([`Members::decided`]). One discriminated by tests of its members (their JSON types, tags and
 //! keys, one after another) keeps each member a test reads (and any key the branches check
 //! differently) as text until the object is read, then walks the tests
 //! ([`Members::decide`]) and reads them with the branch they name.
@@ -36,7 +36,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
-/// A set of an object's keys, to tell a repeated one (foldhash: no SipHash on this path).
+/// A set of an object's keys, to find a repeated one (foldhash: no SipHash on this path).
 type KeySet<T> = HashSet<T, foldhash::fast::RandomState>;
 
 /// One schema node's rules, read from a deserialiser.
@@ -1041,7 +1041,7 @@ pub enum Key {
     Other(String),
 }
 
-/// Reads a key, telling declared properties apart with the generator's `match` on the key
+/// Reads a key, distinguishing declared properties with the generator's `match` on the key
 /// (`F`: the index of a declared key), without allocating.
 #[derive(Debug, Clone, Copy)]
 pub struct Keys<F>(pub F);
@@ -1086,7 +1086,7 @@ pub struct Members<'k, const N: usize> {
     spans: [(usize, usize); N],
     /// Undeclared members that recorded something: position and range of `out`.
     others: Vec<(u32, usize, usize)>,
-    /// Unknown keys so far, to tell a repeated one (a set: an object may have a million);
+    /// Unknown keys so far, to find a repeated one (a set: an object may have a million);
     /// made at the first one.
     unknown: Option<KeySet<String>>,
 }
@@ -1368,7 +1368,7 @@ impl<'k, const N: usize> Members<'k, N> {
         Ok(Some(value))
     }
 
-    /// The branch of a `oneOf` told apart by keys (or, without its discriminator, of its
+    /// The branch of a `oneOf` discriminated by keys (or, without its discriminator, of its
     /// branches without a tag), once its members are read: `deciding` holds `(branch, key)` for
     /// each key only one branch (of those) declares, in schema order. The branch whose
     /// keys the object has, else (reported alone) none of them, listing `required`, or several.
@@ -1433,7 +1433,7 @@ impl<'k, const N: usize> Members<'k, N> {
         }
     }
 
-    /// The branch of a `oneOf` told apart by tests of its members (a
+    /// The branch of a `oneOf` discriminated by tests of its members (a
     /// [`DecisionTree`](crate::one_of::DecisionTree)), once they are read: `tested` holds, per member
     /// of the decision, its declared key and, for a member whose type or tag a test reads, its
     /// [`captured`](Self::capture) text. The branch, else (reported alone) none.
@@ -1539,7 +1539,7 @@ pub enum Step<'a> {
     DependentRequired(usize, &'a [usize]),
 }
 
-/// What an object's reader holds of a declared key once its members are read: `None` when the
+/// What an object's reader has of a declared key once its members are read: `None` when the
 /// key is absent, `Some(None)` when present but invalid (its violations recorded), else
 /// `Some(Some(value))`.
 pub type Slot<T> = Option<Option<T>>;
@@ -1570,7 +1570,7 @@ pub fn or_else<T>(slot: Slot<T>, absent: impl FnOnce() -> T) -> Option<T> {
     }
 }
 
-/// A union's branches are told apart by [`Kind`]; generated code names it from here.
+/// A union's branches are discriminated by [`Kind`]; generated code names it from here.
 pub use crate::kind::Kind;
 
 /// Reads the string a union was handed with its string branch's `check`.

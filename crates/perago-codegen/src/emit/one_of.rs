@@ -1,4 +1,4 @@
-//! `oneOf`s of closed objects: an enum of the branches, told apart by a tag, by keys, by several tags or by a decision tree.
+//! `oneOf`s of closed objects: an enum of the branches, discriminated by a tag, by keys, by several tags or by a decision tree.
 
 use super::*;
 
@@ -45,7 +45,7 @@ impl Emitter<'_> {
             })
             .collect()
     }
-    /// The branches of a union's objects when several are told apart by a property: the
+    /// The branches of a union's objects when several are discriminated by a property: the
     /// unnamed `oneOf` the union's object branch is.
     pub(super) fn tagged_objects(&self, alternative: &Alternative) -> Option<OneOfParts<'_>> {
         let node = self.ir.node(alternative.node);
@@ -298,7 +298,7 @@ impl Emitter<'_> {
             let f = plan.typed_slot(slot, 0);
             slots.push(f.clone());
             let check = &groups[0].0;
-            // Told apart by keys: the first key only one branch declares decides.
+            // Discriminated by keys: the first key only one branch declares decides.
             return match plan
                 .deciding
                 .iter()

@@ -194,7 +194,7 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
         "$vocabulary" => "perago supports one fixed subset of JSON Schema 2020-12",
         "nullable" => "write `\"type\": [T, \"null\"]`",
         "discriminator" => {
-            "`oneOf` branches are told apart by their string `const` property; no annotation is needed"
+            "`oneOf` branches are discriminated by their string `const` property; no annotation is needed"
         }
         "example" => "write `examples` (an array)",
         _ => {

@@ -1,8 +1,8 @@
-//! How a `oneOf` of closed objects that no single rule tells apart chooses its branch: a tree
+//! How a `oneOf` of closed objects that no single rule distinguishes chooses its branch: a tree
 //! of tests on its members (a member's presence, its JSON type, its tag), each exact because
 //! the branches are closed. [`decider`](super::decider) builds it; the interpreter and generated
 //! readers walk the same tree, so both choose the same branch and report the same violation
-//! when none can hold.
+//! when none matches.
 
 use crate::check::{self, Out, TagValue};
 use crate::kind::Kind;
@@ -22,7 +22,7 @@ pub struct DecisionTree {
 /// reported at the member tested, alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Test {
-    /// The branch with this index holds, if any does.
+    /// The branch with this index, if any matches.
     Branch(usize),
     /// Member `member` present: `then`; absent: `otherwise`.
     Has {
@@ -61,7 +61,7 @@ pub trait Facts {
     fn is_tag(&self, member: usize, tag: TagValue<'_>) -> bool;
 }
 
-/// Why no branch can hold, reported alone.
+/// Why no branch can match, reported alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal<'d> {
     /// A member every branch left requires is absent.
@@ -73,7 +73,7 @@ pub enum Refusal<'d> {
 }
 
 impl DecisionTree {
-    /// The branch the object's members choose, or why none can hold.
+    /// The branch the object's members choose, or why none can match.
     pub fn decide(&self, facts: &impl Facts) -> Result<usize, Refusal<'_>> {
         let mut at = 0;
         loop {

@@ -21,7 +21,7 @@ static FALLBACK_3: ::perago::__private::fallback::Fallback = ::perago::__private
     &SCHEMAS,
     "loose.schema.json#/properties/point",
 );
-/// `loose.schema.json#/properties/size`, deferred to the interpreter: `anyOf`: branches 0 (integer) and 1 (number) overlap: a value could match both and the generated reader could not tell which branch it is (an integral number is both an integer and a number); give each branch its own JSON type, or for objects use a `oneOf` of closed objects told apart by a property with a string `const`; kept as a `serde_json::Value`.
+/// `loose.schema.json#/properties/size`, deferred to the interpreter: `anyOf`: branches 0 (integer) and 1 (number) overlap: a value could match both and the generated reader could not tell which branch it is (an integral number is both an integer and a number); give each branch its own JSON type, or for objects use a `oneOf` of closed objects discriminated by a property with a string `const`; kept as a `serde_json::Value`.
 static FALLBACK_4: ::perago::__private::fallback::Fallback = ::perago::__private::fallback::Fallback::new(
     &SCHEMAS,
     "loose.schema.json#/properties/size",

@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[0-9a-f]{7,40}$"));
 /// Source
 ///
-/// Where a checkout comes from, told apart by the keys each kind requires.
+/// Where a checkout comes from, discriminated by the keys each kind requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Source {
@@ -19,7 +19,7 @@ impl ::perago::Contract for Source {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Source",
-  "description": "Where a checkout comes from, told apart by the keys each kind requires.",
+  "description": "Where a checkout comes from, discriminated by the keys each kind requires.",
   "oneOf": [
     {
       "type": "object",

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_by_required/target.schema.json` (`file:target.schema.json`).
 /// Target
 ///
-/// A name, or one of two objects told apart by the keys each requires.
+/// A name, or one of two objects discriminated by the keys each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Target {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Target {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Target",
-  "description": "A name, or one of two objects told apart by the keys each requires.",
+  "description": "A name, or one of two objects discriminated by the keys each requires.",
   "anyOf": [
     {
       "type": "string",

@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[0-9]+$"));
 /// Reading
 ///
-/// Told apart by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.
+/// Discriminated by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Reading {
@@ -20,7 +20,7 @@ impl ::perago::Contract for Reading {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Reading",
-  "description": "Told apart by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.",
+  "description": "Discriminated by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.",
   "oneOf": [
     {
       "type": "object",

@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[a-z]+$"));
 /// Target
 ///
-/// A union whose objects are told apart by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.
+/// A union whose objects are discriminated by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Target {
@@ -20,7 +20,7 @@ impl ::perago::Contract for Target {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Target",
-  "description": "A union whose objects are told apart by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.",
+  "description": "A union whose objects are discriminated by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.",
   "anyOf": [
     {
       "type": "integer",

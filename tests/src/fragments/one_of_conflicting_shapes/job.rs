@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_shapes/job.schema.json` (`file:job.schema.json`).
 /// Job
 ///
-/// Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is told apart by having no `kind`.
+/// Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is distinguished by having no `kind`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Job {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Job {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Job",
-  "description": "Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is told apart by having no `kind`.",
+  "description": "Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is distinguished by having no `kind`.",
   "oneOf": [
     {
       "type": "object",

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/change.schema.json` (`file:change.schema.json`).
 /// Change
 ///
-/// Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.
+/// Discriminated by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Change {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Change {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Change",
-  "description": "Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.",
+  "description": "Discriminated by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.",
   "oneOf": [
     {
       "type": "object",

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/identity.schema.json` (`file:identity.schema.json`).
 /// Identity
 ///
-/// Told apart by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.
+/// Discriminated by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Identity {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Identity {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Identity",
-  "description": "Told apart by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.",
+  "description": "Discriminated by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.",
   "oneOf": [
     {
       "type": "object",

@@ -15,7 +15,7 @@ static ENUM_1: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = :
 });
 /// Level
 ///
-/// A log record told apart by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, told apart by the key each requires.
+/// A log record discriminated by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, discriminated by the key each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Level {
@@ -30,7 +30,7 @@ impl ::perago::Contract for Level {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Level",
-  "description": "A log record told apart by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, told apart by the key each requires.",
+  "description": "A log record discriminated by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, discriminated by the key each requires.",
   "oneOf": [
     {
       "type": "object",

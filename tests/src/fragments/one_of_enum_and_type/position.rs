@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[a-z]+$"));
 /// Position
 ///
-/// A path, or an object told apart by the JSON type of `at`: a line number, or a named anchor with a fragment.
+/// A path, or an object discriminated by the JSON type of `at`: a line number, or a named anchor with a fragment.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Position {
@@ -19,7 +19,7 @@ impl ::perago::Contract for Position {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Position",
-  "description": "A path, or an object told apart by the JSON type of `at`: a line number, or a named anchor with a fragment.",
+  "description": "A path, or an object discriminated by the JSON type of `at`: a line number, or a named anchor with a fragment.",
   "anyOf": [
     {
       "type": "string",

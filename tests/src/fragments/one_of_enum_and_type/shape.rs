@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/shape.schema.json` (`file:shape.schema.json`).
 /// Shape
 ///
-/// A name, or an object told apart by `kind`: a circle or a disc of a size, a square of a whole size.
+/// A name, or an object discriminated by `kind`: a circle or a disc of a size, a square of a whole size.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Shape {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Shape {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Shape",
-  "description": "A name, or an object told apart by `kind`: a circle or a disc of a size, a square of a whole size.",
+  "description": "A name, or an object discriminated by `kind`: a circle or a disc of a size, a square of a whole size.",
   "anyOf": [
     {
       "type": "string",

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_mixed/endpoint.schema.json` (`file:endpoint.schema.json`).
 /// Endpoint
 ///
-/// A name, or an object: TCP or UDP told apart by `kind`, else a socket or a pipe told apart by the key each requires.
+/// A name, or an object: TCP or UDP discriminated by `kind`, else a socket or a pipe discriminated by the key each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Endpoint {
@@ -18,7 +18,7 @@ impl ::perago::Contract for Endpoint {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Endpoint",
-  "description": "A name, or an object: TCP or UDP told apart by `kind`, else a socket or a pipe told apart by the key each requires.",
+  "description": "A name, or an object: TCP or UDP discriminated by `kind`, else a socket or a pipe discriminated by the key each requires.",
   "anyOf": [
     {
       "type": "string",

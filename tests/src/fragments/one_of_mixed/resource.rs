@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_mixed/resource.schema.json` (`file:resource.schema.json`).
 /// Resource
 ///
-/// A blob or a link, told apart by `kind`; without `kind`, a URL or a path, told apart by the key each requires.
+/// A blob or a link, discriminated by `kind`; without `kind`, a URL or a path, discriminated by the key each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Resource {
@@ -17,7 +17,7 @@ impl ::perago::Contract for Resource {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Resource",
-  "description": "A blob or a link, told apart by `kind`; without `kind`, a URL or a path, told apart by the key each requires.",
+  "description": "A blob or a link, discriminated by `kind`; without `kind`, a URL or a path, discriminated by the key each requires.",
   "oneOf": [
     {
       "type": "object",

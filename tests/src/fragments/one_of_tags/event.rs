@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_tags/event.schema.json` (`file:event.schema.json`).
 /// Event
 ///
-/// Told apart by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.
+/// Discriminated by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Event {
@@ -19,7 +19,7 @@ impl ::perago::Contract for Event {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Event",
-  "description": "Told apart by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.",
+  "description": "Discriminated by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.",
   "oneOf": [
     {
       "type": "object",

@@ -9,7 +9,7 @@ static CONST_2: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = 
 ::perago::__private::serde_json::from_str("false").expect("perago-codegen emits JSON"));
 /// Setting
 ///
-/// A name, a number, or an object told apart by its integer `schema` version or, for the old form, by a boolean `old`.
+/// A name, a number, or an object discriminated by its integer `schema` version or, for the old form, by a boolean `old`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Setting {
@@ -24,7 +24,7 @@ impl ::perago::Contract for Setting {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Setting",
-  "description": "A name, a number, or an object told apart by its integer `schema` version or, for the old form, by a boolean `old`.",
+  "description": "A name, a number, or an object discriminated by its integer `schema` version or, for the old form, by a boolean `old`.",
   "anyOf": [
     {
       "type": "string"
