@@ -68,7 +68,7 @@ pub(crate) struct Discriminated {
     /// object has no discriminator.
     pub keys: Vec<Vec<String>>,
     /// Told apart by tests of the members one after another (no properties, tags or keys).
-    pub decision: Option<crate::decision::Decision>,
+    pub decision: Option<crate::one_of::DecisionTree>,
 }
 
 /// A `oneOf` / `anyOf` whose branches each take a JSON type of their own: the value is held

@@ -144,9 +144,9 @@ impl Validator {
     /// Records the violations of the JSON `text` found at `path` of a larger document, as
     /// the rest of that document's are recorded; true when there are none. `None` when the
     /// text is not strict JSON (a repeated key): the caller's own reader reports that.
-    pub(crate) fn judge(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
+    pub(crate) fn check_part(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
         thread_local! {
-            /// One tape per thread for every judged part: no allocation once it has grown.
+            /// One tape per thread for every deferred part: no allocation once it has grown.
             static TAPE: std::cell::RefCell<Tape> = std::cell::RefCell::default();
         }
         TAPE.with_borrow_mut(|tape| {
