@@ -340,7 +340,7 @@ impl Eval<'_> {
         }
     }
 
-    /// A `oneOf` told apart by keys (or, without its discriminator, the branches without a
+    /// A `oneOf` discriminated by keys (or, without its discriminator, the branches without a
     /// tag): the branch whose own keys the object has runs alone; no such key, or keys of
     /// several branches, is reported alone.
     fn decided_by_keys(

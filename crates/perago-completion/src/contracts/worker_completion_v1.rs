@@ -1141,7 +1141,7 @@ impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for BlockedOnDepen
 ::perago_schema::string_const!(pub BlockedOnDependencyKind = "blocked_on_dependency");
 /// WorkerCompletionV1
 ///
-/// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
+/// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal, distinguished by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
 #[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
 #[serde(crate = "::perago_schema::__private::serde", untagged)]
 pub enum WorkerCompletionV1 {
@@ -1156,7 +1156,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkerCompletionV1",
-  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
+  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal, distinguished by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
   "oneOf": [
     {
       "$ref": "#/$defs/Completion"

@@ -3,7 +3,7 @@
 //! Types and validators generated from `schemas/envelopes/workspace-free-task-result.schema.json` (`https://perago.dev/schemas/workspace-free-task-result.schema.json`).
 /// WorkspaceFreeTaskResult
 ///
-/// The task result payload a workspace-free task hands back to Conductor, told apart by `status`.
+/// The task result payload a workspace-free task hands back to Conductor, discriminated by `status`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum WorkspaceFreeTaskResult {
@@ -16,7 +16,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceFreeTaskResult",
-  "description": "The task result payload a workspace-free task hands back to Conductor, told apart by `status`.",
+  "description": "The task result payload a workspace-free task hands back to Conductor, discriminated by `status`.",
   "oneOf": [
     {
       "$ref": "#/$defs/Completed"

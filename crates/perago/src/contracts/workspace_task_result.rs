@@ -3,7 +3,7 @@
 //! Types and validators generated from `schemas/envelopes/workspace-task-result.schema.json` (`https://perago.dev/schemas/workspace-task-result.schema.json`).
 /// WorkspaceTaskResult
 ///
-/// The task result payload a workspace task hands back to Conductor, told apart by `status`.
+/// The task result payload a workspace task hands back to Conductor, discriminated by `status`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum WorkspaceTaskResult {
@@ -16,7 +16,7 @@ impl ::perago::Contract for WorkspaceTaskResult {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceTaskResult",
-  "description": "The task result payload a workspace task hands back to Conductor, told apart by `status`.",
+  "description": "The task result payload a workspace task hands back to Conductor, discriminated by `status`.",
   "oneOf": [
     {
       "$ref": "#/$defs/Completed"
