@@ -13,7 +13,7 @@
 //!   the document;
 //! - every entry's standalone schema (`bundle::standalone`, what `Contract::SCHEMA` and the
 //!   TaskDefs carry) loads on its own and gives the same violations for those documents (the
-//!   same verdicts, where a part is held for the interpreter to judge; an
+//!   same verdicts, where a part is deferred to the interpreter; an
 //!   entry that admits any value bundles to annotations alone, which load as a file without a
 //!   root: that is all it must do).
 
@@ -154,16 +154,16 @@ fuzz_target!(|data: &[u8]| {
             .ok()
             .and_then(|v| v.at(&alone.ir.node(alone_root).location))
             .unwrap_or_else(|| panic!("{label}: the interpreter refuses the standalone schema"));
-        // A part held for the interpreter is closed in its standalone form by
+        // A part deferred to the interpreter is closed in its standalone form by
         // `unevaluatedProperties`, whose violations come after the others': there the verdict
         // is what must hold (it is what other validators of a TaskDef give).
-        let held = set.ir.nodes().any(|(_, n)| n.deferred.is_some());
+        let deferred = set.ir.nodes().any(|(_, n)| n.deferred.is_some());
         for (bytes, value) in &documents {
             let violations = at.validate_slice(bytes);
             check_violations(value.as_ref(), &violations);
             let alone = alone_at.validate_slice(bytes);
             let text = String::from_utf8_lossy(bytes);
-            match held {
+            match deferred {
                 false => assert_eq!(
                     violations, alone,
                     "{label}: the set and the standalone schema differ on {text:?}"

@@ -1,4 +1,4 @@
-//! What a `oneOf` told apart by tests of its members costs a generated reader (the members a
+//! What a `oneOf` discriminated by tests of its members costs a generated reader (the members a
 //! test reads are kept as text, the tests walked once the object is read, those members read
 //! again with the branch's checks): the `one_of_by_tests` fragment's `Reading` (the types of
 //! two members) and `Event` (a tag, then a member's type), beside the `Value` parse, the

@@ -20,7 +20,7 @@ use perago_codegen::SchemaSet;
 use perago_codegen::ir::{Branch, Checks, Ir, Kind, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::Validator;
 use perago_schema::check::{Bounds, Format, Lengths, Pattern, TagValue};
-use perago_schema::decision::{Decision, Facts};
+use perago_schema::one_of::{DecisionTree, Facts};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
 
@@ -311,8 +311,8 @@ pub struct Generator<'a> {
     names: Vec<String>,
     /// Within [`Generator::mutations`], mutating the non-null replacement of a null.
     replacing: bool,
-    /// The `examples` of each IR node's schema (by index): valid values of the nodes the
-    /// interpreter judges, which generation from the typed shape rarely meets.
+    /// The `examples` of each IR node's schema (by index): valid values of the nodes deferred
+    /// to the interpreter, which generation from the typed shape rarely meets.
     examples: Vec<Vec<Value>>,
 }
 
@@ -337,10 +337,10 @@ pub fn wrong_types() -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// The members of an object a [`Decision`] tests.
+/// The members of an object a [`DecisionTree`] tests.
 struct ValueFacts<'a> {
     map: &'a Map<String, Value>,
-    decision: &'a Decision,
+    decision: &'a DecisionTree,
 }
 
 impl Facts for ValueFacts<'_> {
@@ -692,8 +692,8 @@ impl<'a> Generator<'a> {
         if self.ir.node(resolved).deferred.is_none() {
             return self.valid_typed(id, depth);
         }
-        // The typed shape leaves out what the interpreter judges: generate and keep what it
-        // holds valid, else one of the schema's examples it holds valid.
+        // The typed shape leaves out what is deferred to the interpreter: generate and keep what
+        // it finds valid, else one of the schema's examples it finds valid.
         let mut last = Value::Null;
         for _ in 0..32 {
             last = self.valid_typed(id, depth);
@@ -804,7 +804,7 @@ impl<'a> Generator<'a> {
                             };
                     if include {
                         let v = self.valid_at(p.node, depth + 1);
-                        // A judged optional member may admit nothing (`false`).
+                        // A deferred optional member may admit nothing (`false`).
                         let node = self.ir.resolve(p.node);
                         if p.required
                             || self.ir.node(node).deferred.is_none()
@@ -1182,7 +1182,7 @@ impl<'a> Generator<'a> {
         Self::push(out, label, Op::Set(path.to_vec(), v));
     }
 
-    /// The mutations of a `oneOf`'s keys (those of the branches told apart by keys): another
+    /// The mutations of a `oneOf`'s keys (those of the branches discriminated by keys): another
     /// such branch's own keys added (keys of two branches), each own key of the branch the
     /// object has keys of removed (maybe none left). That branch, if any.
     fn branch_keys(
@@ -1438,7 +1438,7 @@ impl<'a> Generator<'a> {
                 decision: Some(decision),
                 ..
             } => {
-                // Told apart by tests of its members: each member a test reads as each other
+                // Discriminated by tests of its members: each member a test reads as each other
                 // JSON type, as each branch's valid member, and absent; each member the tests
                 // ask for added and removed; then the edits of the branch the tests name.
                 let Value::Object(map) = value else { return };
@@ -1470,7 +1470,7 @@ impl<'a> Generator<'a> {
                 branches,
                 ..
             } if discriminators.is_empty() => {
-                // Told apart by keys: another branch's own key added (keys of two branches),
+                // Discriminated by keys: another branch's own key added (keys of two branches),
                 // each own key of this branch removed (maybe none left), then this branch's edits.
                 let Value::Object(map) = value else { return };
                 if let Some(chosen) = self.branch_keys(branches, map, path, out) {
@@ -1484,7 +1484,7 @@ impl<'a> Generator<'a> {
             } => {
                 let Value::Object(map) = value else { return };
                 // Per discriminator: each other tag of its branches (with one already present
-                // for another, tags of two: no branch holds), wrong values, and its removal.
+                // for another, tags of two: no branch matches), wrong values, and its removal.
                 for (p, discriminator) in discriminators.iter().enumerate() {
                     let tag = map.get(discriminator);
                     path.push(Seg::Key(discriminator.clone()));
@@ -1537,7 +1537,7 @@ impl<'a> Generator<'a> {
                 let present: Vec<usize> = (0..discriminators.len())
                     .filter(|p| map.contains_key(&discriminators[*p]))
                     .collect();
-                // Told apart by both: the keys of the branches without a tag, as above.
+                // Discriminated by both: the keys of the branches without a tag, as above.
                 if branches.iter().any(|b| !b.keys.is_empty()) {
                     let keyed = self.branch_keys(branches, map, path, out);
                     if present.is_empty() {

@@ -5,7 +5,7 @@
 //!
 //! - `agent-result.schema.json`: worker-completion/v1 as a team would write it, a tagged union
 //!   whose branches each carry their own inline `const`s (`kind`, and `contract` in every
-//!   branch), a completion branch told apart by having no `kind`;
+//!   branch), a completion branch distinguished by having no `kind`;
 //! - `train-model-input.schema.json`: the `inputData` of a workspace task, closed `workspace`
 //!   and `params`, bounds, an enum, a nullable, a default, a map and a nested tagged union
 //!   (`split`, inline `const`s again).

@@ -51,7 +51,7 @@
 //! synthetic schema using the keywords the contracts leave out (numeric bounds, enums,
 //! non-string consts, `maxItems`, typed maps, recursion, an untagged `oneOf` branch, unions of
 //! JSON types (string-or-integer, const-or-number-or-null, string-or-object-or-array, an integer
-//! or one of two tagged objects), a `oneOf` told apart by required keys (alone, and as the objects of a union), `\d`, `\w`,
+//! or one of two tagged objects), a `oneOf` discriminated by required keys (alone, and as the objects of a union), `\d`, `\w`,
 //! `\s`, `.` and `\p{L}` patterns): interpreter and jsonschema only, as no validator is
 //! generated for it.
 
@@ -160,7 +160,7 @@ struct Doc {
     /// One edit of a valid document (location comparison applies).
     single: bool,
     /// Where the bytes repeat a key, which perago rejects at every door: `value` is then
-    /// another document, judged on its own.
+    /// another document, compared on its own.
     duplicate: Option<String>,
 }
 
@@ -277,9 +277,9 @@ fn related(v: &Violation, p: &str, e: &JsError) -> bool {
         || (e.combinator && is_prefix(&e.pointer, p))
 }
 
-/// How a document's results were judged.
+/// How a document's results compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Deferred {
+enum Verdict {
     /// Everything applicable agreed.
     Agreed,
     /// Agreed, and both rejected a single mutation at related locations.
@@ -289,7 +289,7 @@ enum Deferred {
 }
 
 /// What is wrong with one document's results, if anything.
-fn judge(doc: &Doc, r: &Results) -> Result<Deferred, String> {
+fn verdict(doc: &Doc, r: &Results) -> Result<Verdict, String> {
     let perago = r.interpreter.as_ref().unwrap_or(&r.interpreter_slice);
     if let Some(path) = &doc.duplicate {
         let rejected = vec![Violation::new(
@@ -325,7 +325,7 @@ fn judge(doc: &Doc, r: &Results) -> Result<Deferred, String> {
     }
     if doc.value.is_none() {
         return match perago.as_slice() {
-            [v] if v.code == Code::MalformedJson && v.path == "$" => Ok(Deferred::Agreed),
+            [v] if v.code == Code::MalformedJson && v.path == "$" => Ok(Verdict::Agreed),
             _ => Err("not JSON, but perago does not report exactly one malformed_json at $".into()),
         };
     }
@@ -338,7 +338,7 @@ fn judge(doc: &Doc, r: &Results) -> Result<Deferred, String> {
     }
     if js.is_empty() != perago.is_empty() {
         if js.is_empty() && perago.iter().all(|v| v.code == Code::IntegerRange) {
-            return Ok(Deferred::Tolerated);
+            return Ok(Verdict::Tolerated);
         }
         return Err(format!(
             "verdicts differ: jsonschema says {}, perago says {}",
@@ -368,9 +368,9 @@ fn judge(doc: &Doc, r: &Results) -> Result<Deferred, String> {
         if let Some(branch) = &r.branch {
             locations(perago, &pointers, branch, "jsonschema on the chosen branch")?;
         }
-        return Ok(Deferred::LocationsAgreed);
+        return Ok(Verdict::LocationsAgreed);
     }
-    Ok(Deferred::Agreed)
+    Ok(Verdict::Agreed)
 }
 
 /// Every jsonschema error is related to a perago violation and every perago violation (but
@@ -693,10 +693,10 @@ fn differential(set: &SchemaSet, generated: &[Generated], min_bases: usize) -> u
                 (Some(_), false) => invalid += 1,
             }
             single += usize::from(doc.single);
-            match judge(doc, &r) {
-                Ok(Deferred::Agreed) => {}
-                Ok(Deferred::LocationsAgreed) => located += 1,
-                Ok(Deferred::Tolerated) => {
+            match verdict(doc, &r) {
+                Ok(Verdict::Agreed) => {}
+                Ok(Verdict::LocationsAgreed) => located += 1,
+                Ok(Verdict::Tolerated) => {
                     integer_range += 1;
                     if tolerated.len() < 2 {
                         tolerated.push(report(

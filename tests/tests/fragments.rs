@@ -104,8 +104,8 @@ fragments! {
     const_non_string: constants::Constants;
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
+    deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
     integer_bounds: integers::Integers;
-    judged: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
     mixed_enum: mixed::Mixed;
@@ -578,9 +578,9 @@ fn one(path: &str, code: perago::Code, message: &str) -> Vec<(String, perago::Co
     vec![(path.to_owned(), code, message.to_owned())]
 }
 
-/// A `oneOf` told apart by keys: no deciding key, keys of two branches, and a key read before
+/// A `oneOf` discriminated by keys: no deciding key, keys of two branches, and a key read before
 /// the deciding one (kept as text, then read with the chosen branch's check), as the generated
-/// reader reports them (the table above holds the interpreter to the same).
+/// reader reports them (the table above checks the interpreter against the same).
 #[test]
 fn one_of_by_required_messages() {
     use f::one_of_by_required::{source::Source, target::Target};
@@ -626,7 +626,7 @@ fn one_of_by_required_messages() {
     assert!(Source::from_slice(br#"{"depth": "ab", "path": "p"}"#).is_ok());
 }
 
-/// What the generated reader of a `oneOf` told apart by a tag and by keys says: the tag
+/// What the generated reader of a `oneOf` discriminated by a tag and by keys says: the tag
 /// chooses when present, else the keys of the branches without one; `url` (an integer in the
 /// `link` branch, a string in the `url` one) is read as the branch chosen says, before or
 /// after what chooses it.
@@ -703,7 +703,7 @@ fn one_of_mixed_messages() {
     );
 }
 
-/// What the generated reader of a `oneOf` told apart by several tag properties, or by tags
+/// What the generated reader of a `oneOf` discriminated by several tag properties, or by tags
 /// that are not strings, says: one tag property chooses among its branches (its value says
 /// which, `1.0` being `1`), two are keys of several branches, none leaves the keys (or the one
 /// branch without a tag) to decide; a key the branches check differently is read as the
@@ -918,9 +918,9 @@ fn one_of_enum_tags_messages() {
     );
 }
 
-/// What the generated reader of a `oneOf` told apart by tests of its members one after another
+/// What the generated reader of a `oneOf` discriminated by tests of its members one after another
 /// says: each test's outcome leads to the next (a member's type, a tag, a key), the branch at
-/// the end holds alone; a member every branch left requires absent is `required` at it, of no
+/// the end is the one that matches; a member every branch left requires absent is `required` at it, of no
 /// branch left's type a type error listing theirs, a tag of no branch the tags; each alone.
 #[test]
 fn one_of_by_tests_messages() {
@@ -970,7 +970,7 @@ fn one_of_by_tests_messages() {
             "must be a string or null, found an integer"
         )
     );
-    // Chosen by `unit`: null, so `scale` (read before it) is held to an integer.
+    // Chosen by `unit`: null, so `scale` (read before it) is checked as an integer.
     assert_eq!(
         reported::<Reading>(r#"{"scale": "x", "value": -1, "unit": null}"#),
         vec![
@@ -1163,7 +1163,7 @@ fn decisions_read_numbers_and_escapes_as_the_interpreter() {
     }
 }
 
-/// What the generated reader of a `oneOf` told apart by a member's JSON type says: the
+/// What the generated reader of a `oneOf` discriminated by a member's JSON type says: the
 /// member's type chooses the branch (`[T, "null"]` takes null too), whose checks apply to it
 /// and to a key the branches check differently, before or after it; the member absent is
 /// `required` at it, of no branch's type a type error listing them all, each reported alone.

@@ -64,7 +64,7 @@ fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
             &[],
         ),
         (
-            "oneOf of closed objects told apart by tests of their members",
+            "oneOf of closed objects discriminated by tests of their members",
             json!({"oneOf": [
                 {"type": "object", "properties": {"kind": {"const": "a"}, "n": {"type": "integer"}},
                  "required": ["kind"], "additionalProperties": false},
@@ -181,7 +181,7 @@ fn families() -> Vec<(&'static str, Value, &'static [&'static str])> {
 fn seeds(family: &str) -> Vec<Value> {
     match family {
         "oneOf" => vec![json!(1.5), json!("abc"), json!(true), json!("b")],
-        "oneOf of closed objects told apart by tests of their members" => vec![
+        "oneOf of closed objects discriminated by tests of their members" => vec![
             json!({"kind": "a", "n": 1}),
             json!({"v": "s", "u": "t"}),
             json!({"u": null, "v": "s"}),

@@ -225,15 +225,15 @@ const UNCHECKED: &[&str] = &["idn-email", "idn-hostname", "uri-template", "unkno
 
 /// Code generation on the same schemas (`SchemaSet`, what `perago codegen` loads; `$schema`
 /// added where a suite schema leaves it out, as a contract file must say it): how many it
-/// takes, how many of those it types rule by rule and how many it holds in part for the
-/// interpreter to judge; and for every one it takes, the standalone schema a generated type
+/// takes, how many of those it types rule by rule and how many it defers in part to the
+/// interpreter; and for every one it takes, the standalone schema a generated type
 /// records (`Contract::SCHEMA`, what a TaskDef carries, for validators other than perago's)
 /// gives the original's verdict on every case of the group.
 #[test]
 fn code_generation_takes_the_suites_schemas() {
     let mut groups = 0;
     let mut taken = 0;
-    let mut held = 0;
+    let mut deferred = 0;
     let mut refusals: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     for path in json_files(&suite_dir()) {
@@ -268,7 +268,7 @@ fn code_generation_takes_the_suites_schemas() {
             };
             taken += 1;
             if set.ir.nodes().any(|(_, n)| n.deferred.is_some()) {
-                held += 1;
+                deferred += 1;
             }
             let Some(root) = set.files[0].root else {
                 continue;
@@ -293,9 +293,9 @@ fn code_generation_takes_the_suites_schemas() {
         }
     }
     eprintln!(
-        "code generation takes {taken} of the {groups} suite schemas the interpreter takes ({:.1}%): {} typed rule by rule, {held} held in part for the interpreter",
+        "code generation takes {taken} of the {groups} suite schemas the interpreter takes ({:.1}%): {} typed rule by rule, {deferred} deferred in part to the interpreter",
         100.0 * taken as f64 / groups as f64,
-        taken - held
+        taken - deferred
     );
     eprintln!("refused, by reason:");
     let mut reasons: Vec<(&String, &usize)> = refusals.iter().collect();

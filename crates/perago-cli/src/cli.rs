@@ -146,7 +146,7 @@ pub fn run() -> ExitCode {
 fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
     let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out).runtime(&args.runtime);
     match codegen.run_with_deferred(perago_codegen::Mode::checking(args.check)) {
-        Ok((changes, judged)) => {
+        Ok((changes, deferred)) => {
             let mut stderr = io::stderr();
             for change in &changes {
                 let _ = writeln!(stderr, "{change}");
@@ -157,7 +157,7 @@ fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
             if !args.check {
                 // What the generated types leave to the interpreter, which a user otherwise
                 // learns only from a `serde_json::Value` field or a doc comment.
-                for (location, reason) in judged {
+                for (location, reason) in deferred {
                     let _ = writeln!(
                         stderr,
                         "note: {location} is deferred to the interpreter at run time: {reason}"

@@ -632,7 +632,7 @@ fn lists_the_builtin_schemas() {
 /// `perago codegen` names on standard error each part it leaves to the interpreter, and why;
 /// a part typed rule by rule is not named, and `--check` writes no notes.
 #[test]
-fn codegen_names_the_parts_the_interpreter_judges() {
+fn codegen_names_the_parts_deferred_to_the_interpreter() {
     let dir = temp();
     std::fs::create_dir(dir.path().join("schemas")).expect("a schemas directory");
     write(

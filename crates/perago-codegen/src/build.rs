@@ -41,8 +41,8 @@ impl SchemaFile {
 
 pub(crate) struct Builder<'a> {
     docs: &'a mut Documents,
-    /// The parts the interpreter judges, as lint found them.
-    holds: Deferrals,
+    /// The parts deferred to the interpreter, as lint found them.
+    deferrals: Deferrals,
     normalised: Vec<Value>,
     ir: Ir,
     memo: HashMap<(usize, String), NodeId>,
@@ -52,7 +52,7 @@ pub(crate) struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    pub(crate) fn new(docs: &'a mut Documents, holds: Deferrals) -> Self {
+    pub(crate) fn new(docs: &'a mut Documents, deferrals: Deferrals) -> Self {
         let mut normalised: Vec<Value> = docs
             .iter()
             .map(|d| {
@@ -61,13 +61,13 @@ impl<'a> Builder<'a> {
                 root
             })
             .collect();
-        // A part held whole is closed as the interpreter closes it, its in-place parts open.
-        for ((doc, pointer), hold) in &holds {
+        // A part deferred whole is closed as the interpreter closes it, its in-place parts open.
+        for ((doc, pointer), deferral) in &deferrals {
             let original = &docs.get(*doc).root;
-            if hold.kind == DeferralKind::Value
+            if deferral.kind == DeferralKind::Value
                 && let Some(mut part) = original.pointer(pointer).cloned()
             {
-                crate::normalise::close_held(&mut part, true, original);
+                crate::normalise::close_deferred(&mut part, true, original);
                 if let Some(slot) = normalised[*doc].pointer_mut(pointer) {
                     *slot = part;
                 }
@@ -75,7 +75,7 @@ impl<'a> Builder<'a> {
         }
         Builder {
             docs,
-            holds,
+            deferrals,
             normalised,
             ir: Ir::new(),
             memo: HashMap::new(),
@@ -229,17 +229,21 @@ impl<'a> Builder<'a> {
         if is_def {
             self.memo.insert((doc, pointer.to_owned()), id);
         }
-        let hold = self.holds.get(&(doc, pointer.to_owned())).cloned();
+        let deferral = self.deferrals.get(&(doc, pointer.to_owned())).cloned();
         let map = match schema {
-            Value::Object(map) if hold.as_ref().is_none_or(|h| h.kind == DeferralKind::Typed) => {
+            Value::Object(map)
+                if deferral
+                    .as_ref()
+                    .is_none_or(|h| h.kind == DeferralKind::Typed) =>
+            {
                 map
             }
-            // `true`: any value; or a value held whole.
+            // `true`: any value; or a value deferred whole.
             _ => &Map::new(),
         };
         let mut shape = self.shape(doc, pointer, map, hint);
-        if let Some(hold) = hold {
-            self.ir.node_mut(id).deferred = Some(hold.reason);
+        if let Some(deferral) = deferral {
+            self.ir.node_mut(id).deferred = Some(deferral.reason);
             self.add_applied_properties(doc, pointer, map, hint, &mut shape);
         }
         self.ir.node_mut(id).checks = checks(map, &shape);
@@ -263,8 +267,8 @@ impl<'a> Builder<'a> {
         id
     }
 
-    /// The members a held object's `then`, `else` and `dependentSchemas` declare, which its
-    /// typed value holds as optional fields (the interpreter says when they may be there):
+    /// The members a deferred object's `then`, `else` and `dependentSchemas` declare, which its
+    /// typed value has as optional fields (the interpreter says when they may be there):
     /// typed by their schema when only one place declares them, else `serde_json::Value`s.
     fn add_applied_properties(
         &mut self,
@@ -323,7 +327,7 @@ impl<'a> Builder<'a> {
             return self.union(doc, pointer, map, list, hint);
         }
         if let Some(Value::Array(branches)) = map.get("oneOf") {
-            // Lint has checked every branch and found how they are told apart already.
+            // Lint has checked every branch and found how they are distinguished already.
             let members: Vec<(usize, (usize, Value))> = branches
                 .iter()
                 .enumerate()
@@ -487,7 +491,7 @@ impl<'a> Builder<'a> {
             }
             kinds.push(kind);
         }
-        // Several objects: one `oneOf` of them, told apart by a property's `const`, in the
+        // Several objects: one `oneOf` of them, discriminated by a property's `const`, in the
         // place of the first.
         let mut tagged = None;
         if objects.len() > 1 {
@@ -1025,7 +1029,7 @@ pub fn pascal(s: &str) -> String {
     out
 }
 
-/// The names of the branches a [`Decision`](perago_schema::decision::Decision) tells apart, from what
+/// The names of the branches a [`DecisionTree`](perago_schema::one_of::DecisionTree) distinguishes, from what
 /// chooses each (the JSON types, tags and keys on the way to it); `None` for a branch only
 /// members' absence chooses, or whose name another branch has too.
 fn decision_names(labels: Vec<Vec<perago_schema::one_of::Label>>) -> Vec<Option<String>> {
@@ -1049,7 +1053,7 @@ fn decision_names(labels: Vec<Vec<perago_schema::one_of::Label>>) -> Vec<Option<
         .collect()
 }
 
-/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (told apart by keys) the
+/// The name of `oneOf` branch `i` (`branch`, resolved): its tag, else (discriminated by keys) the
 /// first of its own `keys` it requires, else its position. An `enum` tag's first value names it.
 fn branch_name(
     i: usize,

@@ -96,7 +96,7 @@ impl Bundler<'_> {
         if let Some(Value::String(written)) = map.get("$ref") {
             let reference = match self.refs.get(&format!("{file}#{pointer}")).copied() {
                 Some(target) => Some(self.reference_to(target, false)),
-                // Inside a part held for the interpreter: a schema applied in place (beside
+                // Inside a part deferred to the interpreter: a schema applied in place (beside
                 // others, or in an applicator) is not closed on its own.
                 None => self.named_target(file, written).map(|target| {
                     let beside = map.keys().any(|k| k != "$ref" && !is_annotation(k));
@@ -159,7 +159,7 @@ impl Bundler<'_> {
     }
 
     /// The root or `$defs` entry a `$ref` written in `file` names, when the IR holds no `$ref`
-    /// node there (inside a part generated code holds for the interpreter). Lint allows
+    /// node there (inside a part generated code defers to the interpreter). Lint allows
     /// references to those only, by file name or `$id`.
     fn named_target(&self, file: &str, reference: &str) -> Option<NodeId> {
         let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));

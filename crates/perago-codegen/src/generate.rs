@@ -101,7 +101,7 @@ fn list(changes: &[Change]) -> String {
     changes.iter().map(|c| format!("\n  {c}")).collect()
 }
 
-/// A part of the schemas the interpreter judges at run time: its location and why.
+/// A part of the schemas deferred to the interpreter at run time: its location and why.
 pub type Deferred = (String, String);
 
 /// One directory of schemas (`*.json`) generated into one directory of Rust modules: one per
@@ -226,21 +226,21 @@ impl Codegen {
     }
 
     /// [`run`](Self::run), and the parts of the schemas the generated code does not check rule
-    /// by rule, which the interpreter judges at run time: each one's location and why, sorted
+    /// by rule, which are deferred to the interpreter at run time: each one's location and why, sorted
     /// by location (the generated doc comments say the same).
     pub fn run_with_deferred(&self, mode: Mode) -> Result<(Vec<Change>, Vec<Deferred>), Error> {
         let (set, files) = self.generate()?;
         let changes = stale(mode, &self.regenerate(), self.sync_files(&files, mode)?)?;
-        let judged: std::collections::BTreeMap<&str, &str> = set
+        let deferred: std::collections::BTreeMap<&str, &str> = set
             .ir
             .nodes()
             .filter_map(|(_, node)| Some((node.location.as_str(), node.deferred.as_deref()?)))
             .collect();
-        let judged = judged
+        let deferred = deferred
             .into_iter()
             .map(|(location, reason)| (location.to_owned(), reason.to_owned()))
             .collect();
-        Ok((changes, judged))
+        Ok((changes, deferred))
     }
 
     /// [`run`](Self::run) without the stale check: what writing did, or in check mode would

@@ -35,14 +35,14 @@ pub struct Node {
     pub shape: Shape,
     /// Checks on the typed value beside its shape (`format`, `multipleOf`, `uniqueItems`).
     pub checks: Checks,
-    /// When the interpreter judges the value (a part of its schema is not typed rule by rule:
+    /// When the value is deferred to the interpreter (a part of its schema is not typed rule by rule:
     /// `not`, `if`, `contains`…, or it has no one JSON type, then [`Shape::Any`]): why.
     pub deferred: Option<String>,
 }
 
 impl Node {
     /// True when its generated type is a `Contract` of its own (a named struct, `oneOf`, union,
-    /// or value held whole for the interpreter); other named types are aliases, checked where
+    /// or value deferred whole to the interpreter); other named types are aliases, checked where
     /// they are used.
     pub fn implements_contract(&self) -> bool {
         self.name.is_some()
@@ -147,9 +147,9 @@ pub enum Shape {
         /// `maxProperties`
         max: Option<u64>,
     },
-    /// `oneOf` whose branches a discriminator property tells apart, or (no discriminator)
+    /// `oneOf` whose branches a discriminator property distinguishes, or (no discriminator)
     /// the keys only one branch declares ([`Branch::keys`]), or both: the branches without a
-    /// tag, when several, are told apart by their keys when no discriminator is present. With
+    /// tag, when several, are discriminated by their keys when no discriminator is present. With
     /// several discriminators, each branch with a tag has it on one of them (which only the
     /// branches with a tag on it declare): a document with one is one of those branches, with
     /// several none. Or (no discriminators, tags or keys) by tests of their members one after
@@ -160,11 +160,11 @@ pub enum Shape {
         /// The branches, in schema order.
         branches: Vec<Branch>,
         /// When tests of the branches' members tell them apart, one after another.
-        decision: Option<perago_schema::decision::Decision>,
+        decision: Option<perago_schema::one_of::DecisionTree>,
     },
     /// `type: [T, "null"]` or `anyOf: [T, {type: null}]`.
     Nullable(NodeId),
-    /// `anyOf` / `oneOf` whose branches are told apart by JSON type: a value is held to the
+    /// `anyOf` / `oneOf` whose branches are discriminated by JSON type: a value is checked by the
     /// branch of its type alone.
     Union(Vec<Alternative>),
     /// `$ref`, resolved.

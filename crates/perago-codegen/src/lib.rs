@@ -29,7 +29,7 @@
 //! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | numbers in 2020-12 form |
 //! | `format`, `multipleOf`, `uniqueItems` | checks on the typed value ([`ir::Checks`]), made by the interpreter's functions in `perago_schema::check` |
 //! | `$ref` | to the root or a `$defs` entry of the same file or a sibling file; only annotations beside it |
-//! | `oneOf` | branches are closed objects told apart by one property with a distinct string `const` (one branch may leave it undeclared), or by keys: each branch requires a property no other branch declares; by tags on several properties, integer or boolean tags, `enum` tags; or by tests of their members one after another (`perago_schema::decision`: JSON types, tags, keys) |
+//! | `oneOf` | branches are closed objects discriminated by one property with a distinct string `const` (one branch may leave it undeclared), or by keys: each branch requires a property no other branch declares; by tags on several properties, integer or boolean tags, `enum` tags; or by tests of their members one after another (`perago_schema::one_of::DecisionTree`: JSON types, tags, keys) |
 //! | `anyOf` | only `[X, {"type": "null"}]` |
 //! | `allOf` | of object schemas (inline or a `$ref` to a base object): one struct merged from every part, closed over all of them; a property declared differently by two parts is refused |
 //! | `minProperties`, `maxProperties`, `dependentRequired` | checks on a struct (`dependentRequired` names declared properties) |

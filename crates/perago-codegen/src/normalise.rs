@@ -15,7 +15,7 @@ pub fn close_objects(schema: &mut Value) {
         };
     let merged = map.contains_key("allOf");
     // Schemas applied in place beside the object's own members (objects generated code
-    // holds for the interpreter to judge): what they declare belongs to the object too.
+    // defers to the interpreter): what they declare belongs to the object too.
     let applied = IN_PLACE.iter().any(|k| map.contains_key(*k))
         || (is_object && (map.contains_key("$ref") || map.contains_key("anyOf")));
     if is_object
@@ -43,13 +43,13 @@ pub fn close_objects(schema: &mut Value) {
     close_members(map);
 }
 
-/// Closes a schema generated code holds whole for the interpreter to judge (`lint::Deferrals`) as
-/// the interpreter closes it, so that its standalone form means what the interpreter judges:
+/// Closes a schema generated code defers whole to the interpreter (`lint::Deferrals`) as the
+/// interpreter closes it, so that its standalone form means what the interpreter checks:
 /// where a value is entered (`entered`), over everything evaluated in place
 /// (`unevaluatedProperties: false`, the interpreter's `Close::Dynamic`, which for a schema
 /// without in-place parts is `additionalProperties: false`); its in-place parts stay open.
 /// `root` is the document, for the local `$ref`s it follows.
-pub fn close_held(schema: &mut Value, entered: bool, root: &Value) {
+pub fn close_deferred(schema: &mut Value, entered: bool, root: &Value) {
     let Value::Object(map) = schema else { return };
     if entered
         && !map.contains_key("additionalProperties")
@@ -63,19 +63,23 @@ pub fn close_held(schema: &mut Value, entered: bool, root: &Value) {
             ("properties" | "patternProperties", Value::Object(children)) => {
                 children
                     .values_mut()
-                    .for_each(|c| close_held(c, true, root));
+                    .for_each(|c| close_deferred(c, true, root));
             }
             ("$defs", Value::Object(children)) => children.values_mut().for_each(close_objects),
             ("dependentSchemas", Value::Object(children)) => {
                 children
                     .values_mut()
-                    .for_each(|c| close_held(c, false, root));
+                    .for_each(|c| close_deferred(c, false, root));
             }
             ("allOf" | "anyOf" | "oneOf", Value::Array(children)) => {
-                children.iter_mut().for_each(|c| close_held(c, false, root));
+                children
+                    .iter_mut()
+                    .for_each(|c| close_deferred(c, false, root));
             }
             ("prefixItems", Value::Array(children)) => {
-                children.iter_mut().for_each(|c| close_held(c, true, root));
+                children
+                    .iter_mut()
+                    .for_each(|c| close_deferred(c, true, root));
             }
             (
                 "items"
@@ -84,8 +88,8 @@ pub fn close_held(schema: &mut Value, entered: bool, root: &Value) {
                 | "unevaluatedItems"
                 | "unevaluatedProperties",
                 c,
-            ) => close_held(c, true, root),
-            ("not" | "if" | "then" | "else", c) => close_held(c, false, root),
+            ) => close_deferred(c, true, root),
+            ("not" | "if" | "then" | "else", c) => close_deferred(c, false, root),
             _ => {}
         }
     }

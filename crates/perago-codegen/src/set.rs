@@ -47,7 +47,7 @@ impl SchemaSet {
 
     /// The interpreter for the set's schemas, compiled from the files as written: what a
     /// document means against any of their nodes ([`Validator::at`] a node's location), the
-    /// reference generated readers are held to.
+    /// reference generated readers must agree with.
     pub fn validator(&self) -> Result<Validator, Error> {
         let first = self.files.first().map_or("", |f| f.file.as_str());
         Validator::load_sources(
@@ -68,9 +68,9 @@ impl SchemaSet {
 }
 
 fn finish(mut docs: Documents) -> Result<SchemaSet, Error> {
-    let (mut errors, holds) = lint::lint(&mut docs);
-    if !holds.is_empty() {
-        // What generated code holds, lint does not read further: the interpreter judges it, so
+    let (mut errors, deferrals) = lint::lint(&mut docs);
+    if !deferrals.is_empty() {
+        // What generated code defers, lint does not read further: the interpreter checks it, so
         // it must take those parts, and says what is wrong in them.
         if let Err(more) =
             perago_schema::Validator::from_documents(&mut docs, 0, Options::default())
@@ -89,7 +89,7 @@ fn finish(mut docs: Documents) -> Result<SchemaSet, Error> {
     if !errors.is_empty() {
         return Err(Error::Lint(errors));
     }
-    let (ir, files) = build::Builder::new(&mut docs, holds)
+    let (ir, files) = build::Builder::new(&mut docs, deferrals)
         .finish()
         .map_err(Error::Lint)?;
     Ok(SchemaSet { ir, files })

@@ -147,14 +147,14 @@ fragments! {
     all_of_across_files,
 
     /// `type` arrays of two or more JSON types: enums like unions of JSON types; `integer` and
-    /// `number` together overlap, so that one is held for the interpreter.
+    /// `number` together overlap, so that one is deferred to the interpreter.
     type_arrays,
 
-    // What the interpreter judges
-    /// `not`, `contains`, `dependentSchemas` and `if`/`then` at the root (a judged `Contract`,
-    /// `then`'s member an optional field), and parts with no one JSON type held as `Value`s:
+    // What is deferred to the interpreter
+    /// `not`, `contains`, `dependentSchemas` and `if`/`then` at the root (a deferred `Contract`,
+    /// `then`'s member an optional field), and parts with no one JSON type kept as `Value`s:
     /// no `type`, a type array, `false`, keywords beside a `$ref`, overlapping `anyOf` branches.
-    judged,
+    deferred,
 
     // Nullable, optional, default
     nullable_type_array,
@@ -178,8 +178,8 @@ fragments! {
     one_of_conflicting_shapes,
     /// A `oneOf` inside a branch, where another branch has an object under the same key.
     one_of_nested,
-    /// Told apart by both: branches with a `kind` tag, and, without `kind`, branches told
-    /// apart by the key each requires (`url` and `size` differ by branch, tagged or not); the
+    /// Discriminated by both: branches with a `kind` tag, and, without `kind`, branches
+    /// discriminated by the key each requires (`url` and `size` differ by branch, tagged or not); the
     /// same for the objects of a union.
     one_of_mixed,
     /// Tags on several properties (`kind`, `type`) with keyed branches without a tag; integer
@@ -190,7 +190,7 @@ fragments! {
     /// by a `$ref` to a definition, beside a `const`; integer levels 1-3, 4 and 5.0, with keyed branches without a tag; the
     /// same for the objects of a union).
     one_of_enum_and_type,
-    /// Told apart by tests of the members one after another: the JSON types of two members
+    /// Discriminated by tests of the members one after another: the JSON types of two members
     /// (`value`, then `unit`), a tag then a member's type (`kind`, then `payload`), a type then
     /// a key (`max`, then `window`), tags beside a branch that takes any `level`, a member one
     /// branch leaves optional (`limit`); the same for the objects of a union (`kind`, then
@@ -201,7 +201,7 @@ fragments! {
     /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,
     /// const-or-number, string-or-object-or-null, a recursive number-or-array-or-map.
     union_of_types,
-    /// A string, one of two objects told apart by a `const` (one recursive), or null.
+    /// A string, one of two objects discriminated by a `const` (one recursive), or null.
     union_with_tagged_objects,
 
     // $ref

@@ -5,7 +5,7 @@
 use insta::assert_snapshot;
 use perago_codegen::ir::{Kind, Shape};
 use perago_codegen::{NodeId, SchemaSet};
-use perago_schema::decision::Test;
+use perago_schema::one_of::Test;
 use perago_schema::{DIALECT, Error};
 use serde_json::{Map, Value, json};
 use std::fs;
@@ -41,17 +41,17 @@ fn lint_text(text: &str) -> String {
 }
 
 /// Loads in-memory files: their lint errors, or, when they load, every schema generated code
-/// holds for the interpreter to judge, and why.
+/// defers to the interpreter, and why.
 fn outcomes(files: &[(&str, String)]) -> String {
     match SchemaSet::load_sources(files.iter().map(|(name, text)| (*name, text.as_str()))) {
         Err(e) => format!("errors:\n{e}"),
         Ok(set) => {
-            let held: Vec<String> = set
+            let deferred: Vec<String> = set
                 .ir
                 .nodes()
                 .filter_map(|(_, n)| Some(format!("{}: {}", n.location, n.deferred.as_ref()?)))
                 .collect();
-            format!("judged:\n{}", held.join("\n"))
+            format!("deferred:\n{}", deferred.join("\n"))
         }
     }
 }
@@ -77,19 +77,19 @@ fn object(properties: Value) -> Value {
 // Keywords outside the subset
 
 #[test]
-fn judged_all_of_of_non_objects() {
+fn deferred_all_of_of_non_objects() {
     assert_snapshot!(outcome(
         json!({"allOf": [{"type": "string"}, {"minLength": 1}]})
     ));
 }
 
 #[test]
-fn judged_not() {
+fn deferred_not() {
     assert_snapshot!(outcome(json!({"type": "string", "not": {"const": ""}})));
 }
 
 #[test]
-fn judged_if_then_else() {
+fn deferred_if_then_else() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {"kind": {"type": "string"}},
@@ -101,9 +101,9 @@ fn judged_if_then_else() {
 
 /// `unevaluated*: false` where a value is entered keeps its type (it closes no more than the
 /// type does); in an `allOf` branch it closes a part alone, and a schema in it opens the
-/// object: both held whole.
+/// object: both deferred whole.
 #[test]
-fn judged_unevaluated() {
+fn deferred_unevaluated() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "allOf": [{"$ref": "#/$defs/Base"}],
@@ -132,7 +132,7 @@ fn judged_unevaluated() {
 }
 
 #[test]
-fn judged_pattern_properties_beside_properties() {
+fn deferred_pattern_properties_beside_properties() {
     assert_snapshot!(outcome(
         json!({"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {"^x-": {"type": "string"}}})
     ));
@@ -209,7 +209,7 @@ fn format_multiple_of_and_unique_items_are_checks() {
 }
 
 #[test]
-fn judged_prefix_items_without_min_items() {
+fn deferred_prefix_items_without_min_items() {
     assert_snapshot!(outcome(
         json!({"type": "array", "prefixItems": [{"type": "string"}]})
     ));
@@ -238,7 +238,7 @@ fn unsupported_unknown_keyword() {
 }
 
 #[test]
-fn judged_keyword_beside_ref() {
+fn deferred_keyword_beside_ref() {
     assert_snapshot!(outcome(
         json!({"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/A", "format": "uuid"})
     ));
@@ -815,7 +815,7 @@ fn union_of_a_string_and_objects_by_required_keys_loads() {
 }
 
 #[test]
-fn union_objects_not_told_apart() {
+fn union_objects_not_distinguished() {
     assert_snapshot!(outcome(json!({"anyOf": [
         {"type": "string"},
         branch("a"),
@@ -997,7 +997,7 @@ fn union_of_tagged_and_keyed_objects_loads() {
 }
 
 #[test]
-fn one_of_untagged_branches_not_told_apart_by_keys() {
+fn one_of_untagged_branches_not_discriminated_by_keys() {
     // `kind` tags branch 0; branches 1 and 2 leave it out, and branch 1 requires only `x`,
     // which branch 2 declares too, requiring nothing: `{"x": ""}` is both.
     assert_snapshot!(outcome(json!({"oneOf": [
@@ -1008,7 +1008,7 @@ fn one_of_untagged_branches_not_told_apart_by_keys() {
 }
 
 #[test]
-fn union_untagged_objects_not_told_apart_by_keys() {
+fn union_untagged_objects_not_discriminated_by_keys() {
     assert_snapshot!(outcome(json!({"anyOf": [
         {"type": "string"},
         branch("a"),
@@ -1020,7 +1020,7 @@ fn union_untagged_objects_not_told_apart_by_keys() {
 #[test]
 fn one_of_without_const() {
     // Neither a const nor a key only one branch requires (`a` is declared by both), but `a`'s
-    // JSON type tells them apart: nothing is held.
+    // JSON type tells them apart: nothing is deferred.
     assert_snapshot!(outcome(json!({"oneOf": [
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
         {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
@@ -1055,7 +1055,7 @@ fn one_of_two_branches_lack_the_discriminator() {
 
 #[test]
 fn one_of_integer_consts_are_tags() {
-    // Nothing is held: an integer `const` tags its branch as a string's does.
+    // Nothing is deferred: an integer `const` tags its branch as a string's does.
     assert_snapshot!(outcome(json!({"oneOf": [
         {"type": "object", "properties": {"v": {"const": 1}}, "required": ["v"]},
         {"type": "object", "properties": {"v": {"const": 2}}, "required": ["v"]}
@@ -1119,7 +1119,7 @@ fn one_of_tagged_on_several_properties() {
 }
 
 #[test]
-fn one_of_tagged_on_several_properties_and_told_apart_by_keys() {
+fn one_of_tagged_on_several_properties_and_discriminated_by_keys() {
     let (discriminators, branches) = tags_of(json!({"title": "Event", "oneOf": [
         tagged("kind", json!("a")),
         tagged("kind", json!("b")),
@@ -1200,7 +1200,7 @@ fn one_of_integer_tags_repeated_or_not_required() {
 }
 
 #[test]
-fn one_of_several_tag_properties_with_untagged_branches_not_told_apart() {
+fn one_of_several_tag_properties_with_untagged_branches_not_distinguished() {
     assert_snapshot!(outcome(json!({"oneOf": [
         tagged("kind", json!("a")),
         tagged("type", json!("c")),
@@ -1312,14 +1312,14 @@ fn typed_id(a: Value, b: Value) -> Value {
 }
 
 #[test]
-fn one_of_told_apart_by_a_member_type() {
-    // `id`'s JSON type names the branch (`[T, "null"]` is T and null); nothing is held.
+fn one_of_discriminated_by_a_member_type() {
+    // `id`'s JSON type names the branch (`[T, "null"]` is T and null); nothing is deferred.
     let mut body = typed_id(
         json!({"type": "string", "format": "uuid"}),
         json!({"$ref": "#/$defs/n"}),
     );
     body["$defs"] = json!({"n": {"type": ["integer", "null"], "minimum": 1}});
-    assert_eq!(outcome(body.clone()), "judged:\n");
+    assert_eq!(outcome(body.clone()), "deferred:\n");
     let set = load(&[("a.schema.json", schema(body))]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
@@ -1365,9 +1365,9 @@ fn one_of_told_apart_by_a_member_type() {
     assert_eq!(discriminators, ["id"]);
 }
 
-/// The decision and the branches' names of a `oneOf` root that tests of its members tell apart.
+/// The decision and the branches' names of a `oneOf` root that tests of its members distinguish.
 fn decision_of(body: Value) -> (Vec<String>, Vec<Test>, Vec<String>) {
-    assert_eq!(outcome(body.clone()), "judged:\n");
+    assert_eq!(outcome(body.clone()), "deferred:\n");
     let set = load(&[("a.schema.json", schema(body))]);
     let root = set.files[0].root.expect("a root");
     let Shape::OneOf {
@@ -1377,7 +1377,7 @@ fn decision_of(body: Value) -> (Vec<String>, Vec<Test>, Vec<String>) {
     } = &set.ir.node(root).shape
     else {
         panic!(
-            "a oneOf told apart by tests, got {:?}",
+            "a oneOf discriminated by tests, got {:?}",
             set.ir.node(root).shape
         )
     };
@@ -1393,7 +1393,7 @@ fn closed(properties: Value, required: &[&str]) -> Value {
 }
 
 #[test]
-fn one_of_told_apart_by_tests_one_after_another() {
+fn one_of_discriminated_by_tests_one_after_another() {
     // The types of two members: `a`, then (both strings) `b`.
     let (members, tests, names) = decision_of(json!({"title": "T", "oneOf": [
         closed(json!({"a": {"type": "string"}, "b": {"type": "string"}}), &["a", "b"]),
@@ -1507,15 +1507,18 @@ fn one_of_member_types_overlap() {
 
 #[test]
 fn one_of_member_type_optional_or_untyped_in_a_branch() {
-    // A branch that does not require `id` takes an object without it: still told apart (a
+    // A branch that does not require `id` takes an object without it: still distinguished (a
     // string `id` is branch 0, an integer one or none branch 1).
     let mut body = typed_id(json!({"type": "string"}), json!({"type": "integer"}));
     body["oneOf"][1]["required"] = json!([]);
-    assert_eq!(outcome(body), "judged:\n");
+    assert_eq!(outcome(body), "deferred:\n");
     // One that gives it no `type` takes a string too: no word of JSON types.
-    let held = outcome(typed_id(json!({"type": "string"}), json!({"minimum": 1})));
-    assert!(held.contains("kept as a `serde_json::Value`"), "{held}");
-    assert!(!held.contains("JSON type"), "{held}");
+    let deferred = outcome(typed_id(json!({"type": "string"}), json!({"minimum": 1})));
+    assert!(
+        deferred.contains("kept as a `serde_json::Value`"),
+        "{deferred}"
+    );
+    assert!(!deferred.contains("JSON type"), "{deferred}");
 }
 
 #[test]
@@ -2255,7 +2258,7 @@ fn checked_maps_load() {
 }
 
 #[test]
-fn checked_maps_judged() {
+fn checked_maps_deferred() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {"a": {"type": "string"}},
@@ -2288,7 +2291,7 @@ fn fixed_tuples_load() {
 }
 
 #[test]
-fn tuples_judged() {
+fn tuples_deferred() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {
@@ -2324,9 +2327,9 @@ fn type_arrays_of_scalars_are_unions() {
 }
 
 /// `integer` and `number` overlap, and objects or arrays beside other types are no union
-/// generated code types: those are held for the interpreter.
+/// generated code types: those are deferred to the interpreter.
 #[test]
-fn type_arrays_that_overlap_or_hold_containers_are_judged() {
+fn type_arrays_that_overlap_or_have_containers_are_deferred() {
     assert_snapshot!(outcome(json!({
         "type": "object",
         "properties": {

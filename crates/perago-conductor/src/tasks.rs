@@ -41,7 +41,7 @@ pub struct PollRequest<'a> {
 }
 
 /// `<hostname>-<pid>`: what the Conductor SDKs report (the host name), made unique per process
-/// so that several copies on one machine are told apart.
+/// so that several copies on one machine are distinguished.
 pub fn default_worker_id() -> String {
     format!("{}-{}", hostname(), std::process::id())
 }
@@ -483,7 +483,7 @@ fn read_answer(
         attempts: 1,
         request_sent: true,
     };
-    // An empty body is told apart from a malformed one.
+    // An empty body is distinguished from a malformed one.
     loop {
         match reader.fill_buf() {
             Ok([]) => {

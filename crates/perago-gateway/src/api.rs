@@ -15,10 +15,10 @@
 
 use crate::config::GatewayConfig;
 use crate::delivery::extend_lease;
-use crate::ledger::{self, Ended, NewClaim, Refused, now_ms, rfc3339};
+use crate::ledger::{self, Ended, Finished, NewClaim, Refused, now_ms, rfc3339};
 use crate::log::EventLog;
-use crate::slots::Slots;
-use crate::transition::{self, EMPTY_RESULT_SUMMARY, TaskStatus};
+use crate::slots::{SlotGuard, Slots};
+use crate::transition::{self, Decision, EMPTY_RESULT_SUMMARY, TaskStatus};
 use crate::writer::Writer;
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -31,7 +31,7 @@ use axum::routing::{get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use perago_completion::{CONTRACT_VERSION, classify_submission};
 use perago_conductor::Client;
-use perago_conductor::tasks::{self, PollRequest};
+use perago_conductor::tasks::{self, PollError, PollRequest, PolledTask};
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
@@ -312,44 +312,83 @@ fn conflict(ended: &Ended) -> Response {
 }
 
 async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
-    let bytes = match read_body(&app, &headers, body).await {
-        Ok(bytes) => bytes,
+    let request = match claim_request(&app, &headers, body).await {
+        Ok(request) => request,
         Err(response) => return *response,
     };
+    let slot = match take_slot(&app, &request.task_type) {
+        Ok(slot) => slot,
+        Err(response) => return *response,
+    };
+    let task = match poll_one(&app, &request).await {
+        Ok(Some(task)) => task,
+        Ok(None) => return StatusCode::NO_CONTENT.into_response(),
+        Err(response) => return *response,
+    };
+    let lease_ms = lease_ms(&app.config, &task);
+    record_claim(&app, slot, &request, &task, lease_ms).await
+}
+
+/// What an agent asks for in a claim.
+struct ClaimRequest {
+    task_type: String,
+    agent_id: String,
+}
+
+/// The claim's body: `{task_type, agent_id}`, both required.
+async fn claim_request(
+    app: &App,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<ClaimRequest, Box<Response>> {
+    let bytes = read_body(app, headers, body).await?;
     let shape = "{\"task_type\": string, \"agent_id\": string}";
-    let fields = match object(&bytes, &["task_type", "agent_id"], shape) {
-        Ok(map) => map,
-        Err(response) => return *response,
-    };
-    let (task_type, agent_id) = match (
+    let fields = object(&bytes, &["task_type", "agent_id"], shape)?;
+    match (
         text_field(&fields, "task_type", 256),
         text_field(&fields, "agent_id", MAX_AGENT_ID_CHARS),
     ) {
-        (Ok(t), Ok(a)) => (t, a),
-        (Err(response), _) | (_, Err(response)) => return *response,
-    };
-    let Some(slots) = app.config.slots(&task_type) else {
+        (Ok(task_type), Ok(agent_id)) => Ok(ClaimRequest {
+            task_type,
+            agent_id,
+        }),
+        (Err(response), _) | (_, Err(response)) => Err(response),
+    }
+}
+
+/// A slot of `task_type`, taken before polling so that Conductor hands out no task beyond the
+/// type's slots: 400 for a type this gateway does not serve, 429 when every slot is held.
+fn take_slot(app: &App, task_type: &str) -> Result<SlotGuard, Box<Response>> {
+    let Some(slots) = app.config.slots(task_type) else {
         let served: Vec<&str> = app
             .config
             .task_types
             .iter()
             .map(|t| t.name.as_str())
             .collect();
-        return error(
+        return Err(reject(
             StatusCode::BAD_REQUEST,
             "unknown_task_type",
             format!("this gateway does not serve task type {task_type:?} (it serves {served:?})"),
-        );
+        ));
     };
-    let Some(slot) = app.slots.take(&task_type) else {
-        return error(
+    app.slots.take(task_type).ok_or_else(|| {
+        reject(
             StatusCode::TOO_MANY_REQUESTS,
             "no_free_slot",
             format!("all {slots} slots of {task_type} are held: retry when a claim ends"),
-        );
-    };
-    let poller = Arc::clone(&app);
-    let (poll_type, poll_agent) = (task_type.clone(), agent_id.clone());
+        )
+    })
+}
+
+/// One task of the requested type from Conductor, polled on the blocking pool; `None` when none
+/// waits. Anything else Conductor handed out is left in progress.
+async fn poll_one(
+    app: &Arc<App>,
+    request: &ClaimRequest,
+) -> Result<Option<PolledTask>, Box<Response>> {
+    let poller = Arc::clone(app);
+    let (poll_type, poll_agent) = (request.task_type.clone(), request.agent_id.clone());
     let polled = tokio::task::spawn_blocking(move || {
         let worker_id = format!("{}/{poll_agent}", poller.config.worker_id);
         let request = PollRequest {
@@ -362,69 +401,89 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
         tasks::poll_batch(&poller.client, &request)
     })
     .await;
+    let task_type = &request.task_type;
     let mut received = match polled {
         Ok(Ok(received)) => received,
-        Ok(Err(e)) => {
-            app.log.event(
-                "poll_error",
-                json!({"task_type": task_type, "error": e.error.to_string(), "left_in_progress": format!("{:?}", e.lost)}),
-            );
-            for task in e.received.iter().flatten() {
-                left_in_progress(&app, &task.task_id, "the poll's answer broke off after it");
-            }
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "conductor_unavailable",
-                format!("Conductor did not hand out a task: {}", e.error),
-            );
-        }
-        Err(e) => return ledger_failed(&app, "polling Conductor", e),
+        Ok(Err(e)) => return Err(poll_failed(app, task_type, &e)),
+        Err(e) => return Err(Box::new(ledger_failed(app, "polling Conductor", e))),
     }
     .into_iter();
     let Some(first) = received.next() else {
-        return StatusCode::NO_CONTENT.into_response();
+        return Ok(None);
     };
     for extra in received.flatten() {
         left_in_progress(
-            &app,
+            app,
             &extra.task_id,
             "Conductor handed out more than was asked for",
         );
     }
-    let task = match first {
-        Ok(task) => task,
+    match first {
+        Ok(task) => Ok(Some(task)),
         Err(invalid) => {
             app.log.event(
                 "invalid_task",
                 json!({"task_type": task_type, "reason": invalid.reason, "task": invalid.value}),
             );
-            return error(
+            Err(reject(
                 StatusCode::BAD_GATEWAY,
                 "invalid_task",
                 format!(
                     "Conductor handed out a task that cannot be claimed: {}",
                     invalid.reason
                 ),
-            );
+            ))
         }
-    };
+    }
+}
+
+/// 503: the poll failed; the tasks read whole before it broke off are left in progress.
+fn poll_failed(app: &App, task_type: &str, e: &PollError) -> Box<Response> {
+    app.log.event(
+        "poll_error",
+        json!({"task_type": task_type, "error": e.error.to_string(), "left_in_progress": format!("{:?}", e.lost)}),
+    );
+    for task in e.received.iter().flatten() {
+        left_in_progress(app, &task.task_id, "the poll's answer broke off after it");
+    }
+    reject(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "conductor_unavailable",
+        format!("Conductor did not hand out a task: {}", e.error),
+    )
+}
+
+/// The claim's lease in milliseconds: Conductor's (the task's response timeout, else
+/// Conductor's default), or the gateway's `lease` when that is shorter.
+fn lease_ms(config: &GatewayConfig, task: &PolledTask) -> i64 {
     let conductor_lease_ms = task
         .response_timeout_seconds
         .unwrap_or(perago_taskdef_rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS)
         .saturating_mul(1000);
-    let lease_ms = app.config.lease.map_or(conductor_lease_ms, |l| {
+    let lease_ms = config.lease.map_or(conductor_lease_ms, |l| {
         u64::try_from(l.as_millis())
             .unwrap_or(u64::MAX)
             .min(conductor_lease_ms)
     });
-    let lease_ms = i64::try_from(lease_ms).unwrap_or(i64::MAX);
+    i64::try_from(lease_ms).unwrap_or(i64::MAX)
+}
+
+/// Records the claim in the ledger, keeping its slot, and answers with the task; a task the
+/// ledger already has or could not record is left in progress and its slot freed.
+async fn record_claim(
+    app: &App,
+    slot: SlotGuard,
+    request: &ClaimRequest,
+    task: &PolledTask,
+    lease_ms: i64,
+) -> Response {
     let now = now_ms();
     let written = {
         let (task_id, task_type, workflow, agent, input) = (
             task.task_id.clone(),
-            task_type.clone(),
+            request.task_type.clone(),
             task.workflow_instance_id.clone(),
-            agent_id.clone(),
+            request.agent_id.clone(),
             task.input_data.get().to_owned(),
         );
         app.writer
@@ -454,8 +513,8 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
                 &json!({
                     "task_id": task.task_id,
                     "workflow_instance_id": task.workflow_instance_id,
-                    "task_type": task_type,
-                    "agent_id": agent_id,
+                    "task_type": request.task_type,
+                    "agent_id": request.agent_id,
                     "input_data": input_data,
                     "lease_ms": lease_ms,
                     "lease_deadline": rfc3339(now.saturating_add(lease_ms)),
@@ -463,7 +522,7 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
             )
         }
         Ok(false) => {
-            left_in_progress(&app, &task.task_id, "the ledger has this task already");
+            left_in_progress(app, &task.task_id, "the ledger has this task already");
             error(
                 StatusCode::BAD_GATEWAY,
                 "task_in_ledger",
@@ -474,8 +533,8 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
             )
         }
         Err(e) => {
-            left_in_progress(&app, &task.task_id, "the claim could not be recorded");
-            ledger_failed(&app, "recording the claim", e)
+            left_in_progress(app, &task.task_id, "the claim could not be recorded");
+            ledger_failed(app, "recording the claim", e)
         }
     }
 }
@@ -614,6 +673,12 @@ async fn complete(
         Err(e) => return ledger_failed(&app, "recording the completion", e),
     };
     app.slots.release(&finished.holder.task_type);
+    completed(&task_id, &agent_id, &decision, &finished)
+}
+
+/// The answer to a recorded completion: 422 for an empty summary or a contract violation (the
+/// task has failed), else 200 with the ledger's entry.
+fn completed(task_id: &str, agent_id: &str, decision: &Decision, finished: &Finished) -> Response {
     match decision.status {
         TaskStatus::Failed if decision.outcome == "empty" => json_answer(
             StatusCode::UNPROCESSABLE_ENTITY,

@@ -864,39 +864,9 @@ pub fn unknown_tag(path: &Path<'_>, out: &mut Out, allowed: &[TagValue<'_>]) {
     );
 }
 
-/// What the discriminators of a `oneOf` say, from what was `found` of each (absent, a value
-/// that is no tag of it, or the index of its tag among `tags`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tagged {
-    /// No discriminator is present.
-    Absent,
-    /// One is, and names the branch with this index among all the tags (each
-    /// discriminator's counted after the previous ones').
-    Branch(usize),
-    /// Only the discriminator with this index is present, and its value names no branch.
-    Unknown(usize),
-    /// Several discriminators are present: no branch declares two of them.
-    Several,
-}
-
-/// [`Tagged`] from what was found of each discriminator.
-pub fn tagged(found: &[Option<Option<usize>>], tags: &[&[TagValue<'_>]]) -> Tagged {
-    let mut present = found.iter().enumerate().filter(|(_, f)| f.is_some());
-    let Some((p, tag)) = present.next() else {
-        return Tagged::Absent;
-    };
-    if present.next().is_some() {
-        return Tagged::Several;
-    }
-    match tag.flatten() {
-        Some(j) => Tagged::Branch(tags[..p].iter().map(|t| t.len()).sum::<usize>() + j),
-        None => Tagged::Unknown(p),
-    }
-}
-
-/// A `oneOf` told apart by keys, handed an object with none of the keys that choose a
+/// A `oneOf` discriminated by keys, handed an object with none of the keys that choose a
 /// branch: `required` lists, branch by branch, the keys each requires that no other declares
-/// (the discriminator, for the branches with a tag of a `oneOf` told apart by both: listed
+/// (the discriminator, for the branches with a tag of a `oneOf` discriminated by both: listed
 /// once).
 pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
     let branches: Vec<String> = required
@@ -920,7 +890,7 @@ pub fn no_branch_key(path: &Path<'_>, out: &mut Out, required: &[&[&str]]) {
     );
 }
 
-/// A `oneOf` told apart by keys, handed an object with the keys of several branches (`found`,
+/// A `oneOf` discriminated by keys, handed an object with the keys of several branches (`found`,
 /// in schema order): every branch refuses the keys of the others.
 pub fn several_branch_keys(path: &Path<'_>, out: &mut Out, found: &[&str]) {
     let keys: Vec<String> = found.iter().map(|k| quoted(k)).collect();

@@ -698,7 +698,7 @@ impl Compiler<'_> {
             }
             kinds.push(kind);
         }
-        // Several objects: told apart by a property's `const`, as a `oneOf` of objects is.
+        // Several objects: discriminated by a property's `const`, as a `oneOf` of objects is.
         let (objects, object_nodes): (Vec<Value>, Vec<Ix>) = list
             .iter()
             .zip(nodes)

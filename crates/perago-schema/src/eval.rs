@@ -340,7 +340,7 @@ impl Eval<'_> {
         }
     }
 
-    /// A `oneOf` told apart by keys (or, without its discriminator, the branches without a
+    /// A `oneOf` discriminated by keys (or, without its discriminator, the branches without a
     /// tag): the branch whose own keys the object has runs alone; no such key, or keys of
     /// several branches, is reported alone.
     fn decided_by_keys(
@@ -872,14 +872,14 @@ fn has_type(bits: u8, tok: Tok) -> bool {
     bits & own != 0
 }
 
-/// The members of the object at `at` a [`Decision`](crate::decision::Decision) tests.
+/// The members of the object at `at` a [`DecisionTree`](crate::one_of::DecisionTree) tests.
 struct Tested<'e, 'a> {
     eval: &'e Eval<'a>,
     at: usize,
     members: &'e [String],
 }
 
-impl crate::decision::Facts for Tested<'_, '_> {
+impl crate::one_of::Facts for Tested<'_, '_> {
     fn has(&self, member: usize) -> bool {
         self.eval.member(self.at, &self.members[member]).is_some()
     }

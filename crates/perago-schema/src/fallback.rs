@@ -1,10 +1,10 @@
-//! The interpreter inside generated code: the parts of a schema generated types hold without
-//! typing every rule (`not`, `if`/`then`/`else`, `dependentSchemas`, `contains`, parts with no
-//! one JSON type) are judged by [`crate::Validator`] compiled from the schemas as written, so a
+//! The interpreter inside generated code: the parts of a schema generated types do not type
+//! rule by rule (`not`, `if`/`then`/`else`, `dependentSchemas`, `contains`, parts with no one
+//! JSON type) are deferred to [`crate::Validator`] compiled from the schemas as written, so a
 //! generated reader reports exactly what `perago validate` reports for them.
 //!
 //! A generated module holds its schema files once ([`Schemas`], compiled on first use) and a
-//! [`Fallback`] per judged part; [`crate::reader::Deferred`] is the check that calls it.
+//! [`Fallback`] per deferred part; [`crate::reader::Deferred`] is the check that calls it.
 
 use crate::check::{Out, push};
 use crate::path::Path;
@@ -62,7 +62,7 @@ impl Fallback {
     /// Records the violations of the JSON `text` found at `path`; true when there are none.
     /// `None` when the text is not strict JSON (a repeated key), which the caller's reader
     /// reports where it meets it.
-    pub(crate) fn judge(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
+    pub(crate) fn check(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
         let at = self.at.get_or_init(|| {
             let validator = self.schemas.validator()?;
             validator.at(self.location).ok_or_else(|| {
@@ -73,9 +73,9 @@ impl Fallback {
             })
         });
         match at {
-            Ok(validator) => validator.judge(text, path, out),
+            Ok(validator) => validator.check_part(text, path, out),
             // The generator compiled these same schemas; should they ever fail here, no value
-            // passes unjudged.
+            // passes unchecked.
             Err(e) => {
                 push(
                     out,

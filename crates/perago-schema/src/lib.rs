@@ -5,12 +5,12 @@
 //!   Schema 2020-12 whole (but `$dynamicRef` and references that would need the network),
 //!   compiled once (`compile`, into a `program`), each document read once from its bytes into
 //!   a reusable tape (`tape`) and checked there (`eval`), `format` included (`format`); it
-//!   checks defaults and examples too, and is the reference generated readers are held to;
+//!   checks defaults and examples too, and is the reference generated readers must agree with;
 //! - [`load`]: schema files and texts parsed strictly into [`load::Documents`], with their
 //!   `$id`s, for the interpreter and code generation alike; [`dialect`]: the dialect and the
 //!   annotation keywords;
-//! - [`one_of`]: how a `oneOf`'s branches are told apart ([`decision`]: the decision tree of
-//!   tests), the one analysis both the interpreter and generated readers decide by;
+//! - [`one_of`]: how a `oneOf`'s branches are distinguished ([`one_of::DecisionTree`]:
+//!   the tree of tests), the one analysis both the interpreter and generated readers decide by;
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so
 //!   both report the same violations with the same messages; [`kind`]: the JSON types;
 //! - `reader`: what generated readers read documents with, in one pass, and `fallback`, the
@@ -27,7 +27,6 @@
 pub mod check;
 mod compile;
 mod contract;
-pub mod decision;
 pub mod dialect;
 pub mod error;
 mod eval;
@@ -59,9 +58,9 @@ pub use violation::{Code, Violation, Violations};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::check;
-    pub use crate::decision;
     pub use crate::fallback;
     pub use crate::json;
+    pub use crate::one_of;
     pub use crate::path::Path;
     pub use crate::reader;
     pub use crate::violation::Violation;

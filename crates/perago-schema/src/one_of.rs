@@ -1,15 +1,17 @@
-//! How the branches of a `oneOf` are told apart, the analysis both validators share: code
+//! How the branches of a `oneOf` are distinguished, the analysis both validators share: code
 //! generation types a `oneOf` by it, the interpreter decides a document's branch by it, so
-//! both choose the same branch and report the same violation when none can hold.
+//! both choose the same branch and report the same violation when none matches.
 //!
-//! - [`decider`]: a `oneOf` of closed objects, told apart by a tag property, by keys each
+//! - [`decider`]: a `oneOf` of closed objects, discriminated by a tag property, by keys each
 //!   branch alone declares, by several tags, or by tests of their members one after another
-//!   (a [`Decision`] tree);
+//!   (a [`DecisionTree`]);
 //! - [`is_union`] and [`union_kind`]: a `oneOf` or `anyOf` that is a choice between JSON types.
 
-use crate::decision::{Decision, Test};
+mod decision;
+
 use crate::dialect::is_annotation;
 use crate::kind::Kind;
+pub use decision::{DecisionTree, Facts, Refusal, Test};
 use serde_json::{Map, Value};
 
 /// True when two union branches of these kinds could both take one value.
@@ -96,7 +98,7 @@ pub fn union_kind(
 /// The discriminator of a `oneOf`'s resolved branches (each with the document it is in), with
 /// each branch's tag, as a [`Decider`]: the first property that every branch either declares (required, with a
 /// distinct string `const`) or leaves undeclared, the undeclared ones being at most one or,
-/// when `mixed`, several told apart by their keys among themselves (their `own_keys`; empty
+/// when `mixed`, several discriminated by their keys among themselves (their `own_keys`; empty
 /// for the branches with a tag, and all empty without several undeclared). `follow` resolves a property schema's
 /// `$ref`s from its document. Otherwise, why no property qualifies.
 fn tagged_by(
@@ -109,7 +111,7 @@ fn tagged_by(
     for name in candidates {
         let mut tags: Vec<Option<String>> = Vec::new();
         let mut plausible = false;
-        // The empty key stands for "told apart by keys" (`decider` refuses it after the
+        // The empty key stands for "discriminated by keys" (`decider` refuses it after the
         // first pass too).
         let mut problem = (mixed && name.is_empty())
             .then(|| "the empty key cannot be a discriminator".to_owned());
@@ -189,9 +191,9 @@ fn tagged_by(
         }
     }
     let rule = if mixed {
-        "the branches must be told apart by one property that each branch declares, lists in `required` and gives a distinct string `const`, or leaves undeclared (one branch, or several that each require a property no other of them declares)"
+        "the branches must be discriminated by one property that each branch declares, lists in `required` and gives a distinct string `const`, or leaves undeclared (one branch, or several that each require a property no other of them declares)"
     } else {
-        "the branches must be told apart by one property that each branch declares, lists in `required` and gives a distinct string `const` (one branch may leave it undeclared)"
+        "the branches must be discriminated by one property that each branch declares, lists in `required` and gives a distinct string `const` (one branch may leave it undeclared)"
     };
     if reasons.is_empty() {
         Err(format!(
@@ -270,7 +272,7 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
     }
 }
 
-/// How a `oneOf`'s resolved branches are told apart, tried in this order (each exact for
+/// How a `oneOf`'s resolved branches are distinguished, tried in this order (each exact for
 /// closed objects):
 /// - by a discriminator: `properties` is that one property (each branch's tag, see
 ///   `tagged_by`; `keys` empty);
@@ -278,7 +280,7 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 ///   at least one of them required, so the first of them a document has decides its branch
 ///   (the other branches, closed, refuse it);
 /// - by both: a property the branches with a tag declare, require and give distinct string
-///   `const`s, and several branches without a tag, which do not declare it, told apart among
+///   `const`s, and several branches without a tag, which do not declare it, distinguished among
 ///   themselves by their `keys` (empty for the branches with a tag). A document with the
 ///   property is one of the branches with a tag (the others, closed, refuse it), its tag
 ///   says which; one without is one of the others (the property is required by the rest),
@@ -287,9 +289,9 @@ fn own_keys(branches: &[(usize, &Value)]) -> Result<Vec<Vec<String>>, Vec<usize>
 ///   branch with a tag has it on one of `properties` (a string, integer or boolean `const`, or
 ///   an `enum` of such values, required, the values disjoint among the branches that declare
 ///   that property, which no other branch declares); the branches
-///   without a tag are one, or several told apart by their `keys` as above. A document with
+///   without a tag are one, or several discriminated by their `keys` as above. A document with
 ///   one tag property is one of that property's branches, its value says which; with tag
-///   properties of two branches, no branch holds; with none, it is one of the others;
+///   properties of two branches, no branch matches; with none, it is one of the others;
 /// - by tests on their members, one after another (`tested_by`): `decision` (no
 ///   `properties`, tags or keys).
 #[derive(Debug)]
@@ -300,8 +302,8 @@ pub struct Decider {
     /// is an `i64`).
     pub tags: Vec<Option<BranchTag>>,
     pub keys: Vec<Vec<String>>,
-    /// Told apart by tests on their members (`tested_by`), with what names each branch.
-    pub decision: Option<(Decision, Vec<Vec<Label>>)>,
+    /// Discriminated by tests on their members (`tested_by`), with what names each branch.
+    pub decision: Option<(DecisionTree, Vec<Vec<Label>>)>,
 }
 
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
@@ -313,7 +315,7 @@ pub fn decider(
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
 ) -> Result<Decider, String> {
     match tagged_by(branches, &mut follow, false) {
-        // The empty key stands for "told apart by keys", so it cannot be a discriminator.
+        // The empty key stands for "discriminated by keys", so it cannot be a discriminator.
         Ok(decider) if decider.properties.iter().all(|p| !p.is_empty()) => return Ok(decider),
         _ => {}
     }
@@ -354,11 +356,11 @@ pub fn decider(
         }
         Err(None) => String::new(),
         Err(Some(why)) => format!(
-            "; nor by tests of their members one after another (a tag, a member's JSON type or a key, each outcome of which leaves fewer of the branches that can hold: a closed branch refuses a member it does not declare, and an object without one it requires; `integer` and `number` overlap): {why}"
+            "; nor by tests of their members one after another (a tag, a member's JSON type or a key, each outcome of which leaves fewer of the branches that can match: a closed branch refuses a member it does not declare, and an object without one it requires; `integer` and `number` overlap): {why}"
         ),
     };
     Err(format!(
-        "{tagged}; nor are they told apart by their keys (each branch must require a property no other branch declares): {}{several}{typed}",
+        "{tagged}; nor are they discriminated by their keys (each branch must require a property no other branch declares): {}{several}{typed}",
         problems.join("; ")
     ))
 }
@@ -404,7 +406,7 @@ const VALUE_KINDS: [Kind; 7] = [
     Kind::Object,
 ];
 
-/// What names a branch told apart by tests: the outcomes on the way to it.
+/// What names a branch discriminated by tests: the outcomes on the way to it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Label {
     /// Its JSON type for the member a test reads (the first its `type` names).
@@ -424,17 +426,17 @@ enum Named {
 }
 
 /// How many tests `tested_by` tries at most (the same branches may be under several
-/// outcomes, and a choice that leaves some not told apart is undone).
+/// outcomes, and a choice that leaves some not distinguished is undone).
 const TESTS_TRIED: usize = 4096;
 
-/// The [`Decision`] of branches told apart by tests on their members, one after another
+/// The [`DecisionTree`] of branches discriminated by tests on their members, one after another
 /// ([`Tests::split`]), and what names each branch. Otherwise why not, when something splits the
 /// branches or some property every branch requires has a `type` in each (`None` when not:
 /// nothing to say beyond the other rules' reasons).
 fn tested_by(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
-) -> Result<(Decision, Vec<Vec<Label>>), Option<String>> {
+) -> Result<(DecisionTree, Vec<Vec<Label>>), Option<String>> {
     let known = branches
         .iter()
         .map(|(doc, branch)| {
@@ -463,7 +465,7 @@ fn tested_by(
         .collect();
     let mut tests = Tests {
         known,
-        decision: Decision {
+        decision: DecisionTree {
             members: Vec::new(),
             tests: Vec::new(),
         },
@@ -478,7 +480,7 @@ fn tested_by(
     }
     if tests.tried > TESTS_TRIED {
         return Err(Some(format!(
-            "more than {TESTS_TRIED} tests tried without telling them apart"
+            "more than {TESTS_TRIED} tests tried without distinguishing them"
         )));
     }
     match tests.stuck {
@@ -500,20 +502,20 @@ fn takes(written: Kind, value: Kind) -> bool {
     written == value || (written == Kind::Number && value == Kind::Integer)
 }
 
-/// A [`Decision`] being built over the branches' [`Known`] properties.
+/// A [`DecisionTree`] being built over the branches' [`Known`] properties.
 struct Tests {
     known: Vec<Vec<Known>>,
-    decision: Decision,
+    decision: DecisionTree,
     /// The smallest set of branches no test split, and why the types of the properties all
     /// of them require do not.
     stuck: Option<(Vec<usize>, Vec<String>)>,
     /// Tests tried so far.
     tried: usize,
-    /// The sets of branches no test tells apart (whatever led to them).
+    /// The sets of branches no test distinguishes (whatever led to them).
     failed: std::collections::HashSet<Vec<usize>>,
 }
 
-/// What a test on one member leads to: the branches that can still hold after each outcome
+/// What a test on one member leads to: the branches that can still match after each outcome
 /// (empty: none can, which is reported).
 struct Outcomes<T> {
     /// The member absent: the branches that do not require it.
@@ -528,7 +530,7 @@ struct Outcomes<T> {
 impl Tests {
     /// The test that tells the branches of `set` apart, added with those after it: the first
     /// whose outcomes each leave fewer branches than `set` (an outcome leaves the branches that
-    /// can still hold: a branch refuses a member it does not declare, for it is closed, and an
+    /// can still match: a branch refuses a member it does not declare, for it is closed, and an
     /// object without one it requires), of
     /// - a tag: a member some branches give a `const` or an `enum` of strings, integers or
     ///   booleans (each value leaves the branches that give it, and those that declare the
@@ -538,8 +540,8 @@ impl Tests {
     ///   an `integer` and a `number`);
     /// - a key some branches of `set` do not declare (present, it leaves those that do);
     ///
-    /// each in schema order, the branches of each outcome told apart in turn (a choice that
-    /// leaves some not told apart is undone, and the next tried). Otherwise `Err`.
+    /// each in schema order, the branches of each outcome distinguished in turn (a choice that
+    /// leaves some not distinguished is undone, and the next tried). Otherwise `Err`.
     fn split(&mut self, set: &[usize]) -> Result<usize, ()> {
         if let [one] = set {
             return Ok(self.push(Test::Branch(*one)));
@@ -608,9 +610,9 @@ impl Tests {
     }
 
     /// Adds the test `make` builds on member `name` (from its index, each value's next test, the
-    /// next tests of a value listed of none and of its absence, `None` where no branch can hold)
+    /// next tests of a value listed of none and of its absence, `None` where no branch can match)
     /// when its `outcomes` each leave fewer branches than `set`, and the branches of each are
-    /// told apart in turn. `None` when not (undone), or the test when it is (`Err` when too
+    /// distinguished in turn. `None` when not (undone), or the test when it is (`Err` when too
     /// many were tried).
     fn try_test<T: Clone>(
         &mut self,
@@ -633,7 +635,7 @@ impl Tests {
         let saved = self.save();
         let at = self.push(Test::Branch(usize::MAX));
         let member = self.member(name);
-        // Each distinct set of branches is told apart once.
+        // Each distinct set of branches is distinguished once.
         let mut done: Vec<(&Vec<usize>, Option<usize>)> = Vec::new();
         for branches in sets {
             if done.iter().any(|(b, _)| *b == branches) {
@@ -1004,7 +1006,7 @@ type Group<'a> = (&'a String, Vec<(usize, Vec<Value>)>);
 /// tags ([`tags_of`]) qualifies when every branch that declares it requires it with tags no
 /// other of them gives (its group); the groups are taken largest
 /// first, then in schema order, each only when none of its branches is in a group already.
-/// The branches in no group are one, or several told apart by their `own_keys`. Otherwise
+/// The branches in no group are one, or several discriminated by their `own_keys`. Otherwise
 /// why not, when there is something to say beyond `tagged_by`'s reasons (a tag that is not
 /// a string, an `enum`, or several properties with tags of which some qualify); `None` when
 /// not.
@@ -1019,7 +1021,7 @@ fn tag_groups(
     let mut plausible_properties = 0usize;
     let mut not_strings = false;
     let mut enums = false;
-    // The empty key stands for "told apart by keys" elsewhere: never a tag.
+    // The empty key stands for "discriminated by keys" elsewhere: never a tag.
     for name in candidates.into_iter().filter(|n| !n.is_empty()) {
         let mut members: Vec<(usize, Vec<Value>)> = Vec::new();
         let mut plausible = false;

@@ -51,7 +51,7 @@ pub(crate) enum Additional {
     Schema(Ix),
 }
 
-/// A `oneOf` whose branches properties tell apart (see [`crate::one_of::Decider`]), each
+/// A `oneOf` whose branches properties discriminate (see [`crate::one_of::Decider`]), each
 /// branch a closed object: the branch is chosen by those properties and reported alone, as
 /// generated code does.
 #[derive(Debug, Clone)]
@@ -67,8 +67,8 @@ pub(crate) struct Discriminated {
     /// several branches have no tag, the same for those (the others' empty), used when the
     /// object has no discriminator.
     pub keys: Vec<Vec<String>>,
-    /// Told apart by tests of the members one after another (no properties, tags or keys).
-    pub decision: Option<crate::decision::Decision>,
+    /// Decided by tests of the members one after another (no properties, tags or keys).
+    pub decision: Option<crate::one_of::DecisionTree>,
 }
 
 /// A `oneOf` / `anyOf` whose branches each take a JSON type of their own: the value is held
@@ -79,7 +79,7 @@ pub(crate) struct Union {
     pub branches: Vec<(u8, Ix)>,
     /// How a value of no branch's type is told what is expected.
     pub expected: String,
-    /// Several branches that take objects, told apart by a property (the first of them
+    /// Several branches that take objects, discriminated by a property (the first of them
     /// stands for all in `branches`).
     pub objects: Option<Discriminated>,
 }

@@ -10,12 +10,13 @@
 //! properties in schema order) whatever order the document has. A `oneOf` reads its
 //! discriminator as the index of a tag ([`Tag`]; with several discriminators, or tags that
 //! are integers or booleans, each as the index of its own tags, [`AnyTag`], which together
-//! name the branch, [`Members::tagged`]); a key its branches check differently is read
+//! name the branch, [`Members::tagged`]), and chooses the branch by what they say, a
+//! [`Discriminator`]; a key its branches check differently is read
 //! with the chosen branch's check once the discriminator has been read, and before that kept
 //! as JSON text ([`Members::capture`]) and read when the branch is known
-//! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` told apart by keys decides
+//! ([`Members::settle`]), so no `Value` of it is built. A `oneOf` discriminated by keys decides
 //! on the first key only one branch declares, and checks the choice at the end
-//! ([`Members::decided`]). One told apart by tests of its members (their JSON types, tags and
+//! ([`Members::decided`]). One discriminated by tests of its members (their JSON types, tags and
 //! keys, one after another) keeps each member a test reads (and any key the branches check
 //! differently) as text until the object is read, then walks the tests
 //! ([`Members::decide`]) and reads them with the branch they name.
@@ -35,7 +36,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
-/// A set of an object's keys, to tell a repeated one (foldhash: no SipHash on this path).
+/// A set of an object's keys, to find a repeated one (foldhash: no SipHash on this path).
 type KeySet<T> = HashSet<T, foldhash::fast::RandomState>;
 
 /// One schema node's rules, read from a deserialiser.
@@ -308,27 +309,86 @@ impl Read for AnyTag<'_> {
     }
 }
 
-/// The branch the discriminators of a `oneOf` read so far name (each [`tag_of`] its slot;
-/// `tags`, each one's tags): `None` while none has occurred, `Some(None)` when no branch can
-/// hold (a value that is no tag, or several discriminators), else the index of the branch's
-/// tag among all of them.
-#[inline]
-pub fn tagged(
-    found: &[Option<Option<usize>>],
-    tags: &[&[check::TagValue<'_>]],
-) -> Option<Option<usize>> {
-    match check::tagged(found, tags) {
-        check::Tagged::Absent => None,
-        check::Tagged::Branch(b) => Some(Some(b)),
-        _ => Some(None),
+/// What a `oneOf`'s discriminators say of its branch: one discriminator's ([`tag_of`] its
+/// slot), or all of a `oneOf`'s together ([`tagged`], [`Members::tagged`]). Generated readers
+/// `match` on it to choose the branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discriminator {
+    /// Not present (so far).
+    Absent,
+    /// Present, and naming no branch: a value that is none of the tags, or (together) several
+    /// discriminators.
+    Unknown,
+    /// The tag with this index: among the discriminator's own tags, or (together) among all
+    /// of them, each discriminator's counted after the previous ones'.
+    Tag(usize),
+}
+
+impl Discriminator {
+    /// The branch a `oneOf` decided by keys has chosen so far, its index standing for its
+    /// tag: `Absent` before any key that decides.
+    #[inline]
+    pub fn branch(decided: Option<usize>) -> Discriminator {
+        decided.map_or(Discriminator::Absent, Discriminator::Tag)
     }
 }
 
-/// What a `oneOf`'s discriminator slot says so far: `None` while it has not occurred, then
-/// the index of its tag, or `None` inside for a value that is no tag.
+/// What a `oneOf`'s discriminator slot, read with [`Tag`] or [`AnyTag`], says so far.
 #[inline]
-pub fn tag_of(slot: &Option<Option<Option<usize>>>) -> Option<Option<usize>> {
-    slot.map(Option::flatten)
+pub fn tag_of(slot: &Slot<Option<usize>>) -> Discriminator {
+    match slot {
+        None => Discriminator::Absent,
+        Some(Some(Some(i))) => Discriminator::Tag(*i),
+        Some(_) => Discriminator::Unknown,
+    }
+}
+
+/// What the discriminators of a `oneOf` read so far say together (`found`: each one's
+/// [`tag_of`]; `tags`: each one's tags).
+#[inline]
+pub fn tagged(found: &[Discriminator], tags: &[&[check::TagValue<'_>]]) -> Discriminator {
+    match Tagged::of(found, tags) {
+        Tagged::Absent => Discriminator::Absent,
+        Tagged::Branch(b) => Discriminator::Tag(b),
+        Tagged::Unknown(_) | Tagged::Several => Discriminator::Unknown,
+    }
+}
+
+/// What the discriminators of a `oneOf` say, and when they name no branch, why (for the
+/// report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tagged {
+    /// No discriminator is present.
+    Absent,
+    /// One is, and names the branch with this index among all the tags (each
+    /// discriminator's counted after the previous ones').
+    Branch(usize),
+    /// Only the discriminator with this index is present, and its value names no branch.
+    Unknown(usize),
+    /// Several discriminators are present: no branch declares two of them.
+    Several,
+}
+
+impl Tagged {
+    /// From what was `found` of each discriminator, whose tags are `tags`.
+    fn of(found: &[Discriminator], tags: &[&[check::TagValue<'_>]]) -> Tagged {
+        let mut present = found
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f != Discriminator::Absent);
+        let Some((p, tag)) = present.next() else {
+            return Tagged::Absent;
+        };
+        if present.next().is_some() {
+            return Tagged::Several;
+        }
+        match tag {
+            Discriminator::Tag(j) => {
+                Tagged::Branch(tags[..p].iter().map(|t| t.len()).sum::<usize>() + j)
+            }
+            _ => Tagged::Unknown(p),
+        }
+    }
 }
 
 /// A `const` of another type.
@@ -981,7 +1041,7 @@ pub enum Key {
     Other(String),
 }
 
-/// Reads a key, telling declared properties apart with the generator's `match` on the key
+/// Reads a key, distinguishing declared properties with the generator's `match` on the key
 /// (`F`: the index of a declared key), without allocating.
 #[derive(Debug, Clone, Copy)]
 pub struct Keys<F>(pub F);
@@ -1026,7 +1086,7 @@ pub struct Members<'k, const N: usize> {
     spans: [(usize, usize); N],
     /// Undeclared members that recorded something: position and range of `out`.
     others: Vec<(u32, usize, usize)>,
-    /// Unknown keys so far, to tell a repeated one (a set: an object may have a million);
+    /// Unknown keys so far, to find a repeated one (a set: an object may have a million);
     /// made at the first one.
     unknown: Option<KeySet<String>>,
 }
@@ -1050,7 +1110,7 @@ impl<'k, const N: usize> Members<'k, N> {
         self.at[i] != u32::MAX
     }
 
-    /// Reads the value of declared key `i`.
+    /// Reads the value of declared key `i` into its [`Slot`].
     #[inline(always)]
     pub fn read<'de, A: MapAccess<'de>, C: Read>(
         &mut self,
@@ -1059,7 +1119,7 @@ impl<'k, const N: usize> Members<'k, N> {
         check: &C,
         path: &Path<'_>,
         out: &mut Out,
-    ) -> Result<Option<Option<C::Value>>, A::Error> {
+    ) -> Result<Slot<C::Value>, A::Error> {
         if self.has(i) {
             return Err(repeated_key(self.keys[i]));
         }
@@ -1289,12 +1349,12 @@ impl<'k, const N: usize> Members<'k, N> {
     pub fn settle<E: de::Error, C: Read>(
         &mut self,
         i: usize,
-        typed: Option<Option<C::Value>>,
+        typed: Slot<C::Value>,
         captured: Option<Box<RawValue>>,
         check: &C,
         path: &Path<'_>,
         out: &mut Out,
-    ) -> Result<Option<Option<C::Value>>, E> {
+    ) -> Result<Slot<C::Value>, E> {
         let Some(text) = captured else {
             return Ok(typed);
         };
@@ -1308,7 +1368,7 @@ impl<'k, const N: usize> Members<'k, N> {
         Ok(Some(value))
     }
 
-    /// The branch of a `oneOf` told apart by keys (or, without its discriminator, of its
+    /// The branch of a `oneOf` discriminated by keys (or, without its discriminator, of its
     /// branches without a tag), once its members are read: `deciding` holds `(branch, key)` for
     /// each key only one branch (of those) declares, in schema order. The branch whose
     /// keys the object has, else (reported alone) none of them, listing `required`, or several.
@@ -1343,43 +1403,43 @@ impl<'k, const N: usize> Members<'k, N> {
 
     /// The branch of a `oneOf` with several discriminators (or tags that are not all
     /// strings), once its members are read: as [`tagged`], the discriminators being the first
-    /// declared keys, in order. `None` when none is present; `Some(None)` when no branch can
-    /// hold, reported alone: a value that names no tag (at its key), or several
-    /// discriminators (the object has keys of several branches).
+    /// declared keys, in order. When they name no branch, that alone is reported: a value that
+    /// names no tag (at its key), or several discriminators (the object has keys of several
+    /// branches).
     pub fn tagged(
         &self,
-        found: &[Option<Option<usize>>],
+        found: &[Discriminator],
         tags: &[&[check::TagValue<'_>]],
         path: &Path<'_>,
         out: &mut Out,
-    ) -> Option<Option<usize>> {
-        match check::tagged(found, tags) {
-            check::Tagged::Absent => None,
-            check::Tagged::Branch(b) => Some(Some(b)),
-            check::Tagged::Unknown(p) => {
+    ) -> Discriminator {
+        match Tagged::of(found, tags) {
+            Tagged::Absent => Discriminator::Absent,
+            Tagged::Branch(b) => Discriminator::Tag(b),
+            Tagged::Unknown(p) => {
                 self.discard(out);
                 check::unknown_tag(&path.key(self.keys[p]), out, tags[p]);
-                Some(None)
+                Discriminator::Unknown
             }
-            check::Tagged::Several => {
+            Tagged::Several => {
                 self.discard(out);
                 let present: Vec<&str> = (0..found.len())
-                    .filter(|p| found[*p].is_some())
+                    .filter(|p| found[*p] != Discriminator::Absent)
                     .map(|p| self.keys[p])
                     .collect();
                 check::several_branch_keys(path, out, &present);
-                Some(None)
+                Discriminator::Unknown
             }
         }
     }
 
-    /// The branch of a `oneOf` told apart by tests of its members (a
-    /// [`Decision`](crate::decision::Decision)), once they are read: `tested` holds, per member
+    /// The branch of a `oneOf` discriminated by tests of its members (a
+    /// [`DecisionTree`](crate::one_of::DecisionTree)), once they are read: `tested` holds, per member
     /// of the decision, its declared key and, for a member whose type or tag a test reads, its
     /// [`captured`](Self::capture) text. The branch, else (reported alone) none.
     pub fn decide(
         &self,
-        decision: &crate::decision::Decision,
+        decision: &crate::one_of::DecisionTree,
         tested: &[(usize, Option<&RawValue>)],
         path: &Path<'_>,
         out: &mut Out,
@@ -1418,7 +1478,7 @@ impl<const N: usize> Tested<'_, '_, N> {
     }
 }
 
-impl<const N: usize> crate::decision::Facts for Tested<'_, '_, N> {
+impl<const N: usize> crate::one_of::Facts for Tested<'_, '_, N> {
     fn has(&self, member: usize) -> bool {
         self.members.has(self.tested[member].0)
     }
@@ -1479,15 +1539,21 @@ pub enum Step<'a> {
     DependentRequired(usize, &'a [usize]),
 }
 
+/// What an object's reader has of a declared key once its members are read: `None` when the
+/// key is absent, `Some(None)` when present but invalid (its violations recorded), else
+/// `Some(Some(value))`.
+pub type Slot<T> = Option<Option<T>>;
+
 /// The typed value of a required property: present and valid.
 #[inline]
-pub fn required<T>(slot: Option<Option<T>>) -> Option<T> {
+pub fn required<T>(slot: Slot<T>) -> Option<T> {
     slot.flatten()
 }
 
-/// The typed value of an optional property: `None` when absent, `Some(x)` when valid.
+/// The typed value of an optional property, `None` when it is invalid: `Some(None)` when
+/// absent, `Some(Some(x))` when valid.
 #[inline]
-pub fn optional<T>(slot: Option<Option<T>>) -> Option<Option<T>> {
+pub fn optional<T>(slot: Slot<T>) -> Option<Option<T>> {
     match slot {
         None => Some(None),
         Some(x) => x.map(Some),
@@ -1497,14 +1563,14 @@ pub fn optional<T>(slot: Option<Option<T>>) -> Option<Option<T>> {
 /// The typed value of an optional property with a default, or of a nullable one (whose
 /// absence reads as `null`): `absent()` when absent.
 #[inline]
-pub fn or_else<T>(slot: Option<Option<T>>, absent: impl FnOnce() -> T) -> Option<T> {
+pub fn or_else<T>(slot: Slot<T>, absent: impl FnOnce() -> T) -> Option<T> {
     match slot {
         None => Some(absent()),
         Some(x) => x,
     }
 }
 
-/// A union's branches are told apart by [`Kind`]; generated code names it from here.
+/// A union's branches are discriminated by [`Kind`]; generated code names it from here.
 pub use crate::kind::Kind;
 
 /// Reads the string a union was handed with its string branch's `check`.
@@ -1653,15 +1719,15 @@ impl<C: Read> Read for UniqueArray<C> {
     }
 }
 
-/// A value the interpreter judges: its text is kept as read ([`RawValue`], no `Value` tree),
-/// the schema as written is applied to it by [`Fallback`](crate::fallback::Fallback), and only a
-/// value it holds valid is read, with `check`, into its typed value. Generated code uses it
+/// A value deferred to the interpreter: its text is kept as read ([`RawValue`], no `Value`
+/// tree), the schema as written is applied to it by [`Fallback`](crate::fallback::Fallback),
+/// and only a value it finds valid is read, with `check`, into its typed value. Generated code uses it
 /// where a part of the schema is not typed rule by rule (`not`, `if`/`then`/`else`,
 /// `dependentSchemas`, `contains`, a part with no one JSON type): what it records is then the
 /// interpreter's own list, in its order.
 #[derive(Debug, Clone, Copy)]
 pub struct Deferred<C: 'static> {
-    /// Reads the typed value once the interpreter holds the text valid.
+    /// Reads the typed value once the interpreter finds the text valid.
     pub check: C,
     /// The interpreter at the part's schema.
     pub fallback: &'static crate::fallback::Fallback,
@@ -1676,12 +1742,12 @@ impl<C: Read> Read for Deferred<C> {
         path: &Path<'_>,
         out: &mut Out,
     ) -> Result<Option<C::Value>, D::Error> {
-        if JUDGED.get() {
-            // Inside a value the interpreter has judged whole already.
+        if CHECKED_WHOLE.get() {
+            // Inside a value the interpreter has checked whole already.
             return self.check.read(d, path, out);
         }
         let text = <Box<RawValue> as de::Deserialize>::deserialize(d)?;
-        let _judged = match self.fallback.judge(text.get(), path, out) {
+        let _scope = match self.fallback.check(text.get(), path, out) {
             Some(false) => return Ok(None),
             Some(true) => Some(DeferredScope::enter()),
             // Not strict JSON: the typed read stops at the repeated key as every reader does.
@@ -1694,30 +1760,30 @@ impl<C: Read> Read for Deferred<C> {
     }
 }
 
-/// [`JUDGED`] set until dropped, unwinding included.
+/// [`CHECKED_WHOLE`] set until dropped, unwinding included.
 struct DeferredScope;
 
 impl DeferredScope {
     fn enter() -> DeferredScope {
-        JUDGED.set(true);
+        CHECKED_WHOLE.set(true);
         DeferredScope
     }
 }
 
 impl Drop for DeferredScope {
     fn drop(&mut self) {
-        JUDGED.set(false);
+        CHECKED_WHOLE.set(false);
     }
 }
 
 thread_local! {
-    /// Set while a value [`Deferred`] holds valid is read into its typed value: the judges of
-    /// its parts have nothing to add.
-    static JUDGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while a value [`Deferred`]'s interpreter found valid is read into its typed value:
+    /// the interpreter has nothing to add on its deferred parts.
+    static CHECKED_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A generated type's own reader, before [`Deferred`] wraps it: what its `Contract::read` would
-/// be had no part of its schema to be judged.
+/// be had no part of its schema been deferred to the interpreter.
 pub trait TypedRead: Sized {
     /// Reads the typed value as [`Read::read`] does.
     fn read<'de, D: Deserializer<'de>>(

@@ -144,9 +144,9 @@ impl Validator {
     /// Records the violations of the JSON `text` found at `path` of a larger document, as
     /// the rest of that document's are recorded; true when there are none. `None` when the
     /// text is not strict JSON (a repeated key): the caller's own reader reports that.
-    pub(crate) fn judge(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
+    pub(crate) fn check_part(&self, text: &str, path: &Path<'_>, out: &mut Out) -> Option<bool> {
         thread_local! {
-            /// One tape per thread for every judged part: no allocation once it has grown.
+            /// One tape per thread for every deferred part: no allocation once it has grown.
             static TAPE: std::cell::RefCell<Tape> = std::cell::RefCell::default();
         }
         TAPE.with_borrow_mut(|tape| {
@@ -303,10 +303,10 @@ mod tests {
         assert!(open.validate_slice(br#"{"b": 1}"#).is_empty());
     }
 
-    /// A `oneOf` told apart by a tag and, without it, by keys: the tag (present) or the keys
+    /// A `oneOf` discriminated by a tag and, without it, by keys: the tag (present) or the keys
     /// (absent) choose the one branch that runs, and what no branch can take is said once.
     #[test]
-    fn a_one_of_told_apart_by_a_tag_and_by_keys_runs_the_branch_they_choose() {
+    fn a_one_of_discriminated_by_a_tag_and_by_keys_runs_the_branch_they_choose() {
         let object = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required});
         let v = validator(json!({"oneOf": [
             object(json!({"kind": {"const": "a"}, "x": {"type": "integer"}}), json!(["kind", "x"])),

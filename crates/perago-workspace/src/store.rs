@@ -92,7 +92,7 @@ pub struct ObjectInfo {
     pub checksum: String,
 }
 
-/// How a store's checksums are computed, so a download can be verified and an edit told apart
+/// How a store's checksums are computed, so a download can be verified and an edit distinguished
 /// from a rewrite of the same bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checksum {

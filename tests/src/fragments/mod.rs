@@ -21,10 +21,10 @@ pub mod const_non_string;
 pub mod const_string;
 /// Generated from `crates/perago-codegen/tests/fragments/default_values`.
 pub mod default_values;
+/// Generated from `crates/perago-codegen/tests/fragments/deferred`.
+pub mod deferred;
 /// Generated from `crates/perago-codegen/tests/fragments/integer_bounds`.
 pub mod integer_bounds;
-/// Generated from `crates/perago-codegen/tests/fragments/judged`.
-pub mod judged;
 /// Generated from `crates/perago-codegen/tests/fragments/keyword_file_names`.
 pub mod keyword_file_names;
 /// Generated from `crates/perago-codegen/tests/fragments/map`.

@@ -433,8 +433,8 @@ impl ::perago::Contract for AgentResult {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         let h1 = f1.map(|x| x.map(|(): ()| AgentResultVariant0Contract));
                         if !members
                             .finish(
@@ -472,162 +472,158 @@ impl ::perago::Contract for AgentResult {
                             ),
                         )
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let h1 = f1
-                                    .map(|x| {
-                                        x.map(|(): ()| AgentResultAwaitingOperatorContract)
-                                    });
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::optional(h1),
-                                    ::perago::__private::reader::required(f6),
-                                    ::perago::__private::reader::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        AgentResult::AwaitingOperator(AgentResultAwaitingOperator {
-                                            contract: x0,
-                                            kind: AgentResultAwaitingOperatorKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let h1 = f1
-                                    .map(|x| x.map(|(): ()| AgentResultScopeExceededContract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (8usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::optional(h1),
-                                    ::perago::__private::reader::required(f6),
-                                    ::perago::__private::reader::required(f8),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        AgentResult::ScopeExceeded(AgentResultScopeExceeded {
-                                            contract: x0,
-                                            kind: AgentResultScopeExceededKind,
-                                            detail: x1,
-                                            proposed_split: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let h1 = f1
-                                    .map(|x| x.map(|(): ()| AgentResultUnderspecifiedContract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::optional(h1),
-                                    ::perago::__private::reader::required(f6),
-                                    ::perago::__private::reader::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        AgentResult::Underspecified(AgentResultUnderspecified {
-                                            contract: x0,
-                                            kind: AgentResultUnderspecifiedKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                let h1 = f1
-                                    .map(|x| {
-                                        x.map(|(): ()| AgentResultBlockedOnDependencyContract)
-                                    });
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (9usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::optional(h1),
-                                    ::perago::__private::reader::required(f6),
-                                    ::perago::__private::reader::required(f9),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        AgentResult::BlockedOnDependency(AgentResultBlockedOnDependency {
-                                            contract: x0,
-                                            kind: AgentResultBlockedOnDependencyKind,
-                                            detail: x1,
-                                            blocking_dep: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let h1 = f1
+                            .map(|x| {
+                                x.map(|(): ()| AgentResultAwaitingOperatorContract)
+                            });
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (7usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::optional(h1),
+                            ::perago::__private::reader::required(f6),
+                            ::perago::__private::reader::required(f7),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                AgentResult::AwaitingOperator(AgentResultAwaitingOperator {
+                                    contract: x0,
+                                    kind: AgentResultAwaitingOperatorKind,
+                                    detail: x1,
+                                    question: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let h1 = f1
+                            .map(|x| x.map(|(): ()| AgentResultScopeExceededContract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (8usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::optional(h1),
+                            ::perago::__private::reader::required(f6),
+                            ::perago::__private::reader::required(f8),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                AgentResult::ScopeExceeded(AgentResultScopeExceeded {
+                                    contract: x0,
+                                    kind: AgentResultScopeExceededKind,
+                                    detail: x1,
+                                    proposed_split: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let h1 = f1
+                            .map(|x| x.map(|(): ()| AgentResultUnderspecifiedContract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (7usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::optional(h1),
+                            ::perago::__private::reader::required(f6),
+                            ::perago::__private::reader::required(f7),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                AgentResult::Underspecified(AgentResultUnderspecified {
+                                    contract: x0,
+                                    kind: AgentResultUnderspecifiedKind,
+                                    detail: x1,
+                                    question: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(3usize) => {
+                        let h1 = f1
+                            .map(|x| {
+                                x.map(|(): ()| AgentResultBlockedOnDependencyContract)
+                            });
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (9usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::optional(h1),
+                            ::perago::__private::reader::required(f6),
+                            ::perago::__private::reader::required(f9),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                AgentResult::BlockedOnDependency(AgentResultBlockedOnDependency {
+                                    contract: x0,
+                                    kind: AgentResultBlockedOnDependencyKind,
+                                    detail: x1,
+                                    blocking_dep: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

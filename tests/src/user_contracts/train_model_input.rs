@@ -1250,96 +1250,90 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("strategy"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        TrainModelInputParamsSplit::Random(TrainModelInputParamsSplitRandom {
-                                            strategy: TrainModelInputParamsSplitRandomStrategy,
-                                            test_fraction: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (3usize, true)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::required(f3),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        TrainModelInputParamsSplit::ByColumn(TrainModelInputParamsSplitByColumn {
-                                            strategy: TrainModelInputParamsSplitByColumnStrategy,
-                                            column: x0,
-                                            test_values: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (4usize, true)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::required(f4),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        TrainModelInputParamsSplit::Time(TrainModelInputParamsSplitTime {
-                                            strategy: TrainModelInputParamsSplitTimeStrategy,
-                                            column: x0,
-                                            cutoff: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("strategy"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(f1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                TrainModelInputParamsSplit::Random(TrainModelInputParamsSplitRandom {
+                                    strategy: TrainModelInputParamsSplitRandomStrategy,
+                                    test_fraction: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (3usize, true)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::required(f3),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                TrainModelInputParamsSplit::ByColumn(TrainModelInputParamsSplitByColumn {
+                                    strategy: TrainModelInputParamsSplitByColumnStrategy,
+                                    column: x0,
+                                    test_values: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (4usize, true)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::required(f4),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                TrainModelInputParamsSplit::Time(TrainModelInputParamsSplitTime {
+                                    strategy: TrainModelInputParamsSplitTimeStrategy,
+                                    column: x0,
+                                    cutoff: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("strategy"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

@@ -10,13 +10,13 @@ impl Emitter<'_> {
         let s = quote! { #k::__private::reader };
         let node = self.ir.node(id);
         if node.implements_contract() {
-            // Its `Contract::read` judges what the interpreter judges.
+            // Its `Contract::read` defers to the interpreter what needs it.
             let ty = self.type_path(id);
             return quote! { #s::Typed::<#ty>::new() };
         }
         let check = self.typed_check_expr(id);
         match self.fallback_static(id) {
-            Some(judge) => quote! { #s::Deferred { check: #check, fallback: &#judge } },
+            Some(fallback) => quote! { #s::Deferred { check: #check, fallback: &#fallback } },
             None => check,
         }
     }

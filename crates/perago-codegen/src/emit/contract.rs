@@ -3,8 +3,8 @@
 use super::*;
 
 impl Emitter<'_> {
-    /// `impl Contract`: where the schema is, the schema, and `read`; for a type the
-    /// interpreter judges, `read` is its [`TypedRead`] and `Contract::read` judges first.
+    /// `impl Contract`: where the schema is, the schema, and `read`; for a type deferred to the
+    /// interpreter, `read` is its [`TypedRead`] and `Contract::read` runs the interpreter first.
     pub(super) fn contract_impl(
         &mut self,
         id: NodeId,
@@ -19,14 +19,14 @@ impl Emitter<'_> {
         let schema = raw_str(schema);
         let (read, typed_read) = match self.fallback_static(id) {
             None => (read, quote! {}),
-            Some(judge) => (
+            Some(fallback) => (
                 quote! {
                     fn read<'de, D: #de::Deserializer<'de>>(
                         d: D,
                         path: &#k::Path<'_>,
                         out: &mut Vec<#k::Violation>,
                     ) -> Result<Option<Self>, D::Error> {
-                        let deferred = #s::Deferred { check: #s::ReadBy::<Self>::new(), fallback: &#judge };
+                        let deferred = #s::Deferred { check: #s::ReadBy::<Self>::new(), fallback: &#fallback };
                         #s::Read::read(&deferred, d, path, out)
                     }
                 },
@@ -43,7 +43,7 @@ impl Emitter<'_> {
             #typed_read
         }
     }
-    /// The `static` [`Fallback`](perago_schema::fallback::Fallback) of a node the interpreter judges,
+    /// The `static` [`Fallback`](perago_schema::fallback::Fallback) of a node deferred to the interpreter,
     /// with the module's `SCHEMAS` it needs; `None` for a node typed rule by rule.
     pub(super) fn fallback_static(&mut self, id: NodeId) -> Option<syn::Ident> {
         let k = self.krate;
@@ -57,13 +57,13 @@ impl Emitter<'_> {
             self.statics.insert(
                 "SCHEMAS".to_owned(),
                 quote! {
-                    /// The schemas as written, for the parts the interpreter judges.
+                    /// The schemas as written, for the parts deferred to the interpreter.
                     static SCHEMAS: #j::Schemas = #j::Schemas::new(&[#((#files, #texts)),*]);
                 },
             );
         }
         let doc = format!(" `{location}`, deferred to the interpreter: {reason}.");
-        Some(self.interned_static("JUDGE", location, |ident| {
+        Some(self.interned_static("FALLBACK", location, |ident| {
             quote! {
                 #[doc = #doc]
                 static #ident: #j::Fallback = #j::Fallback::new(&SCHEMAS, #location);
@@ -71,7 +71,7 @@ impl Emitter<'_> {
         }))
     }
     /// The module-level static named `<prefix>_<n>` that `key` identifies (a pattern's source,
-    /// a value's JSON, a judged location): the one already made for the same key, else a new
+    /// a value's JSON, a deferred part's location): the one already made for the same key, else a new
     /// one, `make` given its name.
     pub(super) fn interned_static(
         &mut self,

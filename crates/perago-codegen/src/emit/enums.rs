@@ -32,10 +32,10 @@ impl Emitter<'_> {
             #deserialize
         }
     }
-    /// A named schema held whole for the interpreter (no one JSON type, `unevaluated*`, a
-    /// `oneOf` the reader cannot tell apart…): a `serde_json::Value` in a type of its own, so
-    /// that it is a `Contract` that judges (an alias of `Value` could not be).
-    pub(super) fn held_value_item(&mut self, id: NodeId, node: &Node) -> TokenStream {
+    /// A named schema deferred whole to the interpreter (no one JSON type, `unevaluated*`, a
+    /// `oneOf` the reader cannot discriminate…): a `serde_json::Value` in a type of its own, so
+    /// that it is a `Contract` that runs the interpreter (an alias of `Value` could not be).
+    pub(super) fn deferred_value_item(&mut self, id: NodeId, node: &Node) -> TokenStream {
         let k = self.krate;
         let s = quote! { #k::__private::reader };
         let de = quote! { #k::__private::serde };

@@ -6,7 +6,7 @@
 //!
 //! typify is not used: perago's types must keep what typify drops (string `const`s as unit
 //! types, strictness about `null`) and must report exactly what the run-time interpreter
-//! (`perago_schema::Validator`) reports, which the fragment and differential tests hold them to.
+//! (`perago_schema::Validator`) reports, which the fragment and differential tests check.
 
 use crate::SchemaFile;
 use crate::SchemaSet;
@@ -14,7 +14,7 @@ use crate::ir::{
     Alternative, Branch, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, string_values,
 };
 use perago_schema::check::{Bounds, Lengths};
-use perago_schema::decision::{Decision, Test};
+use perago_schema::one_of::{DecisionTree, Test};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -29,7 +29,7 @@ mod structs;
 mod unions;
 
 /// A `oneOf`'s discriminators, branches and decision (see [`Shape::OneOf`]).
-type OneOfParts<'a> = (&'a [String], &'a [Branch], Option<&'a Decision>);
+type OneOfParts<'a> = (&'a [String], &'a [Branch], Option<&'a DecisionTree>);
 
 /// One generated Rust module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +122,7 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
         .collect()
 }
 
-/// The files the module of `file` needs for its judges: `file`, then every file a `$ref` of
+/// The files the module of `file` needs for its fallbacks: `file`, then every file a `$ref` of
 /// the files needed names, as compact JSON text (the interpreter reads them as written).
 fn sources_for(set: &SchemaSet, file: &SchemaFile) -> Vec<(String, String)> {
     fn refs(value: &Value, out: &mut Vec<String>) {
@@ -249,9 +249,9 @@ struct Emitter<'a> {
     serde_crate: &'a LitStr,
     target: &'a Target<'a>,
     file: &'a str,
-    /// Module-level statics (compiled patterns, non-string constants, judges), by name.
+    /// Module-level statics (compiled patterns, non-string constants, fallbacks), by name.
     statics: BTreeMap<String, TokenStream>,
-    /// The schema files as written the module's judges need, `(file name, JSON text)`: its
+    /// The schema files as written the module's fallbacks need, `(file name, JSON text)`: its
     /// own first.
     sources: Vec<(String, String)>,
 }
@@ -475,7 +475,7 @@ impl Emitter<'_> {
                 decision,
             } => self.one_of_item(id, node, discriminators, branches, decision.as_ref()),
             Shape::Union(branches) => self.union_item(id, node, branches),
-            Shape::Any if node.deferred.is_some() => self.held_value_item(id, node),
+            Shape::Any if node.deferred.is_some() => self.deferred_value_item(id, node),
             Shape::Const(Value::String(value)) => {
                 quote! { #k::string_const!(#doc pub #name = #value); }
             }

@@ -1,4 +1,4 @@
-//! `oneOf`s of closed objects: an enum of the branches, told apart by a tag, by keys, by several tags or by a decision tree.
+//! `oneOf`s of closed objects: an enum of the branches, discriminated by a tag, by keys, by several tags or by a decision tree.
 
 use super::*;
 
@@ -9,7 +9,7 @@ impl Emitter<'_> {
         node: &Node,
         discriminators: &[String],
         branches: &[Branch],
-        decision: Option<&Decision>,
+        decision: Option<&DecisionTree>,
     ) -> TokenStream {
         let name = format_ident!("{}", node.name.as_deref().unwrap_or_default());
         let variants: Vec<_> = unique_names(self.branch_names(branches).into_iter())
@@ -45,7 +45,7 @@ impl Emitter<'_> {
             })
             .collect()
     }
-    /// The branches of a union's objects when several are told apart by a property: the
+    /// The branches of a union's objects when several are discriminated by a property: the
     /// unnamed `oneOf` the union's object branch is.
     pub(super) fn tagged_objects(&self, alternative: &Alternative) -> Option<OneOfParts<'_>> {
         let node = self.ir.node(alternative.node);
@@ -150,443 +150,527 @@ impl Emitter<'_> {
     pub(super) fn one_of_body(
         &mut self,
         name: &syn::Ident,
-        (discriminators, branches, decision): OneOfParts<'_>,
+        parts: OneOfParts<'_>,
         variants: &[syn::Ident],
         types: &[TokenStream],
     ) -> TokenStream {
-        let k = self.krate;
-        let s = quote! { #k::__private::reader };
-        let check = quote! { #k::__private::check };
-        let Some(branch_props) = self.branch_objects(branches) else {
+        let Some(plan) = self.one_of_plan(parts) else {
             let message = format!("`{name}`: a `oneOf` branch is not a closed object");
             return quote! { compile_error!(#message); };
         };
-        // Told apart by tests of the members (`decision`): a member whose type or tag a test
-        // reads is read as any key the branches check differently (kept as JSON text, read
-        // once the branch is known), and the branch's index stands for its tag.
+        let members = self.one_of_members(&plan);
+        let arms = self.branch_arms(&plan, name, variants, types);
+        if let Some(decision) = plan.decision {
+            return self.choose_by_tests(&plan, decision, members, arms);
+        }
+        if plan.by_keys {
+            return self.choose_by_keys(&plan, members, arms);
+        }
+        if !plan.strings {
+            return self.choose_by_tags(&plan, members, arms);
+        }
+        self.choose_by_string_tag(&plan, members, arms)
+    }
+    /// Works out, once, how the `oneOf` of `parts` chooses its branch and where each branch's
+    /// members are read; `None` when a branch is not a closed object.
+    fn one_of_plan<'a>(
+        &mut self,
+        (discriminators, branches, decision): OneOfParts<'a>,
+    ) -> Option<OneOfPlan<'a>> {
+        let objects = self.branch_objects(branches)?;
         let by_tests = decision.is_some();
-        // No discriminator: the first key only one branch declares decides (`decided`), read
-        // as the tag is, and the branch's index stands for its tag.
         let by_keys = discriminators.is_empty() && !by_tests;
-        // One discriminator with string tags: read with `Tag`; else with `AnyTag`.
         let strings = discriminators.len() <= 1
             && branches
                 .iter()
                 .filter_map(|b| b.tag.as_ref())
                 .all(|t| t.values.iter().all(Value::is_string));
-        let discriminator = discriminators
-            .first()
-            .map(String::as_str)
-            .unwrap_or_default();
-        // Each discriminator's tags, in branch order (an `enum` tag's values in its order).
-        let tag_values: Vec<Vec<TokenStream>> = (0..discriminators.len())
-            .map(|p| {
-                branches
-                    .iter()
-                    .filter_map(|b| b.tag.as_ref().filter(|t| t.property == p))
-                    .flat_map(|t| t.values.iter().map(|v| tag_value(&check, v)))
-                    .collect()
-            })
-            .collect();
-        // A discriminator and several branches without a tag: without it, those branches'
-        // keys decide among them (`decided`, once the members are read).
         let mixed = !by_keys && branches.iter().any(|b| !b.keys.is_empty());
-        let tags: Vec<&str> = branches
+        let tag_values = tag_values(&self.check_path(), discriminators.len(), branches);
+        let tags = branches
             .iter()
             .filter_map(|b| b.tag.as_ref())
             .flat_map(|t| t.values.iter().filter_map(Value::as_str))
             .collect();
-        // The indices of each branch's tags among all tags, each discriminator's after the
-        // previous ones' (with one, among `tags`): one for a `const`, one per value of an
-        // `enum`; empty for a branch without a tag.
-        let tag_index: Vec<Vec<usize>> = branches
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                if by_keys || by_tests {
-                    return vec![i];
-                }
-                let Some(t) = b.tag.as_ref() else {
-                    return Vec::new();
-                };
-                let before: usize = tag_values[..t.property].iter().map(Vec::len).sum();
-                let among: usize = branches[..i]
-                    .iter()
-                    .filter_map(|c| c.tag.as_ref().filter(|u| u.property == t.property))
-                    .map(|u| u.values.len())
-                    .sum();
-                (before + among..before + among + t.values.len()).collect()
-            })
-            .collect();
-        // Every key of every branch, the discriminators first; for each, the distinct checks
-        // its branches read it with and which branches use each (`groups`).
-        let first = discriminators.len();
-        let mut keys: Vec<String> = discriminators.to_vec();
-        let mut groups: Vec<Vec<(TokenStream, Vec<usize>)>> = vec![Vec::new(); first];
-        // For each branch and property: (slot, group, conversion).
-        let mut placed: Vec<Vec<(usize, usize, Option<TokenStream>)>> = Vec::new();
-        for (b, (owner, properties)) in branch_props.iter().enumerate() {
+        let tag_index = if by_keys || by_tests {
+            (0..branches.len()).map(|i| vec![i]).collect()
+        } else {
+            tag_indices(&tag_values, branches)
+        };
+        let mut plan = OneOfPlan {
+            discriminators,
+            branches,
+            decision,
+            objects,
+            by_tests,
+            by_keys,
+            strings,
+            mixed,
+            tag_values,
+            tags,
+            tag_index,
+            keys: discriminators.to_vec(),
+            groups: vec![Vec::new(); discriminators.len()],
+            placed: Vec::new(),
+            tested: Vec::new(),
+            deciding: Vec::new(),
+        };
+        self.place_members(&mut plan);
+        plan.tested = plan.tested_members();
+        plan.deciding = plan.deciding_keys();
+        Some(plan)
+    }
+    /// Gives every key of every branch its slot (the discriminators' first) and, per slot, the
+    /// distinct checks its branches read it with (`groups`); records each branch's properties'
+    /// places (`placed`).
+    fn place_members(&mut self, plan: &mut OneOfPlan<'_>) {
+        for (b, (owner, properties)) in plan.objects.iter().enumerate() {
             let mut here = Vec::new();
             for p in properties {
-                if let Some(d) = discriminators.iter().position(|d| *d == p.name) {
+                if let Some(d) = plan.discriminators.iter().position(|d| *d == p.name) {
                     here.push((d, 0, None));
                     continue;
                 }
                 let (c, convert) = self.branch_check(*owner, p);
-                let slot = match keys.iter().position(|key| *key == p.name) {
+                let slot = match plan.keys.iter().position(|key| *key == p.name) {
                     Some(i) => i,
                     None => {
-                        keys.push(p.name.clone());
-                        groups.push(Vec::new());
-                        keys.len() - 1
+                        plan.keys.push(p.name.clone());
+                        plan.groups.push(Vec::new());
+                        plan.keys.len() - 1
                     }
                 };
-                let g = match groups[slot]
+                let groups = &mut plan.groups[slot];
+                let g = match groups
                     .iter()
                     .position(|(d, _)| d.to_string() == c.to_string())
                 {
                     Some(g) => g,
                     None => {
-                        groups[slot].push((c, Vec::new()));
-                        groups[slot].len() - 1
+                        groups.push((c, Vec::new()));
+                        groups.len() - 1
                     }
                 };
-                groups[slot][g].1.push(b);
+                groups[g].1.push(b);
                 here.push((slot, g, convert));
             }
-            placed.push(here);
+            plan.placed.push(here);
         }
-        // The slot of each member of the decision, and whether a test reads its value.
-        let tested: Vec<(usize, bool)> = decision
-            .map(|d| {
-                let read = d.tests.iter().filter_map(|t| match *t {
-                    Test::Type { member, .. } | Test::Tag { member, .. } => Some(member),
-                    Test::Branch(_) | Test::Has { .. } => None,
-                });
-                let read: Vec<usize> = read.collect();
-                (0..d.members.len())
-                    .map(|m| {
-                        let slot = keys.iter().position(|k| *k == d.members[m]);
-                        (slot.unwrap_or_default(), read.contains(&m))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let conflicting = |slot: usize| groups[slot].len() > 1 || tested.contains(&(slot, true));
-        let typed_slot = |slot: usize, g: usize| {
-            if conflicting(slot) {
-                format_ident!("f{}_{}", slot, g)
-            } else {
-                format_ident!("f{}", slot)
-            }
-        };
+    }
+    /// The loop that reads an object's members into the slots of `plan`: the discriminators
+    /// as the indices of their tags, every other key with its check, or (a key branches check
+    /// differently) with the chosen branch's once it is known, else kept as JSON text.
+    fn one_of_members(&self, plan: &OneOfPlan<'_>) -> TokenStream {
+        let s = self.reader_path();
         let mut slots = Vec::new();
         let mut arms = Vec::new();
-        // `(branch, slot)` of each key only one branch (of those without a tag, when `mixed`)
-        // declares, in schema order.
-        let mut deciding: Vec<(usize, usize)> = Vec::new();
-        if by_keys || mixed {
-            for (b, branch) in branches.iter().enumerate() {
-                for key in &branch.keys {
-                    if let Some(slot) = keys.iter().position(|k| k == key) {
-                        deciding.push((b, slot));
-                    }
-                }
-            }
-        }
-        let tag_slots: Vec<syn::Ident> = (0..first).map(|p| format_ident!("f{}", p)).collect();
-        for (p, f) in tag_slots.iter().enumerate() {
+        for (p, f) in plan.tag_slots().iter().enumerate() {
             slots.push(f.clone());
-            let read = if strings {
+            let read = if plan.strings {
                 quote! { #s::Tag(&TAGS) }
             } else {
                 quote! { #s::AnyTag(TAGS[#p]) }
             };
             arms.push(self.read_arm(p, f, &read));
         }
-        let found = quote! { &[#(#s::tag_of(&#tag_slots)),*] };
-        let branch_known = if by_keys {
-            quote! { decided.map(Some) }
-        } else if strings {
-            quote! { #s::tag_of(&f0) }
-        } else {
-            quote! { #s::tagged(#found, &TAGS) }
-        };
-        for (slot, slot_groups) in groups.iter().enumerate().skip(first) {
-            if !conflicting(slot) {
-                slots.push(typed_slot(slot, 0));
-                let arm = self.read_arm(slot, &slots[slots.len() - 1], &slot_groups[0].0);
-                match deciding.iter().find(|(_, d)| by_keys && *d == slot) {
-                    Some((b, _)) => {
-                        let read =
-                            self.member_read(slot, &slots[slots.len() - 1], &slot_groups[0].0);
-                        arms.push(quote! {
-                            #s::Key::Declared(#slot) => {
-                                decided.get_or_insert(#b);
-                                #read;
-                            }
-                        });
-                    }
-                    None => arms.push(arm),
-                }
-                continue;
-            }
-            let captured = format_ident!("r{}", slot);
-            if by_tests {
-                // No branch is known before the members are read.
-                slots.push(captured.clone());
-                arms.push(quote! {
-                    #s::Key::Declared(#slot) => #captured = members.capture(&mut map, #slot)?,
-                });
-                continue;
-            }
-            let mut cases = Vec::new();
-            for (g, (c, users)) in slot_groups.iter().enumerate() {
-                let f = typed_slot(slot, g);
-                let mut known: Vec<usize> = users
-                    .iter()
-                    .flat_map(|b| tag_index[*b].iter().copied())
-                    .collect();
-                if !known.is_empty() {
-                    known.sort_unstable();
-                    let known = indices_pattern(&known);
-                    slots.push(f.clone());
-                    cases.push(quote! {
-                        Some(Some(#known)) => #f = members.read(&mut map, #slot, &#c, path, out)?,
-                    });
-                }
-            }
-            slots.push(captured.clone());
-            arms.push(quote! {
-                #s::Key::Declared(#slot) => match #branch_known {
-                    #(#cases)*
-                    // The branch is known and does not declare it, or no branch is named: it
-                    // is reported as such; read it strictly all the same.
-                    Some(_) => {
-                        members.read(&mut map, #slot, &#s::AnyValue, path, out)?;
-                    }
-                    None => #captured = members.capture(&mut map, #slot)?,
-                },
-            });
+        for slot in plan.first()..plan.keys.len() {
+            arms.push(self.member_arm(plan, slot, &mut slots));
         }
-        let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let members = self.read_members(
+        let key_refs: Vec<&str> = plan.keys.iter().map(String::as_str).collect();
+        self.read_members(
             &key_refs,
             &slots,
             &arms,
             quote! { members.unknown(&mut map, key, path, out)? },
-        );
-        let mut arms = Vec::new();
-        // `mixed`: the arms of the branches without a tag, by branch index.
-        let mut untagged = Vec::new();
-        let mut absent = if first > 1 {
-            // Each branch with a tag requires its discriminator.
-            let required = branches
+        )
+    }
+    /// The arm of the member loop for the key in `slot` (not a discriminator), declaring the
+    /// slots it reads into in `slots`.
+    fn member_arm(
+        &self,
+        plan: &OneOfPlan<'_>,
+        slot: usize,
+        slots: &mut Vec<syn::Ident>,
+    ) -> TokenStream {
+        let s = self.reader_path();
+        let groups = &plan.groups[slot];
+        if !plan.conflicting(slot) {
+            let f = plan.typed_slot(slot, 0);
+            slots.push(f.clone());
+            let check = &groups[0].0;
+            // Discriminated by keys: the first key only one branch declares decides.
+            return match plan
+                .deciding
                 .iter()
-                .filter_map(|b| b.tag.as_ref())
-                .map(|t| discriminators[t.property].as_str());
-            quote! {
-                { members.discard(out); #check::no_branch_key(path, out, &[#(&[#required]),*]); Ok(None) }
-            }
-        } else {
-            quote! {
-                { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
-            }
-        };
-        for (b, (((branch, (_, props)), variant), ty)) in branches
-            .iter()
-            .zip(&branch_props)
-            .zip(variants)
-            .zip(types)
-            .enumerate()
-        {
-            let mut declared = Vec::new();
-            let mut settles = Vec::new();
-            let mut values = Vec::new();
-            let mut fields = Vec::new();
-            // The tag's field: its place among `fields`, and its value for each of the tags.
-            let mut tag_field: Option<(usize, Vec<TokenStream>)> = None;
-            for ((p, ident), (slot, g, convert)) in
-                props.iter().zip(field_idents(props, false)).zip(&placed[b])
+                .find(|(_, d)| plan.by_keys && *d == slot)
             {
-                let required = p.required;
-                declared.push(quote! { (#slot, #required) });
-                if let (true, Some(tag)) = (*slot < first, &branch.tag) {
-                    let each = tag
-                        .values
-                        .iter()
-                        .map(|v| {
-                            let value = self.tag_field_value(p, v);
-                            quote! { #ident: #value }
-                        })
-                        .collect();
-                    tag_field = Some((fields.len(), each));
-                    fields.push(TokenStream::new());
-                    continue;
-                }
-                let mut f = typed_slot(*slot, *g);
-                if conflicting(*slot) {
-                    let (c, users) = &groups[*slot][*g];
-                    // Only an untagged branch uses this check: never read before the end.
-                    let typed = if !by_tests && users.iter().any(|u| !tag_index[*u].is_empty()) {
-                        quote! { #f }
-                    } else {
-                        quote! { None }
-                    };
-                    let captured = format_ident!("r{}", slot);
-                    let h = format_ident!("g{}", slot);
-                    settles.push(quote! {
-                        let #h = members.settle::<A::Error, _>(#slot, #typed, #captured, &#c, path, out)?;
-                    });
-                    f = h;
-                }
-                if let Some(convert) = convert {
-                    let h = format_ident!("h{}", slot);
-                    settles.push(quote! { let #h = #f.map(|x| x.map(#convert)); });
-                    f = h;
-                }
-                let x = format_ident!("x{}", values.len());
-                values.push(self.member_value(ty, p, &ident, &f));
-                fields.push(quote! { #ident: #x });
-            }
-            let (build, _) = bind_values(&values);
-            let arm = |fields: &[TokenStream]| {
-                quote! {
-                    {
-                        #(#settles)*
-                        if !members.finish(&[#(#declared),*], path, out) {
-                            return Ok(None);
+                Some((b, _)) => {
+                    let read = self.member_read(slot, &f, check);
+                    quote! {
+                        #s::Key::Declared(#slot) => {
+                            decided.get_or_insert(#b);
+                            #read;
                         }
-                        #build
-                        Ok(Some(#name::#variant(#ty { #(#fields,)* })))
                     }
                 }
+                None => self.read_arm(slot, &f, check),
             };
-            match (tag_index[b].as_slice(), tag_field) {
-                // One arm per tag (an `enum` tag's field is the value read).
-                (indices, Some((at, each))) => {
-                    for (t, field) in indices.iter().zip(each) {
-                        fields[at] = field;
-                        let arm = arm(&fields);
-                        arms.push(quote! { Some(#t) => #arm });
-                    }
-                }
-                ([t], None) => {
-                    let arm = arm(&fields);
-                    arms.push(quote! { Some(#t) => #arm });
-                }
-                (_, None) if mixed => {
-                    let arm = arm(&fields);
-                    untagged.push(quote! { Some(#b) => #arm });
-                }
-                (_, None) => absent = arm(&fields),
+        }
+        let captured = format_ident!("r{}", slot);
+        if plan.by_tests {
+            // No branch is known before the members are read.
+            slots.push(captured.clone());
+            return quote! {
+                #s::Key::Declared(#slot) => #captured = members.capture(&mut map, #slot)?,
+            };
+        }
+        let mut cases = Vec::new();
+        for (g, (c, users)) in groups.iter().enumerate() {
+            let f = plan.typed_slot(slot, g);
+            let mut known: Vec<usize> = users
+                .iter()
+                .flat_map(|b| plan.tag_index[*b].iter().copied())
+                .collect();
+            if !known.is_empty() {
+                known.sort_unstable();
+                let known = indices_pattern(&known);
+                slots.push(f.clone());
+                cases.push(quote! {
+                    #s::Discriminator::Tag(#known) => #f = members.read(&mut map, #slot, &#c, path, out)?,
+                });
             }
         }
-        // Per branch, the keys `decided` names when none is present: those it alone declares
-        // and requires, or (a branch with a tag) the discriminator.
-        let required: Vec<TokenStream> = branches
+        slots.push(captured.clone());
+        let branch_known = self.branch_known(plan);
+        quote! {
+            #s::Key::Declared(#slot) => match #branch_known {
+                #(#cases)*
+                // The branch is known and does not declare it, or no branch is named: it
+                // is reported as such; read it strictly all the same.
+                #s::Discriminator::Tag(_) | #s::Discriminator::Unknown => {
+                    members.read(&mut map, #slot, &#s::AnyValue, path, out)?;
+                }
+                #s::Discriminator::Absent => #captured = members.capture(&mut map, #slot)?,
+            },
+        }
+    }
+    /// What the discriminators read so far say of each one (`found`, for `tagged`).
+    fn tags_found(&self, plan: &OneOfPlan<'_>) -> TokenStream {
+        let s = self.reader_path();
+        let tag_slots = plan.tag_slots();
+        quote! { &[#(#s::tag_of(&#tag_slots)),*] }
+    }
+    /// The branch named so far, while the members are read.
+    fn branch_known(&self, plan: &OneOfPlan<'_>) -> TokenStream {
+        let s = self.reader_path();
+        if plan.by_keys {
+            quote! { #s::Discriminator::branch(decided) }
+        } else if plan.strings {
+            quote! { #s::tag_of(&f0) }
+        } else {
+            let found = self.tags_found(plan);
+            quote! { #s::tagged(#found, &TAGS) }
+        }
+    }
+    /// Each branch's arms, which build its value once it is chosen.
+    fn branch_arms(
+        &self,
+        plan: &OneOfPlan<'_>,
+        name: &syn::Ident,
+        variants: &[syn::Ident],
+        types: &[TokenStream],
+    ) -> BranchArms {
+        let mut arms = BranchArms::default();
+        for (b, (variant, ty)) in variants.iter().zip(types).enumerate() {
+            self.branch_arm(plan, b, quote! { #name::#variant }, ty, &mut arms);
+        }
+        arms
+    }
+    /// The arms of branch `b`, whose value is `variant(ty { … })`, into `arms`.
+    fn branch_arm(
+        &self,
+        plan: &OneOfPlan<'_>,
+        b: usize,
+        variant: TokenStream,
+        ty: &TokenStream,
+        arms: &mut BranchArms,
+    ) {
+        let (branch, (_, props)) = (&plan.branches[b], &plan.objects[b]);
+        let mut declared = Vec::new();
+        let mut settles = Vec::new();
+        let mut values = Vec::new();
+        let mut fields = Vec::new();
+        // The tag's field: its place among `fields`, and its value for each of the tags.
+        let mut tag_field: Option<(usize, Vec<TokenStream>)> = None;
+        for ((p, ident), (slot, g, convert)) in props
             .iter()
-            .zip(&branch_props)
-            .map(|(branch, (_, props))| {
-                if let (true, Some(tag)) = (mixed, &branch.tag) {
-                    let discriminator = &discriminators[tag.property];
-                    return quote! { &[#discriminator] };
-                }
-                let keys = props
+            .zip(field_idents(props, false))
+            .zip(&plan.placed[b])
+        {
+            let required = p.required;
+            declared.push(quote! { (#slot, #required) });
+            if let (true, Some(tag)) = (*slot < plan.first(), &branch.tag) {
+                let each = tag
+                    .values
                     .iter()
-                    .filter(|p| p.required && branch.keys.contains(&p.name))
-                    .map(|p| p.name.as_str());
-                quote! { &[#(#keys),*] }
-            })
-            .collect();
-        let (decided_branch, decided_slot): (Vec<usize>, Vec<usize>) =
-            deciding.iter().copied().unzip();
-        let n = deciding.len();
-        let deciding = quote! {
-            const DECIDING: [(usize, usize); #n] = [#((#decided_branch, #decided_slot)),*];
+                    .map(|v| {
+                        let value = self.tag_field_value(p, v);
+                        quote! { #ident: #value }
+                    })
+                    .collect();
+                tag_field = Some((fields.len(), each));
+                fields.push(TokenStream::new());
+                continue;
+            }
+            let f = self.settled_slot(plan, *slot, *g, convert.as_ref(), &mut settles);
+            let x = format_ident!("x{}", values.len());
+            values.push(self.member_value(ty, p, &ident, &f));
+            fields.push(quote! { #ident: #x });
+        }
+        let (build, _) = bind_values(&values);
+        let arm = |fields: &[TokenStream]| {
+            quote! {
+                {
+                    #(#settles)*
+                    if !members.finish(&[#(#declared),*], path, out) {
+                        return Ok(None);
+                    }
+                    #build
+                    Ok(Some(#variant(#ty { #(#fields,)* })))
+                }
+            }
         };
-        if let Some(decision) = decision {
-            // Each branch's arm is `Some(index) => …` (its index stands for its tag).
-            let built = self.decision(decision);
-            let tested = tested.iter().map(|(slot, read)| {
-                if *read {
-                    let captured = format_ident!("r{}", slot);
-                    quote! { (#slot, #captured.as_deref()) }
-                } else {
-                    quote! { (#slot, None) }
+        match (plan.tag_index[b].as_slice(), tag_field) {
+            // One arm per tag (an `enum` tag's field is the value read).
+            (indices, Some((at, each))) => {
+                for (t, field) in indices.iter().zip(each) {
+                    fields[at] = field;
+                    let arm = arm(&fields);
+                    arms.tagged.push((*t, arm));
                 }
+            }
+            ([t], None) => {
+                let arm = arm(&fields);
+                arms.tagged.push((*t, arm));
+            }
+            (_, None) if plan.mixed => {
+                let arm = arm(&fields);
+                arms.untagged.push((b, arm));
+            }
+            (_, None) => arms.absent = Some(arm(&fields)),
+        }
+    }
+    /// The slot a branch takes the value of the key in `slot` from, read with its check group
+    /// `g`: a key branches check differently is settled first (read from its text unless it
+    /// was read with this check), and a `convert`ed value converted; each such step goes to
+    /// `settles`.
+    fn settled_slot(
+        &self,
+        plan: &OneOfPlan<'_>,
+        slot: usize,
+        g: usize,
+        convert: Option<&TokenStream>,
+        settles: &mut Vec<TokenStream>,
+    ) -> syn::Ident {
+        let mut f = plan.typed_slot(slot, g);
+        if plan.conflicting(slot) {
+            let (c, users) = &plan.groups[slot][g];
+            // Only an untagged branch uses this check: never read before the end.
+            let typed = if !plan.by_tests && users.iter().any(|u| !plan.tag_index[*u].is_empty()) {
+                quote! { #f }
+            } else {
+                quote! { None }
+            };
+            let captured = format_ident!("r{}", slot);
+            let h = format_ident!("g{}", slot);
+            settles.push(quote! {
+                let #h = members.settle::<A::Error, _>(#slot, #typed, #captured, &#c, path, out)?;
             });
-            return quote! {
-                static DECISION: ::std::sync::LazyLock<#k::__private::decision::Decision> =
-                    ::std::sync::LazyLock::new(|| #built);
-                #members
-                match members.decide(&DECISION, &[#(#tested),*], path, out) {
-                    #(#arms)*
-                    _ => Ok(None),
-                }
-            };
+            f = h;
         }
-        if by_keys {
-            // Each branch's arm is `Some(index) => …` (its index stands for its tag).
-            return quote! {
-                #deciding
-                let mut decided: Option<usize> = None;
-                #members
-                match members.decided(&DECIDING, &[#(#required),*], path, out) {
-                    #(#arms)*
-                    _ => Ok(None),
-                }
-            };
+        if let Some(convert) = convert {
+            let h = format_ident!("h{}", slot);
+            settles.push(quote! { let #h = #f.map(|x| x.map(#convert)); });
+            f = h;
         }
-        let deciding = if mixed {
-            absent = quote! {
+        f
+    }
+    /// A `oneOf` decided by tests of its members: the tree walked once they are read. Each
+    /// branch's arm is `Some(index) => …` (its index stands for its tag).
+    fn choose_by_tests(
+        &self,
+        plan: &OneOfPlan<'_>,
+        decision: &DecisionTree,
+        members: TokenStream,
+        arms: BranchArms,
+    ) -> TokenStream {
+        let k = self.krate;
+        let built = self.decision_tree(decision);
+        let tested = plan.tested.iter().map(|(slot, read)| {
+            if *read {
+                let captured = format_ident!("r{}", slot);
+                quote! { (#slot, #captured.as_deref()) }
+            } else {
+                quote! { (#slot, None) }
+            }
+        });
+        let arms = arms
+            .tagged
+            .iter()
+            .map(|(t, arm)| quote! { Some(#t) => #arm });
+        quote! {
+            static DECISION_TREE: ::std::sync::LazyLock<#k::__private::one_of::DecisionTree> =
+                ::std::sync::LazyLock::new(|| #built);
+            #members
+            match members.decide(&DECISION_TREE, &[#(#tested),*], path, out) {
+                #(#arms)*
+                _ => Ok(None),
+            }
+        }
+    }
+    /// A `oneOf` decided by keys: the first key only one branch declares, checked once the
+    /// members are read. Each branch's arm is `Some(index) => …` (its index stands for its
+    /// tag).
+    fn choose_by_keys(
+        &self,
+        plan: &OneOfPlan<'_>,
+        members: TokenStream,
+        arms: BranchArms,
+    ) -> TokenStream {
+        let deciding = plan.deciding_const();
+        let required = plan.decided_required();
+        let arms = arms
+            .tagged
+            .iter()
+            .map(|(t, arm)| quote! { Some(#t) => #arm });
+        quote! {
+            #deciding
+            let mut decided: Option<usize> = None;
+            #members
+            match members.decided(&DECIDING, &[#(#required),*], path, out) {
+                #(#arms)*
+                _ => Ok(None),
+            }
+        }
+    }
+    /// A `oneOf` with several discriminators, or tags that are not all strings: each read as
+    /// the index of its own tag, together naming the branch.
+    fn choose_by_tags(
+        &self,
+        plan: &OneOfPlan<'_>,
+        members: TokenStream,
+        arms: BranchArms,
+    ) -> TokenStream {
+        let check = self.check_path();
+        let (deciding, absent) = self.no_tag(plan, &arms);
+        let n = plan.tag_values.len();
+        let lists = plan.tag_values.iter().map(|v| quote! { &[#(#v),*] });
+        let found = self.tags_found(plan);
+        let arms = self.tag_arms(&arms);
+        let s = self.reader_path();
+        quote! {
+            const TAGS: [&[#check::TagValue<'static>]; #n] = [#(#lists),*];
+            #deciding
+            #members
+            match members.tagged(#found, &TAGS, path, out) {
+                #s::Discriminator::Absent => #absent,
+                #(#arms)*
+                // Reported by `tagged`.
+                _ => Ok(None),
+            }
+        }
+    }
+    /// A `oneOf` with one discriminator whose tags are strings, read as the index of its tag.
+    fn choose_by_string_tag(
+        &self,
+        plan: &OneOfPlan<'_>,
+        members: TokenStream,
+        arms: BranchArms,
+    ) -> TokenStream {
+        let check = self.check_path();
+        let (deciding, absent) = self.no_tag(plan, &arms);
+        let tags = &plan.tags;
+        let ntags = tags.len();
+        let discriminator = plan.discriminator();
+        let arms = self.tag_arms(&arms);
+        let s = self.reader_path();
+        quote! {
+            const TAGS: [&str; #ntags] = [#(#tags),*];
+            #deciding
+            #members
+            match #s::tag_of(&f0) {
+                #s::Discriminator::Absent => #absent,
+                #(#arms)*
+                _ => {
+                    members.discard(out);
+                    #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
+                    Ok(None)
+                }
+            }
+        }
+    }
+    /// What a `oneOf` with discriminators does when none is present, and the `DECIDING` it
+    /// needs for that: with several branches without a tag (`mixed`), their keys decide among
+    /// them; else the branch without a tag is read, or the discriminator is reported missing.
+    fn no_tag(&self, plan: &OneOfPlan<'_>, arms: &BranchArms) -> (TokenStream, TokenStream) {
+        if plan.mixed {
+            let required = plan.decided_required();
+            let untagged = arms
+                .untagged
+                .iter()
+                .map(|(b, arm)| quote! { Some(#b) => #arm });
+            let absent = quote! {
                 match members.decided(&DECIDING, &[#(#required),*], path, out) {
                     #(#untagged)*
                     _ => Ok(None),
                 }
             };
-            deciding
-        } else {
-            TokenStream::new()
-        };
-        if !strings {
-            let n = tag_values.len();
-            let lists = tag_values.iter().map(|v| quote! { &[#(#v),*] });
-            return quote! {
-                const TAGS: [&[#check::TagValue<'static>]; #n] = [#(#lists),*];
-                #deciding
-                #members
-                match members.tagged(#found, &TAGS, path, out) {
-                    None => #absent,
-                    Some(tag) => match tag {
-                        #(#arms)*
-                        _ => Ok(None),
-                    },
-                }
-            };
+            return (plan.deciding_const(), absent);
         }
-        let ntags = tags.len();
-        quote! {
-            const TAGS: [&str; #ntags] = [#(#tags),*];
-            #deciding
-            #members
-            match f0 {
-                None => #absent,
-                Some(tag) => match tag.flatten() {
-                    #(#arms)*
-                    _ => {
-                        members.discard(out);
-                        #check::unknown_discriminator(&path.key(#discriminator), out, &TAGS);
-                        Ok(None)
-                    }
-                },
+        if let Some(absent) = &arms.absent {
+            return (TokenStream::new(), absent.clone());
+        }
+        let check = self.check_path();
+        let absent = if plan.first() > 1 {
+            // Each branch with a tag requires its discriminator.
+            let required = plan
+                .branches
+                .iter()
+                .filter_map(|b| b.tag.as_ref())
+                .map(|t| plan.discriminators[t.property].as_str());
+            quote! {
+                { members.discard(out); #check::no_branch_key(path, out, &[#(&[#required]),*]); Ok(None) }
             }
-        }
+        } else {
+            let discriminator = plan.discriminator();
+            quote! {
+                { members.discard(out); #check::required(&path.key(#discriminator), out); Ok(None) }
+            }
+        };
+        (TokenStream::new(), absent)
+    }
+    /// The arms of the branches with a tag, each `Discriminator::Tag(index) => …`.
+    fn tag_arms(&self, arms: &BranchArms) -> Vec<TokenStream> {
+        let s = self.reader_path();
+        arms.tagged
+            .iter()
+            .map(|(t, arm)| quote! { #s::Discriminator::Tag(#t) => #arm })
+            .collect()
+    }
+    /// `runtime::__private::reader`
+    fn reader_path(&self) -> TokenStream {
+        let k = self.krate;
+        quote! { #k::__private::reader }
+    }
+    /// `runtime::__private::check`
+    fn check_path(&self) -> TokenStream {
+        let k = self.krate;
+        quote! { #k::__private::check }
     }
     /// The expression that builds `decision`.
-    pub(super) fn decision(&self, decision: &Decision) -> TokenStream {
+    pub(super) fn decision_tree(&self, decision: &DecisionTree) -> TokenStream {
         let k = self.krate;
-        let d = quote! { #k::__private::decision };
+        let d = quote! { #k::__private::one_of };
         let s = quote! { #k::__private::reader };
         let kinds = |kinds: &[Kind]| {
             let kinds = kinds
@@ -660,7 +744,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
-            #d::Decision {
+            #d::DecisionTree {
                 members: Vec::from([#(String::from(#members)),*]),
                 tests: Vec::from([#(#tests),*]),
             }
@@ -698,4 +782,185 @@ pub(super) fn tag_value(check: &TokenStream, tag: &Value) -> TokenStream {
             quote! { #check::TagValue::Int(#i) }
         }
     }
+}
+
+/// What [`Emitter::one_of_body`] works out once about a `oneOf` before it writes any code: how
+/// a branch is chosen, each branch's tags, and the slot and check of every member.
+struct OneOfPlan<'a> {
+    discriminators: &'a [String],
+    branches: &'a [Branch],
+    decision: Option<&'a DecisionTree>,
+    /// Each branch's object node and declared properties.
+    objects: Vec<(NodeId, Vec<Property>)>,
+    /// Decided by tests of the members (`decision`): a member whose type or tag a test reads
+    /// is read as any key the branches check differently (kept as JSON text, read once the
+    /// branch is known), and the branch's index stands for its tag.
+    by_tests: bool,
+    /// No discriminator: the first key only one branch declares decides (`decided`), read as
+    /// the tag is, and the branch's index stands for its tag.
+    by_keys: bool,
+    /// One discriminator with string tags: read with `Tag`; else with `AnyTag`.
+    strings: bool,
+    /// A discriminator and several branches without a tag: without it, those branches' keys
+    /// decide among them (`decided`, once the members are read).
+    mixed: bool,
+    /// Each discriminator's tags, in branch order (an `enum` tag's values in its order).
+    tag_values: Vec<Vec<TokenStream>>,
+    /// The string tags, in branch order.
+    tags: Vec<&'a str>,
+    /// The indices of each branch's tags among all tags (see [`tag_indices`]); decided by
+    /// keys or tests, each branch's own index.
+    tag_index: Vec<Vec<usize>>,
+    /// Every key of every branch, the discriminators first: the slots.
+    keys: Vec<String>,
+    /// For each slot, the distinct checks its branches read it with and which branches use
+    /// each (its check groups).
+    groups: Vec<Vec<(TokenStream, Vec<usize>)>>,
+    /// For each branch and property: (slot, group, conversion).
+    placed: Vec<Vec<(usize, usize, Option<TokenStream>)>>,
+    /// The slot of each member of the decision, and whether a test reads its value.
+    tested: Vec<(usize, bool)>,
+    /// `(branch, slot)` of each key only one branch (of those without a tag, when `mixed`)
+    /// declares, in schema order.
+    deciding: Vec<(usize, usize)>,
+}
+
+impl OneOfPlan<'_> {
+    /// The number of discriminators, whose slots come first.
+    fn first(&self) -> usize {
+        self.discriminators.len()
+    }
+    /// The one discriminator (empty without one).
+    fn discriminator(&self) -> &str {
+        self.discriminators
+            .first()
+            .map(String::as_str)
+            .unwrap_or_default()
+    }
+    /// The discriminators' slots.
+    fn tag_slots(&self) -> Vec<syn::Ident> {
+        (0..self.first()).map(|p| format_ident!("f{}", p)).collect()
+    }
+    /// True when branches read the key in `slot` with different checks, or a test reads its
+    /// value: then it is kept as text until the branch is known.
+    fn conflicting(&self, slot: usize) -> bool {
+        self.groups[slot].len() > 1 || self.tested.contains(&(slot, true))
+    }
+    /// The slot variable of check group `g` of the key in `slot`.
+    fn typed_slot(&self, slot: usize, g: usize) -> syn::Ident {
+        if self.conflicting(slot) {
+            format_ident!("f{}_{}", slot, g)
+        } else {
+            format_ident!("f{}", slot)
+        }
+    }
+    /// The slot of each member of the decision, and whether a test reads its value.
+    fn tested_members(&self) -> Vec<(usize, bool)> {
+        let Some(d) = self.decision else {
+            return Vec::new();
+        };
+        let read: Vec<usize> = d
+            .tests
+            .iter()
+            .filter_map(|t| match *t {
+                Test::Type { member, .. } | Test::Tag { member, .. } => Some(member),
+                Test::Branch(_) | Test::Has { .. } => None,
+            })
+            .collect();
+        (0..d.members.len())
+            .map(|m| {
+                let slot = self.keys.iter().position(|k| *k == d.members[m]);
+                (slot.unwrap_or_default(), read.contains(&m))
+            })
+            .collect()
+    }
+    /// `(branch, slot)` of each key that decides a branch, when keys decide.
+    fn deciding_keys(&self) -> Vec<(usize, usize)> {
+        if !self.by_keys && !self.mixed {
+            return Vec::new();
+        }
+        let mut deciding = Vec::new();
+        for (b, branch) in self.branches.iter().enumerate() {
+            for key in &branch.keys {
+                if let Some(slot) = self.keys.iter().position(|k| k == key) {
+                    deciding.push((b, slot));
+                }
+            }
+        }
+        deciding
+    }
+    /// `const DECIDING`, the `(branch, slot)` pairs `decided` reads.
+    fn deciding_const(&self) -> TokenStream {
+        let (branch, slot): (Vec<usize>, Vec<usize>) = self.deciding.iter().copied().unzip();
+        let n = self.deciding.len();
+        quote! {
+            const DECIDING: [(usize, usize); #n] = [#((#branch, #slot)),*];
+        }
+    }
+    /// Per branch, the keys `decided` names when none is present: those it alone declares
+    /// and requires, or (a branch with a tag) the discriminator.
+    fn decided_required(&self) -> Vec<TokenStream> {
+        self.branches
+            .iter()
+            .zip(&self.objects)
+            .map(|(branch, (_, props))| {
+                if let (true, Some(tag)) = (self.mixed, &branch.tag) {
+                    let discriminator = &self.discriminators[tag.property];
+                    return quote! { &[#discriminator] };
+                }
+                let keys = props
+                    .iter()
+                    .filter(|p| p.required && branch.keys.contains(&p.name))
+                    .map(|p| p.name.as_str());
+                quote! { &[#(#keys),*] }
+            })
+            .collect()
+    }
+}
+
+/// The arms that build each branch's value once it is chosen.
+#[derive(Default)]
+struct BranchArms {
+    /// `(index, arm)`, one per tag of each branch with one (a branch's index when keys or
+    /// tests decide).
+    tagged: Vec<(usize, TokenStream)>,
+    /// `mixed`: `(branch, arm)` for each branch without a tag.
+    untagged: Vec<(usize, TokenStream)>,
+    /// Else the read of the branch without a tag, chosen when no discriminator is present.
+    absent: Option<TokenStream>,
+}
+
+/// Each of `n` discriminators' tags, in branch order (an `enum` tag's values in its order).
+fn tag_values(check: &TokenStream, n: usize, branches: &[Branch]) -> Vec<Vec<TokenStream>> {
+    (0..n)
+        .map(|p| {
+            branches
+                .iter()
+                .filter_map(|b| b.tag.as_ref().filter(|t| t.property == p))
+                .flat_map(|t| t.values.iter().map(|v| tag_value(check, v)))
+                .collect()
+        })
+        .collect()
+}
+
+/// The indices of each branch's tags among all tags, each discriminator's after the previous
+/// ones' (with one, among the string tags): one for a `const`, one per value of an `enum`;
+/// empty for a branch without a tag.
+fn tag_indices(tag_values: &[Vec<TokenStream>], branches: &[Branch]) -> Vec<Vec<usize>> {
+    branches
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let Some(t) = b.tag.as_ref() else {
+                return Vec::new();
+            };
+            let before: usize = tag_values[..t.property].iter().map(Vec::len).sum();
+            let among: usize = branches[..i]
+                .iter()
+                .filter_map(|c| c.tag.as_ref().filter(|u| u.property == t.property))
+                .map(|u| u.values.len())
+                .sum();
+            (before + among..before + among + t.values.len()).collect()
+        })
+        .collect()
 }

@@ -51,7 +51,7 @@ const VALIDATE: &str =
     "`perago validate --schema FILE` takes this schema as written, without generated types";
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
 /// Keywords that apply a second schema to a value generated code still types: the value is
-/// typed without them and judged with them by the interpreter ([`Deferral::Typed`]).
+/// typed without them and checked with them by the interpreter ([`Deferral::Typed`]).
 const APPLIED: &[&str] = &[
     "not",
     "if",
@@ -63,11 +63,11 @@ const APPLIED: &[&str] = &[
     "maxContains",
 ];
 /// Keywords the interpreter takes and generated types have no form for: their schema's value
-/// is held whole ([`Deferral::Value`]).
-const JUDGED: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "$anchor"];
+/// is deferred whole ([`Deferral::Value`]).
+const UNTYPED: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "$anchor"];
 
-/// How generated code holds a part of a schema it does not type rule by rule: the interpreter
-/// judges the part's value (see `perago_schema::fallback`).
+/// A part of a schema generated code does not type rule by rule: the interpreter checks the
+/// part's value (see `perago_schema::fallback`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Deferral {
     pub kind: DeferralKind,
@@ -75,7 +75,7 @@ pub(crate) struct Deferral {
     pub reason: String,
 }
 
-/// What is typed of a held part.
+/// What is typed of a deferred part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum DeferralKind {
     /// Everything but the [`APPLIED`] keywords, which the interpreter checks.
@@ -84,8 +84,8 @@ pub(crate) enum DeferralKind {
     Value,
 }
 
-/// The held parts of the linted documents: (document, JSON Pointer) of the schema whose values
-/// are held, always one a value is entered at (a root, `$defs` entry, property, item…).
+/// The deferred parts of the linted documents: (document, JSON Pointer) of the schema whose
+/// values are deferred, always one a value is entered at (a root, `$defs` entry, property, item…).
 pub(crate) type Deferrals = HashMap<(usize, String), Deferral>;
 
 /// The members the `then`, `else` and `dependentSchemas` of the schema `map` at `pointer`
@@ -194,7 +194,7 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
         "$vocabulary" => "perago supports one fixed subset of JSON Schema 2020-12",
         "nullable" => "write `\"type\": [T, \"null\"]`",
         "discriminator" => {
-            "`oneOf` branches are told apart by their string `const` property; no annotation is needed"
+            "`oneOf` branches are discriminated by their string `const` property; no annotation is needed"
         }
         "example" => "write `examples` (an array)",
         _ => {
@@ -220,12 +220,12 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
 /// Lints every loaded document (loading the files their `$ref`s name as it goes); the errors
 /// come file by file, each file's in document order.
 pub(crate) fn lint(docs: &mut Documents) -> (Vec<LintError>, Deferrals) {
-    let mut holds = Deferrals::new();
-    // A part held is not linted further, and what uses a held part in place is held in
-    // turn: lint again until the held parts are all found.
+    let mut deferrals = Deferrals::new();
+    // A deferred part is not linted further, and what uses a deferred part in place is
+    // deferred in turn: lint again until the deferred parts are all found.
     loop {
         let mut errors = Vec::new();
-        let before = holds.clone();
+        let before = deferrals.clone();
         let mut i = 0;
         while i < docs.docs.len() {
             let root = docs.get(i).root.clone();
@@ -235,14 +235,14 @@ pub(crate) fn lint(docs: &mut Documents) -> (Vec<LintError>, Deferrals) {
                 doc: i,
                 file: &file,
                 errors: &mut errors,
-                holds: &mut holds,
+                deferrals: &mut deferrals,
             };
             linter.root(&root);
             i += 1;
         }
-        if holds == before {
+        if deferrals == before {
             sort_errors(docs, &mut errors);
-            return (errors, holds);
+            return (errors, deferrals);
         }
     }
 }
@@ -252,7 +252,7 @@ struct Linter<'a> {
     doc: usize,
     file: &'a str,
     errors: &'a mut Vec<LintError>,
-    holds: &'a mut Deferrals,
+    deferrals: &'a mut Deferrals,
 }
 
 impl Linter<'_> {
@@ -261,14 +261,14 @@ impl Linter<'_> {
             .push(LintError::new(self.file, pointer, keyword, message));
     }
 
-    /// Deferrals the value entered at `pointer` (or at the schema it is in place of) for the
-    /// interpreter to judge; a whole value holding wins over a typed one.
-    fn hold(&mut self, pointer: &str, kind: DeferralKind, reason: impl Into<String>) {
+    /// Defers the value entered at `pointer` (or at the schema it is in place of) to the
+    /// interpreter; deferring the whole value wins over deferring a typed one.
+    fn defer(&mut self, pointer: &str, kind: DeferralKind, reason: impl Into<String>) {
         let at = entered_at(pointer);
         let in_place = at != pointer && kind == DeferralKind::Typed;
         let kind = if in_place { DeferralKind::Value } else { kind };
         let key = (self.doc, at.to_owned());
-        match self.holds.get(&key) {
+        match self.deferrals.get(&key) {
             Some(h) if h.kind == DeferralKind::Value || h.kind == kind => {}
             _ => {
                 let reason = match in_place {
@@ -280,29 +280,29 @@ impl Linter<'_> {
                     ),
                     false => reason.into(),
                 };
-                self.holds.insert(key, Deferral { kind, reason });
+                self.deferrals.insert(key, Deferral { kind, reason });
             }
         }
     }
 
-    /// What generated types cannot hold as typed, at `keyword` of `pointer`: a
-    /// `serde_json::Value` the interpreter judges, `message` saying why.
+    /// What generated types cannot type, at `keyword` of `pointer`: a `serde_json::Value` the
+    /// interpreter checks, `message` saying why.
     fn untyped(&mut self, pointer: &str, keyword: &str, message: impl Into<String>) {
         let message = message.into();
         let reason = match keyword {
             "" => format!("{message}; kept as a `serde_json::Value`"),
             _ => format!("`{keyword}`: {message}; kept as a `serde_json::Value`"),
         };
-        self.hold(pointer, DeferralKind::Value, reason);
+        self.defer(pointer, DeferralKind::Value, reason);
     }
 
-    fn held(&self, doc: usize, pointer: &str) -> Option<&Deferral> {
-        self.holds.get(&(doc, entered_at(pointer).to_owned()))
+    fn deferral(&self, doc: usize, pointer: &str) -> Option<&Deferral> {
+        self.deferrals.get(&(doc, entered_at(pointer).to_owned()))
     }
 
     /// True when `schema`, written in this document, is a `$ref` (through any number) to a
-    /// held schema.
-    fn reaches_held(&mut self, schema: &Value) -> bool {
+    /// deferred schema.
+    fn reaches_deferred(&mut self, schema: &Value) -> bool {
         let mut doc = self.doc;
         let mut schema = schema.clone();
         for _ in 0..64 {
@@ -312,7 +312,7 @@ impl Linter<'_> {
             let Ok((d, ptr, v)) = self.target(doc, r) else {
                 return false;
             };
-            if self.holds.contains_key(&(d, ptr)) {
+            if self.deferrals.contains_key(&(d, ptr)) {
                 return true;
             }
             (doc, schema) = (d, v);
@@ -372,7 +372,7 @@ impl Linter<'_> {
                     "generated code merges `allOf` into one struct, and this keyword is beside it",
                 );
             } else if APPLIED.contains(&k) {
-                self.hold(
+                self.defer(
                     pointer,
                     DeferralKind::Typed,
                     format!("`{k}` applies a schema to the typed value"),
@@ -381,13 +381,13 @@ impl Linter<'_> {
                 // Closes no more than the typed value's shape does, where the value is entered
                 // (a typed object is closed over what it applies in place): the type stands,
                 // and the interpreter applies the keyword as written. Elsewhere (in an `allOf`
-                // branch) it closes a part alone, and the value is held whole.
-                self.hold(
+                // branch) it closes a part alone, and the value is deferred whole.
+                self.defer(
                     pointer,
                     DeferralKind::Typed,
                     format!("`{k}: false` is applied as written"),
                 );
-            } else if JUDGED.contains(&k) {
+            } else if UNTYPED.contains(&k) {
                 self.untyped(pointer, k, "generated types have no form for it");
             } else if !is_known(k) {
                 // Generated code has no use for it (or it is a typo the interpreter refuses too).
@@ -432,9 +432,9 @@ impl Linter<'_> {
         );
     }
 
-    /// What a schema held whole must still be, for generated code to record it standing
+    /// What a schema deferred whole must still be, for generated code to record it standing
     /// alone (`bundle`): no resource below a file's root, and `$ref`s to what lint allows.
-    fn held_structure(&mut self, schema: &Value, pointer: &str) {
+    fn deferred_structure(&mut self, schema: &Value, pointer: &str) {
         let Value::Object(map) = schema else { return };
         for (k, v) in map {
             let at = format!("{pointer}/{}", pointer_token(k));
@@ -446,12 +446,12 @@ impl Linter<'_> {
                     Value::Object(children),
                 ) => {
                     for (name, child) in children {
-                        self.held_structure(child, &format!("{at}/{}", pointer_token(name)));
+                        self.deferred_structure(child, &format!("{at}/{}", pointer_token(name)));
                     }
                 }
                 ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(children)) => {
                     for (i, child) in children.iter().enumerate() {
-                        self.held_structure(child, &format!("{at}/{i}"));
+                        self.deferred_structure(child, &format!("{at}/{i}"));
                     }
                 }
                 (
@@ -466,7 +466,7 @@ impl Linter<'_> {
                     | "unevaluatedProperties"
                     | "unevaluatedItems",
                     child,
-                ) => self.held_structure(child, &at),
+                ) => self.deferred_structure(child, &at),
                 _ => {}
             }
         }
@@ -494,7 +494,7 @@ impl Linter<'_> {
             }
         };
         let whole = self
-            .held(self.doc, pointer)
+            .deferral(self.doc, pointer)
             .is_some_and(|h| h.kind == DeferralKind::Value);
         if !whole {
             self.keywords(map, pointer, is_root);
@@ -504,18 +504,18 @@ impl Linter<'_> {
         }
 
         if whole {
-            // Held whole; the root's own `$id`/`$schema`/`$defs` were seen above.
+            // Deferred whole; the root's own `$id`/`$schema`/`$defs` were seen above.
             let mut own = map.clone();
             if is_root {
                 for k in ROOT_ONLY {
                     own.shift_remove(*k);
                 }
             }
-            self.held_structure(&Value::Object(own), pointer);
+            self.deferred_structure(&Value::Object(own), pointer);
             return;
         }
         self.applied(map, pointer);
-        if self.held_in_place(map, pointer) {
+        if self.deferred_in_place(map, pointer) {
             return;
         }
 
@@ -571,10 +571,10 @@ impl Linter<'_> {
     }
 
     /// What the interpreter applies beside the typed schema: the members `then`, `else` and
-    /// `dependentSchemas` declare (typed as optional fields of a held object), and the rest.
+    /// `dependentSchemas` declare (typed as optional fields of a deferred object), and the rest.
     fn applied(&mut self, map: &Map<String, Value>, pointer: &str) {
         // The members `then`, `else` and `dependentSchemas` declare are typed as optional
-        // fields of a held object: linted as the object's own are.
+        // fields of a deferred object: linted as the object's own are.
         for (at, schema) in applied_members(map, pointer) {
             self.node(&schema, &at, false);
         }
@@ -598,15 +598,16 @@ impl Linter<'_> {
                     m.shift_remove("properties");
                 }
             }
-            self.held_structure(&schema, &at);
+            self.deferred_structure(&schema, &at);
         }
     }
 
-    /// True (and `pointer` held) when a branch or part read in place of this schema is held.
-    fn held_in_place(&mut self, map: &Map<String, Value>, pointer: &str) -> bool {
+    /// True (and `pointer` deferred) when a branch or part read in place of this schema is
+    /// deferred.
+    fn deferred_in_place(&mut self, map: &Map<String, Value>, pointer: &str) -> bool {
         for keyword in ["allOf", "anyOf", "oneOf"] {
             let parts = map.get(keyword).and_then(Value::as_array).cloned();
-            if parts.is_some_and(|parts| parts.iter().any(|p| self.reaches_held(p))) {
+            if parts.is_some_and(|parts| parts.iter().any(|p| self.reaches_deferred(p))) {
                 self.untyped(
                     pointer,
                     keyword,

@@ -63,7 +63,7 @@ impl Linter<'_> {
                 ),
             }
         }
-        // Several objects: told apart as a `oneOf` of objects is, by a property's `const`.
+        // Several objects: distinguished as a `oneOf` of objects is, by a property's `const`.
         let objects: Vec<(usize, Value)> = kinds
             .iter()
             .filter(|(_, k)| *k == Kind::Object)
@@ -82,7 +82,7 @@ impl Linter<'_> {
                         self.untyped(
                         &format!("{pointer}/{keyword}/{}", at.0),
                         keyword,
-                        format!("the objects of a `{keyword}` of JSON types are told apart as a `oneOf` of objects is, so each must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}"),
+                        format!("the objects of a `{keyword}` of JSON types are distinguished as a `oneOf` of objects is, so each must be a closed object (`\"type\": \"object\"` with `properties`), but this one {why}"),
                     );
                     }
                 }
@@ -91,7 +91,7 @@ impl Linter<'_> {
                     self.untyped(
                     pointer,
                     keyword,
-                    format!("the branches that take objects (numbered among themselves below) cannot be told apart for certain: {why}"),
+                    format!("the branches that take objects (numbered among themselves below) cannot be distinguished for certain: {why}"),
                 );
                 }
                 fine
@@ -114,7 +114,7 @@ impl Linter<'_> {
             self.untyped(
                 pointer,
                 keyword,
-                format!("branches {i} ({}) and {j} ({}) overlap: a value could match both and the generated reader could not tell which branch it is ({why}); give each branch its own JSON type, or for objects use a `oneOf` of closed objects told apart by a property with a string `const`", a.name(), b.name()),
+                format!("branches {i} ({}) and {j} ({}) overlap: a value could match both and the generated reader could not tell which branch it is ({why}); give each branch its own JSON type, or for objects use a `oneOf` of closed objects discriminated by a property with a string `const`", a.name(), b.name()),
             );
         }
     }

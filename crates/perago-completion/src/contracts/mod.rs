@@ -136,7 +136,7 @@ pub const WORKER_COMPLETION_V1_JSON: &str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://perago.dev/schemas/worker-completion.v1.schema.json",
   "title": "WorkerCompletionV1",
-  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
+  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal, distinguished by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
   "oneOf": [
     {
       "$ref": "#/$defs/Completion"

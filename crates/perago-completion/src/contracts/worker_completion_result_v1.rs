@@ -572,8 +572,8 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago_schema::__private::reader::tag_of(&f0) {
+                    ::perago_schema::__private::reader::Discriminator::Absent => {
                         let h1 = f1
                             .map(|x| {
                                 x.map(|(): ()| super::worker_completion_v1::Contract)
@@ -614,189 +614,184 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
                             ),
                         )
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let h1 = f1
-                                    .map(|x| {
-                                        x.map(|(): ()| super::worker_completion_v1::Contract)
-                                    });
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionResultV1::AwaitingOperator(super::worker_completion_v1::AwaitingOperator {
-                                            contract: x0,
-                                            kind: super::worker_completion_v1::AwaitingOperatorKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let h1 = f1
-                                    .map(|x| {
-                                        x.map(|(): ()| super::worker_completion_v1::Contract)
-                                    });
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, true),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (8usize, true),
-                                            (9usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                                    ::perago_schema::__private::reader::required(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f8),
-                                    ::perago_schema::__private::reader::required(f9),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionResultV1::ScopeExceeded(ScopeExceeded {
-                                            contract: x0,
-                                            kind: ScopeExceededKind,
-                                            detail: x1,
-                                            proposed_split: x2,
-                                            followups: x3,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let h1 = f1
-                                    .map(|x| {
-                                        x.map(|(): ()| super::worker_completion_v1::Contract)
-                                    });
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionResultV1::Underspecified(super::worker_completion_v1::Underspecified {
-                                            contract: x0,
-                                            kind: super::worker_completion_v1::UnderspecifiedKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                let h1 = f1
-                                    .map(|x| {
-                                        x.map(|(): ()| super::worker_completion_v1::Contract)
-                                    });
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (10usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f10),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionResultV1::BlockedOnDependency(super::worker_completion_v1::BlockedOnDependency {
-                                            contract: x0,
-                                            kind: super::worker_completion_v1::BlockedOnDependencyKind,
-                                            detail: x1,
-                                            blocking_dep: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(4usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (11usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago_schema::__private::reader::required(f11),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionResultV1::LegacyProse(LegacyProse {
-                                            kind: LegacyProseKind,
-                                            text: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago_schema::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago_schema::__private::reader::Discriminator::Tag(0usize) => {
+                        let h1 = f1
+                            .map(|x| {
+                                x.map(|(): ()| super::worker_completion_v1::Contract)
+                            });
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (7usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f7),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionResultV1::AwaitingOperator(super::worker_completion_v1::AwaitingOperator {
+                                    contract: x0,
+                                    kind: super::worker_completion_v1::AwaitingOperatorKind,
+                                    detail: x1,
+                                    question: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(1usize) => {
+                        let h1 = f1
+                            .map(|x| {
+                                x.map(|(): ()| super::worker_completion_v1::Contract)
+                            });
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, true),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (8usize, true),
+                                    (9usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                            ::perago_schema::__private::reader::required(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f8),
+                            ::perago_schema::__private::reader::required(f9),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionResultV1::ScopeExceeded(ScopeExceeded {
+                                    contract: x0,
+                                    kind: ScopeExceededKind,
+                                    detail: x1,
+                                    proposed_split: x2,
+                                    followups: x3,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(2usize) => {
+                        let h1 = f1
+                            .map(|x| {
+                                x.map(|(): ()| super::worker_completion_v1::Contract)
+                            });
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (7usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f7),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionResultV1::Underspecified(super::worker_completion_v1::Underspecified {
+                                    contract: x0,
+                                    kind: super::worker_completion_v1::UnderspecifiedKind,
+                                    detail: x1,
+                                    question: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(3usize) => {
+                        let h1 = f1
+                            .map(|x| {
+                                x.map(|(): ()| super::worker_completion_v1::Contract)
+                            });
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (10usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f10),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionResultV1::BlockedOnDependency(super::worker_completion_v1::BlockedOnDependency {
+                                    contract: x0,
+                                    kind: super::worker_completion_v1::BlockedOnDependencyKind,
+                                    detail: x1,
+                                    blocking_dep: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(4usize) => {
+                        if !members.finish(&[(0usize, true), (11usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (
+                            ::perago_schema::__private::reader::required(f11),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionResultV1::LegacyProse(LegacyProse {
+                                    kind: LegacyProseKind,
+                                    text: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago_schema::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

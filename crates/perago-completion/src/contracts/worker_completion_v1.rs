@@ -1141,7 +1141,7 @@ impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for BlockedOnDepen
 ::perago_schema::string_const!(pub BlockedOnDependencyKind = "blocked_on_dependency");
 /// WorkerCompletionV1
 ///
-/// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
+/// worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal, distinguished by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.
 #[derive(Debug, Clone, PartialEq, ::perago_schema::__private::serde::Serialize)]
 #[serde(crate = "::perago_schema::__private::serde", untagged)]
 pub enum WorkerCompletionV1 {
@@ -1156,7 +1156,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkerCompletionV1",
-  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal told apart by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
+  "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal, distinguished by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
   "oneOf": [
     {
       "$ref": "#/$defs/Completion"
@@ -1613,8 +1613,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago_schema::__private::reader::tag_of(&f0) {
+                    ::perago_schema::__private::reader::Discriminator::Absent => {
                         let h1 = f1.map(|x| x.map(|(): ()| Contract));
                         if !members
                             .finish(
@@ -1652,154 +1652,150 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
                             ),
                         )
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::AwaitingOperator(AwaitingOperator {
-                                            contract: x0,
-                                            kind: AwaitingOperatorKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (8usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f8),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::ScopeExceeded(ScopeExceeded {
-                                            contract: x0,
-                                            kind: ScopeExceededKind,
-                                            detail: x1,
-                                            proposed_split: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (7usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f7),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::Underspecified(Underspecified {
-                                            contract: x0,
-                                            kind: UnderspecifiedKind,
-                                            detail: x1,
-                                            question: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| Contract));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (6usize, true),
-                                            (9usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago_schema::__private::reader::optional(h1),
-                                    ::perago_schema::__private::reader::required(f6),
-                                    ::perago_schema::__private::reader::required(f9),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkerCompletionV1::BlockedOnDependency(BlockedOnDependency {
-                                            contract: x0,
-                                            kind: BlockedOnDependencyKind,
-                                            detail: x1,
-                                            blocking_dep: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago_schema::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago_schema::__private::reader::Discriminator::Tag(0usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (7usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f7),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionV1::AwaitingOperator(AwaitingOperator {
+                                    contract: x0,
+                                    kind: AwaitingOperatorKind,
+                                    detail: x1,
+                                    question: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(1usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (8usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f8),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionV1::ScopeExceeded(ScopeExceeded {
+                                    contract: x0,
+                                    kind: ScopeExceededKind,
+                                    detail: x1,
+                                    proposed_split: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(2usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (7usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f7),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionV1::Underspecified(Underspecified {
+                                    contract: x0,
+                                    kind: UnderspecifiedKind,
+                                    detail: x1,
+                                    question: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago_schema::__private::reader::Discriminator::Tag(3usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| Contract));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (6usize, true),
+                                    (9usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago_schema::__private::reader::optional(h1),
+                            ::perago_schema::__private::reader::required(f6),
+                            ::perago_schema::__private::reader::required(f9),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkerCompletionV1::BlockedOnDependency(BlockedOnDependency {
+                                    contract: x0,
+                                    kind: BlockedOnDependencyKind,
+                                    detail: x1,
+                                    blocking_dep: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago_schema::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

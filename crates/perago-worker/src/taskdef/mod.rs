@@ -45,6 +45,7 @@ use perago::task::{Task, TaskKind, TaskOptions, TimeoutPolicy};
 use perago_taskdef_rules::{self as rules, TimeoutRule};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt;
 
 /// The JSON Schema dialect of every SchemaDef's `data`.
@@ -232,41 +233,72 @@ pub struct Parts<'a> {
 
 /// [`assemble`] from the parts of a task descriptor.
 pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, Vec<TaskDefError>> {
-    let Parts {
-        name,
-        kind,
-        params_schema,
-        result_schema,
-        options: o,
-    } = parts;
-    let error = |field: &str, message: String| TaskDefError {
-        task: name.to_owned(),
-        field: field.to_owned(),
-        message,
-    };
     let mut errors = Vec::new();
-
-    let owner_email = match o.owner_email.map(str::to_owned).or_else(|| {
-        settings
-            .owner_email
-            .as_deref()
-            .map(str::trim)
-            .filter(|e| !e.is_empty())
-            .map(str::to_owned)
-    }) {
-        Some(email) => email,
-        None => {
-            errors.push(error(
+    let owner_email =
+        match owner_email(parts.options, settings) {
+            Some(email) => email,
+            None => {
+                errors.push(parts.error(
                 "ownerEmail",
                 "no owner email: set `owner_email = \"team@example.com\"` on the task, or a \
                  workspace-level one (`[workspace.metadata.perago] owner-email` for `cargo xtask`, \
                  `--owner-email` or PERAGO_OWNER_EMAIL for a task binary)"
                     .to_owned(),
             ));
-            String::new()
+                String::new()
+            }
+        };
+    let envelopes = envelopes(&parts, &mut errors);
+    let def = taskdef(&parts, owner_email, envelopes);
+    // Conductor's rules on the result; a field already reported is not reported twice.
+    let violations = check(&def.to_json());
+    for v in violations {
+        if !errors.iter().any(|e| e.field == v.field) {
+            errors.push(v);
         }
-    };
+    }
+    if errors.is_empty() {
+        Ok(def)
+    } else {
+        Err(errors)
+    }
+}
 
+impl Parts<'_> {
+    fn error(&self, field: &str, message: String) -> TaskDefError {
+        TaskDefError {
+            task: self.name.to_owned(),
+            field: field.to_owned(),
+            message,
+        }
+    }
+}
+
+/// The task's own `owner_email`, else the workspace-level one unless it is blank.
+fn owner_email(options: &TaskOptions, settings: &Settings) -> Option<String> {
+    options.owner_email.map(str::to_owned).or_else(|| {
+        settings
+            .owner_email
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .map(str::to_owned)
+    })
+}
+
+/// Each side of a task's contract with Conductor: its exact top-level keys, and the closed
+/// envelope that is its SchemaDef's `data` (`null` when either side could not be filled).
+struct Envelopes {
+    input_keys: Vec<String>,
+    output_keys: Vec<String>,
+    input_data: Value,
+    output_data: Value,
+}
+
+/// The envelopes of the task's kind with its params and result schemas filled in; what cannot
+/// be filled is an error of `inputSchema.data` or `outputSchema.data`.
+fn envelopes(parts: &Parts<'_>, errors: &mut Vec<TaskDefError>) -> Envelopes {
+    let Parts { name, kind, .. } = *parts;
     let (input_envelope, output_envelope) = match kind {
         TaskKind::WorkspaceFree => (
             WorkspaceFreeTaskInput::SCHEMA,
@@ -283,7 +315,7 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
     let input_data = envelope::fill(
         input_envelope,
         "params",
-        params_schema,
+        parts.params_schema,
         &format!("{name}_input"),
         &format!(
             "The Conductor inputData of the {} task `{name}`: exactly {}.",
@@ -291,18 +323,18 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             quoted_list(&input_keys)
         ),
     )
-    .map_err(|m| error("inputSchema.data", m));
+    .map_err(|m| parts.error("inputSchema.data", m));
     let output_data = envelope::fill(
         output_envelope,
         "result",
-        result_schema,
+        parts.result_schema,
         &format!("{name}_output"),
         &format!(
             "The outputData of a completed `{name}` task: exactly {}.",
             quoted_list(&output_keys)
         ),
     )
-    .map_err(|m| error("outputSchema.data", m));
+    .map_err(|m| parts.error("outputSchema.data", m));
     let (input_data, output_data) = match (input_data, output_data) {
         (Ok(i), Ok(o)) => (i, o),
         (i, o) => {
@@ -311,22 +343,28 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             (Value::Null, Value::Null)
         }
     };
+    Envelopes {
+        input_keys,
+        output_keys,
+        input_data,
+        output_data,
+    }
+}
 
+/// The TaskDef of the task's options, with Conductor's default written out for each it is
+/// silent on (the module's doc lists them); not yet checked.
+fn taskdef(parts: &Parts<'_>, owner_email: String, envelopes: Envelopes) -> TaskDef {
+    let Parts {
+        name, options: o, ..
+    } = *parts;
     let timeout_seconds = o.timeout_seconds.unwrap_or(0);
-    let response_timeout_seconds = o.response_timeout_seconds.unwrap_or(
-        if timeout_seconds > 0 && timeout_seconds < rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS {
-            timeout_seconds
-        } else {
-            rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS
-        },
-    );
-    let def = TaskDef {
+    TaskDef {
         name: name.to_owned(),
         description: o.description.map(unfold).filter(|d| !d.is_empty()),
         retry_count: o.retry_count.unwrap_or(3),
         timeout_seconds,
-        input_keys,
-        output_keys,
+        input_keys: envelopes.input_keys,
+        output_keys: envelopes.output_keys,
         timeout_policy: o
             .timeout_policy
             .unwrap_or(TimeoutPolicy::TimeOutWf)
@@ -336,7 +374,7 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             .unwrap_or(perago::task::RetryLogic::Fixed)
             .as_str(),
         retry_delay_seconds: o.retry_delay_seconds.unwrap_or(60),
-        response_timeout_seconds,
+        response_timeout_seconds: response_timeout_seconds(o, timeout_seconds),
         concurrent_exec_limit: o.concurrent_exec_limit,
         rate_limit_per_frequency: o.rate_limit_per_frequency,
         rate_limit_frequency_in_seconds: o.rate_limit_frequency_in_seconds,
@@ -348,28 +386,28 @@ pub fn assemble_parts(parts: Parts<'_>, settings: &Settings) -> Result<TaskDef, 
             name: format!("{name}_input"),
             version: o.schema_version,
             kind: "JSON",
-            data: input_data,
+            data: envelopes.input_data,
         },
         output_schema: SchemaDef {
             name: format!("{name}_output"),
             version: o.schema_version,
             kind: "JSON",
-            data: output_data,
+            data: envelopes.output_data,
         },
         enforce_schema: o.enforce_schema,
-    };
-    // Conductor's rules on the result; a field already reported is not reported twice.
-    let violations = check(&def.to_json());
-    for v in violations {
-        if !errors.iter().any(|e| e.field == v.field) {
-            errors.push(v);
-        }
     }
-    if errors.is_empty() {
-        Ok(def)
-    } else {
-        Err(errors)
-    }
+}
+
+/// The task's `responseTimeoutSeconds`; when it sets none, Conductor's default, or
+/// `timeoutSeconds` when that is shorter, so that the two agree ([`rules::timeouts`]).
+fn response_timeout_seconds(options: &TaskOptions, timeout_seconds: u64) -> u64 {
+    options.response_timeout_seconds.unwrap_or(
+        if timeout_seconds > 0 && timeout_seconds < rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS {
+            timeout_seconds
+        } else {
+            rules::DEFAULT_RESPONSE_TIMEOUT_SECONDS
+        },
+    )
 }
 
 /// A doc comment as one line per paragraph: the source's line breaks inside a paragraph become
@@ -422,200 +460,255 @@ pub fn check(taskdef: &Value) -> Vec<TaskDefError> {
         .and_then(Value::as_str)
         .unwrap_or("?")
         .to_owned();
-    let mut errors = Vec::new();
-    let mut error = |field: &str, message: String| {
-        errors.push(TaskDefError {
-            task: task.clone(),
+    let Some(map) = taskdef.as_object() else {
+        return vec![TaskDefError {
+            task,
+            field: String::new(),
+            message: "a TaskDef is a JSON object".to_owned(),
+        }];
+    };
+    let mut checker = Checker {
+        map,
+        task,
+        errors: Vec::new(),
+    };
+    checker.no_nulls();
+    checker.name();
+    checker.owner_email();
+    let values = checker.int_fields();
+    checker.timeouts(&values);
+    checker.enums();
+    checker.key_lists_and_flags();
+    checker.no_input_template();
+    for field in ["inputSchema", "outputSchema"] {
+        checker.schema_def(field);
+    }
+    checker.errors
+}
+
+/// [`check`] over one TaskDef object: a method per group of fields, each adding its violations
+/// in turn.
+struct Checker<'a> {
+    map: &'a serde_json::Map<String, Value>,
+    /// The TaskDef's name, or `?`: every violation names it.
+    task: String,
+    errors: Vec<TaskDefError>,
+}
+
+impl Checker<'_> {
+    fn error(&mut self, field: &str, message: String) {
+        self.errors.push(TaskDefError {
+            task: self.task.clone(),
             field: field.to_owned(),
             message,
-        })
-    };
-    let Some(map) = taskdef.as_object() else {
-        error("", "a TaskDef is a JSON object".to_owned());
-        return errors;
-    };
-
-    for (key, value) in map {
-        if value.is_null() {
-            error(
-                key,
-                "is null; omit the field instead (Conductor reads a null number as 0)".to_owned(),
-            );
-        }
+        });
     }
 
-    match map.get("name") {
-        Some(Value::String(name)) => {
-            if let Err(why) = rules::task_name(name) {
-                error("name", why);
+    fn no_nulls(&mut self) {
+        for (key, value) in self.map {
+            if value.is_null() {
+                self.error(
+                    key,
+                    "is null; omit the field instead (Conductor reads a null number as 0)"
+                        .to_owned(),
+                );
             }
         }
-        Some(Value::Null) => {}
-        _ => error("name", "missing; a TaskDef needs a name".to_owned()),
     }
 
-    match map.get("ownerEmail") {
-        Some(Value::String(email)) => {
-            if let Err(why) = rules::owner_email(email) {
-                error("ownerEmail", why);
+    fn name(&mut self) {
+        match self.map.get("name") {
+            Some(Value::String(name)) => {
+                if let Err(why) = rules::task_name(name) {
+                    self.error("name", why);
+                }
+            }
+            Some(Value::Null) => {}
+            _ => self.error("name", "missing; a TaskDef needs a name".to_owned()),
+        }
+    }
+
+    fn owner_email(&mut self) {
+        match self.map.get("ownerEmail") {
+            Some(Value::String(email)) => {
+                if let Err(why) = rules::owner_email(email) {
+                    self.error("ownerEmail", why);
+                }
+            }
+            Some(Value::Null) => {}
+            Some(other) => self.error("ownerEmail", format!("must be a string, got {other}")),
+            None => self.error(
+                "ownerEmail",
+                "missing; perago always sets the owner (Conductor may require it)".to_owned(),
+            ),
+        }
+    }
+
+    /// The integer fields of the TaskDef that are present and within their bounds, by field
+    /// (the SchemaDefs' `version` is checked with them, in [`Checker::schema_def`]).
+    fn int_fields(&mut self) -> HashMap<&'static str, u64> {
+        let mut values = HashMap::new();
+        for int in rules::INT_FIELDS.iter().filter(|f| f.field != "version") {
+            if let Some(v) = self.int_field(int) {
+                values.insert(int.field, v);
             }
         }
-        Some(Value::Null) => {}
-        Some(other) => error("ownerEmail", format!("must be a string, got {other}")),
-        None => error(
-            "ownerEmail",
-            "missing; perago always sets the owner (Conductor may require it)".to_owned(),
-        ),
+        values
     }
 
-    // The integer fields of a TaskDef (the SchemaDefs' `version` is checked with them below).
-    let mut number = |int: &rules::IntField| -> Option<u64> {
+    /// The value of `int` when it is present and within its bounds.
+    fn int_field(&mut self, int: &rules::IntField) -> Option<u64> {
         let field = int.field;
-        match map.get(field)? {
+        match self.map.get(field)? {
             Value::Null => None,
             Value::Number(n) => match n.as_u64() {
                 Some(v) => match int.check(v) {
                     Ok(()) => Some(v),
                     Err(why) => {
-                        error(field, why);
+                        self.error(field, why);
                         None
                     }
                 },
                 None => {
-                    error(field, format!("{n} must be a whole number ≥ {}", int.min));
+                    self.error(field, format!("{n} must be a whole number ≥ {}", int.min));
                     None
                 }
             },
             other => {
-                error(field, format!("must be a number, got {other}"));
+                self.error(field, format!("must be a number, got {other}"));
                 None
             }
         }
-    };
-    let mut values = std::collections::HashMap::new();
-    for int in rules::INT_FIELDS.iter().filter(|f| f.field != "version") {
-        if let Some(v) = number(int) {
-            values.insert(int.field, v);
-        }
     }
-    if !map.contains_key("responseTimeoutSeconds") {
-        error(
-            "responseTimeoutSeconds",
-            "missing; perago always sets it (Conductor's default of 3600 exceeds any shorter \
-             timeoutSeconds)"
-                .to_owned(),
-        );
-    }
-    let value = |field: &str| values.get(field).copied();
-    for broken in rules::timeouts(
-        value("timeoutSeconds"),
-        value("responseTimeoutSeconds"),
-        value("totalTimeoutSeconds"),
-    ) {
-        match broken {
-            TimeoutRule::ResponseOverTimeout { response, timeout } => error(
+
+    /// `responseTimeoutSeconds` is present, and the timeouts agree ([`rules::timeouts`]).
+    fn timeouts(&mut self, values: &HashMap<&'static str, u64>) {
+        if !self.map.contains_key("responseTimeoutSeconds") {
+            self.error(
                 "responseTimeoutSeconds",
-                format!(
-                    "{response} must be ≤ timeoutSeconds ({timeout}) when that is > 0 \
-                     (Conductor refuses it)"
-                ),
-            ),
-            TimeoutRule::TimeoutOverTotal { timeout, total } => error(
-                "timeoutSeconds",
-                format!(
-                    "{timeout} must be ≤ totalTimeoutSeconds ({total}) when both are > 0 \
-                     (Conductor refuses it)"
-                ),
-            ),
+                "missing; perago always sets it (Conductor's default of 3600 exceeds any shorter \
+                 timeoutSeconds)"
+                    .to_owned(),
+            );
         }
-    }
-
-    for (field, allowed) in [
-        ("timeoutPolicy", rules::TIMEOUT_POLICY),
-        ("retryLogic", rules::RETRY_LOGIC),
-    ] {
-        match map.get(field) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) if allowed.contains(&s.as_str()) => {}
-            Some(other) => error(
-                field,
-                format!("{other} is not one of {}", allowed.join(", ")),
-            ),
-        }
-    }
-
-    for field in ["inputKeys", "outputKeys"] {
-        match map.get(field) {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(keys)) if keys.iter().all(Value::is_string) => {}
-            Some(_) => error(field, "must be an array of strings".to_owned()),
-        }
-    }
-    for field in ["enforceSchema", "taskStatusListenerEnabled"] {
-        match map.get(field) {
-            None | Some(Value::Null | Value::Bool(_)) => {}
-            Some(_) => error(field, "must be true or false".to_owned()),
-        }
-    }
-
-    if map.contains_key("inputTemplate") {
-        error(
-            "inputTemplate",
-            "perago never sets an inputTemplate: defaults are applied by the worker, never \
-             copied into the Conductor input"
-                .to_owned(),
-        );
-    }
-
-    for field in ["inputSchema", "outputSchema"] {
-        match map.get(field) {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(schema)) => {
-                for (key, value) in schema {
-                    if value.is_null() {
-                        error(
-                            &format!("{field}.{key}"),
-                            "is null; omit it instead".to_owned(),
-                        );
-                    }
-                }
-                match schema.get("name") {
-                    Some(Value::String(n)) if !n.is_empty() => {}
-                    Some(Value::Null) => {}
-                    _ => error(&format!("{field}.name"), "missing or empty".to_owned()),
-                }
-                let version = rules::int_field("version");
-                match schema.get("version").and_then(Value::as_u64) {
-                    Some(v) if version.is_some_and(|f| f.check(v).is_ok()) => {}
-                    _ if schema.get("version").is_some_and(Value::is_null) => {}
-                    _ => error(
-                        &format!("{field}.version"),
-                        "must be a whole number ≥ 1 (a version < 1 means \"latest\" to \
-                         Conductor)"
-                            .to_owned(),
+        let value = |field: &str| values.get(field).copied();
+        for broken in rules::timeouts(
+            value("timeoutSeconds"),
+            value("responseTimeoutSeconds"),
+            value("totalTimeoutSeconds"),
+        ) {
+            match broken {
+                TimeoutRule::ResponseOverTimeout { response, timeout } => self.error(
+                    "responseTimeoutSeconds",
+                    format!(
+                        "{response} must be ≤ timeoutSeconds ({timeout}) when that is > 0 \
+                         (Conductor refuses it)"
                     ),
-                }
-                match schema.get("type") {
-                    Some(Value::String(t)) if t == "JSON" => {}
-                    Some(Value::Null) => {}
-                    _ => error(&format!("{field}.type"), "must be \"JSON\"".to_owned()),
-                }
-                match schema.get("data") {
-                    Some(Value::Object(data))
-                        if data.get("$schema").is_some_and(Value::is_string) => {}
-                    Some(Value::Null) => {}
-                    _ => error(
-                        &format!("{field}.data"),
-                        "must be a JSON Schema object with `$schema` at its root (without it a \
-                         Conductor server validates nothing)"
-                            .to_owned(),
+                ),
+                TimeoutRule::TimeoutOverTotal { timeout, total } => self.error(
+                    "timeoutSeconds",
+                    format!(
+                        "{timeout} must be ≤ totalTimeoutSeconds ({total}) when both are > 0 \
+                         (Conductor refuses it)"
                     ),
-                }
+                ),
             }
-            Some(_) => error(field, "must be a SchemaDef object".to_owned()),
         }
     }
-    errors
+
+    fn enums(&mut self) {
+        for (field, allowed) in [
+            ("timeoutPolicy", rules::TIMEOUT_POLICY),
+            ("retryLogic", rules::RETRY_LOGIC),
+        ] {
+            match self.map.get(field) {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) if allowed.contains(&s.as_str()) => {}
+                Some(other) => self.error(
+                    field,
+                    format!("{other} is not one of {}", allowed.join(", ")),
+                ),
+            }
+        }
+    }
+
+    /// `inputKeys` / `outputKeys` are arrays of strings; the flags are booleans.
+    fn key_lists_and_flags(&mut self) {
+        for field in ["inputKeys", "outputKeys"] {
+            match self.map.get(field) {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(keys)) if keys.iter().all(Value::is_string) => {}
+                Some(_) => self.error(field, "must be an array of strings".to_owned()),
+            }
+        }
+        for field in ["enforceSchema", "taskStatusListenerEnabled"] {
+            match self.map.get(field) {
+                None | Some(Value::Null | Value::Bool(_)) => {}
+                Some(_) => self.error(field, "must be true or false".to_owned()),
+            }
+        }
+    }
+
+    fn no_input_template(&mut self) {
+        if self.map.contains_key("inputTemplate") {
+            self.error(
+                "inputTemplate",
+                "perago never sets an inputTemplate: defaults are applied by the worker, never \
+                 copied into the Conductor input"
+                    .to_owned(),
+            );
+        }
+    }
+
+    /// The SchemaDef in `field` (`inputSchema` or `outputSchema`), when there is one.
+    fn schema_def(&mut self, field: &str) {
+        match self.map.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(schema)) => self.schema_def_fields(field, schema),
+            Some(_) => self.error(field, "must be a SchemaDef object".to_owned()),
+        }
+    }
+
+    fn schema_def_fields(&mut self, field: &str, schema: &serde_json::Map<String, Value>) {
+        for (key, value) in schema {
+            if value.is_null() {
+                self.error(
+                    &format!("{field}.{key}"),
+                    "is null; omit it instead".to_owned(),
+                );
+            }
+        }
+        match schema.get("name") {
+            Some(Value::String(n)) if !n.is_empty() => {}
+            Some(Value::Null) => {}
+            _ => self.error(&format!("{field}.name"), "missing or empty".to_owned()),
+        }
+        let version = rules::int_field("version");
+        match schema.get("version").and_then(Value::as_u64) {
+            Some(v) if version.is_some_and(|f| f.check(v).is_ok()) => {}
+            _ if schema.get("version").is_some_and(Value::is_null) => {}
+            _ => self.error(
+                &format!("{field}.version"),
+                "must be a whole number ≥ 1 (a version < 1 means \"latest\" to Conductor)"
+                    .to_owned(),
+            ),
+        }
+        match schema.get("type") {
+            Some(Value::String(t)) if t == "JSON" => {}
+            Some(Value::Null) => {}
+            _ => self.error(&format!("{field}.type"), "must be \"JSON\"".to_owned()),
+        }
+        match schema.get("data") {
+            Some(Value::Object(data)) if data.get("$schema").is_some_and(Value::is_string) => {}
+            Some(Value::Null) => {}
+            _ => self.error(
+                &format!("{field}.data"),
+                "must be a JSON Schema object with `$schema` at its root (without it a \
+                 Conductor server validates nothing)"
+                    .to_owned(),
+            ),
+        }
+    }
 }
 
 /// The pretty-printed JSON of a TaskDef file (2-space indent, trailing newline).

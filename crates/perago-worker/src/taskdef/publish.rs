@@ -111,63 +111,22 @@ pub fn publish(
     options: Options,
     out: &mut dyn Write,
 ) -> Result<Report, PublishError> {
-    let names: Vec<String> = taskdefs.iter().map(|d| d.name.clone()).collect();
-    let fail_before = |message: String, source: Option<perago_conductor::Error>| PublishError {
-        message,
-        source: source.map(Box::new),
-        registered: Vec::new(),
-        not_registered: names.clone(),
-        schemas_not_registered: Vec::new(),
-    };
     let _ = writeln!(
         out,
         "Conductor {}: {} TaskDef{}{}",
         client.base_url(),
         taskdefs.len(),
-        if taskdefs.len() == 1 { "" } else { "s" },
+        plural(taskdefs.len()),
         if options.dry_run { " (dry run)" } else { "" }
     );
 
     // 1. Read.
-    let mut locals = Vec::new();
-    let mut diffs = Vec::new();
-    let mut guard = Vec::new();
-    for def in taskdefs {
-        let live = client.get_taskdef(&def.name).map_err(|e| {
-            fail_before(
-                format!("cannot read the live TaskDef `{}`", def.name),
-                Some(e),
-            )
-        })?;
-        let local = def.to_json();
-        if let Some(live) = &live {
-            guard.extend(version_guard(def, live, "the server's TaskDef"));
-        }
-        diffs.push(diff(&local, live.as_ref()));
-        locals.push(local);
-    }
-    let mut schema_defs: Vec<(String, Value)> = Vec::new();
-    if options.register_schemas {
-        for def in taskdefs {
-            for schema in def.schema_defs() {
-                let label = schema_label(&schema);
-                let name = schema["name"].as_str().unwrap_or_default().to_owned();
-                let version = schema["version"].as_u64().unwrap_or(1) as u32;
-                let live = client.get_schema(&name, version).map_err(|e| {
-                    fail_before(format!("cannot read the live schema {label}"), Some(e))
-                })?;
-                match live {
-                    Some(live) if live.get("data") == schema.get("data") => {}
-                    Some(_) => guard.push(format!(
-                        "schema {label} differs from the server's registry at the same version; \
-                         raise `schema_version` of task `{}`",
-                        def.name
-                    )),
-                    None => schema_defs.push((label, schema)),
-                }
-            }
-        }
-    }
+    let Live {
+        locals,
+        diffs,
+        guard,
+        missing_schemas,
+    } = read_live(client, taskdefs, options)?;
 
     // 2. Show.
     for d in &diffs {
@@ -176,7 +135,8 @@ pub fn publish(
 
     // 3. Refuse a changed schema under an old version.
     if !guard.is_empty() {
-        return Err(fail_before(
+        return Err(nothing_sent(
+            taskdefs,
             format!(
                 "refusing to publish, nothing was sent:\n  {}",
                 guard.join("\n  ")
@@ -185,114 +145,256 @@ pub fn publish(
         ));
     }
 
-    let to_send: Vec<Value> = diffs
-        .iter()
-        .zip(&locals)
-        .filter(|(d, _)| d.needs_publish())
-        .map(|(_, l)| l.clone())
-        .collect();
-    let send_names: Vec<String> = diffs
-        .iter()
-        .filter(|d| d.needs_publish())
-        .map(|d| d.name.clone())
-        .collect();
-    let schema_labels: Vec<String> = schema_defs.iter().map(|(l, _)| l.clone()).collect();
-
     // 4. Send.
+    let outgoing = Outgoing::new(&diffs, locals, missing_schemas);
     if options.dry_run {
-        if send_names.is_empty() {
-            let _ = writeln!(
-                out,
-                "dry run: every TaskDef is unchanged; nothing would be sent"
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "dry run: would POST {TASKDEFS_PATH} with {} TaskDef{}: {}",
-                send_names.len(),
-                if send_names.len() == 1 { "" } else { "s" },
-                send_names.join(", ")
-            );
-        }
-        if !schema_labels.is_empty() {
-            let _ = writeln!(
-                out,
-                "dry run: would POST {SCHEMA_PATH} with {}",
-                schema_labels.join(", ")
-            );
-        }
+        print_dry_run(&outgoing, out);
         return Ok(Report {
             diffs,
             registered: Vec::new(),
             schemas: if options.register_schemas {
-                Schemas::WouldRegister(schema_labels)
+                Schemas::WouldRegister(outgoing.schema_labels)
             } else {
                 Schemas::NotRequested
             },
         });
     }
-
-    if send_names.is_empty() {
-        let _ = writeln!(out, "nothing to publish: every TaskDef is unchanged");
+    register_taskdefs(client, &outgoing, out)?;
+    let schemas = if options.register_schemas {
+        register_schemas(client, &outgoing, out)?
     } else {
-        client
-            .register_taskdefs(&to_send)
-            .map_err(|e| PublishError {
-                message: format!(
-                    "POST {TASKDEFS_PATH} with {} TaskDef{} failed",
-                    send_names.len(),
-                    if send_names.len() == 1 { "" } else { "s" }
-                ),
-                source: Some(Box::new(e)),
-                registered: Vec::new(),
-                not_registered: send_names.clone(),
-                schemas_not_registered: schema_labels.clone(),
-            })?;
-        let _ = writeln!(
-            out,
-            "registered {} TaskDef{}: {}",
-            send_names.len(),
-            if send_names.len() == 1 { "" } else { "s" },
-            send_names.join(", ")
-        );
-    }
-
-    let schemas = if !options.register_schemas {
         Schemas::NotRequested
-    } else if schema_defs.is_empty() {
-        let _ = writeln!(out, "schemas: the registry has them all");
-        Schemas::Registered(Vec::new())
-    } else {
-        let bodies: Vec<Value> = schema_defs.iter().map(|(_, s)| s.clone()).collect();
-        match client.register_schemas(&bodies) {
-            Ok(SchemaRegistration::Registered) => {
-                let _ = writeln!(out, "registered schemas: {}", schema_labels.join(", "));
-                Schemas::Registered(schema_labels)
-            }
-            Ok(SchemaRegistration::NoRegistry) => {
-                let _ = writeln!(
-                    out,
-                    "warning: no schema registry on this server (POST {SCHEMA_PATH}: 404); the \
-                     schemas travel inline in the TaskDefs"
-                );
-                Schemas::NoRegistry(schema_labels)
-            }
-            Err(e) => {
-                return Err(PublishError {
-                    message: format!("POST {SCHEMA_PATH} failed"),
-                    source: Some(Box::new(e)),
-                    registered: send_names,
-                    not_registered: Vec::new(),
-                    schemas_not_registered: schema_labels,
-                });
-            }
-        }
     };
     Ok(Report {
         diffs,
-        registered: send_names,
+        registered: outgoing.names,
         schemas,
     })
+}
+
+/// What the server has, against the TaskDefs to publish.
+struct Live {
+    /// Each TaskDef's JSON, in order.
+    locals: Vec<Value>,
+    /// Each TaskDef's diff against the server's, in order.
+    diffs: Vec<TaskDiff>,
+    /// The schemas step 3 refuses, each saying why.
+    guard: Vec<String>,
+    /// The SchemaDefs the registry lacks, each with its label (`name v1`).
+    missing_schemas: Vec<(String, Value)>,
+}
+
+/// Step 1: the live TaskDefs, and with `register_schemas` the live SchemaDefs; a failed read
+/// fails the publish before anything is sent.
+fn read_live(
+    client: &Client,
+    taskdefs: &[TaskDef],
+    options: Options,
+) -> Result<Live, PublishError> {
+    let mut live = Live {
+        locals: Vec::new(),
+        diffs: Vec::new(),
+        guard: Vec::new(),
+        missing_schemas: Vec::new(),
+    };
+    for def in taskdefs {
+        let server = client.get_taskdef(&def.name).map_err(|e| {
+            nothing_sent(
+                taskdefs,
+                format!("cannot read the live TaskDef `{}`", def.name),
+                Some(e),
+            )
+        })?;
+        let local = def.to_json();
+        if let Some(server) = &server {
+            live.guard
+                .extend(version_guard(def, server, "the server's TaskDef"));
+        }
+        live.diffs.push(diff(&local, server.as_ref()));
+        live.locals.push(local);
+    }
+    if options.register_schemas {
+        read_schemas(client, taskdefs, &mut live)?;
+    }
+    Ok(live)
+}
+
+/// The registry's SchemaDef at each TaskDef's version: absent ones are missing, different ones
+/// are refused.
+fn read_schemas(
+    client: &Client,
+    taskdefs: &[TaskDef],
+    live: &mut Live,
+) -> Result<(), PublishError> {
+    for def in taskdefs {
+        for schema in def.schema_defs() {
+            let label = schema_label(&schema);
+            let name = schema["name"].as_str().unwrap_or_default().to_owned();
+            let version = schema["version"].as_u64().unwrap_or(1) as u32;
+            let server = client.get_schema(&name, version).map_err(|e| {
+                nothing_sent(
+                    taskdefs,
+                    format!("cannot read the live schema {label}"),
+                    Some(e),
+                )
+            })?;
+            match server {
+                Some(server) if server.get("data") == schema.get("data") => {}
+                Some(_) => live.guard.push(format!(
+                    "schema {label} differs from the server's registry at the same version; \
+                     raise `schema_version` of task `{}`",
+                    def.name
+                )),
+                None => live.missing_schemas.push((label, schema)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A publish that failed before sending anything: none of `taskdefs` was registered.
+fn nothing_sent(
+    taskdefs: &[TaskDef],
+    message: String,
+    source: Option<perago_conductor::Error>,
+) -> PublishError {
+    PublishError {
+        message,
+        source: source.map(Box::new),
+        registered: Vec::new(),
+        not_registered: taskdefs.iter().map(|d| d.name.clone()).collect(),
+        schemas_not_registered: Vec::new(),
+    }
+}
+
+/// What step 4 sends: the new and changed TaskDefs, and the SchemaDefs the registry lacks.
+struct Outgoing {
+    /// The TaskDefs' JSON, in order.
+    taskdefs: Vec<Value>,
+    /// Their names.
+    names: Vec<String>,
+    /// The SchemaDefs' JSON.
+    schemas: Vec<Value>,
+    /// Their labels (`name v1`).
+    schema_labels: Vec<String>,
+}
+
+impl Outgoing {
+    fn new(diffs: &[TaskDiff], locals: Vec<Value>, missing_schemas: Vec<(String, Value)>) -> Self {
+        let (names, taskdefs) = diffs
+            .iter()
+            .zip(locals)
+            .filter(|(d, _)| d.needs_publish())
+            .map(|(d, local)| (d.name.clone(), local))
+            .unzip();
+        let (schema_labels, schemas) = missing_schemas.into_iter().unzip();
+        Outgoing {
+            taskdefs,
+            names,
+            schemas,
+            schema_labels,
+        }
+    }
+}
+
+/// Step 4 of a dry run: what would be sent.
+fn print_dry_run(outgoing: &Outgoing, out: &mut dyn Write) {
+    let names = &outgoing.names;
+    if names.is_empty() {
+        let _ = writeln!(
+            out,
+            "dry run: every TaskDef is unchanged; nothing would be sent"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "dry run: would POST {TASKDEFS_PATH} with {} TaskDef{}: {}",
+            names.len(),
+            plural(names.len()),
+            names.join(", ")
+        );
+    }
+    if !outgoing.schema_labels.is_empty() {
+        let _ = writeln!(
+            out,
+            "dry run: would POST {SCHEMA_PATH} with {}",
+            outgoing.schema_labels.join(", ")
+        );
+    }
+}
+
+/// One `POST /api/metadata/taskdefs` with the new and changed TaskDefs, if there are any.
+fn register_taskdefs(
+    client: &Client,
+    outgoing: &Outgoing,
+    out: &mut dyn Write,
+) -> Result<(), PublishError> {
+    let names = &outgoing.names;
+    if names.is_empty() {
+        let _ = writeln!(out, "nothing to publish: every TaskDef is unchanged");
+        return Ok(());
+    }
+    client
+        .register_taskdefs(&outgoing.taskdefs)
+        .map_err(|e| PublishError {
+            message: format!(
+                "POST {TASKDEFS_PATH} with {} TaskDef{} failed",
+                names.len(),
+                plural(names.len())
+            ),
+            source: Some(Box::new(e)),
+            registered: Vec::new(),
+            not_registered: names.clone(),
+            schemas_not_registered: outgoing.schema_labels.clone(),
+        })?;
+    let _ = writeln!(
+        out,
+        "registered {} TaskDef{}: {}",
+        names.len(),
+        plural(names.len()),
+        names.join(", ")
+    );
+    Ok(())
+}
+
+/// One `POST /api/schema` with the SchemaDefs the registry lacks, if there are any; a server
+/// without a registry is a warning, since the schemas travel inline in the TaskDefs.
+fn register_schemas(
+    client: &Client,
+    outgoing: &Outgoing,
+    out: &mut dyn Write,
+) -> Result<Schemas, PublishError> {
+    let labels = &outgoing.schema_labels;
+    if outgoing.schemas.is_empty() {
+        let _ = writeln!(out, "schemas: the registry has them all");
+        return Ok(Schemas::Registered(Vec::new()));
+    }
+    match client.register_schemas(&outgoing.schemas) {
+        Ok(SchemaRegistration::Registered) => {
+            let _ = writeln!(out, "registered schemas: {}", labels.join(", "));
+            Ok(Schemas::Registered(labels.clone()))
+        }
+        Ok(SchemaRegistration::NoRegistry) => {
+            let _ = writeln!(
+                out,
+                "warning: no schema registry on this server (POST {SCHEMA_PATH}: 404); the \
+                 schemas travel inline in the TaskDefs"
+            );
+            Ok(Schemas::NoRegistry(labels.clone()))
+        }
+        Err(e) => Err(PublishError {
+            message: format!("POST {SCHEMA_PATH} failed"),
+            source: Some(Box::new(e)),
+            registered: outgoing.names.clone(),
+            not_registered: Vec::new(),
+            schemas_not_registered: labels.clone(),
+        }),
+    }
+}
+
+/// `s` after a count other than one.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// `name v1`.

@@ -15,7 +15,7 @@ use perago::runtime::{
 };
 use perago::task::Task;
 use perago_conductor::tasks::{
-    self as tasks, Lost, PollError, PollRequest, PolledTask, TaskExecLog, TaskResult,
+    self as tasks, InvalidTask, Lost, PollError, PollRequest, PolledTask, TaskExecLog, TaskResult,
 };
 use perago_conductor::{Client, Error};
 use serde_json::{Map, Value};
@@ -328,22 +328,7 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
             (received, Some((error, lost, bytes_read)))
         }
     };
-    let (failures, recovered) = {
-        let mut st = shared.lock();
-        let slot = &mut st.types[type_idx];
-        if failed.is_some() {
-            slot.failures = slot.failures.saturating_add(1);
-            (slot.failures, 0)
-        } else {
-            (0, std::mem::take(&mut slot.failures))
-        }
-    };
-    if recovered > 0 {
-        shared.event(&Event::PollRecovered {
-            task_type,
-            failures: recovered,
-        });
-    }
+    let failures = count_failures(shared, type_idx, failed.is_some());
     let mut pause = Duration::ZERO;
     if let Some((error, lost, bytes_read)) = failed {
         pause = config.poll_backoff.delay(failures);
@@ -355,32 +340,82 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
             tasks_received: items.len(),
             bytes_read,
         });
-        let (task_id, workflow_id, reason) = match &lost {
-            Lost::Nothing => (None, None, None),
-            Lost::Task(task) => (
-                task.task_id.as_deref(),
-                task.workflow_instance_id.as_deref(),
-                Some("the poll answer broke off while handing out this task"),
-            ),
-            Lost::Unknown => (
-                None,
-                None,
-                Some(
-                    "the poll reached the server but its answer was not read whole: tasks it \
-                     handed out to this worker, if any, are unknown",
-                ),
-            ),
-        };
-        if let Some(reason) = reason {
-            shared.event(&Event::TaskLeftInProgress {
-                task_type,
-                task_id,
-                workflow_id,
-                reason,
-                result: None,
-            });
-        }
+        report_lost(shared, task_type, &lost);
     }
+    let received = runnable(shared, task_type, items);
+    if received.is_empty() {
+        if pause.is_zero() {
+            pause = config.poll_interval;
+        }
+    } else {
+        // What came is run at once, even from an answer that broke off.
+        pause = Duration::ZERO;
+        queue(shared, type_idx, received);
+    }
+    if !pause.is_zero() {
+        shared.pause(type_idx, pause);
+    }
+    release_poll_token(shared, type_idx, pause);
+}
+
+/// The type's failed polls in a row, this one counted (0 after a success); a success after
+/// failures is logged.
+fn count_failures(shared: &Shared, type_idx: usize, failed: bool) -> u32 {
+    let (failures, recovered) = {
+        let mut st = shared.lock();
+        let slot = &mut st.types[type_idx];
+        if failed {
+            slot.failures = slot.failures.saturating_add(1);
+            (slot.failures, 0)
+        } else {
+            (0, std::mem::take(&mut slot.failures))
+        }
+    };
+    if recovered > 0 {
+        shared.event(&Event::PollRecovered {
+            task_type: shared.types[type_idx].task.name,
+            failures: recovered,
+        });
+    }
+    failures
+}
+
+/// Logs what a failed poll may have left `IN_PROGRESS` with the server: a task it was handing
+/// out, or, when its answer was not read whole, whatever it handed out.
+fn report_lost(shared: &Shared, task_type: &str, lost: &Lost) {
+    let (task_id, workflow_id, reason) = match lost {
+        Lost::Nothing => (None, None, None),
+        Lost::Task(task) => (
+            task.task_id.as_deref(),
+            task.workflow_instance_id.as_deref(),
+            Some("the poll answer broke off while handing out this task"),
+        ),
+        Lost::Unknown => (
+            None,
+            None,
+            Some(
+                "the poll reached the server but its answer was not read whole: tasks it \
+                 handed out to this worker, if any, are unknown",
+            ),
+        ),
+    };
+    if let Some(reason) = reason {
+        shared.event(&Event::TaskLeftInProgress {
+            task_type,
+            task_id,
+            workflow_id,
+            reason,
+            result: None,
+        });
+    }
+}
+
+/// The polled tasks that can be run; the others are logged.
+fn runnable(
+    shared: &Shared,
+    task_type: &str,
+    items: Vec<Result<PolledTask, InvalidTask>>,
+) -> Vec<Arc<PolledTask>> {
     let mut received = Vec::with_capacity(items.len());
     for item in items {
         match item {
@@ -394,18 +429,12 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
             }
         }
     }
-    if received.is_empty() {
-        if pause.is_zero() {
-            pause = config.poll_interval;
-        }
-    } else {
-        // What came is run at once, even from an answer that broke off.
-        pause = Duration::ZERO;
-        queue(shared, type_idx, received);
-    }
-    if !pause.is_zero() {
-        shared.pause(type_idx, pause);
-    }
+    received
+}
+
+/// Gives the type's poll token back once the poller's `pause` is over, waking whoever should
+/// take it up.
+fn release_poll_token(shared: &Shared, type_idx: usize, pause: Duration) {
     let mut st = shared.lock();
     let slot = &mut st.types[type_idx];
     slot.polling = false;

@@ -74,7 +74,7 @@ pub const WORKSPACE_FREE_TASK_RESULT_JSON: &str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://perago.dev/schemas/workspace-free-task-result.schema.json",
   "title": "WorkspaceFreeTaskResult",
-  "description": "The task result payload a workspace-free task hands back to Conductor, told apart by `status`.",
+  "description": "The task result payload a workspace-free task hands back to Conductor, discriminated by `status`.",
   "oneOf": [
     { "$ref": "#/$defs/Completed" },
     { "$ref": "task-failure.schema.json#/$defs/Failed" },
@@ -214,7 +214,7 @@ pub const WORKSPACE_TASK_RESULT_JSON: &str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://perago.dev/schemas/workspace-task-result.schema.json",
   "title": "WorkspaceTaskResult",
-  "description": "The task result payload a workspace task hands back to Conductor, told apart by `status`.",
+  "description": "The task result payload a workspace task hands back to Conductor, discriminated by `status`.",
   "oneOf": [
     { "$ref": "#/$defs/Completed" },
     { "$ref": "task-failure.schema.json#/$defs/Failed" },

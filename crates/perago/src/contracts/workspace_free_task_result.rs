@@ -3,7 +3,7 @@
 //! Types and validators generated from `schemas/envelopes/workspace-free-task-result.schema.json` (`https://perago.dev/schemas/workspace-free-task-result.schema.json`).
 /// WorkspaceFreeTaskResult
 ///
-/// The task result payload a workspace-free task hands back to Conductor, told apart by `status`.
+/// The task result payload a workspace-free task hands back to Conductor, discriminated by `status`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum WorkspaceFreeTaskResult {
@@ -16,7 +16,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceFreeTaskResult",
-  "description": "The task result payload a workspace-free task hands back to Conductor, told apart by `status`.",
+  "description": "The task result payload a workspace-free task hands back to Conductor, discriminated by `status`.",
   "oneOf": [
     {
       "$ref": "#/$defs/Completed"
@@ -203,84 +203,74 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("status"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkspaceFreeTaskResult::Completed(Completed {
-                                            status: CompletedStatus,
-                                            output: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (2usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkspaceFreeTaskResult::Failed(super::task_failure::Failed {
-                                            status: super::task_failure::FailedStatus,
-                                            reason_for_incompletion: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (2usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        WorkspaceFreeTaskResult::FailedWithTerminalError(super::task_failure::FailedWithTerminalError {
-                                            status: super::task_failure::FailedWithTerminalErrorStatus,
-                                            reason_for_incompletion: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("status"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(f1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkspaceFreeTaskResult::Completed(Completed {
+                                    status: CompletedStatus,
+                                    output: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        if !members.finish(&[(0usize, true), (2usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkspaceFreeTaskResult::Failed(super::task_failure::Failed {
+                                    status: super::task_failure::FailedStatus,
+                                    reason_for_incompletion: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        if !members.finish(&[(0usize, true), (2usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                WorkspaceFreeTaskResult::FailedWithTerminalError(super::task_failure::FailedWithTerminalError {
+                                    status: super::task_failure::FailedWithTerminalErrorStatus,
+                                    reason_for_incompletion: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("status"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

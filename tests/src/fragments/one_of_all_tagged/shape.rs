@@ -175,76 +175,70 @@ impl ::perago::Contract for Shape {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("kind"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Shape::Circle(ShapeCircle {
-                                            kind: ShapeCircleKind,
-                                            radius: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (3usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::or_else(f3, || None),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Shape::Square(ShapeSquare {
-                                            kind: ShapeSquareKind,
-                                            side: x0,
-                                            label: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                if !members.finish(&[(0usize, true)], path, out) {
-                                    return Ok(None);
-                                }
-                                Ok(Some(Shape::EmptyShape(Empty { kind: EmptyKind })))
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(f1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Shape::Circle(ShapeCircle {
+                                    kind: ShapeCircleKind,
+                                    radius: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (3usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::or_else(f3, || None),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Shape::Square(ShapeSquare {
+                                    kind: ShapeSquareKind,
+                                    side: x0,
+                                    label: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        if !members.finish(&[(0usize, true)], path, out) {
+                            return Ok(None);
+                        }
+                        Ok(Some(Shape::EmptyShape(Empty { kind: EmptyKind })))
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

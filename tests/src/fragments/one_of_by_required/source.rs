@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[0-9a-f]{7,40}$"));
 /// Source
 ///
-/// Where a checkout comes from, told apart by the keys each kind requires.
+/// Where a checkout comes from, discriminated by the keys each kind requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Source {
@@ -19,7 +19,7 @@ impl ::perago::Contract for Source {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Source",
-  "description": "Where a checkout comes from, told apart by the keys each kind requires.",
+  "description": "Where a checkout comes from, discriminated by the keys each kind requires.",
   "oneOf": [
     {
       "type": "object",
@@ -181,8 +181,10 @@ impl ::perago::Contract for Source {
                                 )?;
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
-                            match decided.map(Some) {
-                                Some(Some(0usize)) => {
+                            match ::perago::__private::reader::Discriminator::branch(
+                                decided,
+                            ) {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -197,7 +199,7 @@ impl ::perago::Contract for Source {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -213,7 +215,8 @@ impl ::perago::Contract for Source {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -223,7 +226,9 @@ impl ::perago::Contract for Source {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_by_required/target.schema.json` (`file:target.schema.json`).
 /// Target
 ///
-/// A name, or one of two objects told apart by the keys each requires.
+/// A name, or one of two objects discriminated by the keys each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Target {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Target {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Target",
-  "description": "A name, or one of two objects told apart by the keys each requires.",
+  "description": "A name, or one of two objects discriminated by the keys each requires.",
   "anyOf": [
     {
       "type": "string",
@@ -143,8 +143,10 @@ impl ::perago::Contract for Target {
                                 )?;
                         }
                         ::perago::__private::reader::Key::Declared(1usize) => {
-                            match decided.map(Some) {
-                                Some(Some(0usize)) => {
+                            match ::perago::__private::reader::Discriminator::branch(
+                                decided,
+                            ) {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -159,7 +161,7 @@ impl ::perago::Contract for Target {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f1_1 = members
                                         .read(
                                             &mut map,
@@ -175,7 +177,8 @@ impl ::perago::Contract for Target {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -185,7 +188,9 @@ impl ::perago::Contract for Target {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {

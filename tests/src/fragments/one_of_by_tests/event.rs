@@ -120,12 +120,12 @@ impl ::perago::Contract for Event {
                 mut map: A,
             ) -> Result<Option<Event>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("kind"), String::from("payload")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Tag {
+                        ::perago::__private::one_of::Test::Tag {
                             member: 0usize,
                             tags: Vec::from([
                                 (
@@ -144,7 +144,7 @@ impl ::perago::Contract for Event {
                             other: None,
                             absent: Some(1usize),
                         },
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
@@ -162,10 +162,10 @@ impl ::perago::Contract for Event {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Branch(3usize),
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(3usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
                     ]),
                 });
                 const KEYS: [&str; 6usize] = ["kind", "x", "y", "code", "payload", "at"];
@@ -253,7 +253,7 @@ impl ::perago::Contract for Event {
                 }
                 match members
                     .decide(
-                        &DECISION,
+                        &DECISION_TREE,
                         &[(0usize, r0.as_deref()), (4usize, r4.as_deref())],
                         path,
                         out,

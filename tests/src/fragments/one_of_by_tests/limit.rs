@@ -93,12 +93,12 @@ impl ::perago::Contract for Limit {
                 mut map: A,
             ) -> Result<Option<Limit>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("max"), String::from("window")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 0usize,
                             groups: Vec::from([
                                 (
@@ -116,7 +116,7 @@ impl ::perago::Contract for Limit {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
@@ -129,9 +129,9 @@ impl ::perago::Contract for Limit {
                             ]),
                             absent: Some(2usize),
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["max", "soft", "window"];
@@ -174,7 +174,7 @@ impl ::perago::Contract for Limit {
                 }
                 match members
                     .decide(
-                        &DECISION,
+                        &DECISION_TREE,
                         &[(0usize, r0.as_deref()), (2usize, r2.as_deref())],
                         path,
                         out,

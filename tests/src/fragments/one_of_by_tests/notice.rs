@@ -100,16 +100,16 @@ impl ::perago::Contract for Notice {
                 mut map: A,
             ) -> Result<Option<Notice>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([
                         String::from("level"),
                         String::from("vendor"),
                         String::from("code"),
                     ]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Tag {
+                        ::perago::__private::one_of::Test::Tag {
                             member: 0usize,
                             tags: Vec::from([
                                 (
@@ -128,7 +128,7 @@ impl ::perago::Contract for Notice {
                             other: Some(7usize),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
@@ -141,9 +141,9 @@ impl ::perago::Contract for Notice {
                             ]),
                             absent: Some(2usize),
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Type {
                             member: 2usize,
                             groups: Vec::from([
                                 (
@@ -156,9 +156,9 @@ impl ::perago::Contract for Notice {
                             ]),
                             absent: Some(5usize),
                         },
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["level", "text", "code", "vendor"];
@@ -212,7 +212,7 @@ impl ::perago::Contract for Notice {
                 }
                 match members
                     .decide(
-                        &DECISION,
+                        &DECISION_TREE,
                         &[
                             (0usize, r0.as_deref()),
                             (3usize, r3.as_deref()),

@@ -75,12 +75,12 @@ impl ::perago::Contract for Quota {
                 mut map: A,
             ) -> Result<Option<Quota>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("limit")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 0usize,
                             groups: Vec::from([
                                 (
@@ -98,8 +98,8 @@ impl ::perago::Contract for Quota {
                             ]),
                             absent: Some(1usize),
                         },
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["limit", "burst", "period"];
@@ -157,7 +157,9 @@ impl ::perago::Contract for Quota {
                         }
                     }
                 }
-                match members.decide(&DECISION, &[(0usize, r0.as_deref())], path, out) {
+                match members
+                    .decide(&DECISION_TREE, &[(0usize, r0.as_deref())], path, out)
+                {
                     Some(0usize) => {
                         let g0 = members
                             .settle::<

@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[0-9]+$"));
 /// Reading
 ///
-/// Told apart by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.
+/// Discriminated by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Reading {
@@ -20,7 +20,7 @@ impl ::perago::Contract for Reading {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Reading",
-  "description": "Told apart by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.",
+  "description": "Discriminated by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.",
   "oneOf": [
     {
       "type": "object",
@@ -119,12 +119,12 @@ impl ::perago::Contract for Reading {
                 mut map: A,
             ) -> Result<Option<Reading>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("value"), String::from("unit")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 0usize,
                             groups: Vec::from([
                                 (
@@ -150,7 +150,7 @@ impl ::perago::Contract for Reading {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
@@ -168,10 +168,10 @@ impl ::perago::Contract for Reading {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Branch(3usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(3usize),
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["value", "unit", "scale"];
@@ -207,7 +207,7 @@ impl ::perago::Contract for Reading {
                 }
                 match members
                     .decide(
-                        &DECISION,
+                        &DECISION_TREE,
                         &[(0usize, r0.as_deref()), (1usize, r1.as_deref())],
                         path,
                         out,

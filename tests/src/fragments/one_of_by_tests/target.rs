@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[a-z]+$"));
 /// Target
 ///
-/// A union whose objects are told apart by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.
+/// A union whose objects are discriminated by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Target {
@@ -20,7 +20,7 @@ impl ::perago::Contract for Target {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Target",
-  "description": "A union whose objects are told apart by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.",
+  "description": "A union whose objects are discriminated by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.",
   "anyOf": [
     {
       "type": "integer",
@@ -120,12 +120,12 @@ impl ::perago::Contract for Target {
                 mut map: A,
             ) -> Result<Option<Target>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("kind"), String::from("port")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Tag {
+                        ::perago::__private::one_of::Test::Tag {
                             member: 0usize,
                             tags: Vec::from([
                                 (
@@ -138,7 +138,7 @@ impl ::perago::Contract for Target {
                             other: None,
                             absent: Some(1usize),
                         },
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 1usize,
                             groups: Vec::from([
                                 (
@@ -156,9 +156,9 @@ impl ::perago::Contract for Target {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
-                        ::perago::__private::decision::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["kind", "path", "address", "port"];
@@ -225,7 +225,7 @@ impl ::perago::Contract for Target {
                 }
                 match members
                     .decide(
-                        &DECISION,
+                        &DECISION_TREE,
                         &[(0usize, r0.as_deref()), (3usize, r3.as_deref())],
                         path,
                         out,

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_conflicting_shapes/job.schema.json` (`file:job.schema.json`).
 /// Job
 ///
-/// Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is told apart by having no `kind`.
+/// Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is distinguished by having no `kind`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Job {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Job {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Job",
-  "description": "Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is told apart by having no `kind`.",
+  "description": "Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is distinguished by having no `kind`.",
   "oneOf": [
     {
       "type": "object",
@@ -190,7 +190,7 @@ impl ::perago::Contract for Job {
                         }
                         ::perago::__private::reader::Key::Declared(1usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -200,7 +200,7 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f1_1 = members
                                         .read(
                                             &mut map,
@@ -216,7 +216,8 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -226,12 +227,14 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -247,7 +250,7 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -263,7 +266,8 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -273,12 +277,14 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f3_0 = members
                                         .read(
                                             &mut map,
@@ -298,7 +304,7 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f3_1 = members
                                         .read(
                                             &mut map,
@@ -315,7 +321,8 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -325,7 +332,9 @@ impl ::perago::Contract for Job {
                                             out,
                                         )?;
                                 }
-                                None => r3 = members.capture(&mut map, 3usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r3 = members.capture(&mut map, 3usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(4usize) => {
@@ -365,8 +374,8 @@ impl ::perago::Contract for Job {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         let g1 = members
                             .settle::<
                                 A::Error,
@@ -437,197 +446,193 @@ impl ::perago::Contract for Job {
                             ),
                         )
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Typed::<JobCopySource>::new(),
-                                        path,
-                                        out,
-                                    )?;
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                let g3 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        3usize,
-                                        f3_0,
-                                        r3,
-                                        &::perago::__private::reader::Array {
-                                            items: ::perago::__private::reader::Str {
-                                                lengths: ::perago::__private::check::Lengths {
-                                                    min: None,
-                                                    max: None,
-                                                },
-                                                pattern: None,
-                                            },
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Typed::<JobCopySource>::new(),
+                                path,
+                                out,
+                            )?;
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        let g3 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                3usize,
+                                f3_0,
+                                r3,
+                                &::perago::__private::reader::Array {
+                                    items: ::perago::__private::reader::Str {
+                                        lengths: ::perago::__private::check::Lengths {
                                             min: None,
                                             max: None,
                                         },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[
-                                            (0usize, true),
-                                            (1usize, true),
-                                            (2usize, true),
-                                            (3usize, false),
-                                            (4usize, false),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                                    ::perago::__private::reader::required(g1),
-                                    ::perago::__private::reader::required(g2),
-                                    ::perago::__private::reader::optional(g3),
-                                    ::perago::__private::reader::optional(f4),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Job::Copy(JobCopy {
-                                            kind: JobCopyKind,
-                                            source: x0,
-                                            target: x1,
-                                            options: x2,
-                                            retries: x3,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_1,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: Some(8u64),
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_1,
-                                        r2,
-                                        &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                let g3 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        3usize,
-                                        f3_1,
-                                        r3,
-                                        &::perago::__private::reader::Map(
-                                            ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                                minimum: None,
-                                                maximum: None,
-                                                exclusive_minimum: None,
-                                                exclusive_maximum: None,
-                                            }),
-                                        ),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[
-                                            (0usize, true),
-                                            (1usize, true),
-                                            (2usize, false),
-                                            (3usize, false),
-                                            (4usize, false),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                                    ::perago::__private::reader::required(g1),
-                                    ::perago::__private::reader::or_else(g2, || None),
-                                    ::perago::__private::reader::optional(g3),
-                                    ::perago::__private::reader::optional(f4),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Job::Fetch(JobFetch {
-                                            kind: JobFetchKind,
-                                            source: x0,
-                                            target: x1,
-                                            options: x2,
-                                            retries: x3,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                                        pattern: None,
+                                    },
+                                    min: None,
+                                    max: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[
+                                    (0usize, true),
+                                    (1usize, true),
+                                    (2usize, true),
+                                    (3usize, false),
+                                    (4usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                            ::perago::__private::reader::required(g1),
+                            ::perago::__private::reader::required(g2),
+                            ::perago::__private::reader::optional(g3),
+                            ::perago::__private::reader::optional(f4),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Job::Copy(JobCopy {
+                                    kind: JobCopyKind,
+                                    source: x0,
+                                    target: x1,
+                                    options: x2,
+                                    retries: x3,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_1,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: Some(8u64),
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_1,
+                                r2,
+                                &::perago::__private::reader::Nullable(::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        let g3 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                3usize,
+                                f3_1,
+                                r3,
+                                &::perago::__private::reader::Map(
+                                    ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                        minimum: None,
+                                        maximum: None,
+                                        exclusive_minimum: None,
+                                        exclusive_maximum: None,
+                                    }),
+                                ),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[
+                                    (0usize, true),
+                                    (1usize, true),
+                                    (2usize, false),
+                                    (3usize, false),
+                                    (4usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+                            ::perago::__private::reader::required(g1),
+                            ::perago::__private::reader::or_else(g2, || None),
+                            ::perago::__private::reader::optional(g3),
+                            ::perago::__private::reader::optional(f4),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Job::Fetch(JobFetch {
+                                    kind: JobFetchKind,
+                                    source: x0,
+                                    target: x1,
+                                    options: x2,
+                                    retries: x3,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

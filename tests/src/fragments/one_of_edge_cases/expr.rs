@@ -195,96 +195,89 @@ impl ::perago::Contract for Expr {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("op"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, false), (2usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::or_else(
-                                        f1,
-                                        ExprSelf::default_limit,
-                                    ),
-                                    ::perago::__private::reader::optional(f2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Expr::Self_(ExprSelf {
-                                            op: ExprSelfOp,
-                                            limit: x0,
-                                            inner: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (3usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f3),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Expr::Self2(ExprSelf2 {
-                                            op: ExprSelfOp2,
-                                            args: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (4usize, false)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::or_else(
-                                        f4,
-                                        super::lit::Literal::default_value,
-                                    ),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Expr::Lit(super::lit::Literal {
-                                            op: super::lit::LiteralOp,
-                                            value: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("op"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, false), (2usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::or_else(
+                                f1,
+                                ExprSelf::default_limit,
+                            ),
+                            ::perago::__private::reader::optional(f2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Expr::Self_(ExprSelf {
+                                    op: ExprSelfOp,
+                                    limit: x0,
+                                    inner: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        if !members.finish(&[(0usize, true), (3usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f3),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Expr::Self2(ExprSelf2 {
+                                    op: ExprSelfOp2,
+                                    args: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        if !members.finish(&[(0usize, true), (4usize, false)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (
+                            ::perago::__private::reader::or_else(
+                                f4,
+                                super::lit::Literal::default_value,
+                            ),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Expr::Lit(super::lit::Literal {
+                                    op: super::lit::LiteralOp,
+                                    value: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("op"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/change.schema.json` (`file:change.schema.json`).
 /// Change
 ///
-/// Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.
+/// Discriminated by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Change {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Change {
     const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Change",
-  "description": "Told apart by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.",
+  "description": "Discriminated by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.",
   "oneOf": [
     {
       "type": "object",
@@ -171,7 +171,9 @@ impl ::perago::Contract for Change {
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize | 1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(
+                                    0usize | 1usize,
+                                ) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -187,7 +189,9 @@ impl ::perago::Contract for Change {
                                             out,
                                         )?;
                                 }
-                                Some(Some(3usize | 4usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(
+                                    3usize | 4usize,
+                                ) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -202,7 +206,8 @@ impl ::perago::Contract for Change {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -212,7 +217,9 @@ impl ::perago::Contract for Change {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {
@@ -237,232 +244,226 @@ impl ::perago::Contract for Change {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("op"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, true), (2usize, true)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f1),
-                                    ::perago::__private::reader::required(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Change::Create(ChangeCreate {
-                                            op: ChangeCreateOp::Create,
-                                            path: x0,
-                                            value: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, true), (2usize, true)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f1),
-                                    ::perago::__private::reader::required(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Change::Create(ChangeCreate {
-                                            op: ChangeCreateOp::Insert,
-                                            path: x0,
-                                            value: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Change::Delete(ChangeDelete {
-                                            op: ChangeDeleteOp,
-                                            path: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_1,
-                                        r2,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: Some(0f64),
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[
-                                            (0usize, true),
-                                            (3usize, true),
-                                            (1usize, true),
-                                            (2usize, false),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::required(f3),
-                                    ::perago::__private::reader::required(f1),
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Change::Move(ChangeMove {
-                                            op: MoveOp::Move,
-                                            from: x0,
-                                            path: x1,
-                                            value: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(4usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_1,
-                                        r2,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: Some(0f64),
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[
-                                            (0usize, true),
-                                            (3usize, true),
-                                            (1usize, true),
-                                            (2usize, false),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::required(f3),
-                                    ::perago::__private::reader::required(f1),
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Change::Move(ChangeMove {
-                                            op: MoveOp::Rename,
-                                            from: x0,
-                                            path: x1,
-                                            value: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("op"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, true), (2usize, true)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::required(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Change::Create(ChangeCreate {
+                                    op: ChangeCreateOp::Create,
+                                    path: x0,
+                                    value: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, true), (2usize, true)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::required(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Change::Create(ChangeCreate {
+                                    op: ChangeCreateOp::Insert,
+                                    path: x0,
+                                    value: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Change::Delete(ChangeDelete {
+                                    op: ChangeDeleteOp,
+                                    path: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(3usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_1,
+                                r2,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: Some(0f64),
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[
+                                    (0usize, true),
+                                    (3usize, true),
+                                    (1usize, true),
+                                    (2usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::required(f3),
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::optional(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Change::Move(ChangeMove {
+                                    op: MoveOp::Move,
+                                    from: x0,
+                                    path: x1,
+                                    value: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(4usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_1,
+                                r2,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: Some(0f64),
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[
+                                    (0usize, true),
+                                    (3usize, true),
+                                    (1usize, true),
+                                    (2usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::required(f3),
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::optional(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Change::Move(ChangeMove {
+                                    op: MoveOp::Rename,
+                                    from: x0,
+                                    path: x1,
+                                    value: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("op"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

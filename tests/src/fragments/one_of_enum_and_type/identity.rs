@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/identity.schema.json` (`file:identity.schema.json`).
 /// Identity
 ///
-/// Told apart by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.
+/// Discriminated by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Identity {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Identity {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Identity",
-  "description": "Told apart by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.",
+  "description": "Discriminated by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.",
   "oneOf": [
     {
       "type": "object",
@@ -97,12 +97,12 @@ impl ::perago::Contract for Identity {
                 mut map: A,
             ) -> Result<Option<Identity>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("id")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 0usize,
                             groups: Vec::from([
                                 (
@@ -129,9 +129,9 @@ impl ::perago::Contract for Identity {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
-                        ::perago::__private::decision::Test::Branch(2usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(2usize),
                     ]),
                 });
                 const KEYS: [&str; 4usize] = ["id", "name", "count", "note"];
@@ -195,7 +195,9 @@ impl ::perago::Contract for Identity {
                         }
                     }
                 }
-                match members.decide(&DECISION, &[(0usize, r0.as_deref())], path, out) {
+                match members
+                    .decide(&DECISION_TREE, &[(0usize, r0.as_deref())], path, out)
+                {
                     Some(0usize) => {
                         let g0 = members
                             .settle::<

@@ -15,7 +15,7 @@ static ENUM_1: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = :
 });
 /// Level
 ///
-/// A log record told apart by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, told apart by the key each requires.
+/// A log record discriminated by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, discriminated by the key each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Level {
@@ -30,7 +30,7 @@ impl ::perago::Contract for Level {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Level",
-  "description": "A log record told apart by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, told apart by the key each requires.",
+  "description": "A log record discriminated by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, discriminated by the key each requires.",
   "oneOf": [
     {
       "type": "object",
@@ -201,7 +201,9 @@ impl ::perago::Contract for Level {
                                 &[::perago::__private::reader::tag_of(&f0)],
                                 &TAGS,
                             ) {
-                                Some(Some(0usize..=2usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(
+                                    0usize..=2usize,
+                                ) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -217,7 +219,9 @@ impl ::perago::Contract for Level {
                                             out,
                                         )?;
                                 }
-                                Some(Some(3usize | 4usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(
+                                    3usize | 4usize,
+                                ) => {
                                     f1_1 = members
                                         .read(
                                             &mut map,
@@ -233,7 +237,7 @@ impl ::perago::Contract for Level {
                                             out,
                                         )?;
                                 }
-                                Some(Some(5usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(5usize) => {
                                     f1_2 = members
                                         .read(
                                             &mut map,
@@ -248,7 +252,8 @@ impl ::perago::Contract for Level {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -258,7 +263,9 @@ impl ::perago::Contract for Level {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
@@ -321,7 +328,7 @@ impl ::perago::Contract for Level {
                         out,
                     )
                 {
-                    None => {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         match members
                             .decided(
                                 &DECIDING,
@@ -383,256 +390,244 @@ impl ::perago::Contract for Level {
                             _ => Ok(None),
                         }
                     }
-                    Some(tag) => {
-                        match tag {
-                            Some(0usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Level::V1(LevelV1 {
-                                            level: ::perago::__private::serde_json::from_str("1")
-                                                .expect("a tag is JSON"),
-                                            message: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Level::V1(LevelV1 {
-                                            level: ::perago::__private::serde_json::from_str("2")
-                                                .expect("a tag is JSON"),
-                                            message: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Level::V1(LevelV1 {
-                                            level: ::perago::__private::serde_json::from_str("3")
-                                                .expect("a tag is JSON"),
-                                            message: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_1,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: Some(1u64),
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, true), (2usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(g1),
-                                    ::perago::__private::reader::optional(f2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Level::V4(LevelV4 {
-                                            level: ::perago::__private::serde_json::from_str("4")
-                                                .expect("a tag is JSON"),
-                                            message: x0,
-                                            trace: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(4usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_1,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: Some(1u64),
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, true), (2usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(g1),
-                                    ::perago::__private::reader::optional(f2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Level::V4(LevelV4 {
-                                            level: ::perago::__private::serde_json::from_str("5")
-                                                .expect("a tag is JSON"),
-                                            message: x0,
-                                            trace: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(5usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_2,
-                                        r1,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, false)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::optional(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Level::V0(LevelV0 {
-                                            level: ::perago::__private::serde_json::from_str("0")
-                                                .expect("a tag is JSON"),
-                                            message: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => Ok(None),
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Level::V1(LevelV1 {
+                                    level: ::perago::__private::serde_json::from_str("1")
+                                        .expect("a tag is JSON"),
+                                    message: x0,
+                                }),
+                            ),
+                        )
                     }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Level::V1(LevelV1 {
+                                    level: ::perago::__private::serde_json::from_str("2")
+                                        .expect("a tag is JSON"),
+                                    message: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Level::V1(LevelV1 {
+                                    level: ::perago::__private::serde_json::from_str("3")
+                                        .expect("a tag is JSON"),
+                                    message: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(3usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_1,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, true), (2usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(g1),
+                            ::perago::__private::reader::optional(f2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Level::V4(LevelV4 {
+                                    level: ::perago::__private::serde_json::from_str("4")
+                                        .expect("a tag is JSON"),
+                                    message: x0,
+                                    trace: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(4usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_1,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, true), (2usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(g1),
+                            ::perago::__private::reader::optional(f2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Level::V4(LevelV4 {
+                                    level: ::perago::__private::serde_json::from_str("5")
+                                        .expect("a tag is JSON"),
+                                    message: x0,
+                                    trace: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(5usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_2,
+                                r1,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, false)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::optional(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Level::V0(LevelV0 {
+                                    level: ::perago::__private::serde_json::from_str("0")
+                                        .expect("a tag is JSON"),
+                                    message: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => Ok(None),
                 }
             }
         }

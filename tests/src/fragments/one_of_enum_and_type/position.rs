@@ -6,7 +6,7 @@ static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = :
 ::perago::__private::check::Pattern::checked("^[a-z]+$"));
 /// Position
 ///
-/// A path, or an object told apart by the JSON type of `at`: a line number, or a named anchor with a fragment.
+/// A path, or an object discriminated by the JSON type of `at`: a line number, or a named anchor with a fragment.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Position {
@@ -19,7 +19,7 @@ impl ::perago::Contract for Position {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Position",
-  "description": "A path, or an object told apart by the JSON type of `at`: a line number, or a named anchor with a fragment.",
+  "description": "A path, or an object discriminated by the JSON type of `at`: a line number, or a named anchor with a fragment.",
   "anyOf": [
     {
       "type": "string",
@@ -106,12 +106,12 @@ impl ::perago::Contract for Position {
                 mut map: A,
             ) -> Result<Option<Position>, A::Error> {
                 let __Body(path, out) = self;
-                static DECISION: ::std::sync::LazyLock<
-                    ::perago::__private::decision::Decision,
-                > = ::std::sync::LazyLock::new(|| ::perago::__private::decision::Decision {
+                static DECISION_TREE: ::std::sync::LazyLock<
+                    ::perago::__private::one_of::DecisionTree,
+                > = ::std::sync::LazyLock::new(|| ::perago::__private::one_of::DecisionTree {
                     members: Vec::from([String::from("at")]),
                     tests: Vec::from([
-                        ::perago::__private::decision::Test::Type {
+                        ::perago::__private::one_of::Test::Type {
                             member: 0usize,
                             groups: Vec::from([
                                 (
@@ -129,8 +129,8 @@ impl ::perago::Contract for Position {
                             ]),
                             absent: None,
                         },
-                        ::perago::__private::decision::Test::Branch(0usize),
-                        ::perago::__private::decision::Test::Branch(1usize),
+                        ::perago::__private::one_of::Test::Branch(0usize),
+                        ::perago::__private::one_of::Test::Branch(1usize),
                     ]),
                 });
                 const KEYS: [&str; 3usize] = ["at", "column", "fragment"];
@@ -183,7 +183,9 @@ impl ::perago::Contract for Position {
                         }
                     }
                 }
-                match members.decide(&DECISION, &[(0usize, r0.as_deref())], path, out) {
+                match members
+                    .decide(&DECISION_TREE, &[(0usize, r0.as_deref())], path, out)
+                {
                     Some(0usize) => {
                         let g0 = members
                             .settle::<

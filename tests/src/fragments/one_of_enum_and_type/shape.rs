@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_enum_and_type/shape.schema.json` (`file:shape.schema.json`).
 /// Shape
 ///
-/// A name, or an object told apart by `kind`: a circle or a disc of a size, a square of a whole size.
+/// A name, or an object discriminated by `kind`: a circle or a disc of a size, a square of a whole size.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Shape {
@@ -16,7 +16,7 @@ impl ::perago::Contract for Shape {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Shape",
-  "description": "A name, or an object told apart by `kind`: a circle or a disc of a size, a square of a whole size.",
+  "description": "A name, or an object discriminated by `kind`: a circle or a disc of a size, a square of a whole size.",
   "anyOf": [
     {
       "type": "string",
@@ -138,7 +138,9 @@ impl ::perago::Contract for Shape {
                         }
                         ::perago::__private::reader::Key::Declared(1usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize | 1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(
+                                    0usize | 1usize,
+                                ) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -153,7 +155,7 @@ impl ::perago::Contract for Shape {
                                             out,
                                         )?;
                                 }
-                                Some(Some(2usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(2usize) => {
                                     f1_1 = members
                                         .read(
                                             &mut map,
@@ -168,7 +170,8 @@ impl ::perago::Contract for Shape {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -178,7 +181,9 @@ impl ::perago::Contract for Shape {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(_) => {}
@@ -187,135 +192,125 @@ impl ::perago::Contract for Shape {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("kind"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Number(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: Some(0f64),
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Shape::Circle(ShapeCircle {
-                                            kind: ShapeCircleKind::Circle,
-                                            size: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Number(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: Some(0f64),
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Shape::Circle(ShapeCircle {
-                                            kind: ShapeCircleKind::Disc,
-                                            size: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_1,
-                                        r1,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: Some(1f64),
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, false)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::optional(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Shape::Square(ShapeSquare {
-                                            kind: ShapeSquareKind::Square,
-                                            size: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Number(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: Some(0f64),
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Shape::Circle(ShapeCircle {
+                                    kind: ShapeCircleKind::Circle,
+                                    size: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Number(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: Some(0f64),
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Shape::Circle(ShapeCircle {
+                                    kind: ShapeCircleKind::Disc,
+                                    size: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_1,
+                                r1,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: Some(1f64),
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, false)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::optional(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Shape::Square(ShapeSquare {
+                                    kind: ShapeSquareKind::Square,
+                                    size: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

@@ -236,126 +236,122 @@ impl ::perago::Contract for Event {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("type"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| EventCreatedVersion));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, true),
-                                            (0usize, true),
-                                            (2usize, true),
-                                            (3usize, false),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::required(h1),
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::optional(f3),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Created(EventCreated {
-                                            version: x0,
-                                            r#type: EventCreatedType,
-                                            id: x1,
-                                            at: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| EventDeletedVersion));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (1usize, false),
-                                            (0usize, true),
-                                            (2usize, true),
-                                            (4usize, false),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::optional(h1),
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::or_else(f4, || None),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Deleted(EventDeleted {
-                                            version: x0,
-                                            r#type: EventDeletedType,
-                                            id: x1,
-                                            reason: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let h1 = f1.map(|x| x.map(|(): ()| EventRenamedVersion));
-                                if !members
-                                    .finish(
-                                        &[
-                                            (0usize, true),
-                                            (1usize, true),
-                                            (2usize, true),
-                                            (5usize, true),
-                                        ],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1), Some(x2)) = (
-                                    ::perago::__private::reader::required(h1),
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::required(f5),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Renamed(EventRenamed {
-                                            r#type: EventRenamedType,
-                                            version: x0,
-                                            id: x1,
-                                            to: x2,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("type"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| EventCreatedVersion));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, true),
+                                    (0usize, true),
+                                    (2usize, true),
+                                    (3usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::required(h1),
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::optional(f3),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Created(EventCreated {
+                                    version: x0,
+                                    r#type: EventCreatedType,
+                                    id: x1,
+                                    at: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| EventDeletedVersion));
+                        if !members
+                            .finish(
+                                &[
+                                    (1usize, false),
+                                    (0usize, true),
+                                    (2usize, true),
+                                    (4usize, false),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::optional(h1),
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::or_else(f4, || None),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Deleted(EventDeleted {
+                                    version: x0,
+                                    r#type: EventDeletedType,
+                                    id: x1,
+                                    reason: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let h1 = f1.map(|x| x.map(|(): ()| EventRenamedVersion));
+                        if !members
+                            .finish(
+                                &[
+                                    (0usize, true),
+                                    (1usize, true),
+                                    (2usize, true),
+                                    (5usize, true),
+                                ],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1), Some(x2)) = (
+                            ::perago::__private::reader::required(h1),
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::required(f5),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Renamed(EventRenamed {
+                                    r#type: EventRenamedType,
+                                    version: x0,
+                                    id: x1,
+                                    to: x2,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("type"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_mixed/endpoint.schema.json` (`file:endpoint.schema.json`).
 /// Endpoint
 ///
-/// A name, or an object: TCP or UDP told apart by `kind`, else a socket or a pipe told apart by the key each requires.
+/// A name, or an object: TCP or UDP discriminated by `kind`, else a socket or a pipe discriminated by the key each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Endpoint {
@@ -18,7 +18,7 @@ impl ::perago::Contract for Endpoint {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Endpoint",
-  "description": "A name, or an object: TCP or UDP told apart by `kind`, else a socket or a pipe told apart by the key each requires.",
+  "description": "A name, or an object: TCP or UDP discriminated by `kind`, else a socket or a pipe discriminated by the key each requires.",
   "anyOf": [
     {
       "type": "string",
@@ -191,7 +191,7 @@ impl ::perago::Contract for Endpoint {
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -206,7 +206,8 @@ impl ::perago::Contract for Endpoint {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -216,7 +217,9 @@ impl ::perago::Contract for Endpoint {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {
@@ -257,8 +260,8 @@ impl ::perago::Contract for Endpoint {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         match members
                             .decided(
                                 &DECIDING,
@@ -321,81 +324,75 @@ impl ::perago::Contract for Endpoint {
                             _ => Ok(None),
                         }
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: Some(1f64),
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, true), (2usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f1),
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Endpoint::Tcp(EndpointTcp {
-                                            kind: EndpointTcpKind,
-                                            host: x0,
-                                            port: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Endpoint::Udp(EndpointUdp {
-                                            kind: EndpointUdpKind,
-                                            host: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: Some(1f64),
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, true), (2usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::optional(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Endpoint::Tcp(EndpointTcp {
+                                    kind: EndpointTcpKind,
+                                    host: x0,
+                                    port: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Endpoint::Udp(EndpointUdp {
+                                    kind: EndpointUdpKind,
+                                    host: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_mixed/resource.schema.json` (`file:resource.schema.json`).
 /// Resource
 ///
-/// A blob or a link, told apart by `kind`; without `kind`, a URL or a path, told apart by the key each requires.
+/// A blob or a link, discriminated by `kind`; without `kind`, a URL or a path, discriminated by the key each requires.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Resource {
@@ -17,7 +17,7 @@ impl ::perago::Contract for Resource {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Resource",
-  "description": "A blob or a link, told apart by `kind`; without `kind`, a URL or a path, told apart by the key each requires.",
+  "description": "A blob or a link, discriminated by `kind`; without `kind`, a URL or a path, discriminated by the key each requires.",
   "oneOf": [
     {
       "type": "object",
@@ -185,7 +185,7 @@ impl ::perago::Contract for Resource {
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -200,7 +200,8 @@ impl ::perago::Contract for Resource {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -210,7 +211,9 @@ impl ::perago::Contract for Resource {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {
@@ -231,7 +234,7 @@ impl ::perago::Contract for Resource {
                         }
                         ::perago::__private::reader::Key::Declared(4usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f4_0 = members
                                         .read(
                                             &mut map,
@@ -246,7 +249,8 @@ impl ::perago::Contract for Resource {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -256,7 +260,9 @@ impl ::perago::Contract for Resource {
                                             out,
                                         )?;
                                 }
-                                None => r4 = members.capture(&mut map, 4usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r4 = members.capture(&mut map, 4usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(5usize) => {
@@ -291,8 +297,8 @@ impl ::perago::Contract for Resource {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         match members
                             .decided(
                                 &DECIDING,
@@ -403,104 +409,100 @@ impl ::perago::Contract for Resource {
                             _ => Ok(None),
                         }
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: Some(0f64),
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (1usize, true), (2usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f1),
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Resource::Blob(ResourceBlob {
-                                            kind: ResourceBlobKind,
-                                            data: x0,
-                                            size: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g4 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        4usize,
-                                        f4_0,
-                                        r4,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (3usize, true), (4usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f3),
-                                    ::perago::__private::reader::optional(g4),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Resource::Link(ResourceLink {
-                                            kind: ResourceLinkKind,
-                                            target: x0,
-                                            url: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("kind"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: Some(0f64),
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (1usize, true), (2usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f1),
+                            ::perago::__private::reader::optional(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Resource::Blob(ResourceBlob {
+                                    kind: ResourceBlobKind,
+                                    data: x0,
+                                    size: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g4 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                4usize,
+                                f4_0,
+                                r4,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (3usize, true), (4usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f3),
+                            ::perago::__private::reader::optional(g4),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Resource::Link(ResourceLink {
+                                    kind: ResourceLinkKind,
+                                    target: x0,
+                                    url: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("kind"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

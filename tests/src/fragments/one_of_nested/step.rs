@@ -186,7 +186,7 @@ impl ::perago::Contract for Step {
                         }
                         ::perago::__private::reader::Key::Declared(1usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -196,7 +196,7 @@ impl ::perago::Contract for Step {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f1_1 = members
                                         .read(
                                             &mut map,
@@ -206,7 +206,7 @@ impl ::perago::Contract for Step {
                                             out,
                                         )?;
                                 }
-                                Some(Some(2usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(2usize) => {
                                     f1_2 = members
                                         .read(
                                             &mut map,
@@ -218,7 +218,8 @@ impl ::perago::Contract for Step {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -228,7 +229,9 @@ impl ::perago::Contract for Step {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
@@ -251,121 +254,113 @@ impl ::perago::Contract for Step {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("op"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Typed::<StepRunSpec>::new(),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(Some(Step::Run(StepRun { op: StepRunOp, spec: x0 })))
-                            }
-                            Some(1usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_1,
-                                        r1,
-                                        &::perago::__private::reader::Typed::<StepWaitSpec>::new(),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Step::Wait(StepWait {
-                                            op: StepWaitOp,
-                                            spec: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_2,
-                                        r1,
-                                        &::perago::__private::reader::Nullable(
-                                            ::perago::__private::reader::Typed::<StepEachSpec>::new(),
-                                        ),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (1usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::or_else(g1, || None),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Step::Each(StepEach {
-                                            op: StepEachOp,
-                                            steps: x0,
-                                            spec: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("op"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Typed::<StepRunSpec>::new(),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(Some(Step::Run(StepRun { op: StepRunOp, spec: x0 })))
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_1,
+                                r1,
+                                &::perago::__private::reader::Typed::<StepWaitSpec>::new(),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Step::Wait(StepWait {
+                                    op: StepWaitOp,
+                                    spec: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_2,
+                                r1,
+                                &::perago::__private::reader::Nullable(
+                                    ::perago::__private::reader::Typed::<StepEachSpec>::new(),
+                                ),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (1usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::or_else(g1, || None),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Step::Each(StepEach {
+                                    op: StepEachOp,
+                                    steps: x0,
+                                    spec: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("op"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }
@@ -702,70 +697,64 @@ impl ::perago::Contract for StepRunSpec {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::required(&path.key("lang"), out);
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        StepRunSpec::Sh(StepRunSpecSh {
-                                            lang: StepRunSpecShLang,
-                                            script: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (3usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f2),
-                                    ::perago::__private::reader::optional(f3),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        StepRunSpec::Py(StepRunSpecPy {
-                                            lang: StepRunSpecPyLang,
-                                            module: x0,
-                                            args: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("lang"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(f1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                StepRunSpec::Sh(StepRunSpecSh {
+                                    lang: StepRunSpecShLang,
+                                    script: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (3usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f2),
+                            ::perago::__private::reader::optional(f3),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                StepRunSpec::Py(StepRunSpecPy {
+                                    lang: StepRunSpecPyLang,
+                                    module: x0,
+                                    args: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("lang"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/one_of_tags/event.schema.json` (`file:event.schema.json`).
 /// Event
 ///
-/// Told apart by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.
+/// Discriminated by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Event {
@@ -19,7 +19,7 @@ impl ::perago::Contract for Event {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Event",
-  "description": "Told apart by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.",
+  "description": "Discriminated by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.",
   "oneOf": [
     {
       "type": "object",
@@ -223,7 +223,7 @@ impl ::perago::Contract for Event {
                                 ],
                                 &TAGS,
                             ) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -238,7 +238,7 @@ impl ::perago::Contract for Event {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -254,7 +254,7 @@ impl ::perago::Contract for Event {
                                             out,
                                         )?;
                                 }
-                                Some(Some(2usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(2usize) => {
                                     f2_2 = members
                                         .read(
                                             &mut map,
@@ -269,7 +269,8 @@ impl ::perago::Contract for Event {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -279,7 +280,9 @@ impl ::perago::Contract for Event {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {
@@ -376,7 +379,7 @@ impl ::perago::Contract for Event {
                         out,
                     )
                 {
-                    None => {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         match members
                             .decided(
                                 &DECIDING,
@@ -432,155 +435,147 @@ impl ::perago::Contract for Event {
                             _ => Ok(None),
                         }
                     }
-                    Some(tag) => {
-                        match tag {
-                            Some(0usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (3usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(g2),
-                                    ::perago::__private::reader::optional(f3),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Click(EventClick {
-                                            kind: EventClickKind,
-                                            x: x0,
-                                            y: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_1,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (4usize, true), (2usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(f4),
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Key(EventKey {
-                                            kind: EventKeyKind,
-                                            code: x0,
-                                            x: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_2,
-                                        r2,
-                                        &::perago::__private::reader::Number(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(1usize, true), (2usize, false)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Scroll(EventScroll {
-                                            r#type: EventScrollType,
-                                            x: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                if !members
-                                    .finish(&[(1usize, true), (5usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f5),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Event::Resize(EventResize {
-                                            r#type: EventResizeType,
-                                            width: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => Ok(None),
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (3usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(g2),
+                            ::perago::__private::reader::optional(f3),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Click(EventClick {
+                                    kind: EventClickKind,
+                                    x: x0,
+                                    y: x1,
+                                }),
+                            ),
+                        )
                     }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_1,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (4usize, true), (2usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(f4),
+                            ::perago::__private::reader::optional(g2),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Key(EventKey {
+                                    kind: EventKeyKind,
+                                    code: x0,
+                                    x: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_2,
+                                r2,
+                                &::perago::__private::reader::Number(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(1usize, true), (2usize, false)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::optional(g2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Scroll(EventScroll {
+                                    r#type: EventScrollType,
+                                    x: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(3usize) => {
+                        if !members.finish(&[(1usize, true), (5usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f5),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Event::Resize(EventResize {
+                                    r#type: EventResizeType,
+                                    width: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => Ok(None),
                 }
             }
         }

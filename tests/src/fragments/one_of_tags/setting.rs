@@ -9,7 +9,7 @@ static CONST_2: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = 
 ::perago::__private::serde_json::from_str("false").expect("perago-codegen emits JSON"));
 /// Setting
 ///
-/// A name, a number, or an object told apart by its integer `schema` version or, for the old form, by a boolean `old`.
+/// A name, a number, or an object discriminated by its integer `schema` version or, for the old form, by a boolean `old`.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde", untagged)]
 pub enum Setting {
@@ -24,7 +24,7 @@ impl ::perago::Contract for Setting {
     const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Setting",
-  "description": "A name, a number, or an object told apart by its integer `schema` version or, for the old form, by a boolean `old`.",
+  "description": "A name, a number, or an object discriminated by its integer `schema` version or, for the old form, by a boolean `old`.",
   "anyOf": [
     {
       "type": "string"
@@ -197,7 +197,7 @@ impl ::perago::Contract for Setting {
                                 ],
                                 &TAGS,
                             ) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -213,7 +213,7 @@ impl ::perago::Contract for Setting {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -228,7 +228,7 @@ impl ::perago::Contract for Setting {
                                             out,
                                         )?;
                                 }
-                                Some(Some(2usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(2usize) => {
                                     f2_2 = members
                                         .read(
                                             &mut map,
@@ -238,7 +238,8 @@ impl ::perago::Contract for Setting {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -248,7 +249,9 @@ impl ::perago::Contract for Setting {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(_) => {}
@@ -268,7 +271,7 @@ impl ::perago::Contract for Setting {
                         out,
                     )
                 {
-                    None => {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         members.discard(out);
                         ::perago::__private::check::no_branch_key(
                             path,
@@ -277,121 +280,111 @@ impl ::perago::Contract for Setting {
                         );
                         Ok(None)
                     }
-                    Some(tag) => {
-                        match tag {
-                            Some(0usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (2usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Setting::V1(SettingV1 {
-                                            schema: ::perago::__private::serde_json::from_str("1")
-                                                .expect("a tag is JSON"),
-                                            value: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_1,
-                                        r2,
-                                        &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (2usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Setting::V2(SettingV2 {
-                                            schema: ::perago::__private::serde_json::from_str("2")
-                                                .expect("a tag is JSON"),
-                                            value: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_2,
-                                        r2,
-                                        &::perago::__private::reader::Boolean,
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(1usize, true), (2usize, false)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Setting::False(SettingFalse {
-                                            old: ::perago::__private::serde_json::from_str("false")
-                                                .expect("a tag is JSON"),
-                                            value: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => Ok(None),
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (2usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(g2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Setting::V1(SettingV1 {
+                                    schema: ::perago::__private::serde_json::from_str("1")
+                                        .expect("a tag is JSON"),
+                                    value: x0,
+                                }),
+                            ),
+                        )
                     }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_1,
+                                r2,
+                                &::perago::__private::reader::Integer(::perago::__private::check::Bounds {
+                                    minimum: None,
+                                    maximum: None,
+                                    exclusive_minimum: None,
+                                    exclusive_maximum: None,
+                                }),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (2usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(g2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Setting::V2(SettingV2 {
+                                    schema: ::perago::__private::serde_json::from_str("2")
+                                        .expect("a tag is JSON"),
+                                    value: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_2,
+                                r2,
+                                &::perago::__private::reader::Boolean,
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(1usize, true), (2usize, false)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::optional(g2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Setting::False(SettingFalse {
+                                    old: ::perago::__private::serde_json::from_str("false")
+                                        .expect("a tag is JSON"),
+                                    value: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => Ok(None),
                 }
             }
         }

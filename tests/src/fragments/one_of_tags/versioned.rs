@@ -206,7 +206,7 @@ impl ::perago::Contract for Versioned {
                                 ],
                                 &TAGS,
                             ) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f2_0 = members
                                         .read(
                                             &mut map,
@@ -222,7 +222,7 @@ impl ::perago::Contract for Versioned {
                                             out,
                                         )?;
                                 }
-                                Some(Some(1usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(1usize) => {
                                     f2_1 = members
                                         .read(
                                             &mut map,
@@ -238,7 +238,7 @@ impl ::perago::Contract for Versioned {
                                             out,
                                         )?;
                                 }
-                                Some(Some(2usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(2usize) => {
                                     f2_2 = members
                                         .read(
                                             &mut map,
@@ -250,7 +250,8 @@ impl ::perago::Contract for Versioned {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -260,7 +261,9 @@ impl ::perago::Contract for Versioned {
                                             out,
                                         )?;
                                 }
-                                None => r2 = members.capture(&mut map, 2usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r2 = members.capture(&mut map, 2usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(3usize) => {
@@ -332,7 +335,7 @@ impl ::perago::Contract for Versioned {
                         out,
                     )
                 {
-                    None => {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         if !members.finish(&[(5usize, true)], path, out) {
                             return Ok(None);
                         }
@@ -348,151 +351,141 @@ impl ::perago::Contract for Versioned {
                             ),
                         )
                     }
-                    Some(tag) => {
-                        match tag {
-                            Some(0usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_0,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: None,
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (2usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Versioned::V1(VersionedV1 {
-                                            version: ::perago::__private::serde_json::from_str("1")
-                                                .expect("a tag is JSON"),
-                                            name: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(1usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_1,
-                                        r2,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: Some(1u64),
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(
-                                        &[(0usize, true), (2usize, true), (3usize, false)],
-                                        path,
-                                        out,
-                                    )
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0), Some(x1)) = (
-                                    ::perago::__private::reader::required(g2),
-                                    ::perago::__private::reader::optional(f3),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Versioned::V2(VersionedV2 {
-                                            version: ::perago::__private::serde_json::from_str("2")
-                                                .expect("a tag is JSON"),
-                                            name: x0,
-                                            labels: x1,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(2usize) => {
-                                let g2 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        2usize,
-                                        f2_2,
-                                        r2,
-                                        &::perago::__private::reader::Typed::<
-                                            VersionedV3Name,
-                                        >::new(),
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (2usize, false)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::optional(g2),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Versioned::V3(VersionedV3 {
-                                            version: ::perago::__private::serde_json::from_str("3")
-                                                .expect("a tag is JSON"),
-                                            name: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            Some(3usize) => {
-                                if !members
-                                    .finish(&[(1usize, true), (4usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(f4),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Versioned::True(VersionedTrue {
-                                            legacy: ::perago::__private::serde_json::from_str("true")
-                                                .expect("a tag is JSON"),
-                                            text: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => Ok(None),
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_0,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: None,
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (2usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(g2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Versioned::V1(VersionedV1 {
+                                    version: ::perago::__private::serde_json::from_str("1")
+                                        .expect("a tag is JSON"),
+                                    name: x0,
+                                }),
+                            ),
+                        )
                     }
+                    ::perago::__private::reader::Discriminator::Tag(1usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_1,
+                                r2,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members
+                            .finish(
+                                &[(0usize, true), (2usize, true), (3usize, false)],
+                                path,
+                                out,
+                            )
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0), Some(x1)) = (
+                            ::perago::__private::reader::required(g2),
+                            ::perago::__private::reader::optional(f3),
+                        ) else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Versioned::V2(VersionedV2 {
+                                    version: ::perago::__private::serde_json::from_str("2")
+                                        .expect("a tag is JSON"),
+                                    name: x0,
+                                    labels: x1,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(2usize) => {
+                        let g2 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                2usize,
+                                f2_2,
+                                r2,
+                                &::perago::__private::reader::Typed::<
+                                    VersionedV3Name,
+                                >::new(),
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (2usize, false)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::optional(g2),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Versioned::V3(VersionedV3 {
+                                    version: ::perago::__private::serde_json::from_str("3")
+                                        .expect("a tag is JSON"),
+                                    name: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    ::perago::__private::reader::Discriminator::Tag(3usize) => {
+                        if !members.finish(&[(1usize, true), (4usize, true)], path, out)
+                        {
+                            return Ok(None);
+                        }
+                        let (Some(x0),) = (::perago::__private::reader::required(f4),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Versioned::True(VersionedTrue {
+                                    legacy: ::perago::__private::serde_json::from_str("true")
+                                        .expect("a tag is JSON"),
+                                    text: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => Ok(None),
                 }
             }
         }

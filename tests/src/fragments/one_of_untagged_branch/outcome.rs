@@ -105,7 +105,7 @@ impl ::perago::Contract for Outcome {
                         }
                         ::perago::__private::reader::Key::Declared(1usize) => {
                             match ::perago::__private::reader::tag_of(&f0) {
-                                Some(Some(0usize)) => {
+                                ::perago::__private::reader::Discriminator::Tag(0usize) => {
                                     f1_0 = members
                                         .read(
                                             &mut map,
@@ -121,7 +121,8 @@ impl ::perago::Contract for Outcome {
                                             out,
                                         )?;
                                 }
-                                Some(_) => {
+                                ::perago::__private::reader::Discriminator::Tag(_)
+                                | ::perago::__private::reader::Discriminator::Unknown => {
                                     members
                                         .read(
                                             &mut map,
@@ -131,7 +132,9 @@ impl ::perago::Contract for Outcome {
                                             out,
                                         )?;
                                 }
-                                None => r1 = members.capture(&mut map, 1usize)?,
+                                ::perago::__private::reader::Discriminator::Absent => {
+                                    r1 = members.capture(&mut map, 1usize)?;
+                                }
                             }
                         }
                         ::perago::__private::reader::Key::Declared(2usize) => {
@@ -167,8 +170,8 @@ impl ::perago::Contract for Outcome {
                         }
                     }
                 }
-                match f0 {
-                    None => {
+                match ::perago::__private::reader::tag_of(&f0) {
+                    ::perago::__private::reader::Discriminator::Absent => {
                         let g1 = members
                             .settle::<
                                 A::Error,
@@ -216,56 +219,50 @@ impl ::perago::Contract for Outcome {
                             ),
                         )
                     }
-                    Some(tag) => {
-                        match tag.flatten() {
-                            Some(0usize) => {
-                                let g1 = members
-                                    .settle::<
-                                        A::Error,
-                                        _,
-                                    >(
-                                        1usize,
-                                        f1_0,
-                                        r1,
-                                        &::perago::__private::reader::Str {
-                                            lengths: ::perago::__private::check::Lengths {
-                                                min: Some(1u64),
-                                                max: None,
-                                            },
-                                            pattern: None,
-                                        },
-                                        path,
-                                        out,
-                                    )?;
-                                if !members
-                                    .finish(&[(0usize, true), (1usize, true)], path, out)
-                                {
-                                    return Ok(None);
-                                }
-                                let (Some(x0),) = (
-                                    ::perago::__private::reader::required(g1),
-                                ) else {
-                                    return Ok(None);
-                                };
-                                Ok(
-                                    Some(
-                                        Outcome::Failed(OutcomeFailed {
-                                            status: OutcomeFailedStatus,
-                                            reason: x0,
-                                        }),
-                                    ),
-                                )
-                            }
-                            _ => {
-                                members.discard(out);
-                                ::perago::__private::check::unknown_discriminator(
-                                    &path.key("status"),
-                                    out,
-                                    &TAGS,
-                                );
-                                Ok(None)
-                            }
+                    ::perago::__private::reader::Discriminator::Tag(0usize) => {
+                        let g1 = members
+                            .settle::<
+                                A::Error,
+                                _,
+                            >(
+                                1usize,
+                                f1_0,
+                                r1,
+                                &::perago::__private::reader::Str {
+                                    lengths: ::perago::__private::check::Lengths {
+                                        min: Some(1u64),
+                                        max: None,
+                                    },
+                                    pattern: None,
+                                },
+                                path,
+                                out,
+                            )?;
+                        if !members.finish(&[(0usize, true), (1usize, true)], path, out)
+                        {
+                            return Ok(None);
                         }
+                        let (Some(x0),) = (::perago::__private::reader::required(g1),)
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(
+                            Some(
+                                Outcome::Failed(OutcomeFailed {
+                                    status: OutcomeFailedStatus,
+                                    reason: x0,
+                                }),
+                            ),
+                        )
+                    }
+                    _ => {
+                        members.discard(out);
+                        ::perago::__private::check::unknown_discriminator(
+                            &path.key("status"),
+                            out,
+                            &TAGS,
+                        );
+                        Ok(None)
                     }
                 }
             }

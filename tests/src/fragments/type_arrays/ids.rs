@@ -2,14 +2,14 @@
 
 //! Types and validators generated from `crates/perago-codegen/tests/fragments/type_arrays/ids.schema.json` (`file:ids.schema.json`).
 /// `ids.schema.json#/properties/either`, deferred to the interpreter: `type`: generated code types one JSON type, [T, "null"], or scalar types none of which overlaps another (`integer` does `number`), found ["integer","number"]; kept as a `serde_json::Value`.
-static JUDGE_0: ::perago::__private::fallback::Fallback = ::perago::__private::fallback::Fallback::new(
+static FALLBACK_0: ::perago::__private::fallback::Fallback = ::perago::__private::fallback::Fallback::new(
     &SCHEMAS,
     "ids.schema.json#/properties/either",
 );
 /// `pattern` "^[0-9]+$"
 static PATTERN_0: ::std::sync::LazyLock<::perago::__private::check::Pattern> = ::std::sync::LazyLock::new(||
 ::perago::__private::check::Pattern::checked("^[0-9]+$"));
-/// The schemas as written, for the parts the interpreter judges.
+/// The schemas as written, for the parts deferred to the interpreter.
 static SCHEMAS: ::perago::__private::fallback::Schemas = ::perago::__private::fallback::Schemas::new(
     &[
         (
@@ -164,7 +164,7 @@ impl ::perago::Contract for Ids {
                                     3usize,
                                     &::perago::__private::reader::Deferred {
                                         check: ::perago::__private::reader::AnyValue,
-                                        fallback: &JUDGE_0,
+                                        fallback: &FALLBACK_0,
                                     },
                                     path,
                                     out,

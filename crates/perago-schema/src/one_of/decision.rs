@@ -1,8 +1,8 @@
-//! How a `oneOf` of closed objects that no single rule tells apart chooses its branch: a tree
+//! How a `oneOf` of closed objects that no single rule distinguishes chooses its branch: a tree
 //! of tests on its members (a member's presence, its JSON type, its tag), each exact because
-//! the branches are closed. [`crate::one_of::decider`] builds it; the interpreter and generated
+//! the branches are closed. [`decider`](super::decider) builds it; the interpreter and generated
 //! readers walk the same tree, so both choose the same branch and report the same violation
-//! when none can hold.
+//! when none matches.
 
 use crate::check::{self, Out, TagValue};
 use crate::kind::Kind;
@@ -11,18 +11,18 @@ use serde_json::Value;
 
 /// A decision: the members it tests and its tests, the first being where it starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub struct DecisionTree {
     /// The members the tests read, by index.
     pub members: Vec<String>,
     /// The tests; each refers to the next by its index here.
     pub tests: Vec<Test>,
 }
 
-/// One test of a [`Decision`]. Each outcome leads to the next test, or (`None`) to no branch:
+/// One test of a [`DecisionTree`]. Each outcome leads to the next test, or (`None`) to no branch:
 /// reported at the member tested, alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Test {
-    /// The branch with this index holds, if any does.
+    /// The branch with this index, if any matches.
     Branch(usize),
     /// Member `member` present: `then`; absent: `otherwise`.
     Has {
@@ -50,7 +50,7 @@ pub enum Test {
     },
 }
 
-/// What a [`Decision`] reads of an object's members (by the decision's member index).
+/// What a [`DecisionTree`] reads of an object's members (by the decision's member index).
 pub trait Facts {
     /// True when the member is present.
     fn has(&self, member: usize) -> bool;
@@ -61,7 +61,7 @@ pub trait Facts {
     fn is_tag(&self, member: usize, tag: TagValue<'_>) -> bool;
 }
 
-/// Why no branch can hold, reported alone.
+/// Why no branch can match, reported alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal<'d> {
     /// A member every branch left requires is absent.
@@ -72,8 +72,8 @@ pub enum Refusal<'d> {
     Tag(&'d str, Vec<TagValue<'d>>),
 }
 
-impl Decision {
-    /// The branch the object's members choose, or why none can hold.
+impl DecisionTree {
+    /// The branch the object's members choose, or why none can match.
     pub fn decide(&self, facts: &impl Facts) -> Result<usize, Refusal<'_>> {
         let mut at = 0;
         loop {
