@@ -44,7 +44,10 @@ fn contracts(root: &Path) -> Result<Contracts, String> {
 pub fn run(root: &Path) -> Result<(), String> {
     let files = files(root)?;
     let mut contracts = contracts(root)?;
-    let findings = workflow::check_files(&relative(root, &files), &mut contracts)?;
+    let mut findings = workflow::check_files(&files, &mut contracts)?;
+    for f in &mut findings {
+        f.file = relative(root, &f.file);
+    }
     let mut shown = Vec::new();
     let status =
         workflow::report(&findings, Format::Text, &mut shown).map_err(|e| e.to_string())?;
@@ -59,19 +62,16 @@ pub fn run(root: &Path) -> Result<(), String> {
 /// The workspace's WorkflowDefs, checked, for `cargo xtask publish`.
 pub fn checked(root: &Path) -> Result<Vec<Value>, String> {
     let files = files(root)?;
-    workflow::checked_definitions(&relative(root, &files), &mut contracts(root)?)
+    workflow::checked_definitions(&files, &mut contracts(root)?)
+        .map_err(|e| e.replace(&format!("{}/", root.display()), ""))
 }
 
-/// Paths as the workspace names them (`crates/perago-example/workflows/x.json`): findings then
-/// name files a reader finds, wherever the command ran.
-fn relative(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
-    files
-        .iter()
-        .map(|f| {
-            f.strip_prefix(root)
-                .map_or_else(|_| f.clone(), Path::to_owned)
-        })
-        .collect()
+/// A file as the workspace names it (`crates/perago-example/workflows/x.json`), so findings name
+/// files a reader finds wherever the command ran.
+fn relative(root: &Path, file: &str) -> String {
+    file.strip_prefix(&format!("{}/", root.display()))
+        .unwrap_or(file)
+        .to_owned()
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ pub struct Report {
 }
 
 /// Compares each definition with the server's and registers the new and changed ones (none
-/// with `dry_run`), printing one line each to `out`.
+/// with `dry_run`), printing one line each to `out`; with no definitions, does nothing.
 pub fn publish(
     client: &Client,
     workflows: &[&Value],
@@ -36,6 +36,9 @@ pub fn publish(
     out: &mut dyn Write,
 ) -> Result<Report, String> {
     let mut report = Report::default();
+    if workflows.is_empty() {
+        return Ok(report);
+    }
     let mut outgoing = Vec::new();
     for def in workflows {
         let name = def.get("name").and_then(Value::as_str).unwrap_or_default();
