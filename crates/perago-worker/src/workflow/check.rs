@@ -11,7 +11,8 @@ use perago_compat::{Effect, Labels, Loc, Schema, Types};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The task types Conductor runs itself (`docs/src/reference/conductor.md` §10.1).
+/// The task types Conductor runs itself (its `TaskType` enum; those with nested tasks in
+/// `docs/src/reference/conductor.md` §10.1).
 const SYSTEM_TASKS: &[&str] = &[
     "SWITCH",
     "DECISION",
@@ -990,7 +991,7 @@ impl<'a, 'v> Checker<'a, 'v> {
         let pointer = format!("{}/inputParameters", task.pointer);
         if let Some(name) = task.input("forkTaskName").and_then(Value::as_str) {
             // The one-task form: Conductor adds `__index` to each fork's input
-            // (`docs/src/reference/conductor.md` §9).
+            // (`docs/src/reference/conductor.md` §10.4).
             let Some(Side::Schema(schema)) = self.contracts.tasks.get(name).map(|c| &c.input)
             else {
                 let message = format!(
