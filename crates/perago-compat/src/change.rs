@@ -91,6 +91,10 @@ pub enum Code {
     PatternChanged,
     /// B's `format` differs from A's.
     FormatChanged,
+    /// A branch of A's `oneOf`/`anyOf` is accepted by no branch of B's.
+    BranchRemoved,
+    /// B's `oneOf`/`anyOf` has a branch no branch of A's matches.
+    BranchAdded,
     /// B's `oneOf` may match a document of A twice (a branch overlaps another).
     BranchOverlap,
     /// A value of A is accepted by none of B's `oneOf`/`anyOf` branches.
@@ -126,11 +130,41 @@ impl Code {
             Code::UniqueItemsRemoved => "unique_items_removed",
             Code::PatternChanged => "pattern_changed",
             Code::FormatChanged => "format_changed",
+            Code::BranchRemoved => "branch_removed",
+            Code::BranchAdded => "branch_added",
             Code::BranchOverlap => "branch_overlap",
             Code::NoBranchAccepts => "no_branch_accepts",
             Code::Refused => "refused",
             Code::DefaultChanged => "default_changed",
             Code::KeywordUnproven => "keyword_unproven",
+        }
+    }
+}
+
+impl Code {
+    /// The same change seen the other way (B to A): what B lacks, A added. A schema's result
+    /// is compared new-into-old, but a user reads its changes old-to-new.
+    pub fn reversed(self) -> Code {
+        match self {
+            Code::TypeWidened => Code::TypeNarrowed,
+            Code::TypeNarrowed => Code::TypeWidened,
+            Code::EnumValueAdded => Code::EnumValueRemoved,
+            Code::EnumValueRemoved => Code::EnumValueAdded,
+            Code::EnumAdded => Code::EnumRemoved,
+            Code::EnumRemoved => Code::EnumAdded,
+            Code::BoundTightened => Code::BoundLoosened,
+            Code::BoundLoosened => Code::BoundTightened,
+            Code::RequiredAdded => Code::RequiredRemoved,
+            Code::RequiredRemoved => Code::RequiredAdded,
+            Code::PropertyRemoved => Code::PropertyAdded,
+            Code::PropertyAdded => Code::PropertyRemoved,
+            Code::AdditionalPropertiesNarrowed => Code::AdditionalPropertiesWidened,
+            Code::AdditionalPropertiesWidened => Code::AdditionalPropertiesNarrowed,
+            Code::UniqueItemsAdded => Code::UniqueItemsRemoved,
+            Code::UniqueItemsRemoved => Code::UniqueItemsAdded,
+            Code::BranchRemoved => Code::BranchAdded,
+            Code::BranchAdded => Code::BranchRemoved,
+            other => other,
         }
     }
 }

@@ -6,9 +6,11 @@ use crate::change::Step;
 use crate::schema::{Loc, Schema, keywords};
 use crate::types::Types;
 use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 
-/// How deep examples go before giving up (a schema that requires itself has none).
-const DEPTH: usize = 12;
+/// How deep examples go before giving up.
+const DEPTH: usize = 32;
 
 /// A small document of `schema` at `loc` whose type is in `mask`.
 pub fn example(schema: &Schema, loc: &Loc, mask: Types) -> Option<Value> {
@@ -24,28 +26,32 @@ pub fn example_at(
     path: &[Step],
     fill: Option<&Value>,
 ) -> Option<Value> {
-    let guesses = Guess { schema, depth: 0 }.guesses(loc, mask, path, fill);
-    guesses
+    let guess = Guess {
+        schema,
+        depth: Cell::new(0),
+        memo: RefCell::default(),
+        busy: RefCell::default(),
+    };
+    guess
+        .guesses(loc, mask, path, fill)
         .into_iter()
         .find(|g| schema.accepts(loc, g) != Some(false))
 }
 
 struct Guess<'s> {
     schema: &'s Schema,
-    depth: usize,
+    depth: Cell<usize>,
+    /// The example of each place, made once: a recursive schema's places are reached often.
+    memo: RefCell<HashMap<(Loc, Types), Option<Value>>>,
+    /// Places being made: reaching one again means a value would hold itself, so that way
+    /// gives none (another branch, or leaving an optional member out, ends the recursion).
+    busy: RefCell<HashSet<(Loc, Types)>>,
 }
 
 impl Guess<'_> {
-    fn deeper(&self) -> Guess<'_> {
-        Guess {
-            schema: self.schema,
-            depth: self.depth + 1,
-        }
-    }
-
     /// Candidate documents, the likeliest first.
     fn guesses(&self, loc: &Loc, mask: Types, path: &[Step], fill: Option<&Value>) -> Vec<Value> {
-        if self.depth > DEPTH {
+        if self.depth.get() > DEPTH {
             return Vec::new();
         }
         let Some((loc, value)) = self.schema.follow(loc, true) else {
@@ -76,12 +82,12 @@ impl Guess<'_> {
         }
         for keyword in ["oneOf", "anyOf", "allOf"] {
             if let Some(Value::Array(branches)) = map.get(keyword) {
+                // A branch may lead back here: it counts as a step down.
+                self.depth.set(self.depth.get() + 1);
                 for i in 0..branches.len() {
-                    out.extend(
-                        self.deeper()
-                            .guesses(&loc.index(keyword, i), mask, path, fill),
-                    );
+                    out.extend(self.guesses(&loc.index(keyword, i), mask, path, fill));
                 }
+                self.depth.set(self.depth.get() - 1);
             }
         }
         out.extend(self.of_type(&loc, map, mask, path, fill));
@@ -145,19 +151,19 @@ impl Guess<'_> {
         let required = map.get("required").and_then(Value::as_array);
         for name in required.into_iter().flatten().filter_map(Value::as_str) {
             let at = member_schema(loc, properties, name);
-            let value = self.deeper().first(&at, Types::ALL, &[], None)?;
+            let value = self.first(&at, Types::ALL, &[], None)?;
             out.insert(name.to_owned(), value);
         }
         match path.split_first() {
             Some((Step::Key(name), rest)) => {
                 let at = member_schema(loc, properties, name);
-                let value = self.deeper().first(&at, Types::ALL, rest, fill)?;
+                let value = self.first(&at, Types::ALL, rest, fill)?;
                 out.insert(name.clone(), value);
             }
             Some((Step::Other, rest)) => {
                 let name = unused_key(properties);
                 let at = loc.child("additionalProperties");
-                let value = self.deeper().first(&at, Types::ALL, rest, fill)?;
+                let value = self.first(&at, Types::ALL, rest, fill)?;
                 out.insert(name, value);
             }
             _ => {}
@@ -192,23 +198,40 @@ impl Guess<'_> {
                 loc.child("items")
             };
             let item = if Some(i) == at_index {
-                self.deeper().first(&at, Types::ALL, rest, fill)?
+                self.first(&at, Types::ALL, rest, fill)?
             } else {
-                self.deeper().first(&at, Types::ALL, &[], None)?
+                self.first(&at, Types::ALL, &[], None)?
             };
             items.push(item);
         }
         Some(Value::Array(items))
     }
 
-    /// The first guess the schema at `loc` accepts, else the first guess.
+    /// The first guess the schema at `loc` accepts, else the first guess; made once per place.
     fn first(&self, loc: &Loc, mask: Types, path: &[Step], fill: Option<&Value>) -> Option<Value> {
+        let key = (loc.clone(), mask);
+        let plain = path.is_empty() && fill.is_none();
+        if plain {
+            if let Some(known) = self.memo.borrow().get(&key) {
+                return known.clone();
+            }
+            if !self.busy.borrow_mut().insert(key.clone()) {
+                return None;
+            }
+        }
+        self.depth.set(self.depth.get() + 1);
         let guesses = self.guesses(loc, mask, path, fill);
+        self.depth.set(self.depth.get() - 1);
         let accepted = guesses
             .iter()
             .find(|g| self.schema.accepts(loc, g) == Some(true))
             .cloned();
-        accepted.or_else(|| guesses.into_iter().next())
+        let made = accepted.or_else(|| guesses.into_iter().next());
+        if plain {
+            self.busy.borrow_mut().remove(&key);
+            self.memo.borrow_mut().insert(key, made.clone());
+        }
+        made
     }
 }
 

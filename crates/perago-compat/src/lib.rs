@@ -20,12 +20,14 @@
 //! is open.
 
 mod change;
+mod evolution;
 mod example;
 mod schema;
 mod types;
 mod walk;
 
 pub use change::{Change, Code, Effect, Step, json_path};
+pub use evolution::{Direction, Evolved, evolve, is_compatible};
 pub use example::example;
 pub use schema::{Loc, Schema};
 pub use types::Types;

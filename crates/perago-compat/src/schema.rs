@@ -124,6 +124,25 @@ impl Schema {
             .unwrap_or(Value::Bool(true))
     }
 
+    /// `loc`, or one place standing for every absent keyword of its document (each admits
+    /// anything): the places a walk has been, named so that it ends.
+    pub(crate) fn canonical(&self, loc: &Loc) -> Loc {
+        let absent = self
+            .docs()
+            .get(loc.doc)
+            .root
+            .pointer(&loc.pointer)
+            .is_none();
+        if absent {
+            Loc {
+                doc: loc.doc,
+                pointer: "#absent".to_owned(),
+            }
+        } else {
+            loc.clone()
+        }
+    }
+
     /// The schema at `loc` with its `$ref`s followed to the schema that says something: pure
     /// references are followed; a `$ref` beside other keywords is followed too when `drop_siblings`
     /// (what the siblings add only narrows what the schema accepts). `None` for a reference

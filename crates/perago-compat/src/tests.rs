@@ -273,3 +273,116 @@ fn nested_changes_carry_their_path_and_a_whole_witness() {
         )]
     );
 }
+
+fn evolution(old: Value, new: Value, direction: Direction) -> Vec<String> {
+    let (old, new) = (schema(old), schema(new));
+    evolve(&old, &new, direction)
+        .into_iter()
+        .map(|e| {
+            if let Some(w) = &e.witness {
+                // Params: the old accepts the witness, the new refuses it; a result the other way.
+                let (yes, no) = match e.direction {
+                    Direction::Output => (&new, &old),
+                    _ => (&old, &new),
+                };
+                assert_eq!(yes.accepts(&Loc::root(), w), Some(true), "{w}");
+                assert_eq!(no.accepts(&Loc::root(), w), Some(false), "{w}");
+            }
+            format!(
+                "{} {} {}",
+                e.pointer,
+                e.code_text(),
+                if e.effect.breaks() {
+                    "breaking"
+                } else {
+                    "compatible"
+                }
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_member_added_is_compatible_for_params_and_breaking_for_a_result() {
+    let old = json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false});
+    let new = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "additionalProperties": false});
+    assert_eq!(
+        evolution(old.clone(), new.clone(), Direction::Input),
+        [" property_added compatible"]
+    );
+    assert_eq!(
+        evolution(old.clone(), new.clone(), Direction::Output),
+        [" property_added breaking"]
+    );
+    assert_eq!(
+        evolution(old, new, Direction::Both),
+        [" property_added breaking"]
+    );
+}
+
+#[test]
+fn a_type_widened_is_compatible_for_params_and_breaking_for_a_result() {
+    let old = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false});
+    let new = json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}}, "required": ["a"], "additionalProperties": false});
+    assert_eq!(
+        evolution(old.clone(), new.clone(), Direction::Input),
+        ["/properties/a type_widened compatible"]
+    );
+    assert_eq!(
+        evolution(old, new, Direction::Output),
+        ["/properties/a type_widened breaking"]
+    );
+}
+
+#[test]
+fn one_of_branches_added_and_removed() {
+    let a = json!({"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"], "additionalProperties": false});
+    let b = json!({"type": "object", "properties": {"kind": {"const": "b"}}, "required": ["kind"], "additionalProperties": false});
+    let old = json!({"oneOf": [a.clone()]});
+    let new = json!({"oneOf": [a, b]});
+    assert_eq!(
+        evolution(old.clone(), new.clone(), Direction::Input),
+        ["/oneOf/1 branch_added compatible"]
+    );
+    assert_eq!(
+        evolution(old.clone(), new.clone(), Direction::Output),
+        ["/oneOf/1 branch_added breaking"]
+    );
+    assert_eq!(
+        evolution(new, old, Direction::Input),
+        ["/oneOf/1 branch_removed breaking"]
+    );
+}
+
+#[test]
+fn an_overlapping_branch_breaks_a_one_of() {
+    let old = json!({"oneOf": [{"type": "integer"}, {"type": "string"}]});
+    let new = json!({"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "number"}]});
+    let got = evolution(old, new, Direction::Input);
+    assert!(
+        got.contains(&" branch_overlap breaking".to_owned()),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn unevaluated_properties_close_an_object_only_without_applicators_beside_it() {
+    // Closed by `unevaluatedProperties` alone: as `additionalProperties: false`.
+    let old = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "unevaluatedProperties": false});
+    let new = json!({"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": false});
+    assert_eq!(codes(old, new), ["property_removed Breaking $.b"]);
+    // Beside an `allOf`, what is evaluated depends on the parts: the same keyword on both
+    // sides proves nothing.
+    let old = json!({"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"b": {"type": "string"}}}], "unevaluatedProperties": false});
+    let new = json!({"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {}}], "unevaluatedProperties": false});
+    let got = changes(old, new);
+    assert!(
+        got.iter().any(|(c, _)| c.starts_with("keyword_unproven")),
+        "{got:?}"
+    );
+    assert!(!compatible_codes(&got));
+}
+
+fn compatible_codes(got: &[(String, Option<Value>)]) -> bool {
+    got.iter().all(|(c, _)| c.contains(" Compatible "))
+}

@@ -194,7 +194,7 @@ impl<'s> Walk<'s> {
             );
             return;
         };
-        let key = (a_loc.clone(), mask, b_loc.clone());
+        let key = (self.a.canonical(&a_loc), mask, self.b.canonical(&b_loc));
         if !self.seen.insert(key.clone()) {
             // Being compared further up (a recursive schema): it fits here if it fits there.
             return;
@@ -243,8 +243,13 @@ impl<'s> Walk<'s> {
         // A's branches, one by one: A accepts no more than they do together.
         for keyword in ["oneOf", "anyOf"] {
             if let Some(Value::Array(branches)) = a.get(keyword) {
-                for i in 0..branches.len() {
-                    self.node(&a.loc.index(keyword, i), mask, &b.loc, path);
+                match union_of(&b) {
+                    Some(b_keyword) => self.branches(&a, keyword, mask, &b, b_keyword, path),
+                    None => {
+                        for i in 0..branches.len() {
+                            self.node(&a.loc.index(keyword, i), mask, &b.loc, path);
+                        }
+                    }
                 }
                 return;
             }
@@ -254,6 +259,55 @@ impl<'s> Walk<'s> {
             return;
         }
         self.b_side(&a, mask, &b, path);
+    }
+
+    /// A union against a union: each branch of A matched to a branch of B that accepts all it
+    /// does (a branch none accepts is removed); B's branches that match none are added.
+    fn branches(
+        &mut self,
+        a: &Side,
+        a_keyword: &str,
+        mask: Types,
+        b: &Side,
+        b_keyword: &str,
+        path: &[Step],
+    ) {
+        let count = |s: &Side, k: &str| s.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+        let (n, m) = (count(a, a_keyword), count(b, b_keyword));
+        let mut matched = vec![false; m];
+        for i in 0..n {
+            let branch = a.loc.index(a_keyword, i);
+            let Some((a_loc, a_value)) = self.a.follow(&branch, true) else {
+                continue;
+            };
+            let side = Side {
+                loc: a_loc,
+                value: a_value,
+            };
+            if let Some(j) = self.fits_a_branch(&side, mask, b, b_keyword, path) {
+                matched[j] = true;
+                continue;
+            }
+            let message = format!(
+                "{}'s `{a_keyword}` branch {i} is accepted by no branch of {}'s `{b_keyword}`",
+                self.labels.a, self.labels.b
+            );
+            let candidates = self.candidates(&side.loc, mask);
+            self.narrowed(
+                At::new(&side.loc, &b.loc, path),
+                Code::BranchRemoved,
+                message,
+                candidates,
+            );
+        }
+        for j in (0..m).filter(|j| !matched[*j]) {
+            let message = format!(
+                "{}'s `{b_keyword}` has branch {j}, which accepts what no branch of {}'s does",
+                self.labels.b, self.labels.a
+            );
+            let branch = b.loc.index(b_keyword, j);
+            self.widened(At::new(&a.loc, &branch, path), Code::BranchAdded, message);
+        }
     }
 
     /// A is `allOf` its parts (and its own keywords): A fits B when one part does.
@@ -400,13 +454,13 @@ impl<'s> Walk<'s> {
     /// B's `anyOf`/`oneOf`: some branch accepts all A does (and, for `oneOf`, no other branch
     /// accepts any of it); else A is split by JSON type and each part tried.
     fn union(&mut self, a: &Side, mask: Types, b: &Side, keyword: &str, path: &[Step]) {
-        if self.fits_a_branch(a, mask, b, keyword, path) {
+        if self.fits_a_branch(a, mask, b, keyword, path).is_some() {
             return;
         }
         let types = a.types() & mask;
         if types.each().count() > 1 {
             for t in types.each() {
-                if !self.fits_a_branch(a, t, b, keyword, path) {
+                if self.fits_a_branch(a, t, b, keyword, path).is_none() {
                     self.no_branch(a, t, b, keyword, path);
                 }
             }
@@ -415,6 +469,8 @@ impl<'s> Walk<'s> {
         self.no_branch(a, mask, b, keyword, path);
     }
 
+    /// The branch of B's union that accepts all A does, its changes kept (and, for a `oneOf`,
+    /// an overlap with another branch reported).
     fn fits_a_branch(
         &mut self,
         a: &Side,
@@ -422,7 +478,7 @@ impl<'s> Walk<'s> {
         b: &Side,
         keyword: &str,
         path: &[Step],
-    ) -> bool {
+    ) -> Option<usize> {
         let n = b.get(keyword).and_then(Value::as_array).map_or(0, Vec::len);
         let exclusive = keyword == "oneOf";
         for i in 0..n {
@@ -451,9 +507,9 @@ impl<'s> Walk<'s> {
                     }
                 }
             }
-            return true;
+            return Some(i);
         }
-        false
+        None
     }
 
     fn no_branch(&mut self, a: &Side, mask: Types, b: &Side, keyword: &str, path: &[Step]) {
@@ -775,6 +831,22 @@ impl<'s> Walk<'s> {
     }
 
     fn objects(&mut self, a: &Side, b: &Side, path: &[Step]) {
+        if let Some(v) = b.get("unevaluatedProperties")
+            && (v != &json!(false) || applies_in_place(b))
+        {
+            // What it refuses depends on what the applicators beside it evaluate.
+            let message = format!(
+                "{} has `unevaluatedProperties` beside applicators, which this analysis does not compare",
+                self.labels.b
+            );
+            let candidates = self.candidates(&a.loc, Types::OBJECT);
+            self.narrowed(
+                At::new(&a.loc, &b.loc, path),
+                Code::KeywordUnproven,
+                message,
+                candidates,
+            );
+        }
         let properties = |s: &Side| {
             s.get("properties")
                 .and_then(Value::as_object)
@@ -819,8 +891,7 @@ impl<'s> Walk<'s> {
         }
         let a_other = a.loc.child("additionalProperties");
         let b_other = b.loc.child("additionalProperties");
-        let a_closed = a.get("additionalProperties") == Some(&json!(false));
-        let b_closed = b.get("additionalProperties") == Some(&json!(false));
+        let (a_closed, b_closed) = (closed(a), closed(b));
         for k in pa.keys() {
             let a_k = a.loc.entry("properties", k);
             if pb.contains_key(k) {
@@ -904,7 +975,14 @@ impl<'s> Walk<'s> {
     /// Keywords of B this walk does not compare: unproven, unless A has the same.
     fn uncompared(&mut self, a: &Side, b: &Side, path: &[Step]) {
         for (k, v) in b.map() {
-            if COMPARED.contains(&k.as_str()) || is_annotation(k) || a.get(k) == Some(v) {
+            // The same `unevaluated*` on both sides means nothing when what is evaluated beside
+            // it differs.
+            let contextual = k.starts_with("unevaluated");
+            if COMPARED.contains(&k.as_str())
+                || is_annotation(k)
+                || k == "unevaluatedProperties"
+                || (!contextual && a.get(k) == Some(v))
+            {
                 continue;
             }
             let message = format!(
@@ -996,6 +1074,46 @@ fn bound(map: &Map<String, Value>, which: Bound) -> Option<(f64, bool)> {
         }),
         (i, e) => i.or(e),
     }
+}
+
+/// Keywords that apply other schemas to the same value.
+const IN_PLACE: &[&str] = &[
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+];
+
+fn applies_in_place(s: &Side) -> bool {
+    IN_PLACE.iter().any(|k| s.get(k).is_some())
+}
+
+/// Whether an object schema admits no member it does not declare: `additionalProperties:
+/// false`, or `unevaluatedProperties: false` with nothing else evaluating members beside it.
+fn closed(s: &Side) -> bool {
+    let f = Some(&json!(false));
+    s.get("additionalProperties") == f
+        || (s.get("unevaluatedProperties") == f
+            && s.get("additionalProperties").is_none()
+            && s.get("patternProperties").is_none()
+            && !applies_in_place(s))
+}
+
+/// The keyword of a schema that is a union and nothing more (`oneOf` or `anyOf` beside
+/// annotations only).
+fn union_of(s: &Side) -> Option<&'static str> {
+    let keyword = ["oneOf", "anyOf"]
+        .into_iter()
+        .find(|k| s.get(k).is_some())?;
+    s.map()
+        .keys()
+        .all(|k| k == keyword || is_annotation(k) || k == "$defs")
+        .then_some(keyword)
 }
 
 /// The values of a type set that has few: booleans and null.
