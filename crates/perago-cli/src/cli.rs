@@ -37,8 +37,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// List the built-in schemas: short name, $id and title.
+    /// List the built-in schemas: short name, $id and title; or compare two versions of a
+    /// schema (`perago schemas compat --help`).
+    #[command(args_conflicts_with_subcommands = true)]
     Schemas {
+        #[command(subcommand)]
+        command: Option<SchemasCommand>,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -74,6 +78,21 @@ enum Command {
         #[command(subcommand)]
         command: WorkflowsCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum SchemasCommand {
+    /// Whether a schema change keeps the documents that flow through it valid: `--as input`
+    /// (a task's params, the default: NEW accepts every document OLD accepted), `--as output`
+    /// (a task's result: OLD accepts every document NEW allows) or `--as both`.
+    ///
+    /// One line per change, `POINTER: breaking|compatible: CODE: message` (POINTER in NEW; a
+    /// code ending `_unproven` is what the analysis cannot prove either way, and counts as
+    /// breaking), with a witness document where one was built and checked. Objects are closed
+    /// unless the schema opens them, as perago reads every schema.
+    ///
+    /// Exit status: 0 compatible, 1 breaking, 2 on a usage error or an unusable schema.
+    Compat(crate::compat::CompatArgs),
 }
 
 #[derive(Debug, Args)]
@@ -119,7 +138,11 @@ pub fn run() -> ExitCode {
     })
     .map_err(Failure::from)
     .and_then(|limit| match cli.command {
-        Command::Schemas { format } => schemas(format),
+        Command::Schemas {
+            command: Some(SchemasCommand::Compat(args)),
+            ..
+        } => crate::compat::run(&args),
+        Command::Schemas { format, .. } => schemas(format),
         Command::Validate(args) => validate(&args, limit),
         Command::Completion { command } => completion::run(&command, limit),
         Command::Codegen(args) => codegen(&args),

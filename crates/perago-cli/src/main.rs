@@ -3,6 +3,7 @@
 //! generate Rust from schemas; manage the repositories of workspace tasks.
 
 mod cli;
+mod compat;
 mod completion;
 mod documents;
 mod gateway;

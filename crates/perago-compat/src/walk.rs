@@ -445,7 +445,7 @@ impl<'s> Walk<'s> {
         }
         if let Some(b_values) = b.values() {
             for v in b_values.iter().filter(|v| !values.contains(v)) {
-                let message = format!("{} also accepts {v}", self.labels.b);
+                let message = format!("{} admits {v}; {} does not", self.labels.b, self.labels.a);
                 self.widened(At::new(&a.loc, &b.loc, path), Code::EnumValueAdded, message);
             }
         }
@@ -616,7 +616,12 @@ impl<'s> Walk<'s> {
             && mask == Types::ALL
             && !widened.is_empty()
         {
-            let message = format!("{} also admits {}", self.labels.b, widened.name());
+            let message = format!(
+                "{} admits {}; {} does not",
+                self.labels.b,
+                widened.name(),
+                self.labels.a
+            );
             self.widened(At::new(&a.loc, &b.loc, path), Code::TypeWidened, message);
         }
         ta & tb
@@ -681,8 +686,8 @@ impl<'s> Walk<'s> {
         let Some(on_b) = on_b else {
             if let Some(on_a) = on_a {
                 let message = format!(
-                    "{} drops {}'s {name} of {}",
-                    self.labels.b, self.labels.a, on_a.0
+                    "{} has {name} {}; {} has none",
+                    self.labels.a, on_a.0, self.labels.b
                 );
                 self.widened(at, Code::BoundLoosened, message);
             }
@@ -691,7 +696,11 @@ impl<'s> Walk<'s> {
         match on_a.map(|on_a| which.within(on_a, on_b)) {
             Some(Order::Same) => {}
             Some(Order::Looser) => {
-                let message = format!("{} loosens the {name} to {}", self.labels.b, on_b.0);
+                let was = on_a.map_or("none".to_owned(), |(x, _)| x.to_string());
+                let message = format!(
+                    "{} has {name} {}; {} has {was}",
+                    self.labels.b, on_b.0, self.labels.a
+                );
                 self.widened(at, Code::BoundLoosened, message);
             }
             _ => {
@@ -744,7 +753,10 @@ impl<'s> Walk<'s> {
                     self.narrowed(At::new(&a.loc, &b.loc, path), code, message, candidates);
                 }
                 (Some(x), None) => {
-                    let message = format!("{} drops the {keyword} {x}", self.labels.b);
+                    let message = format!(
+                        "{} has {keyword} {x}; {} has none",
+                        self.labels.a, self.labels.b
+                    );
                     self.widened(At::new(&a.loc, &b.loc, path), code, message);
                 }
                 _ => {}
@@ -790,7 +802,10 @@ impl<'s> Walk<'s> {
                 );
             }
             (true, false) => {
-                let message = format!("{} no longer requires distinct items", self.labels.b);
+                let message = format!(
+                    "{} requires distinct items; {} does not",
+                    self.labels.a, self.labels.b
+                );
                 self.widened(
                     At::new(&a.loc, &b.loc, path),
                     Code::UniqueItemsRemoved,
@@ -882,7 +897,10 @@ impl<'s> Walk<'s> {
             );
         }
         for k in ra.iter().filter(|k| !rb.contains(k)) {
-            let message = format!("{} no longer requires `{k}`", self.labels.b);
+            let message = format!(
+                "{} requires `{k}`; {} does not",
+                self.labels.a, self.labels.b
+            );
             self.widened(
                 At::new(&a.loc, &b.loc, &key(k)),
                 Code::RequiredRemoved,
@@ -916,7 +934,10 @@ impl<'s> Walk<'s> {
             if !a_closed {
                 self.node(&a_other, Types::ALL, &b.loc.entry("properties", k), &key(k));
             }
-            let message = format!("{} declares member `{k}`", self.labels.b);
+            let message = format!(
+                "{} declares member `{k}`; {} does not",
+                self.labels.b, self.labels.a
+            );
             self.widened(
                 At::new(&a.loc, &b.loc, &key(k)),
                 Code::PropertyAdded,
@@ -941,7 +962,10 @@ impl<'s> Walk<'s> {
                 );
             }
             (true, false) => {
-                let message = format!("{} admits members it does not declare", self.labels.b);
+                let message = format!(
+                    "{} admits members it does not declare; {} does not",
+                    self.labels.b, self.labels.a
+                );
                 self.widened(
                     At::new(&a.loc, &b.loc, &other),
                     Code::AdditionalPropertiesWidened,
