@@ -9,9 +9,12 @@
 //! - `cargo xtask taskdefs [--check]`: regenerate the Conductor TaskDefs of the task crates'
 //!   tasks into `taskdefs/<task>.json`; `--check` writes nothing and fails naming every stale
 //!   file; both fail when a schema changed but its `schema_version` did not (see [`taskdefs`]).
+//!   `--check --against REF` also compares each task's schemas with its TaskDef committed at
+//!   git `REF`: a breaking change fails unless `--allow-breaking`, naming the WorkflowDefs it
+//!   breaks.
 //! - `cargo xtask workflows [--check]`: check every `workflows/` directory's WorkflowDefs
 //!   against the tasks' schemas; an error finding fails (see [`workflows`]).
-//! - `cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]`: register those
+//! - `cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas] [--allow-breaking]`: register those
 //!   TaskDefs with a Conductor server (token: `$CONDUCTOR_AUTH_TOKEN`), once `taskdefs/` is fresh,
 //!   and the WorkflowDefs once they pass the check.
 //!
@@ -35,16 +38,17 @@ fn main() -> ExitCode {
         ["codegen"] => codegen::run(&workspace_root(), Mode::Write),
         ["codegen", "--check"] => codegen::run(&workspace_root(), Mode::Check),
         #[cfg(feature = "tasks")]
-        ["taskdefs"] => taskdefs::run(&workspace_root(), Mode::Write),
+        ["taskdefs"] => taskdefs::run(&workspace_root(), Mode::Write, &[]),
         #[cfg(feature = "tasks")]
-        ["taskdefs", "--check"] => taskdefs::run(&workspace_root(), Mode::Check),
+        ["taskdefs", "--check", rest @ ..] => taskdefs::run(&workspace_root(), Mode::Check, rest),
         #[cfg(feature = "tasks")]
         ["workflows"] | ["workflows", "--check"] => workflows::run(&workspace_root()),
         #[cfg(feature = "tasks")]
         ["publish", rest @ ..] => taskdefs::publish(&workspace_root(), rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask codegen [--check]\n       cargo xtask taskdefs [--check]\n       \
+                "usage: cargo xtask codegen [--check]\n       \
+                 cargo xtask taskdefs [--check [--against REF [--allow-breaking]]]\n       \
                  cargo xtask workflows [--check]\n       \
                  cargo xtask publish --conductor-url URL [--dry-run] [--register-schemas]"
             );

@@ -61,10 +61,120 @@ pub fn assemble(root: &Path) -> Result<Vec<TaskDef>, String> {
     taskdef::assemble_all(tasks, &settings).map_err(|e| e.to_string())
 }
 
-/// `cargo xtask taskdefs [--check]`.
-pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
+/// `cargo xtask taskdefs [--check] [--against REF] [--allow-breaking]`.
+pub fn run(root: &Path, mode: Mode, args: &[&str]) -> Result<(), String> {
+    let mut against = None;
+    let mut allow_breaking = false;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match *arg {
+            "--against" => against = rest.next().copied(),
+            "--allow-breaking" => allow_breaking = true,
+            other => match other.strip_prefix("--against=") {
+                Some(r) => against = Some(r),
+                None => {
+                    return Err(format!(
+                        "taskdefs: unexpected argument `{other}`\n{TASKDEFS_USAGE}"
+                    ));
+                }
+            },
+        }
+    }
     let defs = assemble(root)?;
-    sync(&root.join(TASKDEFS_DIR), &defs, mode)
+    sync(&root.join(TASKDEFS_DIR), &defs, mode)?;
+    match against {
+        Some(reference) => {
+            let workflows = crate::workflows::definitions(root)?;
+            against_ref(root, &defs, reference, allow_breaking, &workflows)
+        }
+        None => Ok(()),
+    }
+}
+
+/// The usage of the taskdefs subcommand.
+pub const TASKDEFS_USAGE: &str =
+    "usage: cargo xtask taskdefs [--check] [--against REF [--allow-breaking]]";
+
+/// Each task's schemas against its TaskDef committed at git `reference` (e.g. the last release
+/// tag): a changed schema needs a raised version, and a breaking change `--allow-breaking`;
+/// the changes and the workspace's WorkflowDefs they break are named.
+fn against_ref(
+    root: &Path,
+    defs: &[TaskDef],
+    reference: &str,
+    allow_breaking: bool,
+    workflows: &[(String, serde_json::Value)],
+) -> Result<(), String> {
+    let mut problems = Vec::new();
+    let mut evolutions = Vec::new();
+    let mut published = perago_worker::workflow::Contracts::default();
+    for def in defs {
+        let Some(old) = committed(root, reference, &files::file_name(&def.name))? else {
+            continue;
+        };
+        published.add_taskdef(&old, reference)?;
+        let whose = format!("the TaskDef at {reference}");
+        let refused = publish::version_guard(def, &old, &whose);
+        if refused.is_empty() {
+            evolutions.extend(taskdef::evolution::changes(&old, &def.to_json())?);
+        }
+        problems.extend(refused);
+    }
+    for line in taskdef::evolution::describe(&evolutions, false) {
+        eprintln!("{line}");
+    }
+    if evolutions
+        .iter()
+        .any(taskdef::evolution::SchemaChanges::breaks)
+    {
+        let mut current = perago_worker::workflow::Contracts::default();
+        for def in defs {
+            current.add_taskdef(&def.to_json(), "the workspace")?;
+        }
+        let broken = taskdef::evolution::broken_workflows(workflows, &published, &current);
+        let named = if broken.is_empty() {
+            "no WorkflowDef of workflows/ is broken by it".to_owned()
+        } else {
+            format!("WorkflowDefs it breaks:\n  {}", broken.join("\n  "))
+        };
+        if allow_breaking {
+            eprintln!("a breaking schema change against {reference} (--allow-breaking); {named}");
+        } else {
+            problems.push(format!(
+                "a breaking schema change against {reference} (see above; --allow-breaking accepts it); {named}"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// `taskdefs/<file>` as committed at git `reference`; `None` when it was not there.
+fn committed(
+    root: &Path,
+    reference: &str,
+    file: &str,
+) -> Result<Option<serde_json::Value>, String> {
+    let spec = format!("{reference}:{TASKDEFS_DIR}/{file}");
+    let out = std::process::Command::new("git")
+        .args(["show", &spec])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("git show {spec}: {e}"))?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        // A task that did not exist at the reference has nothing to compare with.
+        if said.contains("does not exist") || said.contains("exists on disk, but not in") {
+            return Ok(None);
+        }
+        return Err(format!("git show {spec}: {}", said.trim()));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map(Some)
+        .map_err(|e| format!("{spec}: {e}"))
 }
 
 /// Writes (or, in check mode, compares) the TaskDef files of `defs` in `dir`.
@@ -94,6 +204,7 @@ pub fn publish(root: &Path, args: &[&str]) -> Result<(), String> {
         match *arg {
             "--conductor-url" => url = rest.next().map(|u| (*u).to_owned()),
             "--dry-run" => options.dry_run = true,
+            "--allow-breaking" => options.allow_breaking = true,
             "--register-schemas" => options.register_schemas = true,
             other => match other.strip_prefix("--conductor-url=") {
                 Some(u) => url = Some(u.to_owned()),
@@ -119,7 +230,7 @@ pub fn publish(root: &Path, args: &[&str]) -> Result<(), String> {
 
 /// The usage of the publish subcommand.
 pub const USAGE: &str = "usage: cargo xtask publish --conductor-url URL [--dry-run] \
-                         [--register-schemas]  (token: $CONDUCTOR_AUTH_TOKEN)";
+                         [--register-schemas] [--allow-breaking]  (token: $CONDUCTOR_AUTH_TOKEN)";
 
 #[cfg(test)]
 mod tests {
@@ -151,9 +262,79 @@ mod tests {
     }
 
     /// `cargo test` fails when a checked-in TaskDef differs from what the tasks give.
+    /// A repository whose `taskdefs/` holds `files` in its one commit.
+    fn committed_repo(files: &[(String, String)]) -> tempfile::TempDir {
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir(repo.path().join(TASKDEFS_DIR)).unwrap();
+        for (name, text) in files {
+            std::fs::write(repo.path().join(TASKDEFS_DIR).join(name), text).unwrap();
+        }
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .current_dir(repo.path())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "release"]);
+        repo
+    }
+
+    #[test]
+    fn against_a_release_a_breaking_change_needs_allowing_and_names_what_it_breaks() {
+        let root = crate::workspace_root();
+        let defs = assemble(&root).unwrap();
+        let workflows = crate::workflows::definitions(&root).unwrap();
+        // The release had validate_song at version 1 without `min_duration_seconds`'s minimum;
+        // now the version is 2 and a required `region` param is new.
+        let released: Vec<(String, String)> = defs
+            .iter()
+            .map(|d| (files::file_name(&d.name), taskdef::render(d)))
+            .collect();
+        let repo = committed_repo(&released);
+        assert_eq!(
+            against_ref(repo.path(), &defs, "HEAD", false, &workflows),
+            Ok(())
+        );
+        let mut changed = defs.clone();
+        let params = &mut changed[0].input_schema.data["properties"]["params"];
+        params["properties"]["region"] = serde_json::json!({"type": "string"});
+        params["required"] = serde_json::json!(["song_id", "region"]);
+        let e = against_ref(repo.path(), &changed, "HEAD", false, &workflows).unwrap_err();
+        assert!(
+            e.contains("differs from the TaskDef at HEAD at the same version 1"),
+            "{e}"
+        );
+        changed[0].input_schema.version = 2;
+        let e = against_ref(repo.path(), &changed, "HEAD", false, &workflows).unwrap_err();
+        assert!(
+            e.starts_with("a breaking schema change against HEAD"),
+            "{e}"
+        );
+        assert!(
+            e.contains("crates/perago-example/workflows/song_pipeline.json:/tasks/0/inputParameters/params/region: error[required]"),
+            "{e}"
+        );
+        assert_eq!(
+            against_ref(repo.path(), &changed, "HEAD", true, &workflows),
+            Ok(())
+        );
+        // A task the release did not have is new: nothing to compare.
+        let e = against_ref(repo.path(), &defs, "no-such-ref", false, &workflows).unwrap_err();
+        assert!(e.starts_with("git show no-such-ref:taskdefs/"), "{e}");
+    }
+
     #[test]
     fn taskdefs_are_fresh() {
-        if let Err(e) = run(&crate::workspace_root(), Mode::Check) {
+        if let Err(e) = run(&crate::workspace_root(), Mode::Check, &[]) {
             panic!("{e}");
         }
     }

@@ -66,6 +66,19 @@ pub fn checked(root: &Path) -> Result<Vec<Value>, String> {
         .map_err(|e| e.replace(&format!("{}/", root.display()), ""))
 }
 
+/// The workspace's WorkflowDefs, each with the file it is in (as the workspace names it).
+pub fn definitions(root: &Path) -> Result<Vec<(String, Value)>, String> {
+    let mut out = Vec::new();
+    for path in files(root)? {
+        let shown = relative(root, &path.display().to_string());
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
+        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+        let defs = workflow::definitions(&json).map_err(|e| format!("{shown}: {}", e.0))?;
+        out.extend(defs.into_iter().map(|d| (shown.clone(), d.clone())));
+    }
+    Ok(out)
+}
+
 /// A file as the workspace names it (`crates/perago-example/workflows/x.json`), so findings name
 /// files a reader finds wherever the command ran.
 fn relative(root: &Path, file: &str) -> String {

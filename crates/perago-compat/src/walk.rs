@@ -595,10 +595,14 @@ impl<'s> Walk<'s> {
         let (ta, tb) = (a.types() & mask, b.types());
         let narrowed = ta - tb;
         if !narrowed.is_empty() {
+            let admitted = if ta == Types::ALL {
+                "any value".to_owned()
+            } else {
+                describe(narrowed)
+            };
             let message = format!(
-                "{} admits {}; {} admits {} only",
+                "{} admits {admitted}; {} admits {} only",
                 self.labels.a,
-                describe(narrowed),
                 self.labels.b,
                 tb.name()
             );

@@ -141,6 +141,7 @@ fn a_changed_option_shows_in_the_diff_and_is_updated() {
         Options {
             dry_run: true,
             register_schemas: true,
+            ..Options::default()
         },
     );
     let diff = "validate_song: changed\n    retryCount: 2 → 5\n    timeoutPolicy: \"TIME_OUT_WF\" → \
@@ -208,10 +209,21 @@ fn a_changed_schema_at_the_same_version_is_refused_before_sending() {
          build_features"
     );
     assert!(server.requests().iter().all(|r| r.method == "GET"));
-    // With the version raised it goes through.
+    // With the version raised, the change is weighed: a raised minimum refuses a caller's
+    // `min_rows: 0`, so it is breaking, and needs --allow-breaking.
     changed[1].input_schema.version = 2;
     changed[1].output_schema.version = 2;
-    let (text, _) = publish_ok(&server, &changed, Options::default());
+    let (_, result) = publish_with(&server, &changed, Options::default());
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("task `build_features` inputSchema /properties/params/properties/min_rows: breaking: bound_tightened"),
+        "{e}"
+    );
+    let allowed = Options {
+        allow_breaking: true,
+        ..Options::default()
+    };
+    let (text, _) = publish_ok(&server, &changed, allowed);
     assert!(text.contains("    inputSchema.version: 1 → 2\n"), "{text}");
     assert_eq!(
         server.taskdef("build_features").unwrap()["inputSchema"]["version"],
@@ -343,6 +355,7 @@ fn schemas_are_registered_when_the_server_has_a_registry() {
     let options = Options {
         dry_run: false,
         register_schemas: true,
+        ..Options::default()
     };
     let (text, report) = publish_ok(&server, &defs, options);
     assert!(
@@ -386,6 +399,7 @@ fn without_a_schema_registry_publishing_warns_and_goes_on() {
         Options {
             dry_run: false,
             register_schemas: true,
+            ..Options::default()
         },
     );
     assert!(
@@ -420,6 +434,7 @@ fn a_failed_schema_registration_says_the_taskdefs_were_registered() {
         Options {
             dry_run: false,
             register_schemas: true,
+            ..Options::default()
         },
     );
     assert!(
@@ -596,4 +611,79 @@ fn the_binary_publishes_workflows_once_they_pass_the_check() {
     assert!(err.contains("nothing was sent"), "{err}");
     assert!(fresh.requests().iter().all(|r| r.method == "GET"));
     assert!(fresh.taskdefs().is_empty() && fresh.workflow_defs().is_empty());
+}
+
+/// validate_song's TaskDef with its params schema changed by `change`, at the next version.
+fn validate_song_changed(change: impl Fn(&mut Value)) -> TaskDef {
+    let mut def = defs().remove(0);
+    assert_eq!(def.name, "validate_song");
+    let params = &mut def.input_schema.data["properties"]["params"];
+    change(params);
+    def.input_schema.version += 1;
+    def
+}
+
+#[test]
+fn a_breaking_schema_change_is_refused_naming_the_workflow_it_breaks() {
+    let server = TestServer::start();
+    publish_ok(&server, &defs(), Options::default());
+    let pipeline: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::example_dir().join("workflows/song_pipeline.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    client(&server).register_workflows(&[pipeline]).unwrap();
+
+    // A compatible change under a raised version: a new optional param.
+    let compatible = validate_song_changed(|p| {
+        p["properties"]["region"] = serde_json::json!({"type": "string"});
+    });
+    let (text, report) = publish_ok(
+        &server,
+        std::slice::from_ref(&compatible),
+        Options::default(),
+    );
+    assert_eq!(report.registered, ["validate_song"], "{text}");
+    assert!(
+        text.contains("property_added: NEW declares member `region`; OLD does not"),
+        "{text}"
+    );
+
+    // A breaking one: the new param required. Refused, nothing sent.
+    let breaking = validate_song_changed(|p| {
+        p["properties"]["region"] = serde_json::json!({"type": "string"});
+        p["required"] = serde_json::json!(["song_id", "region"]);
+    });
+    let breaking = {
+        let mut b = breaking;
+        b.input_schema.version = compatible.input_schema.version + 1;
+        b
+    };
+    server.clear_requests();
+    let (text, result) = publish_with(&server, std::slice::from_ref(&breaking), Options::default());
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.starts_with("refusing to publish a breaking schema change, nothing was sent"),
+        "{text}{e}"
+    );
+    assert!(e.contains("task `validate_song` inputSchema /properties/params: breaking: required_added: NEW requires `region`; OLD does not (e.g. {\"params\":"), "{e}");
+    assert!(e.contains("registered WorkflowDef song_pipeline v1:/tasks/0/inputParameters/params/region: error[required]"), "{e}");
+    assert!(
+        server.requests().iter().all(|r| r.method == "GET"),
+        "{:?}",
+        requests(&server)
+    );
+
+    // Allowed: published, and reported all the same.
+    let options = Options {
+        allow_breaking: true,
+        ..Options::default()
+    };
+    let (text, report) = publish_ok(&server, std::slice::from_ref(&breaking), options);
+    assert_eq!(report.registered, ["validate_song"]);
+    assert!(
+        text.contains("publishing a breaking schema change (--allow-breaking):"),
+        "{text}"
+    );
+    assert!(text.contains("error[required]"), "{text}");
 }

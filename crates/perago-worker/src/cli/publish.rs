@@ -1,5 +1,5 @@
 //! `publish [--conductor-url URL] [--dry-run] [--register-schemas] [--owner-email EMAIL]
-//! [--workflows DIR]`.
+//! [--allow-breaking] [--workflows DIR]`.
 
 use super::CommandError;
 use crate::taskdef::{self, publish};
@@ -28,6 +28,11 @@ pub struct PublishArgs {
     /// The `ownerEmail` of tasks that set no `owner_email` (default: $PERAGO_OWNER_EMAIL).
     #[arg(long, value_name = "EMAIL")]
     pub owner_email: Option<String>,
+    /// Publish a schema change that breaks callers (params) or consumers (result) of a task;
+    /// without it such a change is refused, naming the change, a witness and the WorkflowDefs
+    /// it breaks.
+    #[arg(long)]
+    pub allow_breaking: bool,
     /// Also register the WorkflowDefs of this directory's `*.json` files, once they pass
     /// `workflows check` against these tasks and the server's (nothing is sent otherwise).
     #[arg(long, value_name = "DIR")]
@@ -61,8 +66,19 @@ pub fn run(
     let options = publish::Options {
         dry_run: args.dry_run,
         register_schemas: args.register_schemas,
+        allow_breaking: args.allow_breaking,
     };
-    let published = publish::publish(&client, &defs, options, out)
+    let given: Vec<(String, serde_json::Value)> = workflows
+        .iter()
+        .map(|w| {
+            let name = w
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?");
+            (format!("WorkflowDef {name} (--workflows)"), w.clone())
+        })
+        .collect();
+    let published = publish::publish_with(&client, &defs, options, &given, out)
         .map_err(|e| format!("publish failed: {e}"))
         .and_then(|_| {
             let workflows: Vec<&serde_json::Value> = workflows.iter().collect();

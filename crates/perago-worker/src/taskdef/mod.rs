@@ -33,6 +33,7 @@
 
 pub mod diff;
 mod envelope;
+pub mod evolution;
 pub mod files;
 pub mod publish;
 

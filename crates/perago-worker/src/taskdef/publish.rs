@@ -5,7 +5,10 @@
 //!    `GET /api/schema/{name}/{version}` for each SchemaDef too.
 //! 2. Print `name: new | changed (field: old → new, …) | unchanged` ([`super::diff`]).
 //! 3. Refuse, before sending anything, a schema whose content differs from the server's at the
-//!    same version, or whose version would go down.
+//!    same version, or whose version would go down; and, unless `allow_breaking`, a schema
+//!    change that breaks callers (params) or consumers (result) ([`super::evolution`]),
+//!    naming each breaking change, a witness and the WorkflowDefs (registered, or given) whose
+//!    wiring it breaks.
 //! 4. Unless `dry_run`: one `POST /api/metadata/taskdefs` with the new and changed TaskDefs
 //!    (nothing when all are unchanged); with `register_schemas`, one `POST /api/schema` with the
 //!    SchemaDefs the registry lacks (a 404 there: the server has no schema registry; a warning,
@@ -16,6 +19,8 @@
 
 use super::TaskDef;
 use super::diff::{TaskDiff, diff};
+use super::evolution::{self, SchemaChanges};
+use crate::workflow::Contracts;
 use perago_conductor::Client;
 use perago_conductor::metadata::{SCHEMA_PATH, SchemaRegistration, TASKDEFS_PATH};
 use serde_json::Value;
@@ -29,6 +34,8 @@ pub struct Options {
     pub dry_run: bool,
     /// Also register the SchemaDefs with `POST /api/schema`.
     pub register_schemas: bool,
+    /// Publish a breaking schema change (reported all the same) instead of refusing it.
+    pub allow_breaking: bool,
 }
 
 /// What a publish did.
@@ -111,6 +118,18 @@ pub fn publish(
     options: Options,
     out: &mut dyn Write,
 ) -> Result<Report, PublishError> {
+    publish_with(client, taskdefs, options, &[], out)
+}
+
+/// [`publish`], with WorkflowDefs about to be published beside the server's registered ones
+/// (`(source, definition)`) among those a breaking change is checked against.
+pub fn publish_with(
+    client: &Client,
+    taskdefs: &[TaskDef],
+    options: Options,
+    workflows: &[(String, Value)],
+    out: &mut dyn Write,
+) -> Result<Report, PublishError> {
     let _ = writeln!(
         out,
         "Conductor {}: {} TaskDef{}{}",
@@ -126,6 +145,7 @@ pub fn publish(
         diffs,
         guard,
         missing_schemas,
+        evolutions,
     } = read_live(client, taskdefs, options)?;
 
     // 2. Show.
@@ -143,6 +163,33 @@ pub fn publish(
             ),
             None,
         ));
+    }
+
+    // ... and a breaking change, unless allowed.
+    if evolutions.iter().any(SchemaChanges::breaks) {
+        let report = breaking_report(client, taskdefs, &evolutions, workflows)?;
+        if !options.allow_breaking {
+            return Err(nothing_sent(
+                taskdefs,
+                format!(
+                    "refusing to publish a breaking schema change, nothing was sent (--allow-breaking publishes it):\n  {}",
+                    report.join("\n  ")
+                ),
+                None,
+            ));
+        }
+        let _ = writeln!(
+            out,
+            "publishing a breaking schema change (--allow-breaking):"
+        );
+        for line in &report {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    for line in evolution::describe(&evolutions, false) {
+        if !line.contains(": breaking: ") {
+            let _ = writeln!(out, "  {line}");
+        }
     }
 
     // 4. Send.
@@ -182,6 +229,8 @@ struct Live {
     guard: Vec<String>,
     /// The SchemaDefs the registry lacks, each with its label (`name v1`).
     missing_schemas: Vec<(String, Value)>,
+    /// Each changed schema's changes against the server's (versions raised).
+    evolutions: Vec<SchemaChanges>,
 }
 
 /// Step 1: the live TaskDefs, and with `register_schemas` the live SchemaDefs; a failed read
@@ -196,6 +245,7 @@ fn read_live(
         diffs: Vec::new(),
         guard: Vec::new(),
         missing_schemas: Vec::new(),
+        evolutions: Vec::new(),
     };
     for def in taskdefs {
         let server = client.get_taskdef(&def.name).map_err(|e| {
@@ -207,8 +257,13 @@ fn read_live(
         })?;
         let local = def.to_json();
         if let Some(server) = &server {
-            live.guard
-                .extend(version_guard(def, server, "the server's TaskDef"));
+            let refused = version_guard(def, server, "the server's TaskDef");
+            if refused.is_empty() {
+                let changes = evolution::changes(server, &local)
+                    .map_err(|e| nothing_sent(taskdefs, e, None))?;
+                live.evolutions.extend(changes);
+            }
+            live.guard.extend(refused);
         }
         live.diffs.push(diff(&local, server.as_ref()));
         live.locals.push(local);
@@ -250,6 +305,55 @@ fn read_schemas(
         }
     }
     Ok(())
+}
+
+/// Each breaking change, then the WorkflowDefs it breaks: the server's registered ones and
+/// `workflows`, checked against the server's TaskDefs and then against them with `taskdefs`.
+fn breaking_report(
+    client: &Client,
+    taskdefs: &[TaskDef],
+    evolutions: &[SchemaChanges],
+    workflows: &[(String, Value)],
+) -> Result<Vec<String>, PublishError> {
+    let mut report = evolution::describe(evolutions, true);
+    let read = |what: &str, e: String| {
+        nothing_sent(
+            taskdefs,
+            format!("cannot read the server's {what}: {e}"),
+            None,
+        )
+    };
+    let old = Contracts::from_server(client).map_err(|e| read("TaskDefs and WorkflowDefs", e))?;
+    let mut new =
+        Contracts::from_server(client).map_err(|e| read("TaskDefs and WorkflowDefs", e))?;
+    for def in taskdefs {
+        new.add_taskdef(&def.to_json(), "this publish")
+            .map_err(|e| nothing_sent(taskdefs, e, None))?;
+    }
+    let mut all: Vec<(String, Value)> = workflows.to_vec();
+    let registered = client
+        .list_workflows()
+        .map_err(|e| read("WorkflowDefs", e.to_string()))?;
+    all.extend(registered.into_iter().map(|w| {
+        let name = w
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let version = w.get("version").and_then(Value::as_i64).unwrap_or(1);
+        (format!("registered WorkflowDef {name} v{version}"), w)
+    }));
+    let broken = evolution::broken_workflows(&all, &old, &new);
+    if broken.is_empty() {
+        report.push(format!(
+            "no WorkflowDef of the {} checked is broken by it",
+            all.len()
+        ));
+    } else {
+        report.push("WorkflowDefs it breaks:".to_owned());
+        report.extend(broken.into_iter().map(|b| format!("  {b}")));
+    }
+    Ok(report)
 }
 
 /// A publish that failed before sending anything: none of `taskdefs` was registered.
@@ -408,7 +512,10 @@ fn schema_label(schema: &Value) -> String {
 
 /// A schema whose content differs from `live`'s at the same version, or whose version would go
 /// down.
-fn version_guard(def: &TaskDef, live: &Value, whose: &str) -> Vec<String> {
+/// Why `def`'s schemas cannot replace the `published` TaskDef's under their versions: a schema
+/// whose content changed at the same version, or a version that would go down. `whose` names
+/// the published one in messages.
+pub fn version_guard(def: &TaskDef, live: &Value, whose: &str) -> Vec<String> {
     let mut problems = Vec::new();
     for (field, schema) in [
         ("inputSchema", &def.input_schema),
