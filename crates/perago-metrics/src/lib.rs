@@ -21,8 +21,8 @@ pub mod exposition;
 pub mod listener;
 pub mod probes;
 
-pub use prometheus_client;
 pub use probes::{Loop, Probes, Reachability, Verdict};
+pub use prometheus_client;
 
 use prometheus_client::registry::Registry;
 

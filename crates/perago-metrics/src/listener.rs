@@ -293,11 +293,17 @@ mod tests {
         for (request, status) in [
             (&b"GET /v1/claims HTTP/1.1\r\n\r\n"[..], "404"),
             (b"DELETE /metrics HTTP/1.1\r\n\r\n", "405"),
-            (b"GET /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", "400"),
+            (
+                b"GET /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc",
+                "400",
+            ),
             (b"GARBAGE\r\n\r\n", "400"),
         ] {
             let answer = exchange(addr, request);
-            assert!(answer.starts_with(&format!("HTTP/1.1 {status} ")), "{answer}");
+            assert!(
+                answer.starts_with(&format!("HTTP/1.1 {status} ")),
+                "{answer}"
+            );
         }
         let huge = format!("GET /metrics HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(10_000));
         assert!(exchange(addr, huge.as_bytes()).starts_with("HTTP/1.1 431 "));
@@ -335,6 +341,9 @@ mod tests {
         let taken = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = taken.local_addr().unwrap();
         let error = bind(addr).unwrap_err();
-        assert!(error.starts_with(&format!("cannot listen on {addr}: ")), "{error}");
+        assert!(
+            error.starts_with(&format!("cannot listen on {addr}: ")),
+            "{error}"
+        );
     }
 }

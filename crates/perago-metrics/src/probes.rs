@@ -421,14 +421,19 @@ mod tests {
         probes.conductor().answered();
         assert_eq!(probes.readiness(Vec::new()).to_json(), r#"{"status":"ok"}"#);
         assert_eq!(
-            probes.readiness(vec!["the ledger refuses writes".into()]).reasons,
+            probes
+                .readiness(vec!["the ledger refuses writes".into()])
+                .reasons,
             ["the ledger refuses writes"]
         );
         probes
             .conductor()
             .record(Err("connection refused".to_owned()));
         let reasons = probes.readiness(Vec::new()).reasons;
-        assert!(reasons[0].starts_with("the last call to Conductor, "), "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("the last call to Conductor, "),
+            "{reasons:?}"
+        );
         assert!(reasons[0].ends_with(" ago, failed: connection refused"));
         probes.conductor().answered();
         assert!(probes.readiness(Vec::new()).is_ok());
