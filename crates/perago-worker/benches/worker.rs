@@ -300,4 +300,20 @@ fn main() {
         "in process (runtime + TaskResult + log record, no HTTP, no threads): {:.2} us/task",
         median(cpu)
     );
+    let result = perago::runtime::execute_json(
+        &bench_noop::TASK,
+        r#"{"params": {"song_id": "song-000123"}}"#,
+        &perago::runtime::ExecutionContext::default(),
+        &perago::runtime::Attempt::LOCAL,
+    );
+    let recorded: Vec<f64> = (0..rounds.min(5))
+        .map(|_| {
+            perago_worker::worker::metrics_cost(&result, m as u32).as_secs_f64() * 1e9 / m as f64
+        })
+        .collect();
+    println!(
+        "in process, the metrics' own work per task (--metrics-listen: a poll, a run, its \
+         result, its report): {:.0} ns/task",
+        median(recorded)
+    );
 }

@@ -359,10 +359,10 @@ impl Worker {
             summary: &summary,
             uptime_ms: events::ms(started.elapsed()),
         });
-        // Answering 503 until here: the process ends next.
-        if let (Some(metrics), Some((listener, prober))) = (&shared.metrics, serving) {
+        // Answering 503 until here: the process ends next. The prober ends after its probe in
+        // progress, if any, without holding up the return.
+        if let (Some(metrics), Some(listener)) = (&shared.metrics, serving) {
             metrics.probes.stop();
-            let _ = prober.join();
             listener.stop();
         }
         summary
@@ -374,10 +374,7 @@ impl Worker {
 fn serve_metrics(
     shared: &Arc<Shared>,
     metrics: &metrics::Metrics,
-) -> (
-    perago_metrics::listener::Listener,
-    std::thread::JoinHandle<()>,
-) {
+) -> perago_metrics::listener::Listener {
     let listener = metrics
         .listener
         .lock()
@@ -402,11 +399,36 @@ fn serve_metrics(
         .client
         .clone()
         .with_timeout(shared.config.request_timeout);
-    let prober = metrics
+    metrics
         .probes
         .probe_when_idle(move || metrics::answered(probe.get("/health", &[]).err().as_ref()))
         .expect("spawning the readiness prober");
-    (listener, prober)
+    listener
+}
+
+/// What `--metrics-listen` adds to each task, measured in process: the metrics' own work for
+/// one task (a poll, a run, its result, its report) done `n` times over `result`, through the
+/// same handles the engine records with. For `cargo bench -p perago-worker --bench worker`.
+#[doc(hidden)]
+pub fn metrics_cost(result: &perago::runtime::RuntimeTaskResult, n: u32) -> Duration {
+    let config = WorkerConfig::new("http://127.0.0.1:1");
+    let m = metrics::Metrics::new(&["bench"], &config, ([127, 0, 0, 1], 0).into())
+        .expect("a loopback port");
+    let watched = m.watch("bench".to_owned());
+    let start = Instant::now();
+    for _ in 0..n {
+        drop(watched.busy());
+        m.called(None);
+        m.poll(0, false, 1);
+        m.started(0, 1);
+        let ran = Instant::now();
+        m.ran(0, std::hint::black_box(result), ran.elapsed());
+        m.result(0, result.status());
+        drop(watched.busy());
+        m.called(None);
+        m.ended(0);
+    }
+    start.elapsed()
 }
 
 /// The status a run's result is reported with.
