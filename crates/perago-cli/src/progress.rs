@@ -46,6 +46,8 @@ impl Bar {
                 .progress_chars("=> "),
             );
             bar.set_message(verb);
+            // Drawn at once: a short transfer is seen too, not only one past the first redraw.
+            bar.tick();
             bar
         });
         Bar::new(bar, verb)
@@ -67,6 +69,7 @@ impl Bar {
                     },
                 ),
             );
+            bar.tick();
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
