@@ -168,9 +168,34 @@ fn the_counters_are_what_conductor_saw() {
             .filter(|r| !answered || r.status != 0)
             .count() as f64
     };
-    let answered_before = polls(true);
-    let m = scrape(addr);
-    let polled_after = polls(false);
+    // The server sees a result before the worker counts it: scrape until every task is
+    // counted and none is in flight.
+    let deadline = Instant::now() + PATIENCE;
+    let (m, answered_before, polled_after) = loop {
+        let answered_before = polls(true);
+        let m = scrape(addr);
+        let polled_after = polls(false);
+        let counted: f64 = ["COMPLETED", "FAILED", "FAILED_WITH_TERMINAL_ERROR"]
+            .iter()
+            .map(|s| {
+                value(
+                    &m,
+                    "perago_worker_tasks_total",
+                    &[("task_type", "validate_song"), ("status", s)],
+                )
+            })
+            .sum();
+        let in_flight = value(&m, "perago_worker_in_flight", &vt("validate_song"));
+        if counted == ids.len() as f64 && in_flight == 0.0 {
+            break (m, answered_before, polled_after);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the worker counted {counted} of {} tasks, {in_flight} in flight",
+            ids.len()
+        );
+        std::thread::yield_now();
+    };
 
     let status = |s| [("task_type", "validate_song"), ("status", s)];
     assert_eq!(
