@@ -198,3 +198,26 @@ fn the_gateway_calls_the_contract_and_the_client_rather_than_restating_them() {
         }
     }
 }
+
+/// What the programs serve on `--metrics-listen` is shared without the weight of either: the
+/// worker (threads, blocking I/O) and the gateway (tokio) each bring their own.
+#[test]
+fn the_metrics_crate_compiles_no_http_client_runtime_or_command_line() {
+    let metrics = dependencies("perago-metrics");
+    for heavy in [
+        "clap",
+        "signal-hook",
+        "ureq",
+        "tokio",
+        "hyper",
+        "perago-conductor",
+    ] {
+        assert!(!metrics.contains(heavy), "perago-metrics compiles {heavy}");
+    }
+    for program in ["perago-worker", "perago-gateway"] {
+        assert!(
+            dependencies(program).contains("perago-metrics"),
+            "{program}"
+        );
+    }
+}

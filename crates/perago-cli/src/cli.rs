@@ -5,6 +5,7 @@ use crate::completion::{self, CompletionCommand};
 use crate::documents::{Failure, count, open, read};
 use crate::gateway::{self, GatewayArgs};
 use crate::output::{Checked, Format, Report};
+use crate::progress::{self, Bar};
 use crate::workspace::{self, WorkspaceCommand};
 use clap::{Args, Parser, Subcommand};
 use perago::schemas::BUILTIN;
@@ -15,7 +16,7 @@ use perago_worker::cli::workflows::WorkflowsCommand;
 use perago_worker::cli::{CommandError, output_error};
 use serde::Serialize;
 use serde_json::Value;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -128,6 +129,11 @@ struct ValidateArgs {
     /// The documents; none or `-` reads standard input.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// No progress and no summary on standard error (inputs that cannot be read are still
+    /// named there). With --lines, progress is shown only when standard error is a terminal
+    /// and standard output is not.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Runs the command line; returns the exit status.
@@ -313,11 +319,14 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
     } else {
         &args.files
     };
+    // The report goes to standard output: a bar drawn on the same terminal would tear it.
+    let shown = args.lines && progress::wanted(args.quiet) && !io::stdout().is_terminal();
     let mut run = Validation {
         validator: &validator,
         scratch: Scratch::default(),
         report: Report::new(BufWriter::new(io::stdout().lock()), args.format),
         unchecked: 0,
+        progress: Bar::lines(shown),
     };
     for path in files {
         let checked = if args.lines {
@@ -335,9 +344,10 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
             Err(Problem::Stop(failure)) => return Err(failure),
         }
     }
+    run.progress.finish();
     let report = &mut run.report;
     report.flush().map_err(output_error)?;
-    if args.format == Format::Text {
+    if args.format == Format::Text && !args.quiet {
         let (documents, invalid) = (report.documents, report.invalid);
         let checked = count(documents, "document");
         let mut summary = if invalid == 0 {
@@ -377,12 +387,16 @@ struct Validation<'a, W: Write> {
     report: Report<W>,
     /// Inputs not checked: unreadable files, documents over the limit.
     unchecked: usize,
+    /// Lines read so far, on a terminal.
+    progress: Bar,
 }
 
 impl<W: Write> Validation<'_, W> {
     /// Says why an input was not checked, and counts it.
     fn skip(&mut self, reason: &str) {
-        let _ = writeln!(io::stderr(), "perago: {reason}");
+        self.progress
+            .suspend(|| writeln!(io::stderr(), "perago: {reason}"))
+            .ok();
         self.unchecked += 1;
     }
 
@@ -430,6 +444,7 @@ impl<W: Write> Validation<'_, W> {
                 Err(e) => return Err(Problem::Skip(format!("{name}: {e}"))),
             };
             number += 1;
+            self.progress.line();
             match line {
                 Ok(()) if text.iter().all(u8::is_ascii_whitespace) => {}
                 Ok(()) => self.check(name, Some(number), &text)?,

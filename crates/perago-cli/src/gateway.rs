@@ -4,6 +4,7 @@
 use clap::{Args, Subcommand};
 use perago_gateway::log::EventLog;
 use perago_gateway::{BearerToken, Gateway, GatewayConfig, TaskTypeSlots, config, ledger};
+use perago_worker::cli::worker::{METRICS_LISTEN_ENV, listen_address};
 use perago_worker::cli::{CommandError, server_url};
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,6 +85,11 @@ struct RunArgs {
     /// Append the JSON Lines log to FILE instead of standard error.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// Serve Prometheus metrics (GET /metrics) and the probes GET /healthz and GET /readyz
+    /// at ADDR, e.g. 0.0.0.0:9464 (port 0: any free port, logged as metrics_listening);
+    /// off unless given [env: PERAGO_METRICS_LISTEN]
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<String>,
 }
 
 /// Runs `perago gateway ...`.
@@ -130,6 +136,15 @@ fn serve(args: &RunArgs) -> Result<ExitCode, CommandError> {
         .min(perago_conductor::tasks::MAX_POLL_TIMEOUT);
     if let Some(id) = &args.worker_id {
         config.worker_id = id.clone();
+    }
+    let metrics = match &args.metrics_listen {
+        Some(value) => Some(("--metrics-listen", value.clone())),
+        None => lookup(METRICS_LISTEN_ENV)
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (METRICS_LISTEN_ENV, v)),
+    };
+    if let Some((name, value)) = metrics {
+        config.metrics_listen = Some(listen_address(name, &value)?);
     }
     config.reason_max_length = perago::runtime::RuntimeConfig::from_env()
         .map_err(|e| e.to_string())?

@@ -9,6 +9,7 @@ mod documents;
 mod gateway;
 mod locate;
 mod output;
+mod progress;
 mod workspace;
 
 fn main() -> std::process::ExitCode {

@@ -3,6 +3,7 @@
 //! commit, list commits, branches and objects, export a commit, create a branch.
 
 use crate::documents::Failure;
+use crate::progress::{self, Bar};
 use clap::{Args, Subcommand};
 use perago_worker::cli::output_error;
 use perago_worker::cli::store::{StoreArgs, StoreChoice};
@@ -56,6 +57,9 @@ pub struct ImportArgs {
     /// The commit message.
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
+    /// No progress and no notes on standard error; the commit id is still printed.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +99,9 @@ pub struct ExportArgs {
     /// Only objects whose path starts with it (written without it).
     #[arg(long, default_value = "", value_name = "PREFIX")]
     prefix: String,
+    /// No progress and no summary on standard error.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -141,21 +148,26 @@ pub fn run(command: &WorkspaceCommand) -> Result<ExitCode, Failure> {
         }
         WorkspaceCommand::Export(args) => {
             let store = open(&args.repository)?;
-            let (commit, files) = transfer::export(
+            let bar = Bar::transfer(progress::wanted(args.quiet), "exporting");
+            let exported = transfer::export_reporting(
                 store.as_ref(),
                 &args.repository.repository,
                 &args.reference,
                 &args.prefix,
                 &args.dir,
-            )
-            .map_err(|e| e.to_string())?;
-            writeln!(
-                io::stderr(),
-                "exported {files} files of commit {} to {}",
-                commit.id,
-                args.dir.display()
-            )
-            .map_err(output_error)?;
+                &bar,
+            );
+            bar.finish();
+            let (commit, files) = exported.map_err(|e| e.to_string())?;
+            if !args.quiet {
+                writeln!(
+                    io::stderr(),
+                    "exported {files} files of commit {} to {}",
+                    commit.id,
+                    args.dir.display()
+                )
+                .map_err(output_error)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         WorkspaceCommand::Branch(args) => {
@@ -212,7 +224,8 @@ fn import(args: &ImportArgs, out: &mut dyn Write) -> Result<ExitCode, Failure> {
     }
     let store = choice.open()?;
     let default_message = format!("import {}", args.dir.display());
-    let committed = transfer::import(
+    let bar = Bar::transfer(progress::wanted(args.quiet), "importing");
+    let committed = transfer::import_reporting(
         store.as_ref(),
         repository,
         &args.branch,
@@ -220,20 +233,24 @@ fn import(args: &ImportArgs, out: &mut dyn Write) -> Result<ExitCode, Failure> {
         &args.prefix,
         args.message.as_deref().unwrap_or(&default_message),
         &Metadata::new(),
-    )
-    .map_err(message)?;
+        &bar,
+    );
+    bar.finish();
+    let committed = committed.map_err(message)?;
     let id: CommitId = match committed {
         Some(commit) => commit.id,
         None => {
             let head = store
                 .get_commit(repository, &args.branch)
                 .map_err(message)?;
-            let _ = writeln!(
-                io::stderr(),
-                "nothing changed: {} is already {}",
-                args.branch,
-                head.id
-            );
+            if !args.quiet {
+                let _ = writeln!(
+                    io::stderr(),
+                    "nothing changed: {} is already {}",
+                    args.branch,
+                    head.id
+                );
+            }
             head.id
         }
     };

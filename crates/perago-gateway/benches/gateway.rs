@@ -18,6 +18,9 @@
 //!
 //! - `gateway (durability normal)`: the same with `--durability normal` (commits in the
 //!   write-ahead log, no `fsync` per commit).
+//! - `gateway (metrics on)`: the first with `--metrics-listen` (every request, submission,
+//!   commit and delivery recorded); its cost is the median over rounds of `on / off` answered
+//!   and delivered throughput (target: within 5%).
 //!
 //! Rounds alternate the contenders; the table shows medians over rounds.
 
@@ -169,7 +172,13 @@ fn bare(server: &TestServer, n: usize, done: &mut usize) -> Round {
     summarise(n, wall, latencies, None)
 }
 
-fn gateway(server: &TestServer, n: usize, done: &mut usize, durability: Durability) -> Round {
+fn gateway(
+    server: &TestServer,
+    n: usize,
+    done: &mut usize,
+    durability: Durability,
+    metrics: bool,
+) -> Round {
     let dir = tempfile::tempdir().unwrap();
     let mut config = GatewayConfig::new(
         &server.base_url(),
@@ -183,6 +192,9 @@ fn gateway(server: &TestServer, n: usize, done: &mut usize, durability: Durabili
     config.db = dir.path().join("bench.db");
     config.durability = durability;
     config.poll_timeout = Duration::from_millis(100);
+    if metrics {
+        config.metrics_listen = Some("127.0.0.1:0".parse().unwrap());
+    }
     let gateway = Gateway::start(config, EventLog::discard()).unwrap();
     for i in 0..n {
         server.enqueue("bench_agent", json!({"params": {"title": format!("t{i}")}}));
@@ -276,6 +288,8 @@ fn main() {
     let mut bares = Vec::new();
     let mut gateways = Vec::new();
     let mut normals = Vec::new();
+    let mut metered = Vec::new();
+    let mut on_off = Vec::new();
     let show = |name: &str, r: &Round| {
         println!(
             "  {name}: {:.0}/s answered, {:.0}/s delivered (p50 {:.0} µs, p99 {:.0} µs)",
@@ -289,10 +303,23 @@ fn main() {
         println!("round {}:", round + 1);
         let b = bare(&server, n, &mut done);
         show("bare", &b);
-        let g = gateway(&server, n, &mut done, Durability::Full);
+        // Which of metrics off and on goes first alternates, so neither always runs warmer.
+        let (g, m) = if round % 2 == 0 {
+            let g = gateway(&server, n, &mut done, Durability::Full, false);
+            (g, gateway(&server, n, &mut done, Durability::Full, true))
+        } else {
+            let m = gateway(&server, n, &mut done, Durability::Full, true);
+            (gateway(&server, n, &mut done, Durability::Full, false), m)
+        };
         show("gateway (durability full)", &g);
-        let g2 = gateway(&server, n, &mut done, Durability::Normal);
+        show("gateway (durability full, metrics on)", &m);
+        let g2 = gateway(&server, n, &mut done, Durability::Normal, false);
         show("gateway (durability normal)", &g2);
+        on_off.push((
+            m.per_s / g.per_s,
+            m.delivered_per_s.unwrap_or(0.0) / g.delivered_per_s.unwrap_or(1.0),
+        ));
+        metered.push(m);
         bares.push(b);
         gateways.push(g);
         normals.push(g2);
@@ -325,11 +352,27 @@ fn main() {
     );
     println!("| gateway `--durability normal`, delivered | {n_d:.0} | | |");
     println!(
+        "| gateway `--metrics-listen`, answered | {:.0} | {:.0} µs | {:.0} µs |",
+        col(&metered, |r| r.per_s),
+        col(&metered, |r| r.p50_us),
+        col(&metered, |r| r.p99_us)
+    );
+    println!(
+        "| gateway `--metrics-listen`, delivered | {:.0} | | |",
+        col(&metered, |r| r.delivered_per_s.unwrap_or(0.0))
+    );
+    println!(
         "gateway / bare: {:.2} answered, {:.2} delivered; with --durability normal {:.2}, {:.2} \
          (target ≥ 0.5)",
         g_s / b_s,
         g_d / b_s,
         n_s / b_s,
         n_d / b_s
+    );
+    println!(
+        "metrics on / off (median of the rounds' ratios): {:.3} answered, {:.3} delivered \
+         (target ≥ 0.95)",
+        median(on_off.iter().map(|r| r.0).collect()),
+        median(on_off.iter().map(|r| r.1).collect())
     );
 }

@@ -17,13 +17,14 @@ use crate::config::GatewayConfig;
 use crate::delivery::extend_lease;
 use crate::ledger::{self, Ended, Finished, NewClaim, Refused, now_ms, rfc3339};
 use crate::log::EventLog;
+use crate::metrics::{Claim, GatewayMetrics};
 use crate::slots::{SlotGuard, Slots};
 use crate::transition::{self, Decision, EMPTY_RESULT_SUMMARY, TaskStatus};
 use crate::writer::Writer;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, Request, State};
+use axum::extract::{MatchedPath, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -51,10 +52,48 @@ pub(crate) struct App {
     pub(crate) slots: Arc<Slots>,
     pub(crate) client: Client,
     pub(crate) log: EventLog,
+    /// On with `--metrics-listen`.
+    pub(crate) metrics: Option<Arc<GatewayMetrics>>,
 }
 
-/// The gateway's routes over `app`.
+impl App {
+    fn claim_ended(&self, task_type: &str, outcome: Claim) {
+        if let Some(m) = &self.metrics {
+            m.claim(task_type, outcome);
+        }
+    }
+}
+
+/// The gateway's routes over `app`; every answer counted when metrics are on.
 pub(crate) fn router(app: Arc<App>) -> Router {
+    let router = routes(Arc::clone(&app));
+    match &app.metrics {
+        Some(metrics) => router.layer(middleware::from_fn_with_state(
+            Arc::clone(metrics),
+            count_request,
+        )),
+        None => router,
+    }
+}
+
+/// Counts a request by its route's template (never its path, which holds a task id) and
+/// status. The template's `{task_id}` is written `:task_id`, which no parser of the text
+/// format mistakes for the end of the labels.
+async fn count_request(
+    State(metrics): State<Arc<GatewayMetrics>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let route = request.extensions().get::<MatchedPath>().map_or_else(
+        || "unmatched".to_owned(),
+        |p| p.as_str().replace('{', ":").replace('}', ""),
+    );
+    let response = next.run(request).await;
+    metrics.http_request(&route, response.status().as_u16());
+    response
+}
+
+fn routes(app: Arc<App>) -> Router {
     Router::new()
         .route("/v1/claims", post(claim))
         .route("/v1/tasks/{task_id}", get(task))
@@ -316,17 +355,42 @@ async fn claim(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> R
         Ok(request) => request,
         Err(response) => return *response,
     };
-    let slot = match take_slot(&app, &request.task_type) {
+    let task_type = request.task_type.as_str();
+    let slot = match take_slot(&app, task_type) {
         Ok(slot) => slot,
-        Err(response) => return *response,
+        Err(response) => {
+            // A type this gateway does not serve (400) is no series of its own.
+            if response.status() == StatusCode::TOO_MANY_REQUESTS {
+                app.claim_ended(task_type, Claim::NoSlot);
+            }
+            return *response;
+        }
     };
     let task = match poll_one(&app, &request).await {
         Ok(Some(task)) => task,
-        Ok(None) => return StatusCode::NO_CONTENT.into_response(),
-        Err(response) => return *response,
+        Ok(None) => {
+            app.claim_ended(task_type, Claim::Empty);
+            return StatusCode::NO_CONTENT.into_response();
+        }
+        Err(response) => {
+            let outcome = if response.status() == StatusCode::SERVICE_UNAVAILABLE {
+                Claim::ConductorUnavailable
+            } else {
+                Claim::Error
+            };
+            app.claim_ended(task_type, outcome);
+            return *response;
+        }
     };
     let lease_ms = lease_ms(&app.config, &task);
-    record_claim(&app, slot, &request, &task, lease_ms).await
+    let answer = record_claim(&app, slot, &request, &task, lease_ms).await;
+    let outcome = if answer.status() == StatusCode::OK {
+        Claim::Claimed
+    } else {
+        Claim::Error
+    };
+    app.claim_ended(task_type, outcome);
+    answer
 }
 
 /// What an agent asks for in a claim.
@@ -401,6 +465,9 @@ async fn poll_one(
         tasks::poll_batch(&poller.client, &request)
     })
     .await;
+    if let (Some(m), Ok(polled)) = (&app.metrics, &polled) {
+        m.called(polled.as_ref().err().map(|e| &e.error));
+    }
     let task_type = &request.task_type;
     let mut received = match polled {
         Ok(Ok(received)) => received,
@@ -592,6 +659,9 @@ async fn heartbeat(
         extend_lease(&extender.client, &id, &workflow, &worker)
     })
     .await;
+    if let (Some(m), Ok(extended)) = (&app.metrics, &extended) {
+        m.called(extended.as_ref().err());
+    }
     let conductor_lease_extended = match extended {
         Ok(Ok(())) => true,
         Ok(Err(e)) => {
@@ -655,16 +725,23 @@ async fn complete(
     let written = app
         .writer
         .write(move |conn| {
-            let expired_type = ledger::holder(conn, &id)?
+            let holder = ledger::holder(conn, &id)?;
+            let task_type = holder.as_ref().map(|h| h.task_type.clone());
+            let expired_type = holder
                 .filter(|h| h.status == TaskStatus::Claimed && h.lease_deadline_ms <= now)
                 .map(|h| h.task_type);
             let result = ledger::finish(conn, &id, &agent, &d, now, reason_max, &worker_id)?;
-            Ok((result, expired_type))
+            Ok((result, expired_type, task_type))
         })
         .await;
     let finished = match written {
-        Ok((Ok(finished), _)) => finished,
-        Ok((Err(refusal), expired_type)) => {
+        Ok((Ok(finished), _, _)) => finished,
+        Ok((Err(refusal), expired_type, task_type)) => {
+            if let (Refused::Terminal(_), Some(task_type)) = (&refusal, &task_type)
+                && let Some(m) = &app.metrics
+            {
+                m.submission(task_type, "conflict");
+            }
             if let (Refused::Terminal(_), Some(task_type)) = (&refusal, expired_type) {
                 app.slots.release(&task_type);
             }
@@ -673,6 +750,9 @@ async fn complete(
         Err(e) => return ledger_failed(&app, "recording the completion", e),
     };
     app.slots.release(&finished.holder.task_type);
+    if let Some(m) = &app.metrics {
+        m.submission(&finished.holder.task_type, decision.outcome);
+    }
     completed(&task_id, &agent_id, &decision, &finished)
 }
 

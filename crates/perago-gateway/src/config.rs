@@ -92,6 +92,9 @@ pub struct GatewayConfig {
     pub reason_max_length: usize,
     /// How often claims are checked for lapsed leases.
     pub lease_check_interval: Duration,
+    /// Where to serve `/metrics`, `/healthz` and `/readyz` (port 0: any free port,
+    /// [`crate::Gateway::metrics_addr`] says which); `None` (the default): no metrics.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl GatewayConfig {
@@ -117,6 +120,7 @@ impl GatewayConfig {
             conductor_timeout: Duration::from_secs(10),
             reason_max_length: perago::runtime::DEFAULT_REASON_MAX_LENGTH,
             lease_check_interval: Duration::from_millis(200),
+            metrics_listen: None,
         }
     }
 

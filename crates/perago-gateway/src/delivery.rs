@@ -14,8 +14,10 @@
 use crate::ledger::outbox::{self, Attempt, Kind, Lane, OutboxRow};
 use crate::ledger::{self, audit, now_ms};
 use crate::log::EventLog;
+use crate::metrics::GatewayMetrics;
 use crate::writer::Writer;
 use perago_conductor::{Backoff, Client, Error, Method, path_segment, tasks};
+use perago_metrics::Loop;
 use rusqlite::Connection;
 use serde_json::json;
 use std::sync::{Arc, Condvar, Mutex};
@@ -124,6 +126,16 @@ impl Wake {
 /// How many threads deliver, each its own lane of the outbox and its own connection.
 pub const LANES: u32 = 4;
 
+/// What a delivery thread reports to, with `--metrics-listen`: the metrics, and the loop the
+/// liveness probe watches.
+#[derive(Debug, Clone)]
+pub struct Watched {
+    /// The gateway's metrics.
+    pub metrics: Arc<GatewayMetrics>,
+    /// This thread's loop.
+    pub watched: Arc<Loop>,
+}
+
 /// Starts the delivery thread of `lane`, reading through `reader`.
 pub fn spawn(
     lane: Lane,
@@ -132,10 +144,22 @@ pub fn spawn(
     writer: Writer,
     wake: Arc<Wake>,
     log: EventLog,
+    watched: Option<Watched>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name(format!("perago-gateway-delivery-{}", lane.lane))
-        .spawn(move || run(lane, &reader, &client, &writer, &wake, &log))
+        .spawn(move || {
+            let _alive = watched.as_ref().map(|w| w.watched.guard());
+            run(
+                lane,
+                &reader,
+                &client,
+                &writer,
+                &wake,
+                &log,
+                watched.as_ref(),
+            );
+        })
         .expect("the delivery thread starts")
 }
 
@@ -146,6 +170,7 @@ fn run(
     writer: &Writer,
     wake: &Wake,
     log: &EventLog,
+    watched: Option<&Watched>,
 ) {
     // Conductor's failures in a row: while it does not answer, the thread waits before each
     // new pass instead of trying every row.
@@ -185,21 +210,29 @@ fn run(
             if wake.stopping() {
                 break;
             }
-            let (attempt, no_answer) = attempt(client, row, log);
+            let (attempt, no_answer) = {
+                let _busy = watched.map(|w| w.watched.busy());
+                attempt(client, row, log, watched.map(|w| w.metrics.as_ref()))
+            };
             down = no_answer;
             results.push((row.clone(), attempt));
             if down {
                 break;
             }
         }
-        let delivered: Vec<String> = results
+        let delivered: Vec<(String, i64)> = results
             .iter()
             .filter(|(row, attempt)| row.kind == Kind::Update && *attempt == Attempt::Delivered)
-            .map(|(row, _)| row.task_id.clone())
+            .map(|(row, _)| (row.task_id.clone(), row.created_at_ms))
             .collect();
         match writer.write_blocking(move |conn| record(conn, &results)) {
             Ok(()) => {
-                for task_id in delivered {
+                let now = now_ms();
+                for (task_id, committed) in delivered {
+                    if let Some(w) = watched {
+                        w.metrics
+                            .delivered(now.saturating_sub(committed) as f64 / 1000.0);
+                    }
                     log.event("update_delivered", json!({"task_id": task_id}));
                 }
             }
@@ -222,7 +255,12 @@ fn run(
 
 /// One attempt at a row, and whether Conductor gave no answer at all (it is down: the pass
 /// stops there).
-fn attempt(client: &Client, row: &OutboxRow, log: &EventLog) -> (Attempt, bool) {
+fn attempt(
+    client: &Client,
+    row: &OutboxRow,
+    log: &EventLog,
+    metrics: Option<&GatewayMetrics>,
+) -> (Attempt, bool) {
     let sent = match row.kind {
         // The body is the TaskResult as committed, sent byte for byte.
         Kind::Update => client.send(Method::Post, "/api/tasks", &[], Some(row.body.as_bytes())),
@@ -233,6 +271,9 @@ fn attempt(client: &Client, row: &OutboxRow, log: &EventLog) -> (Attempt, bool) 
             Some(row.body.as_bytes()),
         ),
     };
+    if let Some(m) = metrics {
+        m.called(sent.as_ref().err());
+    }
     let error = match sent {
         Ok(_) => return (Attempt::Delivered, false),
         Err(error) => error,

@@ -18,6 +18,8 @@
 //!   commit, survives a crash of the gateway, and waits while Conductor is down.
 //! - [`api`]: the HTTP routes, authentication and the JSON errors; [`server`]: the listener
 //!   (header and body timeouts), the lease sweeper, start and shutdown ([`Gateway`]).
+//! - [`metrics`]: with `--metrics-listen`, the gateway's Prometheus metrics and its liveness
+//!   and readiness probes, served from its runtime ([`perago_metrics`] answers).
 //! - [`agent_task`]: the agent task's descriptor, so its TaskDef (`outputSchema`: a completion,
 //!   a refusal routable by `kind`, follow-ups) is generated like any other task's.
 
@@ -30,6 +32,7 @@ pub mod contracts;
 pub mod delivery;
 pub mod ledger;
 pub mod log;
+pub mod metrics;
 pub mod server;
 mod slots;
 pub mod transition;

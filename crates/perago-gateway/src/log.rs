@@ -1,7 +1,8 @@
 //! The gateway's JSON Lines log (standard error by default): one record per event, with
 //! `time` (RFC 3339, UTC) and `event`. The agents' token never appears in it.
 //!
-//! Events: `gateway_started` (with the address it listens on), `poll_error`,
+//! Events: `gateway_started` (with the address it listens on), `metrics_listening` (with
+//! `--metrics-listen`: the address of `/metrics`, `/healthz` and `/readyz`), `poll_error`,
 //! `task_left_in_progress` (a task a claim's poll may have left with Conductor unrecorded),
 //! `lease_expired`, `lease_extension_failed`, `update_delivered`, `delivery_retry`,
 //! `delivery_rejected`,

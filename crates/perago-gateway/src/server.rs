@@ -22,6 +22,11 @@
 //!
 //! **Slow clients.** A request head must arrive within the request timeout or the connection
 //! is closed; a body, within the request timeout or the answer is 408.
+//!
+//! **Stopping.** The probes say 503 from the first moment; the API stops accepting and the
+//! requests in flight get up to 5 s to be answered (their transitions commit); the delivery
+//! threads end their attempt in progress, the writer commits what it was given; the metrics
+//! listener, answering 503 all along, stops last.
 
 use crate::api::{self, App};
 use crate::config::GatewayConfig;
@@ -29,6 +34,7 @@ use crate::delivery::{self, Wake};
 use crate::ledger::outbox::Lane;
 use crate::ledger::{self, LedgerError, now_ms};
 use crate::log::EventLog;
+use crate::metrics::{self as gateway_metrics, GatewayMetrics};
 use crate::slots::Slots;
 use crate::writer::Writer;
 use hyper::server::conn::http1;
@@ -38,8 +44,11 @@ use perago_conductor::{Client, Retry};
 use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-use tokio::sync::watch;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+
+/// How long the requests in flight get to be answered when the gateway stops.
+const DRAIN: Duration = Duration::from_secs(5);
 
 /// A gateway that cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +67,9 @@ pub enum GatewayError {
         /// Why.
         source: std::io::Error,
     },
+    /// The metrics address cannot be listened on.
+    #[error("cannot serve metrics: {0}")]
+    Metrics(String),
 }
 
 /// A running gateway. [`stop`](Self::stop) (or dropping it) stops listening, lets the
@@ -75,6 +87,11 @@ pub struct Gateway {
     reader: Mutex<rusqlite::Connection>,
     log: EventLog,
     started: Instant,
+    /// Ends when every API connection has ended (each holds a sender).
+    api_done: Option<mpsc::Receiver<()>>,
+    metrics: Option<Arc<GatewayMetrics>>,
+    metrics_addr: Option<SocketAddr>,
+    metrics_stop: watch::Sender<bool>,
 }
 
 impl Gateway {
@@ -82,6 +99,15 @@ impl Gateway {
     /// listener; returns once the gateway accepts connections.
     pub fn start(config: GatewayConfig, log: EventLog) -> Result<Gateway, GatewayError> {
         config.check().map_err(GatewayError::Config)?;
+        // Bound first, so that a port in use stops the start before anything runs.
+        let metrics_listener = config
+            .metrics_listen
+            .map(perago_metrics::listener::bind)
+            .transpose()
+            .map_err(GatewayError::Metrics)?;
+        let metrics = metrics_listener
+            .as_ref()
+            .map(|_| Arc::new(GatewayMetrics::new(&config)));
         let client = Client::new(&config.conductor_url)
             .map_err(|e| GatewayError::Config(e.to_string()))?
             .with_retry(Retry::NONE)
@@ -92,8 +118,18 @@ impl Gateway {
         };
         let wake = Arc::new(Wake::default());
         let woken = Arc::clone(&wake);
-        let (writer, writer_thread) =
-            Writer::start(&config.db, config.durability, move || woken.notify())?;
+        let committed = metrics.clone();
+        let (writer, writer_thread) = Writer::start(
+            &config.db,
+            config.durability,
+            move |took| {
+                if let Some(m) = &committed {
+                    m.committed(took);
+                }
+                woken.notify();
+            },
+            metrics.as_ref().map(|m| m.watch("the ledger writer")),
+        )?;
         let reader = ledger::open_existing(&config.db)?;
         let held = ledger::claimed_counts(&reader).map_err(|source| LedgerError::Sqlite {
             path: config.db.display().to_string(),
@@ -118,6 +154,10 @@ impl Gateway {
                 writer.clone(),
                 Arc::clone(&wake),
                 log.clone(),
+                metrics.as_ref().map(|m| delivery::Watched {
+                    metrics: Arc::clone(m),
+                    watched: m.watch(format!("delivery thread {lane}")),
+                }),
             ));
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -151,6 +191,42 @@ impl Gateway {
                 "durability": format!("{:?}", config.durability).to_lowercase(),
             }),
         );
+        let (metrics_stop, metrics_stopped) = watch::channel(false);
+        let mut metrics_addr = None;
+        if let (Some(std_listener), Some(m)) = (metrics_listener, &metrics) {
+            let addr = std_listener.local_addr().map_err(|e| {
+                GatewayError::Metrics(format!("cannot read the bound address: {e}"))
+            })?;
+            let tokio_listener = {
+                let _inside = runtime.enter();
+                std_listener
+                    .set_nonblocking(true)
+                    .and_then(|()| tokio::net::TcpListener::from_std(std_listener))
+                    .map_err(|e| GatewayError::Metrics(format!("cannot listen on {addr}: {e}")))?
+            };
+            m.read_ledger(ledger::open_existing(&config.db)?);
+            let site = gateway_metrics::Site {
+                metrics: Arc::clone(m),
+                slots: Arc::clone(&slots),
+                writer: writer.clone(),
+                timeout: config.request_timeout,
+            };
+            runtime.spawn(gateway_metrics::serve(
+                tokio_listener,
+                site,
+                metrics_stopped,
+            ));
+            // An idle gateway (no agent calls) still knows whether Conductor answers.
+            let probe = client.clone().with_timeout(config.conductor_timeout);
+            m.probes
+                .probe_when_idle(move || {
+                    gateway_metrics::answered(probe.get("/health", &[]).err().as_ref())
+                })
+                .map_err(|e| GatewayError::Metrics(format!("cannot start the prober: {e}")))?;
+            log.event("metrics_listening", json!({"addr": addr.to_string()}));
+            metrics_addr = Some(addr);
+        }
+        let sweeper = metrics.as_ref().map(|m| m.watch("the lease sweeper"));
         let app = Arc::new(App {
             config,
             writer: writer.clone(),
@@ -158,10 +234,12 @@ impl Gateway {
             slots,
             client,
             log: log.clone(),
+            metrics: metrics.clone(),
         });
         let (stop, stopped) = watch::channel(false);
-        runtime.spawn(sweep_leases(Arc::clone(&app), stopped.clone()));
-        runtime.spawn(serve(listener, Arc::clone(&app), stopped));
+        let (api_open, api_done) = mpsc::channel(1);
+        runtime.spawn(sweep_leases(Arc::clone(&app), stopped.clone(), sweeper));
+        runtime.spawn(serve(listener, Arc::clone(&app), stopped, api_open));
         Ok(Gateway {
             addr,
             runtime: Some(runtime),
@@ -173,7 +251,17 @@ impl Gateway {
             reader: Mutex::new(ledger::open_existing(&app.config.db)?),
             log,
             started: Instant::now(),
+            api_done: Some(api_done),
+            metrics,
+            metrics_addr,
+            metrics_stop,
         })
+    }
+
+    /// Where `/metrics`, `/healthz` and `/readyz` are served, when
+    /// [`GatewayConfig::metrics_listen`] is set (the port chosen for port 0).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// The address it listens on.
@@ -243,9 +331,17 @@ impl Gateway {
         let Some(runtime) = self.runtime.take() else {
             return;
         };
+        if let Some(m) = &self.metrics {
+            m.probes.shutting_down();
+        }
         let _ = self.stop.send(true);
-        // Requests in flight get a moment to finish; the ledger has whatever they committed.
-        runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+        // Requests in flight get a moment to be answered, their transitions committed: the
+        // writer is still running.
+        if let Some(mut done) = self.api_done.take() {
+            runtime.block_on(async {
+                let _ = tokio::time::timeout(DRAIN, done.recv()).await;
+            });
+        }
         self.wake.stop();
         // The delivery threads first (they may record a last attempt), then the writer.
         for thread in self.delivery_threads.drain(..) {
@@ -255,6 +351,12 @@ impl Gateway {
         if let Some(thread) = self.writer_thread.take() {
             let _ = thread.join();
         }
+        // The probes have said 503 until now. The prober ends after its probe in progress.
+        let _ = self.metrics_stop.send(true);
+        if let Some(m) = &self.metrics {
+            m.probes.stop();
+        }
+        runtime.shutdown_timeout(DRAIN);
         self.log.event(
             "gateway_stopped",
             json!({"uptime_ms": self.started.elapsed().as_millis()}),
@@ -273,6 +375,7 @@ async fn serve(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     mut stopped: watch::Receiver<bool>,
+    open: mpsc::Sender<()>,
 ) {
     let router = api::router(Arc::clone(&app));
     let head_timeout = app.config.request_timeout;
@@ -287,7 +390,9 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone());
         let mut conn_stopped = stopped.clone();
+        let open = open.clone();
         tokio::spawn(async move {
+            let _open = open;
             let conn = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(head_timeout)
@@ -305,7 +410,12 @@ async fn serve(
 }
 
 /// Ends the claims whose lease lapsed, every `lease_check_interval`.
-async fn sweep_leases(app: Arc<App>, mut stopped: watch::Receiver<bool>) {
+async fn sweep_leases(
+    app: Arc<App>,
+    mut stopped: watch::Receiver<bool>,
+    watched: Option<Arc<perago_metrics::Loop>>,
+) {
+    let _alive = watched.as_ref().map(perago_metrics::Loop::guard);
     let mut tick = tokio::time::interval(app.config.lease_check_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -313,6 +423,7 @@ async fn sweep_leases(app: Arc<App>, mut stopped: watch::Receiver<bool>) {
             _ = tick.tick() => {}
             _ = stopped.changed() => return,
         }
+        let _busy = watched.as_deref().map(perago_metrics::Loop::busy);
         let now = now_ms();
         let lapsed = {
             let conn = app.reader.lock().unwrap_or_else(|p| p.into_inner());

@@ -52,6 +52,16 @@ impl Slots {
         })
     }
 
+    /// The slots held per type.
+    pub(crate) fn in_use(&self) -> Vec<(String, usize)> {
+        self.with(|types| {
+            types
+                .iter()
+                .map(|(name, (held, _))| (name.clone(), *held))
+                .collect()
+        })
+    }
+
     /// Gives back a slot of `task_type` (a claim ended).
     pub(crate) fn release(&self, task_type: &str) {
         self.with(|types| {

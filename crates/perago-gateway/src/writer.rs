@@ -8,9 +8,11 @@
 //! transition of the batch with the error, and nothing of it was written.
 
 use crate::ledger::{self, LedgerError};
+use perago_metrics::Loop;
 use rusqlite::Connection;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// The most transitions committed at once.
@@ -51,18 +53,23 @@ pub struct Writer {
 
 impl Writer {
     /// Opens the database at `path` (commits as durable as `durability` says) and starts the
-    /// writer; `after_commit` runs after every
-    /// batch that committed (it wakes the delivery thread).
+    /// writer; `after_commit` runs after every batch that committed, with the time its
+    /// transaction took (it wakes the delivery thread, and feeds the commit histogram).
+    /// `watched`, when given, is marked busy for each transaction and ended with the thread.
     pub fn start(
         path: &Path,
         durability: ledger::Durability,
-        after_commit: impl Fn() + Send + 'static,
+        after_commit: impl Fn(Duration) + Send + 'static,
+        watched: Option<Arc<Loop>>,
     ) -> Result<(Writer, std::thread::JoinHandle<()>), LedgerError> {
         let conn = ledger::open(path, durability)?;
         let (jobs, receiver) = mpsc::channel::<Message>();
         let thread = std::thread::Builder::new()
             .name("perago-gateway-writer".into())
-            .spawn(move || run(&conn, &receiver, &after_commit))
+            .spawn(move || {
+                let _alive = watched.as_ref().map(Loop::guard);
+                run(&conn, &receiver, &after_commit, watched.as_deref());
+            })
             .expect("the writer thread starts");
         Ok((Writer { jobs }, thread))
     }
@@ -125,7 +132,12 @@ impl Writer {
 }
 
 /// The writer's loop: until told to stop, or every [`Writer`] is dropped.
-fn run(conn: &Connection, jobs: &mpsc::Receiver<Message>, after_commit: &dyn Fn()) {
+fn run(
+    conn: &Connection,
+    jobs: &mpsc::Receiver<Message>,
+    after_commit: &dyn Fn(Duration),
+    watched: Option<&Loop>,
+) {
     let mut stopping = false;
     while !stopping {
         let Ok(Message::Job(first)) = jobs.recv() else {
@@ -142,6 +154,8 @@ fn run(conn: &Connection, jobs: &mpsc::Receiver<Message>, after_commit: &dyn Fn(
                 Err(_) => break,
             }
         }
+        let _busy = watched.map(Loop::busy);
+        let began = Instant::now();
         if conn.execute_batch("BEGIN IMMEDIATE").is_err() {
             // Dropping a job unrun answers it `NotRun`.
             continue;
@@ -165,6 +179,7 @@ fn run(conn: &Connection, jobs: &mpsc::Receiver<Message>, after_commit: &dyn Fn(
         let committed = conn
             .execute_batch("COMMIT")
             .map_err(|e| WriteError::Sqlite(e.to_string()));
+        let took = began.elapsed();
         if committed.is_err() {
             let _ = conn.execute_batch("ROLLBACK");
         }
@@ -172,7 +187,7 @@ fn run(conn: &Connection, jobs: &mpsc::Receiver<Message>, after_commit: &dyn Fn(
             answer(committed.clone());
         }
         if committed.is_ok() {
-            after_commit();
+            after_commit(took);
         }
     }
 }

@@ -55,6 +55,18 @@ pub(crate) struct Listening {
 
 impl Listening {
     /// Starts serving `listener` on `runtime`.
+    /// A listener on `port` of 127.0.0.1 again, after a stop: with `SO_REUSEADDR`, since the
+    /// connections the stop closed linger in `TIME_WAIT` on that port and would refuse a plain
+    /// bind for a minute.
+    pub(crate) fn rebind(runtime: &Handle, port: u16) -> std::io::Result<std::net::TcpListener> {
+        let address = std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port));
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.set_reuseaddr(true)?;
+        socket.bind(address)?;
+        let _entered = runtime.enter();
+        socket.listen(1024)?.into_std()
+    }
+
     pub(crate) fn start<S: Service>(
         runtime: &Handle,
         shared: Arc<S>,

@@ -12,7 +12,10 @@
 //!   `COMPLETED` result (`POST /api/tasks`), with the same client code the worker uses;
 //! - `worker`: `perago_worker::worker::Worker` with `concurrency = in_flight` serving a no-op task
 //!   through the runtime (input and result validated, the JSON Lines record serialised), from
-//!   its start (threads spawned) to the last result on the server.
+//!   its start (threads spawned) to the last result on the server;
+//! - `worker, metrics on`: the same with `metrics_listen` set (`--metrics-listen`): every poll,
+//!   result, duration and call to Conductor recorded. Its cost is the median over rounds of
+//!   `metrics on / metrics off - 1` (target: within 2%).
 //!
 //! The worker's overhead per task is `worker - raw` time per task, relative to `raw` (the
 //! loopback round trips). A third line measures the worker's own CPU work per task in process
@@ -167,12 +170,15 @@ fn raw(n: usize, in_flight: usize) -> Raw {
     }
 }
 
-fn worker(n: usize, in_flight: usize) -> Duration {
+fn worker(n: usize, in_flight: usize, metrics: bool) -> Duration {
     let server = TestServer::start();
     let mut config = WorkerConfig::new(server.base_url());
     config.concurrency = in_flight;
     config.poll_interval = Duration::ZERO;
     config.poll_timeout = Duration::from_millis(100);
+    if metrics {
+        config.metrics_listen = Some("127.0.0.1:0".parse().unwrap());
+    }
     let log = Counter(Arc::default(), n);
     let worker = Worker::new(
         &perago::tasks![bench_noop],
@@ -243,9 +249,24 @@ fn main() {
         let mut update_us = Vec::new();
         let mut worker_us = Vec::new();
         let mut added_us = Vec::new();
-        for _ in 0..rounds {
+        let mut metrics_us = Vec::new();
+        let mut metrics_ratio = Vec::new();
+        for round in 0..rounds {
             let r = raw(n, in_flight);
-            let w = worker(n, in_flight).as_secs_f64() * 1e6 / n as f64;
+            // Which of off and on goes first alternates, so neither always runs warmer.
+            let (w, m) = if round % 2 == 0 {
+                let w = worker(n, in_flight, false);
+                (w, worker(n, in_flight, true))
+            } else {
+                let m = worker(n, in_flight, true);
+                (worker(n, in_flight, false), m)
+            };
+            let (w, m) = (
+                w.as_secs_f64() * 1e6 / n as f64,
+                m.as_secs_f64() * 1e6 / n as f64,
+            );
+            metrics_us.push(m);
+            metrics_ratio.push(m / w - 1.0);
             let per_task = r.total.as_secs_f64() * 1e6 / n as f64;
             raw_us.push(per_task);
             poll_us.push(r.poll.as_secs_f64() * 1e6 / n as f64);
@@ -264,6 +285,12 @@ fn main() {
             1e6 / worker_t,
             added / raw_t * 100.0
         );
+        println!(
+            "in flight {in_flight}: worker with metrics on {:.1} us/task | metrics on vs off: \
+             {:+.2}% per task (median of the rounds' ratios; target within 2%)",
+            median(metrics_us),
+            median(metrics_ratio) * 100.0
+        );
     }
     let m = if quick { 100 } else { 100_000 };
     let cpu: Vec<f64> = (0..rounds.min(5))
@@ -272,5 +299,21 @@ fn main() {
     println!(
         "in process (runtime + TaskResult + log record, no HTTP, no threads): {:.2} us/task",
         median(cpu)
+    );
+    let result = perago::runtime::execute_json(
+        &bench_noop::TASK,
+        r#"{"params": {"song_id": "song-000123"}}"#,
+        &perago::runtime::ExecutionContext::default(),
+        &perago::runtime::Attempt::LOCAL,
+    );
+    let recorded: Vec<f64> = (0..rounds.min(5))
+        .map(|_| {
+            perago_worker::worker::metrics_cost(&result, m as u32).as_secs_f64() * 1e9 / m as f64
+        })
+        .collect();
+    println!(
+        "in process, the metrics' own work per task (--metrics-listen: a poll, a run, its \
+         result, its report): {:.0} ns/task",
+        median(recorded)
     );
 }

@@ -6,7 +6,8 @@
 //! - `panics`: the handler panics. Its run is `FAILED`, and standard error holds only JSON
 //!   Lines: the default panic hook prints nothing.
 //! - `blocks`: the handler never returns. A second SIGTERM ends the worker at once and names
-//!   the task it leaves `IN_PROGRESS`.
+//!   the task it leaves `IN_PROGRESS`; until then, through the grace period, `/healthz` and
+//!   `/readyz` say 503.
 
 use perago::task::TaskError;
 use perago_example::contracts::validate_song_params::ValidateSongParams;
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
     if std::env::var_os(AS_TASK_BINARY).is_some() {
         return perago_worker::cli::main(perago::tasks![panics, blocks]);
     }
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, fn()); 4] = [
         (
             "a_panicking_handler_fails_its_run_and_stderr_holds_only_its_record",
             a_panicking_handler_fails_its_run_and_stderr_holds_only_its_record,
@@ -51,6 +52,10 @@ fn main() -> ExitCode {
         (
             "a_second_sigterm_names_the_task_left_in_progress",
             a_second_sigterm_names_the_task_left_in_progress,
+        ),
+        (
+            "the_probes_say_503_while_the_worker_shuts_down",
+            the_probes_say_503_while_the_worker_shuts_down,
         ),
     ];
     let filters: Vec<String> = std::env::args()
@@ -164,4 +169,80 @@ fn a_second_sigterm_names_the_task_left_in_progress() {
     assert_eq!(left[0]["task_type"], "blocks");
     assert_eq!(left[0]["reason"], "a second SIGTERM ended the worker");
     assert_eq!(server.task(&id).unwrap().status, TaskStatus::InProgress);
+}
+
+/// `GET path` on the metrics listener: status and body.
+fn get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head");
+    (
+        head.split(' ').nth(1).unwrap().parse().unwrap(),
+        body.to_owned(),
+    )
+}
+
+fn the_probes_say_503_while_the_worker_shuts_down() {
+    let server = TestServer::start();
+    let id = server.enqueue("blocks", json!({"params": {"song_id": "song-000123"}}));
+    let child = Child::start(
+        task_binary(&[
+            "worker",
+            "--conductor-url",
+            &server.base_url(),
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--shutdown-grace",
+            "1h",
+        ]),
+        Some(ADDRESS_SPACE),
+    );
+    assert!(
+        server.wait_until(PATIENCE, |s| s
+            .task(&id)
+            .is_some_and(|t| t.status == TaskStatus::InProgress)),
+        "{}",
+        child.stderr()
+    );
+    assert!(
+        child.wait_stderr(PATIENCE, |e| e.contains("\"metrics_listening\"")),
+        "{}",
+        child.stderr()
+    );
+    let stderr = child.stderr();
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("\"metrics_listening\""))
+        .expect("the listener's address");
+    let addr = json_lines(line)[0]["addr"].as_str().unwrap().to_owned();
+    assert_eq!(
+        get(&addr, "/healthz"),
+        (200, r#"{"status":"ok"}"#.to_owned())
+    );
+    // The server hands the task out before the worker has it in flight: ask until it has.
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let (_, metrics) = get(&addr, "/metrics");
+        if metrics.contains("perago_worker_in_flight{task_type=\"blocks\"} 1\n") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{metrics}");
+    }
+    child.signal("TERM");
+    assert!(
+        child.wait_stderr(PATIENCE, |e| e.contains("\"shutdown_requested\"")),
+        "{}",
+        child.stderr()
+    );
+    // The blocked task holds the worker in its grace period: the probes say so.
+    let shutting_down =
+        r#"{"status":"shutting_down","reasons":["the process is shutting down"]}"#.to_owned();
+    assert_eq!(get(&addr, "/healthz"), (503, shutting_down.clone()));
+    assert_eq!(get(&addr, "/readyz"), (503, shutting_down));
+    child.signal("TERM");
+    let done = child.wait(PATIENCE);
+    assert_eq!(done.code(), Some(128 + 15), "{}", done.stderr);
 }

@@ -156,6 +156,28 @@ pub fn materialise(
     dir: &Path,
     parallel: usize,
 ) -> Result<Checkout, CheckoutError> {
+    materialise_reporting(
+        store,
+        repository,
+        reference,
+        prefix,
+        dir,
+        parallel,
+        &crate::store::NoProgress,
+    )
+}
+
+/// [`materialise`], telling `progress` the objects and bytes to download, then each object
+/// once downloaded.
+pub fn materialise_reporting(
+    store: &dyn Store,
+    repository: &str,
+    reference: &str,
+    prefix: &str,
+    dir: &Path,
+    parallel: usize,
+    progress: &dyn crate::store::Progress,
+) -> Result<Checkout, CheckoutError> {
     let commit = store
         .get_commit(repository, reference)
         .map_err(|e| match e {
@@ -205,7 +227,15 @@ pub fn materialise(
                 .map_err(|e| StoreError::io(format!("cannot create {}", parent.display()), e))?;
         }
     }
-    download_all(store, &checkout, &objects, &relative, parallel.max(1))?;
+    progress.start(objects.len() as u64, objects.iter().map(|o| o.size).sum());
+    download_all(
+        store,
+        &checkout,
+        &objects,
+        &relative,
+        parallel.max(1),
+        progress,
+    )?;
     let modified = checkout.stamp();
     for (object, path) in objects.iter().zip(relative) {
         checkout.bytes += object.size;
@@ -276,6 +306,7 @@ fn download_all(
     objects: &[ObjectInfo],
     relative: &[String],
     parallel: usize,
+    progress: &dyn crate::store::Progress,
 ) -> Result<(), StoreError> {
     crate::parallel::try_for_each(objects, parallel, |i, object| {
         let dest = checkout.dir.join(&relative[i]);
@@ -284,7 +315,9 @@ fn download_all(
             .write(true)
             .open(&dest)
             .and_then(|f| f.set_modified(checkout.stamp()))
-            .map_err(|e| StoreError::io(format!("cannot stamp {}", dest.display()), e))
+            .map_err(|e| StoreError::io(format!("cannot stamp {}", dest.display()), e))?;
+        progress.file(object.size);
+        Ok(())
     })
 }
 

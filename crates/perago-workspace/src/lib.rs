@@ -24,4 +24,7 @@ pub mod store;
 pub mod transfer;
 
 pub use spec::{Access, Guardrail, PublishBudget, WorkspaceSpec};
-pub use store::{Checksum, Commit, CommitId, Merge, Metadata, ObjectInfo, Store, StoreError};
+pub use store::{
+    Checksum, Commit, CommitId, Merge, Metadata, NoProgress, ObjectInfo, Progress, Store,
+    StoreError,
+};

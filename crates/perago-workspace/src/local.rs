@@ -989,7 +989,7 @@ impl Store for LocalStore {
     ///
     /// Missing repositories and branches are not created (lakeFS does not either): see
     /// [`LocalStore::create_repository`] and [`Store::create_branch`].
-    fn import_tree(
+    fn import_tree_reporting(
         &self,
         repository: &str,
         branch: &str,
@@ -997,6 +997,7 @@ impl Store for LocalStore {
         prefix: &str,
         message: &str,
         metadata: &Metadata,
+        progress: &dyn crate::store::Progress,
     ) -> Result<Option<Commit>> {
         let files = crate::store::regular_files(dir)?;
         self.check_repository(repository)?;
@@ -1011,12 +1012,17 @@ impl Store for LocalStore {
 
         // Copy and hash on every core; then make the new objects durable and rename them, all
         // before a commit names them.
+        crate::store::start_progress(dir, &files, progress);
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
         let copied = parallel::try_map(
             &files,
             threads,
             || vec![0; fsio::BUFFER],
-            |buffer, _, relative| self.copy_in(&dir.join(relative), buffer, false),
+            |buffer, _, relative| {
+                let copied = self.copy_in(&dir.join(relative), buffer, false)?;
+                progress.file(copied.0.size);
+                Ok(copied)
+            },
         )?;
         let mut imported = Tree::new();
         let mut pending = Vec::new();

@@ -282,7 +282,33 @@ pub trait Store: Send + Sync + fmt::Debug {
         message: &str,
         metadata: &Metadata,
     ) -> Result<Option<Commit>> {
-        import_by_upload(self, repository, branch, dir, prefix, message, metadata)
+        self.import_tree_reporting(
+            repository,
+            branch,
+            dir,
+            prefix,
+            message,
+            metadata,
+            &NoProgress,
+        )
+    }
+
+    /// [`import_tree`](Self::import_tree), telling `progress` the files and bytes to store,
+    /// then each file once stored (from several threads). A backend overrides this one.
+    #[allow(clippy::too_many_arguments)]
+    fn import_tree_reporting(
+        &self,
+        repository: &str,
+        branch: &str,
+        dir: &Path,
+        prefix: &str,
+        message: &str,
+        metadata: &Metadata,
+        progress: &dyn Progress,
+    ) -> Result<Option<Commit>> {
+        import_by_upload(
+            self, repository, branch, dir, prefix, message, metadata, progress,
+        )
     }
 
     /// Commits `branch`'s staged changes: a new commit whose parent is the branch head, which
@@ -319,12 +345,43 @@ pub trait Store: Send + Sync + fmt::Debug {
     ) -> Result<Vec<Change>>;
 }
 
+/// What a long transfer tells as it goes (`perago workspace import|export` draws a progress
+/// bar with it). Called from the transfer's threads, so it must be `Sync`.
+pub trait Progress: Sync {
+    /// The transfer will move `files` files of `bytes` bytes in all.
+    fn start(&self, files: u64, bytes: u64) {
+        let _ = (files, bytes);
+    }
+
+    /// One file of `bytes` bytes was moved.
+    fn file(&self, bytes: u64) {
+        let _ = bytes;
+    }
+}
+
+/// Tells nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// Tells `progress` the files and their total size.
+pub(crate) fn start_progress(dir: &Path, files: &[String], progress: &dyn Progress) {
+    let bytes = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(dir.join(f)).ok())
+        .map(|m| m.len())
+        .sum();
+    progress.start(files.len() as u64, bytes);
+}
+
 /// How many files an import ([`import_by_upload`]) or an export moves at once.
 pub const PARALLEL_TRANSFERS: usize = 8;
 
 /// [`Store::import_tree`] through the store's own operations, for any backend (its default):
-/// uploads the files ([`PARALLEL_TRANSFERS`] at a time), stages the removal of the objects
-/// under `prefix` that are not in `dir`, and commits.
+/// uploads the files ([`PARALLEL_TRANSFERS`] at a time, each told to `progress`), stages the
+/// removal of the objects under `prefix` that are not in `dir`, and commits.
+#[allow(clippy::too_many_arguments)]
 pub fn import_by_upload<S: Store + ?Sized>(
     store: &S,
     repository: &str,
@@ -333,19 +390,21 @@ pub fn import_by_upload<S: Store + ?Sized>(
     prefix: &str,
     message: &str,
     metadata: &Metadata,
+    progress: &dyn Progress,
 ) -> Result<Option<Commit>> {
     let files = regular_files(dir)?;
     let head = store.get_commit(repository, branch)?;
     let existing = store.list_objects(repository, &head.id, prefix)?;
+    start_progress(dir, &files, progress);
     crate::parallel::try_for_each(&files, PARALLEL_TRANSFERS, |_, relative| {
-        store
-            .upload(
-                repository,
-                branch,
-                &format!("{prefix}{relative}"),
-                &dir.join(relative),
-            )
-            .map(drop)
+        let info = store.upload(
+            repository,
+            branch,
+            &format!("{prefix}{relative}"),
+            &dir.join(relative),
+        )?;
+        progress.file(info.size);
+        Ok(())
     })?;
     let present: std::collections::HashSet<String> =
         files.iter().map(|f| format!("{prefix}{f}")).collect();

@@ -1216,6 +1216,7 @@ fn an_import_at_a_prefix_is_the_same_as_uploading_file_by_file() {
             prefix,
             &message,
             &Metadata::new(),
+            &perago_workspace::NoProgress,
         )
         .unwrap();
         assert_eq!(fast.is_some(), slow.is_some(), "step {i} ({prefix:?})");
@@ -1263,7 +1264,16 @@ fn an_import_at_a_prefix_is_the_same_as_uploading_file_by_file() {
             if repo == "fast" {
                 store.import_tree(repo, branch, from, "p/", "m", &Metadata::new())
             } else {
-                import_by_upload(&store, repo, branch, from, "p/", "m", &Metadata::new())
+                import_by_upload(
+                    &store,
+                    repo,
+                    branch,
+                    from,
+                    "p/",
+                    "m",
+                    &Metadata::new(),
+                    &perago_workspace::NoProgress,
+                )
             }
         };
         assert!(matches!(

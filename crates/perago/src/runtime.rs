@@ -400,6 +400,15 @@ impl Failure {
     }
 }
 
+/// The bytes a workspace task moved between its store and its directory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkspaceBytes {
+    /// The objects materialised into the attempt's directory.
+    pub downloaded: u64,
+    /// The files a publication uploaded (counted when it merged).
+    pub uploaded: u64,
+}
+
 /// What one execution gives: the Conductor payload and, on failure, the full detail.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuntimeTaskResult {
@@ -407,6 +416,7 @@ pub struct RuntimeTaskResult {
     output: Option<Value>,
     reason: Option<String>,
     failure: Option<Failure>,
+    workspace_bytes: WorkspaceBytes,
 }
 
 impl RuntimeTaskResult {
@@ -416,6 +426,7 @@ impl RuntimeTaskResult {
             output: Some(output),
             reason: None,
             failure: None,
+            workspace_bytes: WorkspaceBytes::default(),
         }
     }
 
@@ -426,7 +437,13 @@ impl RuntimeTaskResult {
             output: None,
             reason: Some(truncate_reason(&failure.reason(), config.reason_max_length)),
             failure: Some(failure),
+            workspace_bytes: WorkspaceBytes::default(),
         }
+    }
+
+    /// The bytes the workspace stages moved (zero for a workspace-free task).
+    pub fn workspace_bytes(&self) -> WorkspaceBytes {
+        self.workspace_bytes
     }
 
     /// The Conductor status.
@@ -510,9 +527,14 @@ fn execute_input(
     context: &ExecutionContext,
     attempt: &Attempt<'_>,
 ) -> RuntimeTaskResult {
-    match run(task, input, context, attempt) {
+    let (run, workspace_bytes) = run(task, input, context, attempt);
+    let result = match run {
         Ok(output) => RuntimeTaskResult::completed(output),
         Err(failure) => RuntimeTaskResult::failed(failure, &context.config),
+    };
+    RuntimeTaskResult {
+        workspace_bytes,
+        ..result
     }
 }
 
@@ -556,6 +578,7 @@ pub(crate) struct Stages<'a> {
     /// The attempt's materialised workspace; its directory goes when it is dropped.
     checkout: Option<Checkout>,
     workspace: Option<Workspace>,
+    bytes: WorkspaceBytes,
 }
 
 impl fmt::Debug for Stages<'_> {
@@ -605,6 +628,7 @@ impl Stages<'_> {
                 e => format!("workspace: {e}"),
             },
         })?;
+        self.bytes.downloaded = checkout.bytes();
         check_all(spec.pre, checkout.dir()).map_err(Failure::PreGuardrail)?;
         self.workspace = Some(Workspace::new(input, checkout.dir(), spec.access));
         self.checkout = Some(checkout);
@@ -651,7 +675,10 @@ impl Stages<'_> {
             };
             match publication.run(self.attempt.fence) {
                 Ok(Published::NoChange) => {}
-                Ok(Published::Merged(commit)) => workspace.set_published(commit.to_string()),
+                Ok(Published::Merged(commit)) => {
+                    self.bytes.uploaded = changes.bytes();
+                    workspace.set_published(commit.to_string());
+                }
                 Err(e) => {
                     let refused_by = match &e {
                         PublishError::Budget { .. } => "budget",
@@ -795,7 +822,7 @@ fn run(
     input: Input<'_>,
     context: &ExecutionContext,
     attempt: &Attempt<'_>,
-) -> Result<Value, Failure> {
+) -> (Result<Value, Failure>, WorkspaceBytes) {
     let mut stages = Stages {
         task,
         input,
@@ -804,8 +831,14 @@ fn run(
         attempt,
         checkout: None,
         workspace: None,
+        bytes: WorkspaceBytes::default(),
     };
-    let result = (task.run.0)(&mut stages)?;
+    let output = run_stages(&mut stages);
+    (output, stages.bytes)
+}
+
+fn run_stages(stages: &mut Stages<'_>) -> Result<Value, Failure> {
+    let result = (stages.task.run.0)(stages)?;
     let mut output = Map::new();
     if let Some(workspace) = stages.leave()? {
         output.insert("workspace".to_owned(), workspace);

@@ -24,6 +24,8 @@ pub struct OutboxRow {
     pub body: String,
     /// Failed attempts so far.
     pub attempts: i64,
+    /// When it was queued (epoch ms): the commit of the change it reports.
+    pub created_at_ms: i64,
 }
 
 /// What a row sends.
@@ -82,7 +84,7 @@ pub fn due(
     limit: usize,
 ) -> rusqlite::Result<Vec<OutboxRow>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, task_id, kind, body, attempts FROM outbox
+        "SELECT id, task_id, kind, body, attempts, created_at_ms FROM outbox
          WHERE state = 'pending' AND next_attempt_ms <= ?1 AND id % ?3 = ?4
          ORDER BY kind = 'log', id LIMIT ?2",
     )?;
@@ -98,6 +100,7 @@ pub fn due(
             },
             body: r.get(3)?,
             attempts: r.get(4)?,
+            created_at_ms: r.get(5)?,
         })
     })?;
     rows.collect()

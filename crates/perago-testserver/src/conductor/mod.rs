@@ -70,7 +70,7 @@ use crate::server;
 use serde_json::Value;
 use state::Shared;
 use std::fmt;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{Ipv4Addr, TcpListener};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -627,10 +627,11 @@ impl TestServer {
         if self.listening.is_some() {
             return;
         }
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
-        let listener = TcpListener::bind(address)
-            .unwrap_or_else(|e| panic!("perago-testserver: cannot listen on {address} again: {e}"));
         let runtime = self.runtime.as_ref().expect("the runtime lives until drop");
+        let port = self.port;
+        let listener = server::Listening::rebind(runtime.handle(), port).unwrap_or_else(|e| {
+            panic!("perago-testserver: cannot listen on 127.0.0.1:{port} again: {e}")
+        });
         let listening =
             server::Listening::start(runtime.handle(), Arc::clone(&self.shared), listener)
                 .expect("perago-testserver: cannot listen");

@@ -128,7 +128,7 @@ use crate::server::{self, Listening};
 use state::{Config, Shared, Upload};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{Ipv4Addr, TcpListener};
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -508,11 +508,11 @@ impl LakeFsServer {
         if self.listening.is_some() {
             return;
         }
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
-        let listener = TcpListener::bind(address).unwrap_or_else(|e| {
-            panic!("perago-testserver lakefs: cannot listen on {address} again: {e}")
-        });
         let runtime = self.runtime.as_ref().expect("the runtime lives until drop");
+        let port = self.port;
+        let listener = Listening::rebind(runtime.handle(), port).unwrap_or_else(|e| {
+            panic!("perago-testserver lakefs: cannot listen on 127.0.0.1:{port} again: {e}")
+        });
         let listening =
             Listening::start(runtime.handle(), Arc::clone(&self.handle.shared), listener)
                 .expect("perago-testserver lakefs: cannot listen");

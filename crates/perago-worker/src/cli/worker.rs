@@ -1,7 +1,7 @@
 //! `worker [--conductor-url URL] [--concurrency N] [--task-concurrency TASK=N]... [--task TASK]...
 //! [--domain D] [--worker-id ID] [--poll-interval D] [--poll-timeout D] [--request-timeout D]
 //! [--update-retry-horizon D] [--max-poll-bytes SIZE] [--shutdown-grace D]
-//! [--store DIR | --lakefs-endpoint URL ...] [--log FILE]`: serve the binary's tasks against a Conductor server
+//! [--store DIR | --lakefs-endpoint URL ...] [--log FILE] [--metrics-listen ADDR]`: serve the binary's tasks against a Conductor server
 //! until SIGINT or SIGTERM (see [`crate::worker`]).
 //!
 //! Every flag has an environment variable; a flag wins over its variable. The auth token is
@@ -72,6 +72,11 @@ pub struct WorkerArgs {
     /// Append the JSON Lines log to FILE instead of standard error [env: PERAGO_WORKER_LOG]
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// Serve Prometheus metrics (GET /metrics) and the probes GET /healthz and GET /readyz
+    /// at ADDR, e.g. 0.0.0.0:9464 (port 0: any free port, logged as metrics_listening);
+    /// off unless given [env: PERAGO_METRICS_LISTEN]
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
 }
 
 impl WorkerArgs {
@@ -147,6 +152,13 @@ impl WorkerArgs {
             config.max_poll_bytes =
                 perago_schema::input::parse_size(&value).map_err(|e| format!("{name}: {e}"))?;
         }
+        let metrics = match &self.metrics_listen {
+            Some(value) => Some(("--metrics-listen", value.clone())),
+            None => env(METRICS_LISTEN_ENV).map(|v| (METRICS_LISTEN_ENV, v)),
+        };
+        if let Some((name, value)) = metrics {
+            config.metrics_listen = Some(listen_address(name, &value)?);
+        }
         Ok(config)
     }
 
@@ -157,6 +169,34 @@ impl WorkerArgs {
                 && (config.tasks.is_empty() || config.tasks.iter().any(|n| n == t.name))
         })
     }
+}
+
+/// The variable of `--metrics-listen`, for the worker and `perago gateway` alike.
+pub const METRICS_LISTEN_ENV: &str = "PERAGO_METRICS_LISTEN";
+
+/// An address to listen on: `IP:PORT` (`0.0.0.0:9464`, `[::1]:9464`) or `HOST:PORT`
+/// (`localhost:9464`, resolved now). `Err` names the flag or variable.
+pub fn listen_address(name: &str, value: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let value = value.trim();
+    let expected = || {
+        format!(
+            "{name}: expected an address to listen on such as 127.0.0.1:9464, 0.0.0.0:9464 or              localhost:9464, got {value:?}"
+        )
+    };
+    if let Ok(addr) = value.parse() {
+        return Ok(addr);
+    }
+    // A host name needs a port, and the port a number: say so before the resolver would.
+    match value.rsplit_once(':') {
+        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => {}
+        _ => return Err(expected()),
+    }
+    value
+        .to_socket_addrs()
+        .map_err(|e| format!("{} ({e})", expected()))?
+        .next()
+        .ok_or_else(expected)
 }
 
 /// `PERAGO_WORKER_POLL_TIMEOUT` → `poll-timeout`.
@@ -367,6 +407,67 @@ mod tests {
         assert_eq!(
             err(&args, &server),
             "--task-concurrency: expected TASK=N, got \"a:1\""
+        );
+        for bad in ["9464", "localhost", ":9464", "127.0.0.1:99999", "a b:1"] {
+            let args = WorkerArgs {
+                metrics_listen: Some(bad.into()),
+                ..WorkerArgs::default()
+            };
+            assert!(
+                err(&args, &server).starts_with(
+                    "--metrics-listen: expected an address to listen on such as 127.0.0.1:9464"
+                ),
+                "{bad}: {}",
+                err(&args, &server)
+            );
+        }
+        assert!(
+            err(
+                &WorkerArgs::default(),
+                &[server[0], ("PERAGO_METRICS_LISTEN", "nowhere")]
+            )
+            .starts_with("PERAGO_METRICS_LISTEN: expected an address")
+        );
+    }
+
+    #[test]
+    fn metrics_are_off_unless_asked_for() {
+        let server = [("CONDUCTOR_SERVER_URL", "http://h")];
+        assert_eq!(
+            config(&WorkerArgs::default(), &server)
+                .unwrap()
+                .metrics_listen,
+            None
+        );
+        let on = config(
+            &WorkerArgs::default(),
+            &[server[0], ("PERAGO_METRICS_LISTEN", "0.0.0.0:9464")],
+        )
+        .unwrap();
+        assert_eq!(on.metrics_listen, Some("0.0.0.0:9464".parse().unwrap()));
+        let args = WorkerArgs {
+            metrics_listen: Some("127.0.0.1:0".into()),
+            ..WorkerArgs::default()
+        };
+        let flag = config(
+            &args,
+            &[server[0], ("PERAGO_METRICS_LISTEN", "0.0.0.0:9464")],
+        );
+        assert_eq!(
+            flag.unwrap().metrics_listen,
+            Some("127.0.0.1:0".parse().unwrap())
+        );
+        let named = WorkerArgs {
+            metrics_listen: Some("localhost:9464".into()),
+            ..WorkerArgs::default()
+        };
+        assert!(
+            config(&named, &server)
+                .unwrap()
+                .metrics_listen
+                .unwrap()
+                .ip()
+                .is_loopback()
         );
     }
 }

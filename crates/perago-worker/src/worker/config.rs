@@ -5,6 +5,7 @@ use perago_conductor::tasks::{MAX_POLL_TIMEOUT, default_worker_id};
 use perago_conductor::{AuthToken, Backoff, DEFAULT_MAX_BODY_BYTES};
 use perago_workspace::Store;
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,6 +60,9 @@ pub struct WorkerConfig {
     pub store: Option<Arc<dyn Store>>,
     /// The runtime's settings (the `reasonForIncompletion` limit).
     pub runtime: RuntimeConfig,
+    /// Where to serve `/metrics`, `/healthz` and `/readyz` (port 0: any free port,
+    /// [`crate::worker::Worker::metrics_addr`] says which); `None` (the default): no metrics.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl WorkerConfig {
@@ -89,6 +93,7 @@ impl WorkerConfig {
             max_poll_bytes: DEFAULT_MAX_BODY_BYTES,
             store: None,
             runtime: RuntimeConfig::default(),
+            metrics_listen: None,
         }
     }
 

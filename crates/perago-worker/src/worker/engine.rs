@@ -8,6 +8,7 @@
 
 use super::config::WorkerConfig;
 use super::events::{self, Event, LogSink, ms};
+use super::metrics::Metrics;
 use super::{Summary, result_status, shutdown_reason};
 use perago::log::TaskRecord;
 use perago::runtime::{
@@ -18,6 +19,7 @@ use perago_conductor::tasks::{
     self as tasks, InvalidTask, Lost, PollError, PollRequest, PolledTask, TaskExecLog, TaskResult,
 };
 use perago_conductor::{Client, Error};
+use perago_metrics::Loop;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -64,6 +66,8 @@ pub(crate) struct Shared {
     pub(crate) config: WorkerConfig,
     pub(crate) context: ExecutionContext,
     pub(crate) log: Arc<LogSink>,
+    /// On with `--metrics-listen`.
+    pub(crate) metrics: Option<Metrics>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -187,6 +191,9 @@ impl Shared {
             events::line(event)
         ));
         self.lock().summary.lost += 1;
+        if let Some(m) = &self.metrics {
+            m.lost();
+        }
         self.request_shutdown("a task result was lost");
     }
 
@@ -199,6 +206,9 @@ impl Shared {
             st.report_deadline = Some(after(now, self.config.shutdown_grace));
         }
         drop(st);
+        if let Some(m) = &self.metrics {
+            m.probes.shutting_down();
+        }
         self.wake_all();
     }
 
@@ -263,13 +273,16 @@ impl Shared {
 /// slots are free) and polls `count` = the free slots, queueing what came and running the first
 /// itself. With one task in flight a task therefore never changes threads; with more, the
 /// others run on the threads that were idle. Ends at shutdown once the queue is empty.
-pub(crate) fn executor(shared: &Shared, type_idx: usize) {
+pub(crate) fn executor(shared: &Shared, type_idx: usize, watched: Option<Arc<Loop>>) {
+    // Seen by the liveness probe if this thread ends before shutdown.
+    let _alive = watched.as_ref().map(Loop::guard);
+    let watched = watched.as_deref();
     let client = shared.connection();
     let mut st = shared.lock();
     loop {
         if let Some(job) = st.types[type_idx].queue.pop_front() {
             drop(st);
-            run_guarded(shared, &client, type_idx, job);
+            run_guarded(shared, &client, type_idx, job, watched);
             st = shared.lock();
             continue;
         }
@@ -282,7 +295,7 @@ pub(crate) fn executor(shared: &Shared, type_idx: usize) {
             let count = slot.free as usize;
             drop(st);
             let polled = panic::catch_unwind(AssertUnwindSafe(|| {
-                poll_once(shared, &client, type_idx, count);
+                poll_once(shared, &client, type_idx, count, watched);
             }));
             if let Err(payload) = polled {
                 // A bug in the worker's own code: give the token back, so polling goes on.
@@ -306,7 +319,13 @@ pub(crate) fn executor(shared: &Shared, type_idx: usize) {
 /// One poll by the holder of the type's poll token: on success the tasks are queued (and
 /// become in flight); after a failure or an empty answer the holder waits (backoff or poll
 /// interval, cut short by a shutdown). The token is released at the end.
-fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
+fn poll_once(
+    shared: &Shared,
+    client: &Client,
+    type_idx: usize,
+    count: usize,
+    watched: Option<&Loop>,
+) {
     let task_type = shared.types[type_idx].task.name;
     let config = &shared.config;
     let request = PollRequest {
@@ -316,7 +335,19 @@ fn poll_once(shared: &Shared, client: &Client, type_idx: usize, count: usize) {
         count,
         timeout: config.poll_timeout,
     };
-    let (items, failed) = match tasks::poll_batch(client, &request) {
+    let polled = {
+        let _busy = watched.map(Loop::busy);
+        tasks::poll_batch(client, &request)
+    };
+    if let Some(m) = &shared.metrics {
+        m.called(polled.as_ref().err().map(|e| &e.error));
+        m.poll(
+            type_idx,
+            polled.is_err(),
+            polled.as_ref().map_or_else(|e| e.received.len(), Vec::len),
+        );
+    }
+    let (items, failed) = match polled {
         Ok(items) => (items, None),
         Err(e) => {
             let PollError {
@@ -491,6 +522,9 @@ fn queue(shared: &Shared, type_idx: usize, received: Vec<Arc<PolledTask>>) {
             slot.queue.push_back(Job { key, task });
         }
     }
+    if let Some(m) = &shared.metrics {
+        m.started(type_idx, n);
+    }
     for _ in 1..n {
         shared.type_cvs[type_idx].notify_one();
     }
@@ -501,10 +535,17 @@ fn queue(shared: &Shared, type_idx: usize, received: Vec<Arc<PolledTask>>) {
 
 /// Runs one job; the runtime already turns a handler's panic into a result, this catches the
 /// worker's own bugs so that a slot is never lost.
-fn run_guarded(shared: &Shared, client: &Client, type_idx: usize, job: Job) {
+fn run_guarded(
+    shared: &Shared,
+    client: &Client,
+    type_idx: usize,
+    job: Job,
+    watched: Option<&Loop>,
+) {
     let key = job.key;
     let task = Arc::clone(&job.task);
-    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| run_job(shared, client, job))) {
+    let run = || run_job(shared, client, job, watched);
+    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(run)) {
         shared.event(&Event::InternalError {
             task_type: shared.types[type_idx].task.name,
             task_id: Some(&task.task_id),
@@ -515,7 +556,7 @@ fn run_guarded(shared: &Shared, client: &Client, type_idx: usize, job: Job) {
 }
 
 /// Runs one task through the runtime, logs its record and reports it.
-fn run_job(shared: &Shared, client: &Client, job: Job) {
+fn run_job(shared: &Shared, client: &Client, job: Job, watched: Option<&Loop>) {
     let Job { key, task } = job;
     let type_idx = shared.lock().in_flight.get(&key).map(|f| f.type_idx);
     let Some(type_idx) = type_idx else {
@@ -532,7 +573,11 @@ fn run_job(shared: &Shared, client: &Client, job: Job) {
         worker_id: &shared.config.worker_id,
         fence: &fence,
     };
+    let started = Instant::now();
     let result = execute_json(spec, task.input_data.get(), &shared.context, &attempt);
+    if let Some(m) = &shared.metrics {
+        m.ran(type_idx, &result, started.elapsed());
+    }
     let record = TaskRecord::of(
         &result,
         spec.name,
@@ -558,14 +603,21 @@ fn run_job(shared: &Shared, client: &Client, job: Job) {
         shared.lock().summary.late += 1;
         return;
     }
-    let delivered = report_result(shared, client, spec.name, &report);
+    if let Some(m) = &shared.metrics {
+        m.result(type_idx, result.status());
+    }
+    let delivered = report_result(shared, client, type_idx, &report, watched);
     finish(shared, key, type_idx, Some((result.status(), delivered)));
 }
 
 /// Frees the task's slot and counts its outcome.
 fn finish(shared: &Shared, key: u64, type_idx: usize, outcome: Option<(TaskStatus, bool)>) {
     let mut st = shared.lock();
-    st.in_flight.remove(&key);
+    if st.in_flight.remove(&key).is_some()
+        && let Some(m) = &shared.metrics
+    {
+        m.ended(type_idx);
+    }
     st.types[type_idx].free += 1;
     match outcome {
         Some((status, delivered)) => {
@@ -664,14 +716,24 @@ fn retryable(error: &Error) -> bool {
 pub(crate) fn report_result(
     shared: &Shared,
     client: &Client,
-    task_type: &str,
+    type_idx: usize,
     result: &TaskResult,
+    watched: Option<&Loop>,
 ) -> bool {
     let config = &shared.config;
+    let task_type = shared.types[type_idx].task.name;
+    let metrics = shared.metrics.as_ref();
     let horizon = after(Instant::now(), config.update_horizon);
     let mut attempt = 1;
     loop {
-        let error = match tasks::update(client, result) {
+        let updated = {
+            let _busy = watched.map(Loop::busy);
+            tasks::update(client, result)
+        };
+        if let Some(m) = metrics {
+            m.called(updated.as_ref().err());
+        }
+        let error = match updated {
             Ok(_) => return true,
             Err(error) => error,
         };
@@ -690,10 +752,16 @@ pub(crate) fn report_result(
                 error: error.to_string(),
                 result,
             };
+            if let Some(m) = metrics {
+                m.unreported(type_idx);
+            }
             if !shared.event(&event) {
                 shared.lose(&event);
             }
             return false;
+        }
+        if let Some(m) = metrics {
+            m.update_retry(type_idx);
         }
         shared.event(&Event::UpdateRetry {
             task_type,
@@ -710,7 +778,9 @@ pub(crate) fn report_result(
 }
 
 /// The lease thread: sends `extendLease` for every running task whose lease is due.
-pub(crate) fn leases(shared: &Shared) {
+pub(crate) fn leases(shared: &Shared, watched: Option<Arc<Loop>>) {
+    let _alive = watched.as_ref().map(Loop::guard);
+    let watched = watched.as_deref();
     let client = shared.connection();
     loop {
         let due: Vec<(u64, usize, Arc<PolledTask>)> = {
@@ -752,7 +822,17 @@ pub(crate) fn leases(shared: &Shared) {
         for (key, type_idx, task) in due {
             let extend = TaskResult::extend_lease(&task, &shared.config.worker_id);
             let sent = Instant::now();
-            match tasks::update(&client, &extend) {
+            let extended = {
+                let _busy = watched.map(Loop::busy);
+                tasks::update(&client, &extend)
+            };
+            if let Some(m) = &shared.metrics {
+                m.called(extended.as_ref().err());
+                if extended.is_ok() {
+                    m.lease_extended(type_idx);
+                }
+            }
+            match extended {
                 Ok(_) => {
                     let mut st = shared.lock();
                     st.summary.lease_extensions += 1;
@@ -792,6 +872,12 @@ pub(crate) fn abandon_running(shared: &Shared) {
     if abandoned.is_empty() {
         return;
     }
+    if let Some(m) = &shared.metrics {
+        for (type_idx, _) in &abandoned {
+            m.ended(*type_idx);
+            m.result(*type_idx, TaskStatus::Failed);
+        }
+    }
     let reason = perago::runtime::truncate_reason(
         &shutdown_reason(&shared.config),
         shared.config.runtime.reason_max_length,
@@ -815,7 +901,7 @@ pub(crate) fn abandon_running(shared: &Shared) {
                     ..TaskResult::new(task, tasks::TaskResultStatus::Failed)
                         .with_worker_id(&shared.config.worker_id)
                 };
-                let delivered = report_result(shared, &shared.client, name, &result);
+                let delivered = report_result(shared, &shared.client, *type_idx, &result, None);
                 let mut st = shared.lock();
                 st.summary.abandoned += 1;
                 if !delivered {

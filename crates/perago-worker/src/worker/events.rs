@@ -46,6 +46,12 @@ pub enum Event<'a> {
         /// The largest poll answer read, bytes.
         max_poll_bytes: u64,
     },
+    /// `/metrics`, `/healthz` and `/readyz` are served at `addr` (`--metrics-listen`; the port
+    /// chosen when it was 0).
+    MetricsListening {
+        /// The address, e.g. `127.0.0.1:9464`.
+        addr: &'a str,
+    },
     /// A poll failed; the next one waits `retry_in_ms`. When its answer broke off, the tasks
     /// read whole before the break still run (`tasks_received`), and the one it broke off in
     /// is logged as `task_left_in_progress`.

@@ -40,7 +40,7 @@
 //!   reported; those still running then are reported `FAILED` (Conductor retries them per
 //!   their TaskDef), and [`Worker::run`] returns.
 //!
-//! Worker events in the log: `worker_started`, `poll_error`, `poll_recovered`,
+//! Worker events in the log: `worker_started`, `metrics_listening`, `poll_error`, `poll_recovered`,
 //! `invalid_task`, `task_left_in_progress`, `update_retry`, `update_failed`, `lease_error`,
 //! `late_result`, `internal_error`, `shutdown_requested`, `worker_stopped` (see [`Event`]).
 //! A log write that fails is counted ([`Summary::log_errors`]) and said once on standard
@@ -49,6 +49,7 @@
 mod config;
 mod engine;
 mod events;
+mod metrics;
 
 pub use config::WorkerConfig;
 pub use events::{Event, LogSink, ServedTask};
@@ -62,6 +63,7 @@ use perago_conductor::tasks::TaskResultStatus;
 use perago_conductor::{Client, Retry};
 use serde::Serialize;
 use std::io::Write;
+use std::net::SocketAddr;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -173,6 +175,16 @@ impl Worker {
                 t.task.name
             )));
         }
+        let metrics = match config.metrics_listen {
+            None => None,
+            Some(addr) => {
+                let names: Vec<&'static str> = types.iter().map(|t| t.task.name).collect();
+                Some(
+                    metrics::Metrics::new(&names, &config, addr)
+                        .map_err(|e| WorkerError(format!("cannot serve metrics: {e}")))?,
+                )
+            }
+        };
         let mut client = Client::new(&config.server_url)
             .map_err(|e| WorkerError(e.to_string()))?
             .with_retry(Retry::NONE)
@@ -207,6 +219,7 @@ impl Worker {
                 config,
                 context,
                 log,
+                metrics,
             }),
         })
     }
@@ -231,6 +244,12 @@ impl Worker {
     /// The worker's id.
     pub fn worker_id(&self) -> &str {
         &self.shared.config.worker_id
+    }
+
+    /// Where `/metrics`, `/healthz` and `/readyz` are served, when
+    /// [`WorkerConfig::metrics_listen`] is set (the port chosen for port 0).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.shared.metrics.as_ref().map(|m| m.addr)
     }
 
     /// The task types served and their concurrency.
@@ -266,20 +285,25 @@ impl Worker {
             max_poll_bytes: config.max_poll_bytes,
         });
 
+        let serving = shared.metrics.as_ref().map(|m| serve_metrics(shared, m));
+        let watch = |name: String| shared.metrics.as_ref().map(|m| m.watch(name));
         let lease_thread = {
             let shared = Arc::clone(shared);
+            let watched = watch("the lease thread".to_owned());
             std::thread::Builder::new()
                 .name("perago-lease".to_owned())
-                .spawn(move || engine::leases(&shared))
+                .spawn(move || engine::leases(&shared, watched))
                 .expect("spawning the lease thread")
         };
         // Detached: a thread whose handler never returns must not hold up the end of `run`.
         for (type_idx, t) in shared.types.iter().enumerate() {
             for n in 0..t.concurrency {
                 let shared = Arc::clone(shared);
+                let name = format!("perago-{}-{n}", t.task.name);
+                let watched = watch(format!("executor thread {name}"));
                 std::thread::Builder::new()
-                    .name(format!("perago-{}-{n}", t.task.name))
-                    .spawn(move || engine::executor(&shared, type_idx))
+                    .name(name)
+                    .spawn(move || engine::executor(&shared, type_idx, watched))
                     .expect("spawning an executor thread");
             }
         }
@@ -335,8 +359,76 @@ impl Worker {
             summary: &summary,
             uptime_ms: events::ms(started.elapsed()),
         });
+        // Answering 503 until here: the process ends next. The prober ends after its probe in
+        // progress, if any, without holding up the return.
+        if let (Some(metrics), Some(listener)) = (&shared.metrics, serving) {
+            metrics.probes.stop();
+            listener.stop();
+        }
         summary
     }
+}
+
+/// Serves `metrics` on the listener bound at start, and asks Conductor's `GET /health` when
+/// the worker made no call for a while (every slot busy), so readiness never waits on polls.
+fn serve_metrics(
+    shared: &Arc<Shared>,
+    metrics: &metrics::Metrics,
+) -> perago_metrics::listener::Listener {
+    let listener = metrics
+        .listener
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .expect("bound in Worker::new, served once");
+    let answers = Arc::clone(shared);
+    let handler: Arc<perago_metrics::listener::Handler> = Arc::new(move |route, accept| {
+        let m = answers.metrics.as_ref().expect("metrics are on");
+        perago_metrics::answer(route, accept, &m.registry, &m.probes, Vec::new())
+    });
+    let limits = perago_metrics::listener::Limits {
+        head_timeout: shared.config.request_timeout,
+        ..perago_metrics::listener::Limits::default()
+    };
+    let listener = perago_metrics::listener::Listener::serve(listener, limits, handler)
+        .expect("spawning the metrics listener");
+    shared.event(&events::Event::MetricsListening {
+        addr: &metrics.addr.to_string(),
+    });
+    let probe = shared
+        .client
+        .clone()
+        .with_timeout(shared.config.request_timeout);
+    metrics
+        .probes
+        .probe_when_idle(move || metrics::answered(probe.get("/health", &[]).err().as_ref()))
+        .expect("spawning the readiness prober");
+    listener
+}
+
+/// What `--metrics-listen` adds to each task, measured in process: the metrics' own work for
+/// one task (a poll, a run, its result, its report) done `n` times over `result`, through the
+/// same handles the engine records with. For `cargo bench -p perago-worker --bench worker`.
+#[doc(hidden)]
+pub fn metrics_cost(result: &perago::runtime::RuntimeTaskResult, n: u32) -> Duration {
+    let config = WorkerConfig::new("http://127.0.0.1:1");
+    let m = metrics::Metrics::new(&["bench"], &config, ([127, 0, 0, 1], 0).into())
+        .expect("a loopback port");
+    let watched = m.watch("bench".to_owned());
+    let start = Instant::now();
+    for _ in 0..n {
+        drop(watched.busy());
+        m.called(None);
+        m.poll(0, false, 1);
+        m.started(0, 1);
+        let ran = Instant::now();
+        m.ran(0, std::hint::black_box(result), ran.elapsed());
+        m.result(0, result.status());
+        drop(watched.busy());
+        m.called(None);
+        m.ended(0);
+    }
+    start.elapsed()
 }
 
 /// The status a run's result is reported with.
