@@ -722,25 +722,29 @@ impl<'s> Walk<'s> {
         }
     }
 
-    fn strings(&mut self, a: &Side, b: &Side, path: &[Step]) {
+    /// A pair of keywords bounding a length (of a string, of an array): each compared, with
+    /// values one shorter and one longer than B's bounds (`of_length`) as witnesses.
+    fn lengths(
+        &mut self,
+        a: &Side,
+        b: &Side,
+        path: &[Step],
+        (min, max): (&str, &str),
+        of_length: impl Fn(f64) -> Value,
+    ) {
         let len = |s: &Side, k: &str| s.get(k).and_then(Value::as_f64).map(|x| (x, false));
+        let at = At::new(&a.loc, &b.loc, path);
+        self.bound(at, min, len(a, min), len(b, min), Bound::Lower, |(x, _)| {
+            vec![of_length(x - 1.0)]
+        });
+        self.bound(at, max, len(a, max), len(b, max), Bound::Upper, |(x, _)| {
+            vec![of_length(x + 1.0)]
+        });
+    }
+
+    fn strings(&mut self, a: &Side, b: &Side, path: &[Step]) {
         let text = |n: f64| json!("a".repeat(n.clamp(0.0, 65_536.0) as usize));
-        self.bound(
-            At::new(&a.loc, &b.loc, path),
-            "minLength",
-            len(a, "minLength"),
-            len(b, "minLength"),
-            Bound::Lower,
-            |(x, _)| vec![text(x - 1.0)],
-        );
-        self.bound(
-            At::new(&a.loc, &b.loc, path),
-            "maxLength",
-            len(a, "maxLength"),
-            len(b, "maxLength"),
-            Bound::Upper,
-            |(x, _)| vec![text(x + 1.0)],
-        );
+        self.lengths(a, b, path, ("minLength", "maxLength"), text);
         for (keyword, code) in [
             ("pattern", Code::PatternChanged),
             ("format", Code::FormatChanged),
@@ -769,25 +773,9 @@ impl<'s> Walk<'s> {
     }
 
     fn arrays(&mut self, a: &Side, b: &Side, path: &[Step]) {
-        let count = |s: &Side, k: &str| s.get(k).and_then(Value::as_f64).map(|x| (x, false));
         let item = example(self.a, &a.loc.child("items"), Types::ALL).unwrap_or(Value::Null);
         let items = |n: f64| Value::Array(vec![item.clone(); n.clamp(0.0, 1024.0) as usize]);
-        self.bound(
-            At::new(&a.loc, &b.loc, path),
-            "minItems",
-            count(a, "minItems"),
-            count(b, "minItems"),
-            Bound::Lower,
-            |(x, _)| vec![items(x - 1.0)],
-        );
-        self.bound(
-            At::new(&a.loc, &b.loc, path),
-            "maxItems",
-            count(a, "maxItems"),
-            count(b, "maxItems"),
-            Bound::Upper,
-            |(x, _)| vec![items(x + 1.0)],
-        );
+        self.lengths(a, b, path, ("minItems", "maxItems"), items);
         match (
             a.get("uniqueItems") == Some(&json!(true)),
             b.get("uniqueItems") == Some(&json!(true)),

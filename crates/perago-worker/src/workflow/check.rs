@@ -503,10 +503,7 @@ impl<'a, 'v> Checker<'a, 'v> {
         pointer: &str,
         scope: &Scope,
     ) -> Option<Produced<'a>> {
-        let field = match path.steps.first() {
-            Some(Seg::Key(field)) => field.as_str(),
-            _ => "",
-        };
+        let field = first_key(&path.steps);
         if field == "input" {
             let Side::Schema(schema) = self.input else {
                 let message = format!(
@@ -549,10 +546,7 @@ impl<'a, 'v> Checker<'a, 'v> {
         pointer: &str,
         scope: &Scope,
     ) -> Option<Produced<'a>> {
-        let field = match path.steps.first() {
-            Some(Seg::Key(field)) => field.as_str(),
-            _ => "",
-        };
+        let field = first_key(&path.steps);
         if field != "output" && field != "input" {
             return self.builtin(e, TASK_FIELDS, field, path.steps.len(), pointer, &path.root);
         }
@@ -1084,6 +1078,14 @@ impl<'a, 'v> Checker<'a, 'v> {
             }
             _ => self.value(params, "/outputParameters", None, scope, &root),
         }
+    }
+}
+
+/// The member a path names first (`output` in `ref.output.x`); empty for an index.
+fn first_key(steps: &[Seg]) -> &str {
+    match steps.first() {
+        Some(Seg::Key(field)) => field.as_str(),
+        _ => "",
     }
 }
 
