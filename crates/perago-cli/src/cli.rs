@@ -43,6 +43,8 @@ enum Command {
         format: Format,
     },
     /// Validate JSON documents against a schema.
+    ///
+    /// A schema without `$schema` is read as JSON Schema 2020-12.
     Validate(ValidateArgs),
     /// The worker-completion/v1 contract: classify a submission, derive follow-ups.
     Completion {
@@ -51,6 +53,8 @@ enum Command {
     },
     /// Generate Rust types and validators from a directory of schemas, one module per schema
     /// file and a mod.rs, or check that the generated files are fresh.
+    ///
+    /// A schema without `$schema` is read as JSON Schema 2020-12.
     ///
     /// Exit status: 0 when the files were written (or, with --check, are fresh), 1 when --check
     /// finds stale files, 2 on a schema or I/O error.

@@ -248,8 +248,8 @@ fn deferred_keyword_beside_ref() {
 // The root: $schema, $id, and keywords only the root may hold
 
 #[test]
-fn missing_schema() {
-    assert_snapshot!(lint_text(r#"{"type": "string"}"#));
+fn a_schema_without_dollar_schema_is_read_as_2020_12() {
+    load(&[("a.schema.json", r#"{"type": "string"}"#.to_owned())]);
 }
 
 #[test]

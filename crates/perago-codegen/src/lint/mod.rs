@@ -332,14 +332,16 @@ impl Linter<'_> {
             );
             return;
         };
+        // Without `$schema` a schema is read as 2020-12, as the interpreter reads it (and as
+        // Pydantic and most generators that write none mean it).
         match map.get("$schema") {
             Some(Value::String(s)) if s.trim_end_matches('#') == DIALECT => {}
+            None => {}
             Some(other) => self.err(
                 "",
                 "$schema",
                 format!("must be {DIALECT:?}, found {other}: perago supports a subset of JSON Schema 2020-12 only"),
             ),
-            None => self.err("", "$schema", format!("missing: add \"$schema\": {DIALECT:?} at the root")),
         }
         if let Some(id) = map.get("$id")
             && !id.as_str().is_some_and(|s| {
