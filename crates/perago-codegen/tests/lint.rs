@@ -255,7 +255,7 @@ fn a_schema_without_dollar_schema_is_read_as_2020_12() {
 #[test]
 fn wrong_schema_dialect() {
     assert_snapshot!(lint_text(
-        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}"#
+        r#"{"$schema": "http://json-schema.org/draft-04/schema#", "type": "string"}"#
     ));
 }
 

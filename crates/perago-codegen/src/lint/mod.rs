@@ -5,7 +5,7 @@
 use crate::ir::Kind;
 use perago_schema::check::{Pattern, json_equal};
 
-use perago_schema::dialect::{ANNOTATIONS, DIALECT};
+use perago_schema::dialect::{ANNOTATIONS, DIALECT, Dialect};
 use perago_schema::error::LintError;
 use perago_schema::load::{Documents, pointer_token, sort_errors};
 use perago_schema::one_of::{
@@ -332,15 +332,20 @@ impl Linter<'_> {
             );
             return;
         };
-        // Without `$schema` a schema is read as 2020-12, as the interpreter reads it (and as
-        // Pydantic and most generators that write none mean it).
+        // The document arrives in 2020-12 terms whatever its dialect (`dialect::upgrade`);
+        // without `$schema` it is 2020-12, as Pydantic and most generators that write none
+        // mean it.
         match map.get("$schema") {
-            Some(Value::String(s)) if s.trim_end_matches('#') == DIALECT => {}
             None => {}
+            Some(Value::String(s)) => {
+                if let Err(why) = Dialect::named(s) {
+                    self.err("", "$schema", why);
+                }
+            }
             Some(other) => self.err(
                 "",
                 "$schema",
-                format!("must be {DIALECT:?}, found {other}: perago supports a subset of JSON Schema 2020-12 only"),
+                format!("must be a string naming a dialect (e.g. {DIALECT:?}), found {other}"),
             ),
         }
         if let Some(id) = map.get("$id")
@@ -442,6 +447,15 @@ impl Linter<'_> {
             let at = format!("{pointer}/{}", pointer_token(k));
             match (k.as_str(), v) {
                 ("$id" | "$defs" | "$schema", _) => self.root_only(pointer, k),
+                // The schema a TaskDef carries is 2020-12, which has no form for them.
+                ("$recursiveRef" | "$recursiveAnchor", _) => self.err(
+                    pointer,
+                    k,
+                    format!(
+                        "not in the subset perago generates types for: {}; {VALIDATE}",
+                        unsupported_hint(k).unwrap_or_default()
+                    ),
+                ),
                 ("$ref", _) => self.reference(v, pointer),
                 (
                     "properties" | "patternProperties" | "dependentSchemas",
