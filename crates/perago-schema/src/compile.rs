@@ -9,7 +9,8 @@
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::dialect::{
-    ANNOTATIONS, Dialect, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS,
+    ANNOTATIONS, ASSERTIONS, CORE, Dialect, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS,
+    SCHEMA_MAP_KEYWORDS,
 };
 use crate::error::LintError;
 use crate::format::Format;
@@ -26,47 +27,6 @@ use std::collections::HashMap;
 pub(crate) struct Options {
     /// perago's policy: an object schema that says nothing of other members admits none.
     pub close_objects: bool,
-}
-
-const ASSERTIONS: &[&str] = &[
-    "type",
-    "const",
-    "enum",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "format",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-];
-const CORE: &[&str] = &[
-    "$schema",
-    "$id",
-    "$anchor",
-    "$dynamicAnchor",
-    "$ref",
-    "$defs",
-];
-
-fn is_known(k: &str) -> bool {
-    SCHEMA_KEYWORDS.contains(&k)
-        || SCHEMA_ARRAY_KEYWORDS.contains(&k)
-        || SCHEMA_MAP_KEYWORDS.contains(&k)
-        || ANNOTATIONS.contains(&k)
-        || ASSERTIONS.contains(&k)
-        || CORE.contains(&k)
 }
 
 /// The compiled set and the node of each document's root, in document order.
@@ -281,11 +241,7 @@ impl Compiler<'_> {
     }
 
     fn keyword_known(&mut self, doc: usize, pointer: &str, k: &str, dialect: Dialect) {
-        if is_known(k)
-            || k.starts_with("x-")
-            || (dialect == Dialect::Draft2019_09
-                && matches!(k, "$recursiveRef" | "$recursiveAnchor"))
-        {
+        if crate::dialect::is_keyword(dialect, k) {
             return;
         }
         let name = dialect.name();

@@ -185,8 +185,10 @@ pub(crate) fn has_structure(root: &Value) -> bool {
 /// What to write instead of a keyword outside the subset, when there is something to say.
 fn unsupported_hint(keyword: &str) -> Option<String> {
     let hint = match keyword {
-        "dependencies" => "write `dependentRequired` or `dependentSchemas` (JSON Schema 2020-12)",
-        "definitions" => "write `$defs` (JSON Schema 2020-12)",
+        "dependencies" => {
+            "write `dependentRequired` or `dependentSchemas` (JSON Schema 2020-12), or declare draft-07 in `$schema`"
+        }
+        "definitions" => "write `$defs` (JSON Schema 2020-12), or declare draft-07 in `$schema`",
         "id" => "write `$id`",
         "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
             "put the schema in the root `$defs` and `$ref` it as \"#/$defs/Name\""
@@ -397,13 +399,7 @@ impl Linter<'_> {
             } else if UNTYPED.contains(&k) {
                 self.untyped(pointer, k, "generated types have no form for it");
             } else if !is_known(k) {
-                // Generated code has no use for it (or it is a typo the interpreter refuses too).
-                let message = match unsupported_hint(k) {
-                    Some(hint) => {
-                        format!("not in the subset perago generates types for: {hint}; {VALIDATE}")
-                    }
-                    None => format!("not in the subset perago generates types for: {VALIDATE}"),
-                };
+                let message = self.unsupported(k);
                 self.err(pointer, k, message);
             }
             if k == "examples" && !value.is_array() {
@@ -420,6 +416,30 @@ impl Linter<'_> {
                     format!("must be a string, found {}", kind(value)),
                 );
             }
+        }
+    }
+
+    /// Why a keyword outside the subset is refused. Generated code has no use for it; the
+    /// interpreter may read it, or refuse it too (a typo, a keyword of no dialect it reads):
+    /// `perago validate` is named only when it reads it, so the two doors never disagree.
+    fn unsupported(&self, k: &str) -> String {
+        let dialect = self.docs.get(self.doc).dialect;
+        match (
+            unsupported_hint(k),
+            perago_schema::dialect::is_keyword(dialect, k),
+        ) {
+            (Some(hint), true) => {
+                format!("not in the subset perago generates types for: {hint}; {VALIDATE}")
+            }
+            (None, true) => format!("not in the subset perago generates types for: {VALIDATE}"),
+            (Some(hint), false) => format!(
+                "not a JSON Schema {} keyword perago reads: {hint}",
+                dialect.name()
+            ),
+            (None, false) => format!(
+                "not a JSON Schema {} keyword perago reads (an extension keyword of your own may start with `x-`)",
+                dialect.name()
+            ),
         }
     }
 
@@ -448,14 +468,10 @@ impl Linter<'_> {
             match (k.as_str(), v) {
                 ("$id" | "$defs" | "$schema", _) => self.root_only(pointer, k),
                 // The schema a TaskDef carries is 2020-12, which has no form for them.
-                ("$recursiveRef" | "$recursiveAnchor", _) => self.err(
-                    pointer,
-                    k,
-                    format!(
-                        "not in the subset perago generates types for: {}; {VALIDATE}",
-                        unsupported_hint(k).unwrap_or_default()
-                    ),
-                ),
+                ("$recursiveRef" | "$recursiveAnchor", _) => {
+                    let message = self.unsupported(k);
+                    self.err(pointer, k, message);
+                }
                 ("$ref", _) => self.reference(v, pointer),
                 (
                     "properties" | "patternProperties" | "dependentSchemas",

@@ -123,6 +123,55 @@ pub const ANNOTATIONS: &[&str] = &[
     "contentSchema",
 ];
 
+/// Keywords that assert something of a value (2020-12's validation and format vocabularies).
+pub const ASSERTIONS: &[&str] = &[
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "format",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+];
+/// The core keywords perago reads (2020-12, less the dynamic references).
+pub const CORE: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$ref",
+    "$defs",
+];
+
+/// True when the interpreter reads `keyword` in a document of `dialect` (as read: a draft-07
+/// or 2019-09 document upgraded to 2020-12's names), extension keywords (`x-…`) included.
+pub fn is_keyword(dialect: Dialect, keyword: &str) -> bool {
+    let k = &keyword;
+    keyword.starts_with("x-")
+        || SCHEMA_KEYWORDS.contains(k)
+        || SCHEMA_ARRAY_KEYWORDS.contains(k)
+        || SCHEMA_MAP_KEYWORDS.contains(k)
+        || ANNOTATIONS.contains(k)
+        || ASSERTIONS.contains(k)
+        || CORE.contains(k)
+        || (dialect == Dialect::Draft2019_09
+            && matches!(keyword, "$recursiveRef" | "$recursiveAnchor"))
+}
+
 /// Keywords that say something of a schema and constrain nothing.
 pub fn is_annotation(keyword: &str) -> bool {
     ANNOTATIONS.contains(&keyword)
