@@ -44,7 +44,8 @@ enum Command {
     },
     /// Validate JSON documents against a schema.
     ///
-    /// A schema without `$schema` is read as JSON Schema 2020-12.
+    /// A schema is read in the JSON Schema dialect its `$schema` names: 2020-12, 2019-09 or
+    /// draft-07; a schema without `$schema` is read as 2020-12.
     Validate(ValidateArgs),
     /// The worker-completion/v1 contract: classify a submission, derive follow-ups.
     Completion {
@@ -54,7 +55,8 @@ enum Command {
     /// Generate Rust types and validators from a directory of schemas, one module per schema
     /// file and a mod.rs, or check that the generated files are fresh.
     ///
-    /// A schema without `$schema` is read as JSON Schema 2020-12.
+    /// A schema is read in the JSON Schema dialect its `$schema` names: 2020-12, 2019-09 or
+    /// draft-07; a schema without `$schema` is read as 2020-12.
     ///
     /// Exit status: 0 when the files were written (or, with --check, are fresh), 1 when --check
     /// finds stale files, 2 on a schema or I/O error.
@@ -226,7 +228,8 @@ fn schemas(format: Format) -> Result<ExitCode, Failure> {
 }
 
 /// The schema `--schema` names, compiled for the interpreter: a built-in by `$id` or short
-/// name, or else a file (JSON Schema 2020-12, with the sibling files its `$ref`s name).
+/// name, or else a file (JSON Schema 2020-12, 2019-09 or draft-07, with the sibling files its
+/// `$ref`s name).
 fn load_schema(name: &str) -> Result<Validator, Failure> {
     let set = builtins()?;
     if let Some(file) = set
