@@ -445,6 +445,9 @@ impl Linter<'_> {
 
     fn root_only(&mut self, pointer: &str, keyword: &str) {
         let hint = match keyword {
+            "$defs" if self.docs.get(self.doc).dialect == Dialect::Draft07 => {
+                "move these definitions to the `definitions` at the root of the file (only those can be referenced)"
+            }
             "$defs" => {
                 "move these definitions to the `$defs` at the root of the file (only those can be referenced)"
             }
