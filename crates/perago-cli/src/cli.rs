@@ -260,7 +260,8 @@ fn load_schema(name: &str) -> Result<Validator, Failure> {
     Validator::load_file(path).map_err(|e| e.to_string().into())
 }
 
-/// A schema file that only holds `$defs` (and annotations): JSON Schema reads its root as `{}`,
+/// A schema file that only holds `$defs` (draft-07's `definitions`) and annotations: JSON
+/// Schema reads its root as `{}`,
 /// which admits everything, but a user naming it almost surely meant one of its definitions.
 fn definitions_only(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -269,11 +270,18 @@ fn definitions_only(path: &Path) -> bool {
     let Ok(Value::Object(root)) = serde_json::from_str::<Value>(&text) else {
         return false;
     };
-    root.contains_key("$defs")
+    (root.contains_key("$defs") || root.contains_key("definitions"))
         && root.keys().all(|k| {
             matches!(
                 k.as_str(),
-                "$schema" | "$id" | "$defs" | "$comment" | "title" | "description" | "examples"
+                "$schema"
+                    | "$id"
+                    | "$defs"
+                    | "definitions"
+                    | "$comment"
+                    | "title"
+                    | "description"
+                    | "examples"
             )
         })
 }

@@ -7,7 +7,7 @@
 //! | `dependencies` (draft-07): a name's array / schema | `dependentRequired` / `dependentSchemas` |
 //! | `items: [A, B]` with `additionalItems: C` | `prefixItems: [A, B]` with `items: C` |
 //! | `additionalItems` beside a schema `items` or none | nothing (the drafts ignore it) |
-//! | `$ref` beside other keywords (draft-07) | `$ref` alone, with the annotations (the draft ignores the rest) |
+//! | `$ref` beside other keywords (draft-07) | `$ref` alone, with the annotations, `definitions` and a root's `$id` (the draft ignores the rest) |
 //! | `$id: "#name"`, `$id: "uri#name"` (draft-07) | `$anchor: "name"` (and `$id: "uri"`) |
 //!
 //! A keyword of a later dialect written in an earlier one (`$defs` or `prefixItems` in
@@ -85,13 +85,17 @@ fn schema(dialect: Dialect, value: &Value, pointer: &str, refusals: &mut Vec<Ref
         return value.clone();
     };
     // Draft-07: "All other properties in a "$ref" object MUST be ignored" ($id among them);
-    // what only annotates stays, and `definitions` stays reachable.
+    // what only annotates stays, `definitions` stays reachable, and a file's root keeps its
+    // `$id`, the file's name for other files.
     let alone = dialect.ref_overrides_siblings() && map.contains_key("$ref");
+    let root = pointer.is_empty();
     let mut out = Map::new();
     for (k, v) in map {
         let at = format!("{pointer}/{}", crate::load::pointer_token(k));
-        if alone && !(matches!(k.as_str(), "$ref" | "$schema" | "definitions") || is_annotation(k))
-        {
+        let kept = matches!(k.as_str(), "$ref" | "$schema" | "definitions")
+            || (root && k == "$id")
+            || is_annotation(k);
+        if alone && !kept {
             continue;
         }
         if let Some(hint) = foreign(dialect, k) {
