@@ -280,7 +280,7 @@ fn u_label(label: &str) -> bool {
         let before = i.checked_sub(1).map(|j| chars[j]);
         let after = chars.get(i + 1).copied();
         match c {
-            // §2.6: DISALLOWED exceptions.
+            // RFC 5892 §2.6: DISALLOWED exceptions.
             '\u{640}'
             | '\u{7FA}'
             | '\u{302E}'
