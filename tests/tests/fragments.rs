@@ -20,9 +20,13 @@
 //!    accepts a document the interpreter rejects, and when it accepts, its typed value is
 //!    `from_slice`'s;
 //! 4. the typed value serialises to a valid document, which reads back to the same value;
-//! 5. the type's standalone schema (`Contract::SCHEMA`), compiled alone by the `jsonschema`
+//! 5. the type's standalone schema (`Contract::schema`), compiled alone by the `jsonschema`
 //!    crate, gives the interpreter's verdict (but for integers beyond 64 bits, which perago's
-//!    typed values refuse on purpose).
+//!    typed values refuse on purpose);
+//! 6. so do the schemas `schemars` makes of the type (perago's `schemars` feature): at the root
+//!    (`schema_for!`, 2020-12), at the root with schemars's 2019-09 settings (`prefixItems`
+//!    rewritten by its transform), and as the field of a struct that derives
+//!    `JsonSchema` (the type's schema among the generator's definitions, its `$defs` beside it).
 //!
 //! `every_fragment_type_is_checked` keeps the table below complete: every fragment directory,
 //! and every named struct and `oneOf` in it (each has a `Contract` impl), is listed.
@@ -349,15 +353,46 @@ struct Checked {
     name: &'static str,
     location: &'static str,
     schema: &'static str,
+    /// The schemas schemars makes of it, by name (6. above).
+    schemars: fn() -> Vec<(&'static str, Value)>,
     check: fn(&Validator, &Doc) -> Result<bool, String>,
 }
 
+/// A struct with one field of a generated type: the type's schema is then one of schemars's
+/// definitions, referred to, rather than the root.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)] // only its schema is used
+struct Field<T> {
+    value: T,
+}
+
+/// The schemas `schemars` makes of `T` (see 6. above).
+fn schemars_schemas<T: schemars::JsonSchema>() -> Vec<(&'static str, Value)> {
+    use schemars::generate::SchemaSettings;
+    let value = |s: schemars::Schema| s.to_value();
+    vec![
+        ("schema_for!", value(schemars::schema_for!(T))),
+        (
+            "2019-09",
+            value(
+                SchemaSettings::draft2019_09()
+                    .into_generator()
+                    .into_root_schema_for::<T>(),
+            ),
+        ),
+        ("as a field", value(schemars::schema_for!(Field<T>))),
+    ]
+}
+
 impl Checked {
-    fn of<T: Contract + for<'de> serde::Deserialize<'de> + Debug + PartialEq>() -> Self {
+    fn of<
+        T: Contract + schemars::JsonSchema + for<'de> serde::Deserialize<'de> + Debug + PartialEq,
+    >() -> Self {
         Checked {
             name: std::any::type_name::<T>(),
             location: T::LOCATION,
-            schema: T::SCHEMA,
+            schema: T::schema(),
+            schemars: schemars_schemas::<T>,
             check: check_doc::<T>,
         }
     }
@@ -425,6 +460,14 @@ fn check_set(fragment: &str, set: &SchemaSet, files: &[(String, String)], checke
             .should_validate_formats(true)
             .build(&standalone)
             .unwrap_or_else(|e| panic!("{}: SCHEMA does not compile: {e}", c.name));
+        let compile = |(label, schema): (&'static str, Value)| {
+            let validator = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema)
+                .unwrap_or_else(|e| panic!("{}: schemars's {label} does not compile: {e}", c.name));
+            (label, validator)
+        };
+        let schemars: Vec<_> = (c.schemars)().into_iter().map(compile).collect();
         let mut valid = 0;
         let mut failed = 0;
         for doc in &docs {
@@ -439,12 +482,32 @@ fn check_set(fragment: &str, set: &SchemaSet, files: &[(String, String)], checke
                     .validate_value(value)
                     .iter()
                     .all(|v| v.code == perago::Code::IntegerRange);
-                match standalone.is_valid(value) == valid || (!valid && only_range) {
-                    true => Ok(valid),
-                    false => Err(format!(
-                        "  - Contract::SCHEMA alone says valid = {}\n",
+                if !valid && only_range {
+                    return Ok(valid);
+                }
+                let mut problems = String::new();
+                if standalone.is_valid(value) != valid {
+                    let _ = writeln!(
+                        problems,
+                        "  - Contract::schema() alone says valid = {}",
                         !valid
-                    )),
+                    );
+                }
+                let field = serde_json::json!({ "value": value });
+                for (label, validator) in &schemars {
+                    let doc = if *label == "as a field" {
+                        &field
+                    } else {
+                        value
+                    };
+                    if validator.is_valid(doc) != valid {
+                        let _ =
+                            writeln!(problems, "  - schemars's {label} says valid = {}", !valid);
+                    }
+                }
+                match problems.is_empty() {
+                    true => Ok(valid),
+                    false => Err(problems),
                 }
             });
             match verdict {

@@ -325,7 +325,7 @@ const UNCHECKED: &[&str] = &["idn-email", "idn-hostname", "uri-template", "unkno
 /// Code generation on the same schemas (`SchemaSet`, what `perago codegen` loads): how many it
 /// takes, how many of those it types rule by rule and how many it defers in part to the
 /// interpreter; and for every one it takes, the standalone schema a generated type records
-/// (`Contract::SCHEMA`, what a TaskDef carries, for validators other than perago's: 2020-12,
+/// (`Contract::schema`, what a TaskDef carries, for validators other than perago's: 2020-12,
 /// whatever the draft the schema is written in) gives the original's verdict on every case of
 /// the group.
 fn code_generation(draft: Draft) {

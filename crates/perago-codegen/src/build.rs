@@ -74,7 +74,7 @@ impl<'a> Builder<'a> {
             .iter()
             .map(|d| {
                 let mut root = d.root.clone();
-                crate::normalise::close_objects(&mut root);
+                perago_schema::normalise::close_objects(&mut root);
                 root
             })
             .collect();
@@ -84,7 +84,7 @@ impl<'a> Builder<'a> {
             if deferral.kind == DeferralKind::Value
                 && let Some(mut part) = original.root.pointer(pointer).cloned()
             {
-                crate::normalise::close_deferred(&mut part, true, original);
+                perago_schema::normalise::close_deferred(&mut part, true, original);
                 if let Some(slot) = normalised[*doc].pointer_mut(pointer) {
                     *slot = part;
                 }

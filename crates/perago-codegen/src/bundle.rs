@@ -1,6 +1,6 @@
 //! One schema standing alone: a node's closed (normalised) schema with every `$ref` it reaches
 //! bundled into its own `$defs`, so the document validates without the other files — what a
-//! Conductor TaskDef carries and what [`perago_schema::Contract::SCHEMA`] records.
+//! Conductor TaskDef carries and what [`perago_schema::Contract::schema`] records.
 
 use crate::SchemaSet;
 use crate::ir::{NodeId, Shape};

@@ -2,7 +2,7 @@
 //! validator, formatted with prettyplease, each file headed with the command that regenerates it.
 //!
 //! - the front end: [`SchemaSet`]: schema files → load (`perago_schema::load`) → lint against
-//!   the supported subset (`lint`) → normalise (close every object, `normalise`) → the one
+//!   the supported subset (`lint`) → normalise (close every object, `perago_schema::normalise`) → the one
 //!   [`Ir`] of the set (`build`; [`ir`]); [`bundle`]: one schema standalone, with what it
 //!   refers to;
 //! - [`emit`]: the IR → Rust source;
@@ -50,7 +50,6 @@ pub mod emit;
 mod generate;
 pub mod ir;
 mod lint;
-mod normalise;
 mod set;
 
 pub use build::{SchemaFile, pascal, tag_name};

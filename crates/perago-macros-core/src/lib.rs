@@ -38,6 +38,7 @@
 //! `perago::tasks![a, b]` names tasks by those modules.
 
 mod check;
+mod contract;
 mod ctxt;
 mod expand;
 mod parse;
@@ -71,6 +72,11 @@ pub fn expand_task(attr: TokenStream, item: TokenStream) -> TokenStream {
             quote! { #func #err }
         }
     }
+}
+
+/// Expands `#[derive(perago::Contract)]`: see `contract`.
+pub fn expand_contract(input: TokenStream) -> TokenStream {
+    contract::expand(input).unwrap_or_else(|err| err.to_compile_error())
 }
 
 /// Expands `perago::tasks![a, path::b]` into a `perago::task::Registry` expression. Two tasks

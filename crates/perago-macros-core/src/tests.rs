@@ -375,3 +375,10 @@ fn tasks_macro_errors() {
         expand_tasks("a b".parse().unwrap()).to_string()
     );
 }
+
+#[test]
+fn derive_contract_refuses_a_generic_type_at_its_generics() {
+    let err =
+        crate::contract::expand(quote::quote! { struct Wrapper<T> { value: T } }).unwrap_err();
+    assert!(err.to_string().contains("takes no generic type"), "{err}");
+}

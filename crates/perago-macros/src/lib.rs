@@ -10,6 +10,13 @@ pub fn task(attr: TokenStream, item: TokenStream) -> TokenStream {
     perago_macros_core::expand_task(attr.into(), item.into()).into()
 }
 
+/// Makes a type that derives `schemars::JsonSchema` and serde's traits schema-backed
+/// (`perago::Contract`); see `perago::Contract` (the derive) for what it validates.
+#[proc_macro_derive(Contract)]
+pub fn contract(input: TokenStream) -> TokenStream {
+    perago_macros_core::expand_contract(input.into()).into()
+}
+
 /// Builds a `perago::task::Registry` of the named tasks, in the order given:
 /// `perago::tasks![validate_song, build_features]`. Two tasks with the same name do not compile.
 #[proc_macro]

@@ -19,15 +19,19 @@ use serde_json::Value;
     message = "`{Self}` is not a schema-backed type",
     label = "not generated from a JSON Schema",
     note = "task params and results must implement `perago::Contract`: write their JSON Schema \
-            under your crate's `schemas/` and generate the type from it with `perago codegen`"
+            under your crate's `schemas/` and generate the type from it with `perago codegen`, \
+            or derive it beside `schemars::JsonSchema` (`#[derive(perago::Contract)]`, perago's \
+            `schemars` feature)"
 )]
 pub trait Contract: Sized + Serialize {
     /// Where its schema is: the file and JSON Pointer it was generated from.
     const LOCATION: &'static str;
 
     /// Its closed JSON Schema standing alone: normalised (every object closed), with `$schema`
-    /// and every `$ref` it reaches bundled into its own `$defs`.
-    const SCHEMA: &'static str;
+    /// and every `$ref` it reaches bundled into its own `$defs`. A function rather than a
+    /// constant so that a type whose schema is made at run time (`#[derive(perago::Contract)]`
+    /// over a `schemars::JsonSchema` type) can implement it.
+    fn schema() -> &'static str;
 
     /// Reads one value from a deserialiser (the parser over document bytes, or a parsed
     /// `Value`) straight into the typed value, recording every violation at or below `path` in

@@ -28,6 +28,8 @@
 pub mod check;
 mod compile;
 mod contract;
+#[cfg(feature = "schemars")]
+mod derived;
 pub mod dialect;
 pub mod error;
 mod eval;
@@ -36,8 +38,11 @@ pub mod fallback;
 mod format;
 pub mod input;
 pub mod json;
+#[cfg(feature = "schemars")]
+mod json_schema;
 pub mod kind;
 pub mod load;
+pub mod normalise;
 pub mod one_of;
 mod path;
 mod program;
@@ -58,14 +63,57 @@ pub use violation::{Code, Violation, Violations};
 /// re-exports this module, or this crate itself). Not an API: it changes with the generator.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__json_schema_impl as json_schema_impl;
     pub use crate::check;
+    #[cfg(feature = "schemars")]
+    pub use crate::derived::Derived;
     pub use crate::fallback;
     pub use crate::json;
+    #[cfg(feature = "schemars")]
+    pub use crate::json_schema::json_schema;
     pub use crate::one_of;
     pub use crate::path::Path;
     pub use crate::reader;
     pub use crate::violation::Violation;
     pub use indexmap;
+    #[cfg(feature = "schemars")]
+    pub use schemars;
     pub use serde;
     pub use serde_json;
+}
+
+/// `impl schemars::JsonSchema` for a generated type, which every generated type invokes: with
+/// the `schemars` feature, its schema is its closed standalone schema
+/// ([`__private::json_schema`]); without, nothing (and no `schemars` to build).
+#[cfg(feature = "schemars")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __json_schema_impl {
+    ($t:ident) => {
+        impl $crate::__private::schemars::JsonSchema for $t {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::std::stringify!($t))
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::std::concat!(
+                    ::std::module_path!(),
+                    "::",
+                    ::std::stringify!($t)
+                ))
+            }
+            fn json_schema(
+                generator: &mut $crate::__private::schemars::SchemaGenerator,
+            ) -> $crate::__private::schemars::Schema {
+                $crate::__private::json_schema::<$t>(generator)
+            }
+        }
+    };
+}
+
+/// Without the `schemars` feature: nothing.
+#[cfg(not(feature = "schemars"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __json_schema_impl {
+    ($t:ident) => {};
 }

@@ -26,6 +26,28 @@ pub mod workspace;
 
 pub use perago_schema::{Code, Contract, Path, Violation, Violations, check, string_const};
 
+/// Makes a type schema-backed from Rust (the `schemars` feature): on a type that derives
+/// `schemars::JsonSchema`, serde's `Serialize` and `DeserializeOwned`, it implements
+/// [`Contract`] with the schema schemars makes of the type, closed by perago's policy (an
+/// object admits only the properties it declares). The interpreter validates every document
+/// against it (every violation, with its path) before serde reads the value, so the type works
+/// as a task's params or result; `schemas --out DIR` of a task binary writes the schema out,
+/// to make the file the source of truth.
+///
+/// ```
+/// #[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema, perago::Contract)]
+/// struct Resize {
+///     width: u32,
+///     height: u32,
+/// }
+///
+/// use perago::Contract;
+/// assert!(Resize::from_slice(br#"{"width": 640, "height": 480}"#).is_ok());
+/// let refused = Resize::from_slice(br#"{"width": -1, "height": 480, "depth": 3}"#).unwrap_err();
+/// assert_eq!(refused.len(), 2); // `$.width` below its minimum, `$.depth` not declared
+/// ```
+#[cfg(feature = "schemars")]
+pub use perago_macros::Contract;
 /// Makes a plain handler function a perago task; see [`mod@task`] for signatures and options.
 pub use perago_macros::task;
 /// The [`task::Registry`] of the named tasks, in order: `perago::tasks![validate_song, build_features]`.

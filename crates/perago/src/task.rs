@@ -180,15 +180,27 @@ impl TaskKind {
 }
 
 /// A schema-backed type as the descriptor records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct SchemaType {
     /// The Rust type's name, e.g. `ValidateSongParams`.
     pub name: &'static str,
     /// The schema file and JSON Pointer it was generated from ([`Contract::LOCATION`]).
     pub location: &'static str,
-    /// Its closed standalone JSON Schema ([`Contract::SCHEMA`]).
-    pub schema: &'static str,
+    /// Its closed standalone JSON Schema ([`Contract::schema`]).
+    pub schema: fn() -> &'static str,
 }
+
+/// Equal when they name the same type with the same schema: a function pointer's address says
+/// nothing (one function may have several, two may share one).
+impl PartialEq for SchemaType {
+    fn eq(&self, other: &SchemaType) -> bool {
+        self.name == other.name
+            && self.location == other.location
+            && (self.schema)() == (other.schema)()
+    }
+}
+
+impl Eq for SchemaType {}
 
 impl SchemaType {
     /// The descriptor of `T`.
@@ -196,7 +208,7 @@ impl SchemaType {
         SchemaType {
             name,
             location: T::LOCATION,
-            schema: T::SCHEMA,
+            schema: T::schema,
         }
     }
 

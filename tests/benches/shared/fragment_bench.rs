@@ -1,5 +1,5 @@
 //! A fragment type read four ways, side by side: `serde_json_value` (the floor), `jsonschema`
-//! (the crate, on the type's `Contract::SCHEMA`, every error collected), `perago_interpreter`
+//! (the crate, on the type's `Contract::schema`, every error collected), `perago_interpreter`
 //! (`Validator` at the type's location, a reused `Scratch`) and `perago_generated`
 //! (`T::from_slice`), one document's bytes at a time.
 //!
@@ -55,7 +55,7 @@ pub fn bench<T: Contract>(criterion: &mut Criterion, fragment: &str, group: &str
         T::LOCATION
     );
 
-    let standalone: Value = serde_json::from_str(T::SCHEMA).expect("SCHEMA is JSON");
+    let standalone: Value = serde_json::from_str(T::schema()).expect("SCHEMA is JSON");
     let jsonschema = jsonschema::options()
         .should_validate_formats(true)
         .build(&standalone)

@@ -18,7 +18,8 @@ pub enum AgentResult {
 }
 impl ::perago::Contract for AgentResult {
     const LOCATION: &'static str = "agent-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "AgentResult",
   "description": "What a coding agent hands back when it stops: a completion, or a refusal whose `kind` says why. Written from the worker-completion/v1 rules the way a team writes its own schema: every branch inline, its own `const`s.",
@@ -203,7 +204,8 @@ impl ::perago::Contract for AgentResult {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -631,6 +633,7 @@ impl ::perago::Contract for AgentResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -672,7 +675,8 @@ impl AgentResultVariant0 {
 }
 impl ::perago::Contract for AgentResultVariant0 {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Completed",
   "type": "object",
@@ -731,7 +735,8 @@ impl ::perago::Contract for AgentResultVariant0 {
     "summary"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -903,6 +908,7 @@ impl ::perago::Contract for AgentResultVariant0 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResultVariant0);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultVariant0 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -928,7 +934,8 @@ impl AgentResultVariant0Verification {
 }
 impl ::perago::Contract for AgentResultVariant0Verification {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/0/properties/verification";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -946,7 +953,8 @@ impl ::perago::Contract for AgentResultVariant0Verification {
     "exit_code"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1038,6 +1046,7 @@ impl ::perago::Contract for AgentResultVariant0Verification {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResultVariant0Verification);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for AgentResultVariant0Verification {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
@@ -1074,7 +1083,8 @@ impl AgentResultAwaitingOperator {
 }
 impl ::perago::Contract for AgentResultAwaitingOperator {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "AwaitingOperator",
   "type": "object",
@@ -1103,7 +1113,8 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
     "question"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1243,6 +1254,7 @@ impl ::perago::Contract for AgentResultAwaitingOperator {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResultAwaitingOperator);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultAwaitingOperator {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1282,7 +1294,8 @@ impl AgentResultScopeExceeded {
 }
 impl ::perago::Contract for AgentResultScopeExceeded {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "ScopeExceeded",
   "type": "object",
@@ -1315,7 +1328,8 @@ impl ::perago::Contract for AgentResultScopeExceeded {
     "proposed_split"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1464,6 +1478,7 @@ impl ::perago::Contract for AgentResultScopeExceeded {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResultScopeExceeded);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultScopeExceeded {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1501,7 +1516,8 @@ impl AgentResultUnderspecified {
 }
 impl ::perago::Contract for AgentResultUnderspecified {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Underspecified",
   "type": "object",
@@ -1530,7 +1546,8 @@ impl ::perago::Contract for AgentResultUnderspecified {
     "question"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1670,6 +1687,7 @@ impl ::perago::Contract for AgentResultUnderspecified {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResultUnderspecified);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentResultUnderspecified {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1707,7 +1725,8 @@ impl AgentResultBlockedOnDependency {
 }
 impl ::perago::Contract for AgentResultBlockedOnDependency {
     const LOCATION: &'static str = "agent-result.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "BlockedOnDependency",
   "type": "object",
@@ -1736,7 +1755,8 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
     "blocking_dep"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1883,6 +1903,7 @@ impl ::perago::Contract for AgentResultBlockedOnDependency {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentResultBlockedOnDependency);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for AgentResultBlockedOnDependency {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(

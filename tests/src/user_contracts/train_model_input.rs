@@ -24,7 +24,8 @@ impl TrainModelInput {
 }
 impl ::perago::Contract for TrainModelInput {
     const LOCATION: &'static str = "train-model-input.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "TrainModelInput",
   "description": "The Conductor inputData of a workspace task that trains a model on a commit of a data repository, written by hand the way a team writes it.",
@@ -200,7 +201,8 @@ impl ::perago::Contract for TrainModelInput {
     "params"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -285,6 +287,7 @@ impl ::perago::Contract for TrainModelInput {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInput);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInput {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -318,7 +321,8 @@ impl TrainModelInputWorkspace {
 }
 impl ::perago::Contract for TrainModelInputWorkspace {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/workspace";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -345,7 +349,8 @@ impl ::perago::Contract for TrainModelInputWorkspace {
     "ref_type"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -486,6 +491,7 @@ impl ::perago::Contract for TrainModelInputWorkspace {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInputWorkspace);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputWorkspace {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -549,7 +555,8 @@ impl TrainModelInputParams {
 }
 impl ::perago::Contract for TrainModelInputParams {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -686,7 +693,8 @@ impl ::perago::Contract for TrainModelInputParams {
     "split"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -976,6 +984,7 @@ impl ::perago::Contract for TrainModelInputParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInputParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1050,7 +1059,8 @@ pub enum TrainModelInputParamsSplit {
 }
 impl ::perago::Contract for TrainModelInputParamsSplit {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -1119,7 +1129,8 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1341,6 +1352,7 @@ impl ::perago::Contract for TrainModelInputParamsSplit {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInputParamsSplit);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TrainModelInputParamsSplit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1365,7 +1377,8 @@ impl TrainModelInputParamsSplitRandom {
 }
 impl ::perago::Contract for TrainModelInputParamsSplitRandom {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1383,7 +1396,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
     "test_fraction"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1472,6 +1486,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitRandom {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInputParamsSplitRandom);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for TrainModelInputParamsSplitRandom {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
@@ -1504,7 +1519,8 @@ impl TrainModelInputParamsSplitByColumn {
 }
 impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1529,7 +1545,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
     "test_values"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1645,6 +1662,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitByColumn {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInputParamsSplitByColumn);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for TrainModelInputParamsSplitByColumn {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
@@ -1673,7 +1691,8 @@ impl TrainModelInputParamsSplitTime {
 }
 impl ::perago::Contract for TrainModelInputParamsSplitTime {
     const LOCATION: &'static str = "train-model-input.schema.json#/properties/params/properties/split/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1695,7 +1714,8 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
     "cutoff"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1807,6 +1827,7 @@ impl ::perago::Contract for TrainModelInputParamsSplitTime {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TrainModelInputParamsSplitTime);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for TrainModelInputParamsSplitTime {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(

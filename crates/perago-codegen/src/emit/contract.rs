@@ -36,11 +36,14 @@ impl Emitter<'_> {
         quote! {
             impl #k::Contract for #name {
                 const LOCATION: &'static str = #location;
-                const SCHEMA: &'static str = #schema;
+                fn schema() -> &'static str {
+                    #schema
+                }
 
                 #read
             }
             #typed_read
+            #k::__private::json_schema_impl!(#name);
         }
     }
     /// The `static` [`Fallback`](perago_schema::fallback::Fallback) of a node deferred to the interpreter,

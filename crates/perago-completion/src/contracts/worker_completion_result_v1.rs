@@ -24,7 +24,8 @@ pub enum WorkerCompletionResultV1 {
 }
 impl ::perago_schema::Contract for WorkerCompletionResultV1 {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkerCompletionResultV1",
   "description": "The `result` a Conductor task worked through the completion contract reports as COMPLETED (perago gateway): the canonical completion (no `kind`); the canonical refusal, routed on `kind`, a scope_exceeded one with the follow-ups its split derives; or legacy prose accepted unchanged and not validated (`kind` is `legacy_prose`, no `contract`). A violation or an empty submission is FAILED, with no output.",
@@ -297,7 +298,8 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -799,6 +801,7 @@ impl ::perago_schema::Contract for WorkerCompletionResultV1 {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(WorkerCompletionResultV1);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de>
 for WorkerCompletionResultV1 {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
@@ -837,7 +840,8 @@ impl ScopeExceeded {
 }
 impl ::perago_schema::Contract for ScopeExceeded {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/ScopeExceeded";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A scope_exceeded refusal and the follow-ups derived from its split, one per item in split order, ready for a dynamic fork.",
   "type": "object",
@@ -935,7 +939,8 @@ impl ::perago_schema::Contract for ScopeExceeded {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1114,6 +1119,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(ScopeExceeded);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1160,7 +1166,8 @@ impl FollowUp {
 }
 impl ::perago_schema::Contract for FollowUp {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/FollowUp";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "One follow-up task: its content-addressed id (a unique taskReferenceName), where it came from and what it asks.",
   "type": "object",
@@ -1204,7 +1211,8 @@ impl ::perago_schema::Contract for FollowUp {
     "contract_version"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1430,6 +1438,7 @@ impl ::perago_schema::Contract for FollowUp {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(FollowUp);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for FollowUp {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1458,7 +1467,8 @@ impl LegacyProse {
 }
 impl ::perago_schema::Contract for LegacyProse {
     const LOCATION: &'static str = "worker-completion-result.v1.schema.json#/$defs/LegacyProse";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Plain prose in result_summary, accepted unchanged and never validated.",
   "type": "object",
@@ -1483,7 +1493,8 @@ impl ::perago_schema::Contract for LegacyProse {
       "pattern": "[^\t-\r\u001c-    -     　]"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1576,6 +1587,7 @@ impl ::perago_schema::Contract for LegacyProse {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(LegacyProse);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for LegacyProse {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,

@@ -40,7 +40,8 @@ impl Completion {
 }
 impl ::perago_schema::Contract for Completion {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Completion";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A successful terminal payload.",
   "type": "object",
@@ -118,7 +119,8 @@ impl ::perago_schema::Contract for Completion {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -296,6 +298,7 @@ impl ::perago_schema::Contract for Completion {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(Completion);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Completion {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -328,7 +331,8 @@ impl Verification {
 }
 impl ::perago_schema::Contract for Verification {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Verification";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -351,7 +355,8 @@ impl ::perago_schema::Contract for Verification {
       "pattern": "[^\t-\r\u001c-    -     　]"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -449,6 +454,7 @@ impl ::perago_schema::Contract for Verification {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(Verification);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Verification {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -484,7 +490,8 @@ impl AwaitingOperator {
 }
 impl ::perago_schema::Contract for AwaitingOperator {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/AwaitingOperator";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Needs a human decision before continuing.",
   "type": "object",
@@ -525,7 +532,8 @@ impl ::perago_schema::Contract for AwaitingOperator {
       "pattern": "[^\t-\r\u001c-    -     　]"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -673,6 +681,7 @@ impl ::perago_schema::Contract for AwaitingOperator {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(AwaitingOperator);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for AwaitingOperator {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -709,7 +718,8 @@ impl Underspecified {
 }
 impl ::perago_schema::Contract for Underspecified {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/Underspecified";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "The task is too vague to act on.",
   "type": "object",
@@ -750,7 +760,8 @@ impl ::perago_schema::Contract for Underspecified {
       "pattern": "[^\t-\r\u001c-    -     　]"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -898,6 +909,7 @@ impl ::perago_schema::Contract for Underspecified {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(Underspecified);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for Underspecified {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -934,7 +946,8 @@ impl BlockedOnDependency {
 }
 impl ::perago_schema::Contract for BlockedOnDependency {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/BlockedOnDependency";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Blocked on another task or resource.",
   "type": "object",
@@ -975,7 +988,8 @@ impl ::perago_schema::Contract for BlockedOnDependency {
       "pattern": "[^\t-\r\u001c-    -     　]"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1128,6 +1142,7 @@ impl ::perago_schema::Contract for BlockedOnDependency {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(BlockedOnDependency);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for BlockedOnDependency {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1153,7 +1168,8 @@ pub enum WorkerCompletionV1 {
 }
 impl ::perago_schema::Contract for WorkerCompletionV1 {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkerCompletionV1",
   "description": "worker-completion/v1: the closed terminal payload a worker submits, a completion or a typed refusal, distinguished by the presence of `kind`. This is the structural form; the rules JSON Schema cannot say (check order, booleans as exit codes, duplicate keys) are the completion module's semantic layer.",
@@ -1377,7 +1393,8 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -1803,6 +1820,7 @@ impl ::perago_schema::Contract for WorkerCompletionV1 {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(WorkerCompletionV1);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for WorkerCompletionV1 {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1839,7 +1857,8 @@ impl ScopeExceeded {
 }
 impl ::perago_schema::Contract for ScopeExceeded {
     const LOCATION: &'static str = "worker-completion.v1.schema.json#/$defs/ScopeExceeded";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Too large; proposes a split.",
   "type": "object",
@@ -1885,7 +1904,8 @@ impl ::perago_schema::Contract for ScopeExceeded {
       "pattern": "[^\t-\r\u001c-    -     　]"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago_schema::Path<'_>,
@@ -2042,6 +2062,7 @@ impl ::perago_schema::Contract for ScopeExceeded {
         ::perago_schema::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago_schema::__private::json_schema_impl!(ScopeExceeded);
 impl<'de> ::perago_schema::__private::serde::Deserialize<'de> for ScopeExceeded {
     fn deserialize<D: ::perago_schema::__private::serde::Deserializer<'de>>(
         d: D,

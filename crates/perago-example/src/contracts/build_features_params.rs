@@ -31,7 +31,8 @@ impl BuildFeaturesParams {
 }
 impl ::perago::Contract for BuildFeaturesParams {
     const LOCATION: &'static str = "build-features-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "BuildFeaturesParams",
   "description": "The params of build_features: which feature set of the workspace, and how many rows it must have.",
@@ -84,7 +85,8 @@ impl ::perago::Contract for BuildFeaturesParams {
     }
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -198,6 +200,7 @@ impl ::perago::Contract for BuildFeaturesParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(BuildFeaturesParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -240,7 +243,8 @@ impl BuildFeaturesParamsColumns {
 }
 impl ::perago::Contract for BuildFeaturesParamsColumns {
     const LOCATION: &'static str = "build-features-params.schema.json#/properties/columns";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Which columns count as features.",
   "type": "object",
@@ -256,7 +260,8 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -336,6 +341,7 @@ impl ::perago::Contract for BuildFeaturesParamsColumns {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(BuildFeaturesParamsColumns);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesParamsColumns {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

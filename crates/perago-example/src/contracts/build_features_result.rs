@@ -20,7 +20,8 @@ impl BuildFeaturesResult {
 }
 impl ::perago::Contract for BuildFeaturesResult {
     const LOCATION: &'static str = "build-features-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "BuildFeaturesResult",
   "description": "The result of build_features: the size of the feature set.",
@@ -48,7 +49,8 @@ impl ::perago::Contract for BuildFeaturesResult {
     }
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -139,6 +141,7 @@ impl ::perago::Contract for BuildFeaturesResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(BuildFeaturesResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for BuildFeaturesResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

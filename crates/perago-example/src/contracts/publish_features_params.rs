@@ -20,7 +20,8 @@ impl PublishFeaturesParams {
 }
 impl ::perago::Contract for PublishFeaturesParams {
     const LOCATION: &'static str = "publish-features-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "PublishFeaturesParams",
   "description": "The params of publish_features: which feature set of the workspace to summarise.",
@@ -41,7 +42,8 @@ impl ::perago::Contract for PublishFeaturesParams {
     }
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -112,6 +114,7 @@ impl ::perago::Contract for PublishFeaturesParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(PublishFeaturesParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for PublishFeaturesParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

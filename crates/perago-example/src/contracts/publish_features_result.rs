@@ -31,7 +31,8 @@ impl PublishFeaturesResult {
 }
 impl ::perago::Contract for PublishFeaturesResult {
     const LOCATION: &'static str = "publish-features-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "PublishFeaturesResult",
   "description": "The result of publish_features: where the summaries are, and what they say.",
@@ -73,7 +74,8 @@ impl ::perago::Contract for PublishFeaturesResult {
     }
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -219,6 +221,7 @@ impl ::perago::Contract for PublishFeaturesResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(PublishFeaturesResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for PublishFeaturesResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

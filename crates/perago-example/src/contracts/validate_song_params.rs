@@ -24,7 +24,8 @@ impl ValidateSongParams {
 }
 impl ::perago::Contract for ValidateSongParams {
     const LOCATION: &'static str = "validate-song-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "ValidateSongParams",
   "description": "The params of validate_song: which song, and how long it must be.",
@@ -52,7 +53,8 @@ impl ::perago::Contract for ValidateSongParams {
     }
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -147,6 +149,7 @@ impl ::perago::Contract for ValidateSongParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ValidateSongParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ValidateSongParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -20,7 +20,8 @@ impl ValidateSongResult {
 }
 impl ::perago::Contract for ValidateSongResult {
     const LOCATION: &'static str = "validate-song-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "ValidateSongResult",
   "description": "The result of validate_song. A song that fails the check is a business outcome (`valid: false` and a reason), not a task failure.",
@@ -53,7 +54,8 @@ impl ::perago::Contract for ValidateSongResult {
     }
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -140,6 +142,7 @@ impl ::perago::Contract for ValidateSongResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ValidateSongResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ValidateSongResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -21,7 +21,8 @@ impl AgentTaskParams {
 }
 impl ::perago::Contract for AgentTaskParams {
     const LOCATION: &'static str = "agent-task-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "AgentTaskParams",
   "description": "What an agent task asks of the agent that claims it through perago gateway: one line to act on and, optionally, the whole ask. A follow-up of a scope_exceeded refusal maps its title and description here.",
@@ -44,7 +45,8 @@ impl ::perago::Contract for AgentTaskParams {
     "title"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -137,6 +139,7 @@ impl ::perago::Contract for AgentTaskParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AgentTaskParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AgentTaskParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

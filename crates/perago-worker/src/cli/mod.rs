@@ -28,6 +28,7 @@
 
 pub mod publish;
 pub mod run;
+pub mod schemas;
 pub mod store;
 pub mod taskdefs;
 pub mod tasks;
@@ -125,6 +126,8 @@ pub enum Command {
     Tasks(tasks::TasksArgs),
     /// Print the Conductor TaskDefs of the tasks (a JSON array), or write one file per task.
     Taskdefs(taskdefs::TaskdefsArgs),
+    /// Write the closed schema of every params and result type, one file each.
+    Schemas(schemas::SchemasArgs),
     /// Register the TaskDefs with a Conductor server: print the diff, then upsert what changed.
     Publish(publish::PublishArgs),
     /// Serve the tasks against a Conductor server until SIGINT or SIGTERM.
@@ -186,6 +189,7 @@ where
         Command::Run(args) => run::run(registry, &args, out, err),
         Command::Tasks(args) => tasks::run(registry, &args, out),
         Command::Taskdefs(args) => taskdefs::run(registry, &args, out),
+        Command::Schemas(args) => schemas::run(registry, &args, out),
         Command::Publish(args) => publish::run(registry, &args, out, err),
         Command::Worker(args) => worker::run(registry, &args),
         Command::Workflows { command } => workflows::run(Some(registry), &command, out),

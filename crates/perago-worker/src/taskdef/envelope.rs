@@ -1,5 +1,5 @@
 //! The `data` of a TaskDef's SchemaDef: an envelope schema (the closed input or output of a task
-//! kind, [`perago::Contract::SCHEMA`] of the envelope type) with its open `params` / `result` slot
+//! kind, [`perago::Contract::schema`] of the envelope type) with its open `params` / `result` slot
 //! filled by the task's own closed schema, every `$defs` bundled at the root, so the document
 //! stands alone.
 

@@ -180,8 +180,8 @@ pub fn assemble(task: &Task, settings: &Settings) -> Result<TaskDef, Vec<TaskDef
         Parts {
             name: task.name,
             kind: &task.kind,
-            params_schema: task.params.schema,
-            result_schema: task.result.schema,
+            params_schema: (task.params.schema)(),
+            result_schema: (task.result.schema)(),
             options: &task.options,
         },
         settings,
@@ -224,7 +224,7 @@ pub struct Parts<'a> {
     pub name: &'a str,
     /// Its kind.
     pub kind: &'a TaskKind,
-    /// The closed standalone schema of its params ([`Contract::SCHEMA`]).
+    /// The closed standalone schema of its params ([`Contract::schema`]).
     pub params_schema: &'a str,
     /// The closed standalone schema of its result.
     pub result_schema: &'a str,
@@ -302,12 +302,12 @@ fn envelopes(parts: &Parts<'_>, errors: &mut Vec<TaskDefError>) -> Envelopes {
     let Parts { name, kind, .. } = *parts;
     let (input_envelope, output_envelope) = match kind {
         TaskKind::WorkspaceFree => (
-            WorkspaceFreeTaskInput::SCHEMA,
-            workspace_free_task_result::Output::SCHEMA,
+            WorkspaceFreeTaskInput::schema(),
+            workspace_free_task_result::Output::schema(),
         ),
         TaskKind::Workspace(_) => (
-            WorkspaceTaskInput::SCHEMA,
-            workspace_task_result::Output::SCHEMA,
+            WorkspaceTaskInput::schema(),
+            workspace_task_result::Output::schema(),
         ),
     };
     let keys = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();

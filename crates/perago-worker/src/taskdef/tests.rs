@@ -25,8 +25,8 @@ fn parts<'a>(name: &'a str, kind: &'a TaskKind, options: &'a TaskOptions) -> Par
         name,
         kind,
         // Any closed standalone schemas do; these are perago's own.
-        params_schema: WorkspaceInput::SCHEMA,
-        result_schema: WorkspaceOutput::SCHEMA,
+        params_schema: WorkspaceInput::schema(),
+        result_schema: WorkspaceOutput::schema(),
         options,
     }
 }

@@ -16,7 +16,8 @@ impl Failed {
 }
 impl ::perago::Contract for Failed {
     const LOCATION: &'static str = "task-failure.schema.json#/$defs/Failed";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Retriable failure: input shape or params errors, TaskFailed, unknown errors, result violations, post guardrail, attempt or publish fence failures.",
   "type": "object",
@@ -40,7 +41,8 @@ impl ::perago::Contract for Failed {
       "minLength": 1
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -130,6 +132,7 @@ impl ::perago::Contract for Failed {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Failed);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Failed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -158,7 +161,8 @@ impl FailedWithTerminalError {
 }
 impl ::perago::Contract for FailedWithTerminalError {
     const LOCATION: &'static str = "task-failure.schema.json#/$defs/FailedWithTerminalError";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Terminal failure: a pre guardrail failed or the task raised TaskTerminalError; retrying the same input is pointless.",
   "type": "object",
@@ -182,7 +186,8 @@ impl ::perago::Contract for FailedWithTerminalError {
       "minLength": 1
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -274,6 +279,7 @@ impl ::perago::Contract for FailedWithTerminalError {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(FailedWithTerminalError);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for FailedWithTerminalError {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -20,7 +20,8 @@ impl WorkspaceFreeTaskInput {
 }
 impl ::perago::Contract for WorkspaceFreeTaskInput {
     const LOCATION: &'static str = "workspace-free-task-input.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceFreeTaskInput",
   "description": "Conductor inputData of a workspace-free task: exactly `params`. `params` is the slot the task's own params schema fills.",
@@ -44,7 +45,8 @@ impl ::perago::Contract for WorkspaceFreeTaskInput {
       }
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -111,6 +113,7 @@ impl ::perago::Contract for WorkspaceFreeTaskInput {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkspaceFreeTaskInput);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskInput {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -13,7 +13,8 @@ pub enum WorkspaceFreeTaskResult {
 }
 impl ::perago::Contract for WorkspaceFreeTaskResult {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceFreeTaskResult",
   "description": "The task result payload a workspace-free task hands back to Conductor, discriminated by `status`.",
@@ -115,7 +116,8 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
       "minLength": 1
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -278,6 +280,7 @@ impl ::perago::Contract for WorkspaceFreeTaskResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkspaceFreeTaskResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceFreeTaskResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -302,7 +305,8 @@ impl Completed {
 }
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Completed";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -335,7 +339,8 @@ impl ::perago::Contract for Completed {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -419,6 +424,7 @@ impl ::perago::Contract for Completed {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Completed);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Completed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -447,7 +453,8 @@ impl Output {
 }
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-free-task-result.schema.json#/$defs/Output";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Exactly `result`.",
   "type": "object",
@@ -462,7 +469,8 @@ impl ::perago::Contract for Output {
     "result"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -525,6 +533,7 @@ impl ::perago::Contract for Output {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Output);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Output {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -31,7 +31,8 @@ impl WorkspaceInput {
 }
 impl ::perago::Contract for WorkspaceInput {
     const LOCATION: &'static str = "workspace-input.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceInput",
   "description": "The workspace a workspace task reads: a LakeFS repository, the target branch and the immutable input commit of this attempt. Connection details, prefix and guardrails are never part of it.",
@@ -72,7 +73,8 @@ impl ::perago::Contract for WorkspaceInput {
       "ref": "589f87704418c6bac80c5a6fc1b52c245af347b9ad1ea8d06597e4437fae4ca3"
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -213,6 +215,7 @@ impl ::perago::Contract for WorkspaceInput {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkspaceInput);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceInput {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

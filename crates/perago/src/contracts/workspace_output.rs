@@ -30,7 +30,8 @@ impl WorkspaceOutput {
 }
 impl ::perago::Contract for WorkspaceOutput {
     const LOCATION: &'static str = "workspace-output.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceOutput",
   "description": "The workspace a completed workspace task hands back: the input's repository and branch, and the input ref (read-only or no-op completion) or the published commit.",
@@ -62,7 +63,8 @@ impl ::perago::Contract for WorkspaceOutput {
     "ref"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -203,6 +205,7 @@ impl ::perago::Contract for WorkspaceOutput {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkspaceOutput);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceOutput {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -22,7 +22,8 @@ impl WorkspaceTaskInput {
 }
 impl ::perago::Contract for WorkspaceTaskInput {
     const LOCATION: &'static str = "workspace-task-input.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceTaskInput",
   "description": "Conductor inputData of a workspace task: exactly `workspace` and `params`. `params` is the slot the task's own params schema fills.",
@@ -99,7 +100,8 @@ impl ::perago::Contract for WorkspaceTaskInput {
       ]
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -184,6 +186,7 @@ impl ::perago::Contract for WorkspaceTaskInput {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkspaceTaskInput);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceTaskInput {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

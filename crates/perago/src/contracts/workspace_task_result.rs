@@ -13,7 +13,8 @@ pub enum WorkspaceTaskResult {
 }
 impl ::perago::Contract for WorkspaceTaskResult {
     const LOCATION: &'static str = "workspace-task-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "WorkspaceTaskResult",
   "description": "The task result payload a workspace task hands back to Conductor, discriminated by `status`.",
@@ -161,7 +162,8 @@ impl ::perago::Contract for WorkspaceTaskResult {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -324,6 +326,7 @@ impl ::perago::Contract for WorkspaceTaskResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkspaceTaskResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkspaceTaskResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -348,7 +351,8 @@ impl Completed {
 }
 impl ::perago::Contract for Completed {
     const LOCATION: &'static str = "workspace-task-result.schema.json#/$defs/Completed";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -417,7 +421,8 @@ impl ::perago::Contract for Completed {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -501,6 +506,7 @@ impl ::perago::Contract for Completed {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Completed);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Completed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -531,7 +537,8 @@ impl Output {
 }
 impl ::perago::Contract for Output {
     const LOCATION: &'static str = "workspace-task-result.schema.json#/$defs/Output";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "Exactly `workspace` and `result`.",
   "type": "object",
@@ -584,7 +591,8 @@ impl ::perago::Contract for Output {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -669,6 +677,7 @@ impl ::perago::Contract for Output {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Output);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Output {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -42,7 +42,8 @@ impl Extended {
 }
 impl ::perago::Contract for Extended {
     const LOCATION: &'static str = "extended.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Extended",
   "description": "An `allOf` merged into one struct: a base it extends by `$ref` (itself an `allOf`), inline parts, a property two parts declare identically, `required` naming another part's property.",
@@ -165,7 +166,8 @@ impl ::perago::Contract for Extended {
       "unevaluatedProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -386,6 +388,7 @@ impl ::perago::Contract for Extended {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Extended);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Extended {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -416,7 +419,8 @@ impl Named {
 }
 impl ::perago::Contract for Named {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Named";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "No `type` of its own: a value of another type is reported by each typed part.",
   "allOf": [
@@ -450,7 +454,8 @@ impl ::perago::Contract for Named {
     }
   ],
   "unevaluatedProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -577,6 +582,7 @@ impl ::perago::Contract for Named {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Named);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Named {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -599,7 +605,8 @@ impl Base {
 }
 impl ::perago::Contract for Base {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Base";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -612,7 +619,8 @@ impl ::perago::Contract for Base {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -679,6 +687,7 @@ impl ::perago::Contract for Base {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Base);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Base {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

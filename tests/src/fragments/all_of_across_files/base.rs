@@ -17,7 +17,8 @@ impl Base {
 }
 impl ::perago::Contract for Base {
     const LOCATION: &'static str = "base.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Base",
   "type": "object",
@@ -35,7 +36,8 @@ impl ::perago::Contract for Base {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -122,6 +124,7 @@ impl ::perago::Contract for Base {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Base);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Base {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

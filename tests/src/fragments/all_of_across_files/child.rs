@@ -24,7 +24,8 @@ impl Child {
 }
 impl ::perago::Contract for Child {
     const LOCATION: &'static str = "child.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Child",
   "description": "Extends another file's root object.",
@@ -69,7 +70,8 @@ impl ::perago::Contract for Child {
     }
   ],
   "unevaluatedProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -209,6 +211,7 @@ impl ::perago::Contract for Child {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Child);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Child {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -232,7 +235,8 @@ impl ChildInner {
 }
 impl ::perago::Contract for ChildInner {
     const LOCATION: &'static str = "child.schema.json#/allOf/1/properties/inner";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -241,7 +245,8 @@ impl ::perago::Contract for ChildInner {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -307,6 +312,7 @@ impl ::perago::Contract for ChildInner {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChildInner);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChildInner {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

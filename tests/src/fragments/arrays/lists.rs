@@ -34,7 +34,8 @@ impl Lists {
 }
 impl ::perago::Contract for Lists {
     const LOCATION: &'static str = "lists.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Lists",
   "type": "object",
@@ -99,7 +100,8 @@ impl ::perago::Contract for Lists {
     "matrix"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -302,6 +304,7 @@ impl ::perago::Contract for Lists {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Lists);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Lists {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -324,7 +327,8 @@ impl ListsPointsItem {
 }
 impl ::perago::Contract for ListsPointsItem {
     const LOCATION: &'static str = "lists.schema.json#/properties/points/items";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -336,7 +340,8 @@ impl ::perago::Contract for ListsPointsItem {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -402,6 +407,7 @@ impl ::perago::Contract for ListsPointsItem {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ListsPointsItem);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ListsPointsItem {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -45,7 +45,8 @@ impl Keys {
 }
 impl ::perago::Contract for Keys {
     const LOCATION: &'static str = "keys.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Keys",
   "type": "object",
@@ -92,7 +93,8 @@ impl ::perago::Contract for Keys {
     "1st"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -360,6 +362,7 @@ impl ::perago::Contract for Keys {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Keys);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Keys {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

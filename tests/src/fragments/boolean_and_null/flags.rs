@@ -19,7 +19,8 @@ impl Flags {
 }
 impl ::perago::Contract for Flags {
     const LOCATION: &'static str = "flags.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Flags",
   "type": "object",
@@ -39,7 +40,8 @@ impl ::perago::Contract for Flags {
     "nothing"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -140,6 +142,7 @@ impl ::perago::Contract for Flags {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Flags);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Flags {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -39,7 +39,8 @@ impl Headers {
 }
 impl ::perago::Contract for Headers {
     const LOCATION: &'static str = "headers.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Headers",
   "description": "Maps whose keys are checked: one `patternProperties` pattern (other keys are unknown), `propertyNames`, `minProperties` / `maxProperties`.",
@@ -117,7 +118,8 @@ impl ::perago::Contract for Headers {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -291,6 +293,7 @@ impl ::perago::Contract for Headers {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Headers);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Headers {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -362,7 +365,8 @@ impl Count {
 }
 impl ::perago::Contract for Count {
     const LOCATION: &'static str = "headers.schema.json#/$defs/Count";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -374,7 +378,8 @@ impl ::perago::Contract for Count {
     "n"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -440,6 +445,7 @@ impl ::perago::Contract for Count {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Count);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Count {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

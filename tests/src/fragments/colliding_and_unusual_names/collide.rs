@@ -49,7 +49,8 @@ impl Collide {
 }
 impl ::perago::Contract for Collide {
     const LOCATION: &'static str = "collide.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Collide",
   "type": "object",
@@ -92,7 +93,8 @@ impl ::perago::Contract for Collide {
     "type": "string",
     "minLength": 1
   }
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -342,6 +344,7 @@ impl ::perago::Contract for Collide {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Collide);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Collide {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -48,7 +48,8 @@ impl Constants {
 }
 impl ::perago::Contract for Constants {
     const LOCATION: &'static str = "constants.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Constants",
   "type": "object",
@@ -85,7 +86,8 @@ impl ::perago::Contract for Constants {
     "object"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -242,6 +244,7 @@ impl ::perago::Contract for Constants {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Constants);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Constants {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -17,7 +17,8 @@ impl Tagged {
 }
 impl ::perago::Contract for Tagged {
     const LOCATION: &'static str = "tagged.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Tagged",
   "type": "object",
@@ -33,7 +34,8 @@ impl ::perago::Contract for Tagged {
     "kind"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -115,6 +117,7 @@ impl ::perago::Contract for Tagged {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Tagged);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tagged {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

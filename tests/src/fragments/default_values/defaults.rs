@@ -110,7 +110,8 @@ impl Defaults {
 }
 impl ::perago::Contract for Defaults {
     const LOCATION: &'static str = "defaults.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Defaults",
   "type": "object",
@@ -166,7 +167,8 @@ impl ::perago::Contract for Defaults {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -430,6 +432,7 @@ impl ::perago::Contract for Defaults {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Defaults);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Defaults {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

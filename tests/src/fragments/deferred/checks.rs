@@ -69,7 +69,8 @@ impl Checks {
 }
 impl ::perago::Contract for Checks {
     const LOCATION: &'static str = "checks.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Checks",
   "description": "Rules generated types do not type: deferred to the interpreter.",
@@ -198,7 +199,8 @@ impl ::perago::Contract for Checks {
     }
   ],
   "unevaluatedProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -384,6 +386,7 @@ impl ::perago::__private::reader::TypedRead for Checks {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Checks);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Checks {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -456,7 +459,8 @@ impl ChecksBilling {
 }
 impl ::perago::Contract for ChecksBilling {
     const LOCATION: &'static str = "checks.schema.json#/properties/billing";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -495,7 +499,8 @@ impl ::perago::Contract for ChecksBilling {
     }
   ],
   "unevaluatedProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -627,6 +632,7 @@ impl ::perago::__private::reader::TypedRead for ChecksBilling {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChecksBilling);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChecksBilling {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

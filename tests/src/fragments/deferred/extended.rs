@@ -62,7 +62,8 @@ impl Extended {
 }
 impl ::perago::Contract for Extended {
     const LOCATION: &'static str = "extended.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Extended",
   "description": "A base object extended as users often write it, closed by `unevaluatedProperties: false`: typed, the keyword applied as written.",
@@ -149,7 +150,8 @@ impl ::perago::Contract for Extended {
       "unevaluatedProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -340,6 +342,7 @@ impl ::perago::__private::reader::TypedRead for Extended {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Extended);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Extended {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -356,7 +359,8 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Extended {
 pub struct Label(pub ::perago::__private::serde_json::Value);
 impl ::perago::Contract for Label {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Label";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A text, or an object with one: no one JSON type, a `Contract` of its own around a `serde_json::Value`.",
   "type": [
@@ -382,7 +386,8 @@ impl ::perago::Contract for Label {
     }
   ],
   "unevaluatedProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -412,6 +417,7 @@ impl ::perago::__private::reader::TypedRead for Label {
         )
     }
 }
+::perago::__private::json_schema_impl!(Label);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Label {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -437,7 +443,8 @@ impl Stamped {
 }
 impl ::perago::Contract for Stamped {
     const LOCATION: &'static str = "extended.schema.json#/$defs/Stamped";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -454,7 +461,8 @@ impl ::perago::Contract for Stamped {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -544,6 +552,7 @@ impl ::perago::Contract for Stamped {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Stamped);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Stamped {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -77,7 +77,8 @@ impl Loose {
 }
 impl ::perago::Contract for Loose {
     const LOCATION: &'static str = "loose.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Loose",
   "description": "Parts with no one JSON type: values deferred to the interpreter.",
@@ -171,7 +172,8 @@ impl ::perago::Contract for Loose {
       ]
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -346,6 +348,7 @@ impl ::perago::Contract for Loose {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Loose);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Loose {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -371,7 +374,8 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "loose.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -386,7 +390,8 @@ impl ::perago::Contract for Point {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -472,6 +477,7 @@ impl ::perago::Contract for Point {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Point);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

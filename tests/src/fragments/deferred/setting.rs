@@ -23,7 +23,8 @@ static SCHEMAS: ::perago::__private::fallback::Schemas = ::perago::__private::fa
 pub struct Setting(pub ::perago::__private::serde_json::Value);
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Setting",
   "description": "A root with no one JSON type: a type of its own around a `serde_json::Value`, checked by the interpreter.",
@@ -51,7 +52,8 @@ impl ::perago::Contract for Setting {
     }
   ],
   "unevaluatedProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -81,6 +83,7 @@ impl ::perago::__private::reader::TypedRead for Setting {
         )
     }
 }
+::perago::__private::json_schema_impl!(Setting);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Setting {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

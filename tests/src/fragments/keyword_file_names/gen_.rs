@@ -13,7 +13,8 @@ impl Generation {
 }
 impl ::perago::Contract for Generation {
     const LOCATION: &'static str = "gen.schema.json#/$defs/Generation";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -25,7 +26,8 @@ impl ::perago::Contract for Generation {
     "n"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -91,6 +93,7 @@ impl ::perago::Contract for Generation {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Generation);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Generation {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

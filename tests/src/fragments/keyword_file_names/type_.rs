@@ -14,7 +14,8 @@ impl Kind {
 }
 impl ::perago::Contract for Kind {
     const LOCATION: &'static str = "type.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Kind",
   "type": "object",
@@ -41,7 +42,8 @@ impl ::perago::Contract for Kind {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -104,6 +106,7 @@ impl ::perago::Contract for Kind {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Kind);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Kind {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -35,7 +35,8 @@ impl Labelled {
 }
 impl ::perago::Contract for Labelled {
     const LOCATION: &'static str = "labels.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Labelled",
   "type": "object",
@@ -78,7 +79,8 @@ impl ::perago::Contract for Labelled {
     "labels"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -222,6 +224,7 @@ impl ::perago::Contract for Labelled {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Labelled);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Labelled {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -244,7 +247,8 @@ impl LabelledNestedValue {
 }
 impl ::perago::Contract for LabelledNestedValue {
     const LOCATION: &'static str = "labels.schema.json#/properties/nested/additionalProperties";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -256,7 +260,8 @@ impl ::perago::Contract for LabelledNestedValue {
     "on"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -317,6 +322,7 @@ impl ::perago::Contract for LabelledNestedValue {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LabelledNestedValue);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LabelledNestedValue {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -27,7 +27,8 @@ impl Mixed {
 }
 impl ::perago::Contract for Mixed {
     const LOCATION: &'static str = "mixed.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Mixed",
   "type": "object",
@@ -53,7 +54,8 @@ impl ::perago::Contract for Mixed {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -133,6 +135,7 @@ impl ::perago::Contract for Mixed {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Mixed);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Mixed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -35,7 +35,8 @@ impl Multiples {
 }
 impl ::perago::Contract for Multiples {
     const LOCATION: &'static str = "multiples.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Multiples",
   "type": "object",
@@ -79,7 +80,8 @@ impl ::perago::Contract for Multiples {
     "halves"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -290,6 +292,7 @@ impl ::perago::Contract for Multiples {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Multiples);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Multiples {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -16,7 +16,8 @@ impl Shadow {
 }
 impl ::perago::Contract for Shadow {
     const LOCATION: &'static str = "shadow.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -46,7 +47,8 @@ impl ::perago::Contract for Shadow {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -128,6 +130,7 @@ impl ::perago::Contract for Shadow {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Shadow);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Shadow {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -152,7 +155,8 @@ impl OptionType {
 }
 impl ::perago::Contract for OptionType {
     const LOCATION: &'static str = "shadow.schema.json#/$defs/Option";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -161,7 +165,8 @@ impl ::perago::Contract for OptionType {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -228,6 +233,7 @@ impl ::perago::Contract for OptionType {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OptionType);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OptionType {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -18,7 +18,8 @@ impl Outer {
 }
 impl ::perago::Contract for Outer {
     const LOCATION: &'static str = "outer.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Outer",
   "type": "object",
@@ -54,7 +55,8 @@ impl ::perago::Contract for Outer {
     "inner"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -130,6 +132,7 @@ impl ::perago::Contract for Outer {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Outer);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Outer {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -153,7 +156,8 @@ impl OuterInner {
 }
 impl ::perago::Contract for OuterInner {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "description": "Closed although it says nothing about extra keys.",
@@ -175,7 +179,8 @@ impl ::perago::Contract for OuterInner {
     "innermost"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -238,6 +243,7 @@ impl ::perago::Contract for OuterInner {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OuterInner);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInner {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -260,7 +266,8 @@ impl OuterInnerInnermost {
 }
 impl ::perago::Contract for OuterInnerInnermost {
     const LOCATION: &'static str = "outer.schema.json#/properties/inner/properties/innermost";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -272,7 +279,8 @@ impl ::perago::Contract for OuterInnerInnermost {
     "leaf"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -339,6 +347,7 @@ impl ::perago::Contract for OuterInnerInnermost {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OuterInnerInnermost);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterInnerInnermost {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -358,11 +367,13 @@ impl OuterEmpty {
 }
 impl ::perago::Contract for OuterEmpty {
     const LOCATION: &'static str = "outer.schema.json#/properties/empty";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -404,6 +415,7 @@ impl ::perago::Contract for OuterEmpty {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OuterEmpty);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OuterEmpty {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -31,7 +31,8 @@ impl AnyOfNull {
 }
 impl ::perago::Contract for AnyOfNull {
     const LOCATION: &'static str = "any-of.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "AnyOfNull",
   "type": "object",
@@ -115,7 +116,8 @@ impl ::perago::Contract for AnyOfNull {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -282,6 +284,7 @@ impl ::perago::Contract for AnyOfNull {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(AnyOfNull);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for AnyOfNull {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -304,7 +307,8 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "any-of.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -317,7 +321,8 @@ impl ::perago::Contract for Point {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -383,6 +388,7 @@ impl ::perago::Contract for Point {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Point);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

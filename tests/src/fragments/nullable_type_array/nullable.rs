@@ -33,7 +33,8 @@ impl Nullable {
 }
 impl ::perago::Contract for Nullable {
     const LOCATION: &'static str = "nullable.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Nullable",
   "type": "object",
@@ -81,7 +82,8 @@ impl ::perago::Contract for Nullable {
     "nullable_object"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -251,6 +253,7 @@ impl ::perago::Contract for Nullable {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Nullable);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Nullable {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -273,7 +276,8 @@ impl NullableNullableObject {
 }
 impl ::perago::Contract for NullableNullableObject {
     const LOCATION: &'static str = "nullable.schema.json#/properties/nullable_object";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -285,7 +289,8 @@ impl ::perago::Contract for NullableNullableObject {
     "a"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -352,6 +357,7 @@ impl ::perago::Contract for NullableNullableObject {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(NullableNullableObject);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NullableNullableObject {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

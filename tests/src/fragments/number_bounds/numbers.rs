@@ -31,7 +31,8 @@ impl Numbers {
 }
 impl ::perago::Contract for Numbers {
     const LOCATION: &'static str = "numbers.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Numbers",
   "type": "object",
@@ -72,7 +73,8 @@ impl ::perago::Contract for Numbers {
     "every_bound"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -259,6 +261,7 @@ impl ::perago::Contract for Numbers {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Numbers);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Numbers {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -38,7 +38,8 @@ impl Rules {
 }
 impl ::perago::Contract for Rules {
     const LOCATION: &'static str = "rules.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Rules",
   "description": "`minProperties`, `maxProperties` and `dependentRequired`: checks on the object.",
@@ -109,7 +110,8 @@ impl ::perago::Contract for Rules {
     ]
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -295,6 +297,7 @@ impl ::perago::Contract for Rules {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Rules);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Rules {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -368,7 +371,8 @@ impl RulesLimits {
 }
 impl ::perago::Contract for RulesLimits {
     const LOCATION: &'static str = "rules.schema.json#/properties/limits";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -385,7 +389,8 @@ impl ::perago::Contract for RulesLimits {
   "minProperties": 1,
   "maxProperties": 2,
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -510,6 +515,7 @@ impl ::perago::Contract for RulesLimits {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(RulesLimits);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for RulesLimits {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -536,7 +542,8 @@ impl RulesTags {
 }
 impl ::perago::Contract for RulesTags {
     const LOCATION: &'static str = "rules.schema.json#/properties/tags";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -551,7 +558,8 @@ impl ::perago::Contract for RulesTags {
   "dependentRequired": {
     "owner": []
   }
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -655,6 +663,7 @@ impl ::perago::Contract for RulesTags {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(RulesTags);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for RulesTags {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -11,7 +11,8 @@ pub enum Shape {
 }
 impl ::perago::Contract for Shape {
     const LOCATION: &'static str = "shape.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Shape",
   "oneOf": [
@@ -73,7 +74,8 @@ impl ::perago::Contract for Shape {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -246,6 +248,7 @@ impl ::perago::Contract for Shape {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Shape);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Shape {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -270,7 +273,8 @@ impl ShapeCircle {
 }
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -287,7 +291,8 @@ impl ::perago::Contract for ShapeCircle {
     "radius"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -376,6 +381,7 @@ impl ::perago::Contract for ShapeCircle {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ShapeCircle);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircle {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -404,7 +410,8 @@ impl ShapeSquare {
 }
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -427,7 +434,8 @@ impl ::perago::Contract for ShapeSquare {
     "side"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -542,6 +550,7 @@ impl ::perago::Contract for ShapeSquare {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ShapeSquare);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquare {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -565,7 +574,8 @@ impl Empty {
 }
 impl ::perago::Contract for Empty {
     const LOCATION: &'static str = "shape.schema.json#/$defs/Empty";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -577,7 +587,8 @@ impl ::perago::Contract for Empty {
     "kind"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -641,6 +652,7 @@ impl ::perago::Contract for Empty {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Empty);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Empty {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -16,7 +16,8 @@ pub enum Source {
 }
 impl ::perago::Contract for Source {
     const LOCATION: &'static str = "source.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Source",
   "description": "Where a checkout comes from, discriminated by the keys each kind requires.",
@@ -82,7 +83,8 @@ impl ::perago::Contract for Source {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -422,6 +424,7 @@ impl ::perago::Contract for Source {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Source);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Source {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -450,7 +453,8 @@ impl SourceUrl {
 }
 impl ::perago::Contract for SourceUrl {
     const LOCATION: &'static str = "source.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -471,7 +475,8 @@ impl ::perago::Contract for SourceUrl {
     "url"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -589,6 +594,7 @@ impl ::perago::Contract for SourceUrl {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SourceUrl);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SourceUrl {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -617,7 +623,8 @@ impl SourcePath {
 }
 impl ::perago::Contract for SourcePath {
     const LOCATION: &'static str = "source.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -636,7 +643,8 @@ impl ::perago::Contract for SourcePath {
     "path"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -749,6 +757,7 @@ impl ::perago::Contract for SourcePath {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SourcePath);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SourcePath {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -773,7 +782,8 @@ impl SourceInline {
 }
 impl ::perago::Contract for SourceInline {
     const LOCATION: &'static str = "source.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -793,7 +803,8 @@ impl ::perago::Contract for SourceInline {
     "encoding"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -885,6 +896,7 @@ impl ::perago::Contract for SourceInline {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SourceInline);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SourceInline {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

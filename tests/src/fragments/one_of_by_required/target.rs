@@ -13,7 +13,8 @@ pub enum Target {
 }
 impl ::perago::Contract for Target {
     const LOCATION: &'static str = "target.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Target",
   "description": "A name, or one of two objects discriminated by the keys each requires.",
@@ -54,7 +55,8 @@ impl ::perago::Contract for Target {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -292,6 +294,7 @@ impl ::perago::Contract for Target {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Target);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Target {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -317,7 +320,8 @@ impl TargetHost {
 }
 impl ::perago::Contract for TargetHost {
     const LOCATION: &'static str = "target.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -333,7 +337,8 @@ impl ::perago::Contract for TargetHost {
     "host"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -420,6 +425,7 @@ impl ::perago::Contract for TargetHost {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TargetHost);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TargetHost {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -445,7 +451,8 @@ impl TargetSocket {
 }
 impl ::perago::Contract for TargetSocket {
     const LOCATION: &'static str = "target.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -460,7 +467,8 @@ impl ::perago::Contract for TargetSocket {
     "socket"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -553,6 +561,7 @@ impl ::perago::Contract for TargetSocket {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TargetSocket);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TargetSocket {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

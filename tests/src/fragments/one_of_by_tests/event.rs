@@ -14,7 +14,8 @@ pub enum Event {
 }
 impl ::perago::Contract for Event {
     const LOCATION: &'static str = "event.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Event",
   "description": "Tags and a member's JSON type together: a `kind` tag names a click or a key; without `kind`, the type of `payload` says which (text, or an object), and `at` is a number or a date by branch.",
@@ -99,7 +100,8 @@ impl ::perago::Contract for Event {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -426,6 +428,7 @@ impl ::perago::Contract for Event {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Event);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -452,7 +455,8 @@ impl EventClick {
 }
 impl ::perago::Contract for EventClick {
     const LOCATION: &'static str = "event.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -472,7 +476,8 @@ impl ::perago::Contract for EventClick {
     "y"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -582,6 +587,7 @@ impl ::perago::Contract for EventClick {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventClick);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventClick {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -607,7 +613,8 @@ impl EventKey {
 }
 impl ::perago::Contract for EventKey {
     const LOCATION: &'static str = "event.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -624,7 +631,8 @@ impl ::perago::Contract for EventKey {
     "code"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -709,6 +717,7 @@ impl ::perago::Contract for EventKey {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventKey);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventKey {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -735,7 +744,8 @@ impl EventString {
 }
 impl ::perago::Contract for EventString {
     const LOCATION: &'static str = "event.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -752,7 +762,8 @@ impl ::perago::Contract for EventString {
     "payload"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -839,6 +850,7 @@ impl ::perago::Contract for EventString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -864,7 +876,8 @@ impl EventObject {
 }
 impl ::perago::Contract for EventObject {
     const LOCATION: &'static str = "event.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -889,7 +902,8 @@ impl ::perago::Contract for EventObject {
     "payload"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -974,6 +988,7 @@ impl ::perago::Contract for EventObject {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventObject);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventObject {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -996,7 +1011,8 @@ impl EventObjectPayload {
 }
 impl ::perago::Contract for EventObjectPayload {
     const LOCATION: &'static str = "event.schema.json#/oneOf/3/properties/payload";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1008,7 +1024,8 @@ impl ::perago::Contract for EventObjectPayload {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1074,6 +1091,7 @@ impl ::perago::Contract for EventObjectPayload {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventObjectPayload);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventObjectPayload {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -16,7 +16,8 @@ pub enum Limit {
 }
 impl ::perago::Contract for Limit {
     const LOCATION: &'static str = "limit.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Limit",
   "description": "A member's JSON type, then a key: `max` a number of its own or a word; a number with a `window` (which only that branch declares, and requires) is a rate.",
@@ -72,7 +73,8 @@ impl ::perago::Contract for Limit {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -299,6 +301,7 @@ impl ::perago::Contract for Limit {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Limit);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Limit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -324,7 +327,8 @@ impl LimitInteger {
 }
 impl ::perago::Contract for LimitInteger {
     const LOCATION: &'static str = "limit.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -340,7 +344,8 @@ impl ::perago::Contract for LimitInteger {
     "max"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -421,6 +426,7 @@ impl ::perago::Contract for LimitInteger {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LimitInteger);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LimitInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -443,7 +449,8 @@ impl LimitString {
 }
 impl ::perago::Contract for LimitString {
     const LOCATION: &'static str = "limit.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -459,7 +466,8 @@ impl ::perago::Contract for LimitString {
     "max"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -525,6 +533,7 @@ impl ::perago::Contract for LimitString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LimitString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LimitString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -593,7 +602,8 @@ impl LimitIntegerWindow {
 }
 impl ::perago::Contract for LimitIntegerWindow {
     const LOCATION: &'static str = "limit.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -611,7 +621,8 @@ impl ::perago::Contract for LimitIntegerWindow {
     "max"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -703,6 +714,7 @@ impl ::perago::Contract for LimitIntegerWindow {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LimitIntegerWindow);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LimitIntegerWindow {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -16,7 +16,8 @@ pub enum Notice {
 }
 impl ::perago::Contract for Notice {
     const LOCATION: &'static str = "notice.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Notice",
   "description": "Tags beside a branch that takes any `level` (a vendor's own, which requires `vendor`): `info` is an info or a vendor notice, `warn` a warning or a vendor notice, any other level a vendor notice; which one, the keys say.",
@@ -79,7 +80,8 @@ impl ::perago::Contract for Notice {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -375,6 +377,7 @@ impl ::perago::Contract for Notice {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Notice);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Notice {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -399,7 +402,8 @@ impl NoticeInfo {
 }
 impl ::perago::Contract for NoticeInfo {
     const LOCATION: &'static str = "notice.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -415,7 +419,8 @@ impl ::perago::Contract for NoticeInfo {
     "text"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -500,6 +505,7 @@ impl ::perago::Contract for NoticeInfo {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(NoticeInfo);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NoticeInfo {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -528,7 +534,8 @@ impl NoticeWarnCode {
 }
 impl ::perago::Contract for NoticeWarnCode {
     const LOCATION: &'static str = "notice.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -548,7 +555,8 @@ impl ::perago::Contract for NoticeWarnCode {
     "code"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -663,6 +671,7 @@ impl ::perago::Contract for NoticeWarnCode {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(NoticeWarnCode);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NoticeWarnCode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -691,7 +700,8 @@ impl NoticeLevelVendor {
 }
 impl ::perago::Contract for NoticeLevelVendor {
     const LOCATION: &'static str = "notice.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -712,7 +722,8 @@ impl ::perago::Contract for NoticeLevelVendor {
     "level"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -831,6 +842,7 @@ impl ::perago::Contract for NoticeLevelVendor {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(NoticeLevelVendor);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for NoticeLevelVendor {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

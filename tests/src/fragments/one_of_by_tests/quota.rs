@@ -12,7 +12,8 @@ pub enum Quota {
 }
 impl ::perago::Contract for Quota {
     const LOCATION: &'static str = "quota.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Quota",
   "description": "A member one branch requires and the other leaves optional: `limit` a number of requests, or a named plan (or none) with a period.",
@@ -54,7 +55,8 @@ impl ::perago::Contract for Quota {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -242,6 +244,7 @@ impl ::perago::Contract for Quota {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Quota);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Quota {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -267,7 +270,8 @@ impl QuotaInteger {
 }
 impl ::perago::Contract for QuotaInteger {
     const LOCATION: &'static str = "quota.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -283,7 +287,8 @@ impl ::perago::Contract for QuotaInteger {
     "limit"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -374,6 +379,7 @@ impl ::perago::Contract for QuotaInteger {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(QuotaInteger);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for QuotaInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -400,7 +406,8 @@ impl QuotaString {
 }
 impl ::perago::Contract for QuotaString {
     const LOCATION: &'static str = "quota.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -420,7 +427,8 @@ impl ::perago::Contract for QuotaString {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -511,6 +519,7 @@ impl ::perago::Contract for QuotaString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(QuotaString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for QuotaString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -17,7 +17,8 @@ pub enum Reading {
 }
 impl ::perago::Contract for Reading {
     const LOCATION: &'static str = "reading.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Reading",
   "description": "Discriminated by the JSON types of two members, one after the other: `value` a number, a string of digits or a list of numbers; a number's `unit` a string or null. `scale` is an integer or a string by branch.",
@@ -98,7 +99,8 @@ impl ::perago::Contract for Reading {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -463,6 +465,7 @@ impl ::perago::Contract for Reading {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Reading);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Reading {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -487,7 +490,8 @@ impl ReadingNumberString {
 }
 impl ::perago::Contract for ReadingNumberString {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -504,7 +508,8 @@ impl ::perago::Contract for ReadingNumberString {
     "unit"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -596,6 +601,7 @@ impl ::perago::Contract for ReadingNumberString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ReadingNumberString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingNumberString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -623,7 +629,8 @@ impl ReadingNumberNull {
 }
 impl ::perago::Contract for ReadingNumberNull {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -644,7 +651,8 @@ impl ::perago::Contract for ReadingNumberNull {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -755,6 +763,7 @@ impl ::perago::Contract for ReadingNumberNull {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ReadingNumberNull);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingNumberNull {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -779,7 +788,8 @@ impl ReadingString {
 }
 impl ::perago::Contract for ReadingString {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -796,7 +806,8 @@ impl ::perago::Contract for ReadingString {
     "unit"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -889,6 +900,7 @@ impl ::perago::Contract for ReadingString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ReadingString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -914,7 +926,8 @@ impl ReadingArray {
 }
 impl ::perago::Contract for ReadingArray {
     const LOCATION: &'static str = "reading.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -934,7 +947,8 @@ impl ::perago::Contract for ReadingArray {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1030,6 +1044,7 @@ impl ::perago::Contract for ReadingArray {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ReadingArray);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ReadingArray {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -17,7 +17,8 @@ pub enum Target {
 }
 impl ::perago::Contract for Target {
     const LOCATION: &'static str = "target.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Target",
   "description": "A union whose objects are discriminated by a tag, then a member's JSON type: a port number, a file (tagged), or an address whose `port` is a number or a service name.",
@@ -79,7 +80,8 @@ impl ::perago::Contract for Target {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -339,6 +341,7 @@ impl ::perago::Contract for Target {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Target);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Target {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -363,7 +366,8 @@ impl TargetFile {
 }
 impl ::perago::Contract for TargetFile {
     const LOCATION: &'static str = "target.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -379,7 +383,8 @@ impl ::perago::Contract for TargetFile {
     "path"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -464,6 +469,7 @@ impl ::perago::Contract for TargetFile {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TargetFile);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TargetFile {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -489,7 +495,8 @@ impl TargetInteger {
 }
 impl ::perago::Contract for TargetInteger {
     const LOCATION: &'static str = "target.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -507,7 +514,8 @@ impl ::perago::Contract for TargetInteger {
     "port"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -599,6 +607,7 @@ impl ::perago::Contract for TargetInteger {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TargetInteger);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TargetInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -623,7 +632,8 @@ impl TargetString {
 }
 impl ::perago::Contract for TargetString {
     const LOCATION: &'static str = "target.schema.json#/anyOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -640,7 +650,8 @@ impl ::perago::Contract for TargetString {
     "address"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -733,6 +744,7 @@ impl ::perago::Contract for TargetString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TargetString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TargetString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -10,7 +10,8 @@ pub enum Setting {
 }
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Setting",
   "oneOf": [
@@ -47,7 +48,8 @@ impl ::perago::Contract for Setting {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -242,6 +244,7 @@ impl ::perago::Contract for Setting {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Setting);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Setting {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -266,7 +269,8 @@ impl SettingText {
 }
 impl ::perago::Contract for SettingText {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -282,7 +286,8 @@ impl ::perago::Contract for SettingText {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -372,6 +377,7 @@ impl ::perago::Contract for SettingText {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SettingText);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingText {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -397,7 +403,8 @@ impl SettingCount {
 }
 impl ::perago::Contract for SettingCount {
     const LOCATION: &'static str = "setting.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -413,7 +420,8 @@ impl ::perago::Contract for SettingCount {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -502,6 +510,7 @@ impl ::perago::Contract for SettingCount {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SettingCount);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingCount {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -13,7 +13,8 @@ pub enum Job {
 }
 impl ::perago::Contract for Job {
     const LOCATION: &'static str = "job.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Job",
   "description": "Branches that give one key different schemas: an object, a string or an array (`source`), a string or a nullable one (`target`), a list or a map (`options`); the last branch is distinguished by having no `kind`.",
@@ -121,7 +122,8 @@ impl ::perago::Contract for Job {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -640,6 +642,7 @@ impl ::perago::Contract for Job {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Job);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Job {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -678,7 +681,8 @@ impl JobCopy {
 }
 impl ::perago::Contract for JobCopy {
     const LOCATION: &'static str = "job.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -722,7 +726,8 @@ impl ::perago::Contract for JobCopy {
     "target"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -887,6 +892,7 @@ impl ::perago::Contract for JobCopy {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(JobCopy);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobCopy {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -912,7 +918,8 @@ impl JobCopySource {
 }
 impl ::perago::Contract for JobCopySource {
     const LOCATION: &'static str = "job.schema.json#/oneOf/0/properties/source";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -929,7 +936,8 @@ impl ::perago::Contract for JobCopySource {
     "key"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1022,6 +1030,7 @@ impl ::perago::Contract for JobCopySource {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(JobCopySource);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobCopySource {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1061,7 +1070,8 @@ impl JobFetch {
 }
 impl ::perago::Contract for JobFetch {
     const LOCATION: &'static str = "job.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1094,7 +1104,8 @@ impl ::perago::Contract for JobFetch {
     "source"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1262,6 +1273,7 @@ impl ::perago::Contract for JobFetch {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(JobFetch);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobFetch {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1291,7 +1303,8 @@ impl JobVariant2 {
 }
 impl ::perago::Contract for JobVariant2 {
     const LOCATION: &'static str = "job.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1316,7 +1329,8 @@ impl ::perago::Contract for JobVariant2 {
     "source"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1443,6 +1457,7 @@ impl ::perago::Contract for JobVariant2 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(JobVariant2);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for JobVariant2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -11,7 +11,8 @@ pub enum Expr {
 }
 impl ::perago::Contract for Expr {
     const LOCATION: &'static str = "expr.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Expr",
   "oneOf": [
@@ -78,7 +79,8 @@ impl ::perago::Contract for Expr {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -285,6 +287,7 @@ impl ::perago::Contract for Expr {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Expr);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Expr {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -327,7 +330,8 @@ impl ExprSelf {
 }
 impl ::perago::Contract for ExprSelf {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -416,7 +420,8 @@ impl ::perago::Contract for ExprSelf {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -530,6 +535,7 @@ impl ::perago::Contract for ExprSelf {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ExprSelf);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -555,7 +561,8 @@ impl ExprSelf2 {
 }
 impl ::perago::Contract for ExprSelf2 {
     const LOCATION: &'static str = "expr.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -641,7 +648,8 @@ impl ::perago::Contract for ExprSelf2 {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -724,6 +732,7 @@ impl ::perago::Contract for ExprSelf2 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ExprSelf2);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExprSelf2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -19,7 +19,8 @@ impl Literal {
 }
 impl ::perago::Contract for Literal {
     const LOCATION: &'static str = "lit.schema.json#/$defs/Literal";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -35,7 +36,8 @@ impl ::perago::Contract for Literal {
     "op"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -119,6 +121,7 @@ impl ::perago::Contract for Literal {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Literal);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Literal {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -13,7 +13,8 @@ pub enum Change {
 }
 impl ::perago::Contract for Change {
     const LOCATION: &'static str = "change.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Change",
   "description": "Discriminated by `op`, whose values name the branches: a create or an insert carries a value, a delete does not, a move or a rename (its `op` a definition of its own) says where from. `value` is checked differently by two branches.",
@@ -95,7 +96,8 @@ impl ::perago::Contract for Change {
       "description": "Where it goes is `path`."
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -471,6 +473,7 @@ impl ::perago::Contract for Change {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Change);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Change {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -497,7 +500,8 @@ impl ChangeCreate {
 }
 impl ::perago::Contract for ChangeCreate {
     const LOCATION: &'static str = "change.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -521,7 +525,8 @@ impl ::perago::Contract for ChangeCreate {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -635,6 +640,7 @@ impl ::perago::Contract for ChangeCreate {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChangeCreate);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeCreate {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -703,7 +709,8 @@ impl ChangeDelete {
 }
 impl ::perago::Contract for ChangeDelete {
     const LOCATION: &'static str = "change.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -720,7 +727,8 @@ impl ::perago::Contract for ChangeDelete {
     "path"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -805,6 +813,7 @@ impl ::perago::Contract for ChangeDelete {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChangeDelete);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeDelete {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -835,7 +844,8 @@ impl ChangeMove {
 }
 impl ::perago::Contract for ChangeMove {
     const LOCATION: &'static str = "change.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -870,7 +880,8 @@ impl ::perago::Contract for ChangeMove {
       "description": "Where it goes is `path`."
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1012,6 +1023,7 @@ impl ::perago::Contract for ChangeMove {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChangeMove);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChangeMove {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -13,7 +13,8 @@ pub enum Identity {
 }
 impl ::perago::Contract for Identity {
     const LOCATION: &'static str = "identity.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Identity",
   "description": "Discriminated by the JSON type of `id`, which every branch requires: a UUID with a name, a positive number with a count (its `name` a number too), or none (`false` or null) with a note.",
@@ -76,7 +77,8 @@ impl ::perago::Contract for Identity {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -357,6 +359,7 @@ impl ::perago::Contract for Identity {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Identity);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Identity {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -381,7 +384,8 @@ impl IdentityString {
 }
 impl ::perago::Contract for IdentityString {
     const LOCATION: &'static str = "identity.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -399,7 +403,8 @@ impl ::perago::Contract for IdentityString {
     "name"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -488,6 +493,7 @@ impl ::perago::Contract for IdentityString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(IdentityString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdentityString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -516,7 +522,8 @@ impl IdentityInteger {
 }
 impl ::perago::Contract for IdentityInteger {
     const LOCATION: &'static str = "identity.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -536,7 +543,8 @@ impl ::perago::Contract for IdentityInteger {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -652,6 +660,7 @@ impl ::perago::Contract for IdentityInteger {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(IdentityInteger);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdentityInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -676,7 +685,8 @@ impl IdentityBoolean {
 }
 impl ::perago::Contract for IdentityBoolean {
     const LOCATION: &'static str = "identity.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -695,7 +705,8 @@ impl ::perago::Contract for IdentityBoolean {
     "note"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -784,6 +795,7 @@ impl ::perago::Contract for IdentityBoolean {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(IdentityBoolean);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdentityBoolean {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

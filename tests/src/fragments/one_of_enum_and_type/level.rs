@@ -27,7 +27,8 @@ pub enum Level {
 }
 impl ::perago::Contract for Level {
     const LOCATION: &'static str = "level.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Level",
   "description": "A log record discriminated by an integer `level` (several levels name a branch; `5.0` is 5), or a raw line or a marker without one, discriminated by the key each requires.",
@@ -121,7 +122,8 @@ impl ::perago::Contract for Level {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -634,6 +636,7 @@ impl ::perago::Contract for Level {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Level);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Level {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -658,7 +661,8 @@ impl LevelV1 {
 }
 impl ::perago::Contract for LevelV1 {
     const LOCATION: &'static str = "level.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -678,7 +682,8 @@ impl ::perago::Contract for LevelV1 {
     "message"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -762,6 +767,7 @@ impl ::perago::Contract for LevelV1 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LevelV1);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelV1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -789,7 +795,8 @@ impl LevelV4 {
 }
 impl ::perago::Contract for LevelV4 {
     const LOCATION: &'static str = "level.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -815,7 +822,8 @@ impl ::perago::Contract for LevelV4 {
     "message"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -934,6 +942,7 @@ impl ::perago::Contract for LevelV4 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LevelV4);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelV4 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -959,7 +968,8 @@ impl LevelV0 {
 }
 impl ::perago::Contract for LevelV0 {
     const LOCATION: &'static str = "level.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -974,7 +984,8 @@ impl ::perago::Contract for LevelV0 {
     "level"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1055,6 +1066,7 @@ impl ::perago::Contract for LevelV0 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LevelV0);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelV0 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1077,7 +1089,8 @@ impl LevelRaw {
 }
 impl ::perago::Contract for LevelRaw {
     const LOCATION: &'static str = "level.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1089,7 +1102,8 @@ impl ::perago::Contract for LevelRaw {
     "raw"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1156,6 +1170,7 @@ impl ::perago::Contract for LevelRaw {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LevelRaw);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelRaw {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1181,7 +1196,8 @@ impl LevelMarker {
 }
 impl ::perago::Contract for LevelMarker {
     const LOCATION: &'static str = "level.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1196,7 +1212,8 @@ impl ::perago::Contract for LevelMarker {
     "marker"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1277,6 +1294,7 @@ impl ::perago::Contract for LevelMarker {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(LevelMarker);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelMarker {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

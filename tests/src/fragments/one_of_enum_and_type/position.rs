@@ -16,7 +16,8 @@ pub enum Position {
 }
 impl ::perago::Contract for Position {
     const LOCATION: &'static str = "position.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Position",
   "description": "A path, or an object discriminated by the JSON type of `at`: a line number, or a named anchor with a fragment.",
@@ -58,7 +59,8 @@ impl ::perago::Contract for Position {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -268,6 +270,7 @@ impl ::perago::Contract for Position {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Position);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Position {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -293,7 +296,8 @@ impl PositionInteger {
 }
 impl ::perago::Contract for PositionInteger {
     const LOCATION: &'static str = "position.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -309,7 +313,8 @@ impl ::perago::Contract for PositionInteger {
     "at"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -400,6 +405,7 @@ impl ::perago::Contract for PositionInteger {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(PositionInteger);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for PositionInteger {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -425,7 +431,8 @@ impl PositionString {
 }
 impl ::perago::Contract for PositionString {
     const LOCATION: &'static str = "position.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -441,7 +448,8 @@ impl ::perago::Contract for PositionString {
     "at"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -528,6 +536,7 @@ impl ::perago::Contract for PositionString {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(PositionString);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for PositionString {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

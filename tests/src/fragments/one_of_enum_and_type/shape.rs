@@ -13,7 +13,8 @@ pub enum Shape {
 }
 impl ::perago::Contract for Shape {
     const LOCATION: &'static str = "shape.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Shape",
   "description": "A name, or an object discriminated by `kind`: a circle or a disc of a size, a square of a whole size.",
@@ -61,7 +62,8 @@ impl ::perago::Contract for Shape {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -318,6 +320,7 @@ impl ::perago::Contract for Shape {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Shape);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Shape {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -342,7 +345,8 @@ impl ShapeCircle {
 }
 impl ::perago::Contract for ShapeCircle {
     const LOCATION: &'static str = "shape.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -362,7 +366,8 @@ impl ::perago::Contract for ShapeCircle {
     "size"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -448,6 +453,7 @@ impl ::perago::Contract for ShapeCircle {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ShapeCircle);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeCircle {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -517,7 +523,8 @@ impl ShapeSquare {
 }
 impl ::perago::Contract for ShapeSquare {
     const LOCATION: &'static str = "shape.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -535,7 +542,8 @@ impl ::perago::Contract for ShapeSquare {
     "kind"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -621,6 +629,7 @@ impl ::perago::Contract for ShapeSquare {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ShapeSquare);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ShapeSquare {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -13,7 +13,8 @@ pub enum Event {
 }
 impl ::perago::Contract for Event {
     const LOCATION: &'static str = "event.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Event",
   "description": "A tagged union as people write it: every branch inline, with its own `const`s, one of them (`version`) the same in every branch.",
@@ -96,7 +97,8 @@ impl ::perago::Contract for Event {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -359,6 +361,7 @@ impl ::perago::Contract for Event {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Event);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -388,7 +391,8 @@ impl EventCreated {
 }
 impl ::perago::Contract for EventCreated {
     const LOCATION: &'static str = "event.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -413,7 +417,8 @@ impl ::perago::Contract for EventCreated {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -550,6 +555,7 @@ impl ::perago::Contract for EventCreated {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventCreated);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventCreated {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -582,7 +588,8 @@ impl EventDeleted {
 }
 impl ::perago::Contract for EventDeleted {
     const LOCATION: &'static str = "event.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -608,7 +615,8 @@ impl ::perago::Contract for EventDeleted {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -746,6 +754,7 @@ impl ::perago::Contract for EventDeleted {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventDeleted);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventDeleted {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -776,7 +785,8 @@ impl EventRenamed {
 }
 impl ::perago::Contract for EventRenamed {
     const LOCATION: &'static str = "event.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -802,7 +812,8 @@ impl ::perago::Contract for EventRenamed {
     "to"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -940,6 +951,7 @@ impl ::perago::Contract for EventRenamed {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventRenamed);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventRenamed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

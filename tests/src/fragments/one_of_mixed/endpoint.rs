@@ -15,7 +15,8 @@ pub enum Endpoint {
 }
 impl ::perago::Contract for Endpoint {
     const LOCATION: &'static str = "endpoint.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Endpoint",
   "description": "A name, or an object: TCP or UDP discriminated by `kind`, else a socket or a pipe discriminated by the key each requires.",
@@ -88,7 +89,8 @@ impl ::perago::Contract for Endpoint {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -400,6 +402,7 @@ impl ::perago::Contract for Endpoint {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Endpoint);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Endpoint {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -427,7 +430,8 @@ impl EndpointTcp {
 }
 impl ::perago::Contract for EndpointTcp {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -447,7 +451,8 @@ impl ::perago::Contract for EndpointTcp {
     "host"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -562,6 +567,7 @@ impl ::perago::Contract for EndpointTcp {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EndpointTcp);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EndpointTcp {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -587,7 +593,8 @@ impl EndpointUdp {
 }
 impl ::perago::Contract for EndpointUdp {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -603,7 +610,8 @@ impl ::perago::Contract for EndpointUdp {
     "host"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -688,6 +696,7 @@ impl ::perago::Contract for EndpointUdp {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EndpointUdp);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EndpointUdp {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -711,7 +720,8 @@ impl EndpointSocket {
 }
 impl ::perago::Contract for EndpointSocket {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -723,7 +733,8 @@ impl ::perago::Contract for EndpointSocket {
     "socket"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -790,6 +801,7 @@ impl ::perago::Contract for EndpointSocket {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EndpointSocket);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EndpointSocket {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -815,7 +827,8 @@ impl EndpointPipe {
 }
 impl ::perago::Contract for EndpointPipe {
     const LOCATION: &'static str = "endpoint.schema.json#/anyOf/4";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -830,7 +843,8 @@ impl ::perago::Contract for EndpointPipe {
     "pipe"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -918,6 +932,7 @@ impl ::perago::Contract for EndpointPipe {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EndpointPipe);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EndpointPipe {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -14,7 +14,8 @@ pub enum Resource {
 }
 impl ::perago::Contract for Resource {
     const LOCATION: &'static str = "resource.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Resource",
   "description": "A blob or a link, discriminated by `kind`; without `kind`, a URL or a path, discriminated by the key each requires.",
@@ -96,7 +97,8 @@ impl ::perago::Contract for Resource {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -510,6 +512,7 @@ impl ::perago::Contract for Resource {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Resource);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Resource {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -537,7 +540,8 @@ impl ResourceBlob {
 }
 impl ::perago::Contract for ResourceBlob {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -558,7 +562,8 @@ impl ::perago::Contract for ResourceBlob {
     "data"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -673,6 +678,7 @@ impl ::perago::Contract for ResourceBlob {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ResourceBlob);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ResourceBlob {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -701,7 +707,8 @@ impl ResourceLink {
 }
 impl ::perago::Contract for ResourceLink {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -721,7 +728,8 @@ impl ::perago::Contract for ResourceLink {
     "target"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -836,6 +844,7 @@ impl ::perago::Contract for ResourceLink {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ResourceLink);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ResourceLink {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -862,7 +871,8 @@ impl ResourceUrl {
 }
 impl ::perago::Contract for ResourceUrl {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -878,7 +888,8 @@ impl ::perago::Contract for ResourceUrl {
     "url"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -966,6 +977,7 @@ impl ::perago::Contract for ResourceUrl {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ResourceUrl);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ResourceUrl {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -994,7 +1006,8 @@ impl ResourcePath {
 }
 impl ::perago::Contract for ResourcePath {
     const LOCATION: &'static str = "resource.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1013,7 +1026,8 @@ impl ::perago::Contract for ResourcePath {
     "path"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1126,6 +1140,7 @@ impl ::perago::Contract for ResourcePath {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ResourcePath);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ResourcePath {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -13,7 +13,8 @@ pub enum Step {
 }
 impl ::perago::Contract for Step {
     const LOCATION: &'static str = "step.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Step",
   "description": "`oneOf`s inside `oneOf` branches: `spec` is a union of its own in one branch and an object in another; `each` holds steps.",
@@ -133,7 +134,8 @@ impl ::perago::Contract for Step {
       "additionalProperties": false
     }
   ]
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -368,6 +370,7 @@ impl ::perago::Contract for Step {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Step);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Step {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -392,7 +395,8 @@ impl StepRun {
 }
 impl ::perago::Contract for StepRun {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -448,7 +452,8 @@ impl ::perago::Contract for StepRun {
     "spec"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -527,6 +532,7 @@ impl ::perago::Contract for StepRun {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepRun);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRun {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -546,7 +552,8 @@ pub enum StepRunSpec {
 }
 impl ::perago::Contract for StepRunSpec {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0/properties/spec";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -589,7 +596,8 @@ impl ::perago::Contract for StepRunSpec {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -762,6 +770,7 @@ impl ::perago::Contract for StepRunSpec {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepRunSpec);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRunSpec {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -786,7 +795,8 @@ impl StepRunSpecSh {
 }
 impl ::perago::Contract for StepRunSpecSh {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0/properties/spec/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -803,7 +813,8 @@ impl ::perago::Contract for StepRunSpecSh {
     "script"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -893,6 +904,7 @@ impl ::perago::Contract for StepRunSpecSh {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepRunSpecSh);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRunSpecSh {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -921,7 +933,8 @@ impl StepRunSpecPy {
 }
 impl ::perago::Contract for StepRunSpecPy {
     const LOCATION: &'static str = "step.schema.json#/oneOf/0/properties/spec/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -943,7 +956,8 @@ impl ::perago::Contract for StepRunSpecPy {
     "module"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1063,6 +1077,7 @@ impl ::perago::Contract for StepRunSpecPy {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepRunSpecPy);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRunSpecPy {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1088,7 +1103,8 @@ impl StepWait {
 }
 impl ::perago::Contract for StepWait {
     const LOCATION: &'static str = "step.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1114,7 +1130,8 @@ impl ::perago::Contract for StepWait {
     "spec"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1193,6 +1210,7 @@ impl ::perago::Contract for StepWait {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepWait);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepWait {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1216,7 +1234,8 @@ impl StepWaitSpec {
 }
 impl ::perago::Contract for StepWaitSpec {
     const LOCATION: &'static str = "step.schema.json#/oneOf/1/properties/spec";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1229,7 +1248,8 @@ impl ::perago::Contract for StepWaitSpec {
     "seconds"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1295,6 +1315,7 @@ impl ::perago::Contract for StepWaitSpec {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepWaitSpec);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepWaitSpec {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1322,7 +1343,8 @@ impl StepEach {
 }
 impl ::perago::Contract for StepEach {
     const LOCATION: &'static str = "step.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1476,7 +1498,8 @@ impl ::perago::Contract for StepEach {
       ]
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1586,6 +1609,7 @@ impl ::perago::Contract for StepEach {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepEach);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepEach {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1610,7 +1634,8 @@ impl StepEachSpec {
 }
 impl ::perago::Contract for StepEachSpec {
     const LOCATION: &'static str = "step.schema.json#/oneOf/2/properties/spec";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1619,7 +1644,8 @@ impl ::perago::Contract for StepEachSpec {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1680,6 +1706,7 @@ impl ::perago::Contract for StepEachSpec {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepEachSpec);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepEachSpec {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

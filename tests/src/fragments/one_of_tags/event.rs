@@ -16,7 +16,8 @@ pub enum Event {
 }
 impl ::perago::Contract for Event {
     const LOCATION: &'static str = "event.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Event",
   "description": "Discriminated by two tag properties: a click or a key by `kind`, a scroll or a resize by `type`; with neither, a tick or a note by the key each requires. `x` is checked differently by four branches.",
@@ -121,7 +122,8 @@ impl ::perago::Contract for Event {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -582,6 +584,7 @@ impl ::perago::Contract for Event {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Event);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -609,7 +612,8 @@ impl EventClick {
 }
 impl ::perago::Contract for EventClick {
     const LOCATION: &'static str = "event.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -628,7 +632,8 @@ impl ::perago::Contract for EventClick {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -742,6 +747,7 @@ impl ::perago::Contract for EventClick {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventClick);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventClick {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -770,7 +776,8 @@ impl EventKey {
 }
 impl ::perago::Contract for EventKey {
     const LOCATION: &'static str = "event.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -790,7 +797,8 @@ impl ::perago::Contract for EventKey {
     "code"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -906,6 +914,7 @@ impl ::perago::Contract for EventKey {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventKey);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventKey {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -932,7 +941,8 @@ impl EventScroll {
 }
 impl ::perago::Contract for EventScroll {
     const LOCATION: &'static str = "event.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -947,7 +957,8 @@ impl ::perago::Contract for EventScroll {
     "type"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1031,6 +1042,7 @@ impl ::perago::Contract for EventScroll {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventScroll);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventScroll {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1056,7 +1068,8 @@ impl EventResize {
 }
 impl ::perago::Contract for EventResize {
     const LOCATION: &'static str = "event.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1073,7 +1086,8 @@ impl ::perago::Contract for EventResize {
     "width"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1162,6 +1176,7 @@ impl ::perago::Contract for EventResize {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventResize);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventResize {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1185,7 +1200,8 @@ impl EventTick {
 }
 impl ::perago::Contract for EventTick {
     const LOCATION: &'static str = "event.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1198,7 +1214,8 @@ impl ::perago::Contract for EventTick {
     "tick"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1264,6 +1281,7 @@ impl ::perago::Contract for EventTick {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventTick);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventTick {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1289,7 +1307,8 @@ impl EventNote {
 }
 impl ::perago::Contract for EventNote {
     const LOCATION: &'static str = "event.schema.json#/oneOf/5";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1304,7 +1323,8 @@ impl ::perago::Contract for EventNote {
     "note"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1386,6 +1406,7 @@ impl ::perago::Contract for EventNote {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(EventNote);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for EventNote {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

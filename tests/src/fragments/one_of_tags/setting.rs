@@ -21,7 +21,8 @@ pub enum Setting {
 }
 impl ::perago::Contract for Setting {
     const LOCATION: &'static str = "setting.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Setting",
   "description": "A name, a number, or an object discriminated by its integer `schema` version or, for the old form, by a boolean `old`.",
@@ -81,7 +82,8 @@ impl ::perago::Contract for Setting {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -391,6 +393,7 @@ impl ::perago::Contract for Setting {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Setting);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Setting {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -415,7 +418,8 @@ impl SettingV1 {
 }
 impl ::perago::Contract for SettingV1 {
     const LOCATION: &'static str = "setting.schema.json#/anyOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -431,7 +435,8 @@ impl ::perago::Contract for SettingV1 {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -513,6 +518,7 @@ impl ::perago::Contract for SettingV1 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SettingV1);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingV1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -537,7 +543,8 @@ impl SettingV2 {
 }
 impl ::perago::Contract for SettingV2 {
     const LOCATION: &'static str = "setting.schema.json#/anyOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -553,7 +560,8 @@ impl ::perago::Contract for SettingV2 {
     "value"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -634,6 +642,7 @@ impl ::perago::Contract for SettingV2 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SettingV2);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingV2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -659,7 +668,8 @@ impl SettingFalse {
 }
 impl ::perago::Contract for SettingFalse {
     const LOCATION: &'static str = "setting.schema.json#/anyOf/4";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -674,7 +684,8 @@ impl ::perago::Contract for SettingFalse {
     "old"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -750,6 +761,7 @@ impl ::perago::Contract for SettingFalse {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SettingFalse);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SettingFalse {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -23,7 +23,8 @@ pub enum Versioned {
 }
 impl ::perago::Contract for Versioned {
     const LOCATION: &'static str = "versioned.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Versioned",
   "description": "A document versioned by an integer `version` (`3.0` is 3), or a legacy one marked by `legacy: true`, or a draft without either.",
@@ -117,7 +118,8 @@ impl ::perago::Contract for Versioned {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -492,6 +494,7 @@ impl ::perago::Contract for Versioned {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Versioned);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Versioned {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -516,7 +519,8 @@ impl VersionedV1 {
 }
 impl ::perago::Contract for VersionedV1 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -532,7 +536,8 @@ impl ::perago::Contract for VersionedV1 {
     "name"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -619,6 +624,7 @@ impl ::perago::Contract for VersionedV1 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(VersionedV1);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -646,7 +652,8 @@ impl VersionedV2 {
 }
 impl ::perago::Contract for VersionedV2 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -669,7 +676,8 @@ impl ::perago::Contract for VersionedV2 {
     "name"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -786,6 +794,7 @@ impl ::perago::Contract for VersionedV2 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(VersionedV2);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -811,7 +820,8 @@ impl VersionedV3 {
 }
 impl ::perago::Contract for VersionedV3 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/2";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -832,7 +842,8 @@ impl ::perago::Contract for VersionedV3 {
     "version"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -915,6 +926,7 @@ impl ::perago::Contract for VersionedV3 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(VersionedV3);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV3 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -938,7 +950,8 @@ impl VersionedV3Name {
 }
 impl ::perago::Contract for VersionedV3Name {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/2/properties/name";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -947,7 +960,8 @@ impl ::perago::Contract for VersionedV3Name {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1014,6 +1028,7 @@ impl ::perago::Contract for VersionedV3Name {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(VersionedV3Name);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedV3Name {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1038,7 +1053,8 @@ impl VersionedTrue {
 }
 impl ::perago::Contract for VersionedTrue {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/3";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1054,7 +1070,8 @@ impl ::perago::Contract for VersionedTrue {
     "text"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1141,6 +1158,7 @@ impl ::perago::Contract for VersionedTrue {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(VersionedTrue);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedTrue {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1163,7 +1181,8 @@ impl VersionedVariant4 {
 }
 impl ::perago::Contract for VersionedVariant4 {
     const LOCATION: &'static str = "versioned.schema.json#/oneOf/4";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -1175,7 +1194,8 @@ impl ::perago::Contract for VersionedVariant4 {
     "draft"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1242,6 +1262,7 @@ impl ::perago::Contract for VersionedVariant4 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(VersionedVariant4);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for VersionedVariant4 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -10,7 +10,8 @@ pub enum Outcome {
 }
 impl ::perago::Contract for Outcome {
     const LOCATION: &'static str = "outcome.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Outcome",
   "oneOf": [
@@ -52,7 +53,8 @@ impl ::perago::Contract for Outcome {
       "additionalProperties": false
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -270,6 +272,7 @@ impl ::perago::Contract for Outcome {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Outcome);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Outcome {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -294,7 +297,8 @@ impl OutcomeFailed {
 }
 impl ::perago::Contract for OutcomeFailed {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/0";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -311,7 +315,8 @@ impl ::perago::Contract for OutcomeFailed {
     "reason"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -401,6 +406,7 @@ impl ::perago::Contract for OutcomeFailed {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OutcomeFailed);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeFailed {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -436,7 +442,8 @@ impl OutcomeVariant1 {
 }
 impl ::perago::Contract for OutcomeVariant1 {
     const LOCATION: &'static str = "outcome.schema.json#/oneOf/1";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -456,7 +463,8 @@ impl ::perago::Contract for OutcomeVariant1 {
     "output"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -573,6 +581,7 @@ impl ::perago::Contract for OutcomeVariant1 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OutcomeVariant1);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OutcomeVariant1 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -20,7 +20,8 @@ impl Open {
 }
 impl ::perago::Contract for Open {
     const LOCATION: &'static str = "open.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Open",
   "type": "object",
@@ -40,7 +41,8 @@ impl ::perago::Contract for Open {
     "type": "integer",
     "maximum": 9
   }
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -149,6 +151,7 @@ impl ::perago::Contract for Open {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Open);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Open {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -23,7 +23,8 @@ impl Chain {
 }
 impl ::perago::Contract for Chain {
     const LOCATION: &'static str = "chain.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Chain",
   "type": "object",
@@ -89,7 +90,8 @@ impl ::perago::Contract for Chain {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -225,6 +227,7 @@ impl ::perago::Contract for Chain {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Chain);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Chain {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -262,7 +265,8 @@ impl Pair {
 }
 impl ::perago::Contract for Pair {
     const LOCATION: &'static str = "chain.schema.json#/$defs/Pair";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -328,7 +332,8 @@ impl ::perago::Contract for Pair {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -440,6 +445,7 @@ impl ::perago::Contract for Pair {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Pair);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Pair {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -462,7 +468,8 @@ impl ChainMaybe {
 }
 impl ::perago::Contract for ChainMaybe {
     const LOCATION: &'static str = "chain.schema.json#/properties/maybe";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -540,7 +547,8 @@ impl ::perago::Contract for ChainMaybe {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -604,6 +612,7 @@ impl ::perago::Contract for ChainMaybe {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChainMaybe);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChainMaybe {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

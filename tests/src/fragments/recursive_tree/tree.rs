@@ -14,7 +14,8 @@ impl Tree {
 }
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "tree.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Tree",
   "type": "object",
@@ -59,7 +60,8 @@ impl ::perago::Contract for Tree {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -120,6 +122,7 @@ impl ::perago::Contract for Tree {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Tree);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -147,7 +150,8 @@ impl Node {
 }
 impl ::perago::Contract for Node {
     const LOCATION: &'static str = "tree.schema.json#/$defs/Node";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -177,7 +181,8 @@ impl ::perago::Contract for Node {
     "children"
   ],
   "additionalProperties": false
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -293,6 +298,7 @@ impl ::perago::Contract for Node {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Node);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Node {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

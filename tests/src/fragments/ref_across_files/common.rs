@@ -15,7 +15,8 @@ impl Common {
 }
 impl ::perago::Contract for Common {
     const LOCATION: &'static str = "common.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Common",
   "type": "object",
@@ -25,7 +26,8 @@ impl ::perago::Contract for Common {
     }
   },
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -92,6 +94,7 @@ impl ::perago::Contract for Common {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Common);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Common {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -114,7 +117,8 @@ impl Address {
 }
 impl ::perago::Contract for Address {
     const LOCATION: &'static str = "common.schema.json#/$defs/Address";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -127,7 +131,8 @@ impl ::perago::Contract for Address {
     "line"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -194,6 +199,7 @@ impl ::perago::Contract for Address {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Address);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Address {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

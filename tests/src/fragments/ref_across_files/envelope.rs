@@ -28,7 +28,8 @@ impl Envelope {
 }
 impl ::perago::Contract for Envelope {
     const LOCATION: &'static str = "envelope.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Envelope",
   "type": "object",
@@ -86,7 +87,8 @@ impl ::perago::Contract for Envelope {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -220,6 +222,7 @@ impl ::perago::Contract for Envelope {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Envelope);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Envelope {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

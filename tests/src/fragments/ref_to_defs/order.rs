@@ -30,7 +30,8 @@ impl Order {
 }
 impl ::perago::Contract for Order {
     const LOCATION: &'static str = "order.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Order",
   "type": "object",
@@ -100,7 +101,8 @@ impl ::perago::Contract for Order {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -235,6 +237,7 @@ impl ::perago::Contract for Order {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Order);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Order {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -258,7 +261,8 @@ impl Customer {
 }
 impl ::perago::Contract for Customer {
     const LOCATION: &'static str = "order.schema.json#/$defs/Customer";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -270,7 +274,8 @@ impl ::perago::Contract for Customer {
     "name"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -337,6 +342,7 @@ impl ::perago::Contract for Customer {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Customer);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Customer {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -403,7 +409,8 @@ impl Line {
 }
 impl ::perago::Contract for Line {
     const LOCATION: &'static str = "order.schema.json#/$defs/Line";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -426,7 +433,8 @@ impl ::perago::Contract for Line {
       "pattern": "^o-[0-9]+$"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -513,6 +521,7 @@ impl ::perago::Contract for Line {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Line);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Line {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

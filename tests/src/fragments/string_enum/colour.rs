@@ -18,7 +18,8 @@ impl Palette {
 }
 impl ::perago::Contract for Palette {
     const LOCATION: &'static str = "colour.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Palette",
   "type": "object",
@@ -45,7 +46,8 @@ impl ::perago::Contract for Palette {
     "primary"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -136,6 +138,7 @@ impl ::perago::Contract for Palette {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Palette);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Palette {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -92,7 +92,8 @@ impl Formats {
 }
 impl ::perago::Contract for Formats {
     const LOCATION: &'static str = "formats.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Formats",
   "type": "object",
@@ -194,7 +195,8 @@ impl ::perago::Contract for Formats {
     "email"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -739,6 +741,7 @@ impl ::perago::Contract for Formats {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Formats);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Formats {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

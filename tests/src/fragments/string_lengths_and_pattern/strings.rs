@@ -41,7 +41,8 @@ impl Strings {
 }
 impl ::perago::Contract for Strings {
     const LOCATION: &'static str = "strings.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Strings",
   "type": "object",
@@ -88,7 +89,8 @@ impl ::perago::Contract for Strings {
     "other_pattern"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -311,6 +313,7 @@ impl ::perago::Contract for Strings {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Strings);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Strings {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

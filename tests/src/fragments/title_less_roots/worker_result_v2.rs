@@ -13,7 +13,8 @@ impl WorkerResultV2 {
 }
 impl ::perago::Contract for WorkerResultV2 {
     const LOCATION: &'static str = "worker-result.v2.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -25,7 +26,8 @@ impl ::perago::Contract for WorkerResultV2 {
     "ok"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -86,6 +88,7 @@ impl ::perago::Contract for WorkerResultV2 {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(WorkerResultV2);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for WorkerResultV2 {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

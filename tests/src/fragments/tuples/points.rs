@@ -39,7 +39,8 @@ impl Points {
 }
 impl ::perago::Contract for Points {
     const LOCATION: &'static str = "points.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Points",
   "description": "`prefixItems`: fixed tuples (`items: false`), tuples followed by the items `items` admits, or any items (no `items`).",
@@ -135,7 +136,8 @@ impl ::perago::Contract for Points {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -345,6 +347,7 @@ impl ::perago::Contract for Points {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Points);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Points {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -367,7 +370,8 @@ impl Tag {
 }
 impl ::perago::Contract for Tag {
     const LOCATION: &'static str = "points.schema.json#/$defs/Tag";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -379,7 +383,8 @@ impl ::perago::Contract for Tag {
     "name"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -446,6 +451,7 @@ impl ::perago::Contract for Tag {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Tag);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tag {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

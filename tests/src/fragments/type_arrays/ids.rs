@@ -42,7 +42,8 @@ impl Ids {
 }
 impl ::perago::Contract for Ids {
     const LOCATION: &'static str = "ids.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Ids",
   "description": "`type` arrays of JSON types: an enum with a variant per type, each with the keywords that apply to it.",
@@ -88,7 +89,8 @@ impl ::perago::Contract for Ids {
     "id"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -211,6 +213,7 @@ impl ::perago::Contract for Ids {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Ids);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Ids {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -229,7 +232,8 @@ pub enum IdsId {
 }
 impl ::perago::Contract for IdsId {
     const LOCATION: &'static str = "ids.schema.json#/properties/id";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": [
     "string",
@@ -237,7 +241,8 @@ impl ::perago::Contract for IdsId {
   ],
   "minLength": 1,
   "minimum": 0
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -298,6 +303,7 @@ impl ::perago::Contract for IdsId {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(IdsId);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdsId {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -317,7 +323,8 @@ pub enum IdsFlag {
 }
 impl ::perago::Contract for IdsFlag {
     const LOCATION: &'static str = "ids.schema.json#/properties/flag";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": [
     "boolean",
@@ -325,7 +332,8 @@ impl ::perago::Contract for IdsFlag {
     "null"
   ],
   "maxLength": 3
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -390,6 +398,7 @@ impl ::perago::Contract for IdsFlag {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(IdsFlag);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdsFlag {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -408,7 +417,8 @@ pub enum IdsAmount {
 }
 impl ::perago::Contract for IdsAmount {
     const LOCATION: &'static str = "ids.schema.json#/properties/amount";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": [
     "number",
@@ -417,7 +427,8 @@ impl ::perago::Contract for IdsAmount {
   "pattern": "^[0-9]+$",
   "exclusiveMinimum": 0,
   "multipleOf": 0.5
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -481,6 +492,7 @@ impl ::perago::Contract for IdsAmount {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(IdsAmount);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for IdsAmount {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

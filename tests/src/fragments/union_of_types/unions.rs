@@ -41,7 +41,8 @@ impl Unions {
 }
 impl ::perago::Contract for Unions {
     const LOCATION: &'static str = "unions.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Unions",
   "description": "`anyOf` / `oneOf` whose branches each take a JSON type of their own.",
@@ -158,7 +159,8 @@ impl ::perago::Contract for Unions {
       ]
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -315,6 +317,7 @@ impl ::perago::Contract for Unions {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Unions);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Unions {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -334,7 +337,8 @@ pub enum UnionsId {
 }
 impl ::perago::Contract for UnionsId {
     const LOCATION: &'static str = "unions.schema.json#/properties/id";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A string or an integer id.",
   "anyOf": [
@@ -347,7 +351,8 @@ impl ::perago::Contract for UnionsId {
       "minimum": 0
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -408,6 +413,7 @@ impl ::perago::Contract for UnionsId {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsId);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsId {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -426,7 +432,8 @@ pub enum UnionsLimit {
 }
 impl ::perago::Contract for UnionsLimit {
     const LOCATION: &'static str = "unions.schema.json#/properties/limit";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -437,7 +444,8 @@ impl ::perago::Contract for UnionsLimit {
       "exclusiveMinimum": 0
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -495,6 +503,7 @@ impl ::perago::Contract for UnionsLimit {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsLimit);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsLimit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -515,7 +524,8 @@ pub enum UnionsTarget {
 }
 impl ::perago::Contract for UnionsTarget {
     const LOCATION: &'static str = "unions.schema.json#/properties/target";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -546,7 +556,8 @@ impl ::perago::Contract for UnionsTarget {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -617,6 +628,7 @@ impl ::perago::Contract for UnionsTarget {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsTarget);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -642,7 +654,8 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -657,7 +670,8 @@ impl ::perago::Contract for Point {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -743,6 +757,7 @@ impl ::perago::Contract for Point {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Point);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -763,7 +778,8 @@ pub enum Tree {
 }
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Tree";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Tree",
   "anyOf": [
@@ -786,7 +802,8 @@ impl ::perago::Contract for Tree {
       }
     }
   ]
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -866,6 +883,7 @@ impl ::perago::Contract for Tree {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Tree);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -884,7 +902,8 @@ pub enum UnionsMode {
 }
 impl ::perago::Contract for UnionsMode {
     const LOCATION: &'static str = "unions.schema.json#/properties/mode";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -897,7 +916,8 @@ impl ::perago::Contract for UnionsMode {
       ]
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -952,6 +972,7 @@ impl ::perago::Contract for UnionsMode {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsMode);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsMode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1014,7 +1035,8 @@ pub enum UnionsEither {
 }
 impl ::perago::Contract for UnionsEither {
     const LOCATION: &'static str = "unions.schema.json#/properties/either";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -1025,7 +1047,8 @@ impl ::perago::Contract for UnionsEither {
       "type": "null"
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1074,6 +1097,7 @@ impl ::perago::Contract for UnionsEither {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsEither);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsEither {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

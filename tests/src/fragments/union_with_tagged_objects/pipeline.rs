@@ -17,7 +17,8 @@ impl Pipeline {
 }
 impl ::perago::Contract for Pipeline {
     const LOCATION: &'static str = "pipeline.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Pipeline",
   "type": "object",
@@ -89,7 +90,8 @@ impl ::perago::Contract for Pipeline {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -169,6 +171,7 @@ impl ::perago::Contract for Pipeline {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Pipeline);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Pipeline {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -190,7 +193,8 @@ pub enum Step {
 }
 impl ::perago::Contract for Step {
     const LOCATION: &'static str = "pipeline.schema.json#/$defs/Step";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A command line, one of two tagged objects, or nothing.",
   "oneOf": [
@@ -242,7 +246,8 @@ impl ::perago::Contract for Step {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -443,6 +448,7 @@ impl ::perago::Contract for Step {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Step);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Step {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -470,7 +476,8 @@ impl StepRun {
 }
 impl ::perago::Contract for StepRun {
     const LOCATION: &'static str = "pipeline.schema.json#/$defs/Step/oneOf/1";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -541,7 +548,8 @@ impl ::perago::Contract for StepRun {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -654,6 +662,7 @@ impl ::perago::Contract for StepRun {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(StepRun);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for StepRun {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -680,7 +689,8 @@ impl Wait {
 }
 impl ::perago::Contract for Wait {
     const LOCATION: &'static str = "pipeline.schema.json#/$defs/Wait";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -696,7 +706,8 @@ impl ::perago::Contract for Wait {
     "kind"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -780,6 +791,7 @@ impl ::perago::Contract for Wait {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Wait);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Wait {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -36,7 +36,8 @@ impl Sets {
 }
 impl ::perago::Contract for Sets {
     const LOCATION: &'static str = "sets.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Sets",
   "type": "object",
@@ -104,7 +105,8 @@ impl ::perago::Contract for Sets {
     "tags"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -312,6 +314,7 @@ impl ::perago::Contract for Sets {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Sets);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Sets {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -337,7 +340,8 @@ impl SetsPointsItem {
 }
 impl ::perago::Contract for SetsPointsItem {
     const LOCATION: &'static str = "sets.schema.json#/properties/points/items";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -352,7 +356,8 @@ impl ::perago::Contract for SetsPointsItem {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -438,6 +443,7 @@ impl ::perago::Contract for SetsPointsItem {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SetsPointsItem);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SetsPointsItem {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -1,8 +1,11 @@
-//! Normalising a linted schema: every object that declares no `additionalProperties` is closed,
-//! nested objects and `$defs` included, as the contract's `extra="forbid"` rule requires.
-//! The closed form is what the IR is built from and what TaskDefs carry.
+//! Normalising a schema to perago's policy: every object that declares no
+//! `additionalProperties` is closed, nested objects and `$defs` included, as the contract's
+//! `extra="forbid"` rule requires. The closed form is what codegen builds its IR from, what
+//! TaskDefs carry, and what a type derived from `schemars` (`#[derive(perago::Contract)]`)
+//! reports as its schema: written out, so that every validator reads it with the interpreter's
+//! meaning.
 
-use perago_schema::load::Document;
+use crate::load::Document;
 use serde_json::Value;
 
 /// Closes every object schema in `schema` that does not declare `additionalProperties`.
@@ -44,7 +47,7 @@ pub fn close_objects(schema: &mut Value) {
     close_members(map);
 }
 
-/// Closes a schema generated code defers whole to the interpreter (`lint::Deferrals`) as the
+/// Closes a schema generated code defers whole to the interpreter (perago-codegen's `lint::Deferrals`) as the
 /// interpreter closes it, so that its standalone form means what the interpreter checks:
 /// where a value is entered (`entered`), over everything evaluated in place
 /// (`unevaluatedProperties: false`, the interpreter's `Close::Dynamic`, which for a schema
