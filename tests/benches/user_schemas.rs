@@ -13,6 +13,9 @@
 //!   (normalised) schemas, every error collected after a `Value` parse;
 //! - `perago_interpreter`: `Validator::validate_slice_with`, the run-time interpreter (the
 //!   schema compiled once, each document read once into a reused tape);
+//! - `typify_jsonschema`: the pipeline a user would assemble instead of perago: a `Value` parse,
+//!   the `jsonschema` check above (every error), then, when valid, `serde_json::from_value` into
+//!   typify's types for the same closed schema (`perago_tests::typify_types`);
 //! - `perago_generated`: the generated `Contract::from_slice` (`perago_tests::user_contracts`):
 //!   one pass from the bytes to the typed value or every violation.
 //!
@@ -30,6 +33,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
 use perago_schema::{Options as ValidatorOptions, Scratch, Validator};
 use perago_tests::corpus::Corpus;
+use perago_tests::typify_types;
 use perago_tests::user_contracts::agent_result::AgentResult;
 use perago_tests::user_contracts::train_model_input::TrainModelInput;
 use perago_tests::user_corpus;
@@ -48,6 +52,21 @@ fn serde_json_value(doc: &[u8]) -> bool {
 
 fn serde_derive<T: serde::de::DeserializeOwned>(doc: &[u8]) -> bool {
     black_box(serde_json::from_slice::<T>(doc)).is_ok()
+}
+
+/// A `Value` parse, every `jsonschema` error, then typify's type read from the valid value.
+fn typify_jsonschema<T: serde::de::DeserializeOwned>(
+    validator: &jsonschema::Validator,
+    doc: &[u8],
+) -> bool {
+    let Ok(value) = serde_json::from_slice::<Value>(doc) else {
+        return false;
+    };
+    let errors: Vec<_> = validator.iter_errors(&value).collect();
+    if !black_box(&errors).is_empty() {
+        return false;
+    }
+    black_box(serde_json::from_value::<T>(value)).is_ok()
 }
 
 fn jsonschema_validate(validator: &jsonschema::Validator, doc: &[u8]) -> bool {
@@ -190,13 +209,23 @@ fn main() {
         )
         .expect("the interpreter compiles the schema");
         let scratch = RefCell::new(Scratch::default());
-        let (derive, typed): (Contender<'_>, Contender<'_>) = match corpus.schema {
+        let (derive, typify, typed): (Contender<'_>, Contender<'_>, Contender<'_>) = match corpus
+            .schema
+        {
             user_corpus::COMPLETION_SCHEMA => (
                 Box::new(serde_derive::<serde_peer::AgentResult>),
+                Box::new(|doc| {
+                    typify_jsonschema::<typify_types::agent_result::AgentResult>(&validator, doc)
+                }),
                 Box::new(generated::<AgentResult>),
             ),
             user_corpus::TASK_INPUT_SCHEMA => (
                 Box::new(serde_derive::<serde_peer::TrainModelInput>),
+                Box::new(|doc| {
+                    typify_jsonschema::<typify_types::train_model_input::TrainModelInput>(
+                        &validator, doc,
+                    )
+                }),
                 Box::new(generated::<TrainModelInput>),
             ),
             other => panic!("no generated type for corpus schema {other}"),
@@ -214,6 +243,7 @@ fn main() {
                 true,
                 Box::new(|doc| interpreter(&interpreted, &scratch, doc)),
             ),
+            ("typify_jsonschema", true, typify),
             ("perago_generated", true, typed),
         ];
 

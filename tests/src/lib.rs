@@ -7,3 +7,8 @@ pub mod user_corpus;
 pub mod fragments;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod user_contracts;
+/// typify's types for the schemas it takes, made by `build.rs`: the peer generator.
+#[allow(clippy::all, missing_debug_implementations, missing_docs)]
+pub mod typify_types {
+    include!(concat!(env!("OUT_DIR"), "/typify.rs"));
+}

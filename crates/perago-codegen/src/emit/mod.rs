@@ -7,6 +7,7 @@
 //! typify is not used: perago's types must keep what typify drops (string `const`s as unit
 //! types, strictness about `null`) and must report exactly what the run-time interpreter
 //! (`perago_schema::Validator`) reports, which the fragment and differential tests check.
+//! typify is the peer the tests and benchmarks measure against (docs: "schemars and typify").
 
 use crate::SchemaFile;
 use crate::SchemaSet;
