@@ -353,7 +353,7 @@ impl<'a> Builder<'a> {
                 .map(|(i, b)| (i, self.follow(doc, b)))
                 .collect();
             return self
-                .decided(doc, pointer, "oneOf", hint, branches, &members)
+                .decided(doc, pointer, map, "oneOf", hint, branches, &members)
                 .unwrap_or(Shape::Any);
         }
         if let Some(Value::Array(branches)) = map.get("anyOf") {
@@ -514,7 +514,7 @@ impl<'a> Builder<'a> {
         // place of the first.
         let mut tagged = None;
         if objects.len() > 1 {
-            let Some(shape) = self.decided(doc, pointer, keyword, hint, list, &objects) else {
+            let Some(shape) = self.decided(doc, pointer, map, keyword, hint, list, &objects) else {
                 return Shape::Any;
             };
             let location = format!("{}#{pointer}", self.docs.get(doc).file);
@@ -849,10 +849,12 @@ impl<'a> Builder<'a> {
     /// The `oneOf` of closed objects `members` (each its index in `list`, the `keyword`'s
     /// branches at `pointer`, and the resolved branch) as [`perago_schema::one_of::decider`] tells them
     /// apart: a plain `oneOf`, or a union's objects. `None` when nothing does (lint said so).
+    #[allow(clippy::too_many_arguments)]
     fn decided(
         &mut self,
         doc: usize,
         pointer: &str,
+        map: &Map<String, Value>,
         keyword: &str,
         hint: &str,
         list: &[Value],
@@ -864,7 +866,12 @@ impl<'a> Builder<'a> {
             tags,
             mut keys,
             decision,
-        } = perago_schema::one_of::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
+        } = perago_schema::one_of::decider(
+            &resolved,
+            |d, s| Some(self.follow(d, s)),
+            perago_schema::one_of::discriminator::property_name(map),
+        )
+        .ok()?;
         keys.resize(members.len(), Vec::new());
         let (decision, names) = match decision {
             Some((decision, labels)) => (Some(decision), decision_names(labels)),

@@ -218,6 +218,8 @@ impl Compiler<'_> {
                 _ => self.err(doc, pointer, "$defs", "must be an object of named schemas"),
             }
         }
+        let mut wrong = crate::one_of::discriminator::check(self.docs, doc, pointer, map);
+        self.errors.append(&mut wrong);
         self.types(doc, pointer, map, &mut node);
         self.values(doc, pointer, map, &mut node);
         self.arrays(doc, pointer, map, &mut node);
@@ -699,7 +701,7 @@ impl Compiler<'_> {
                 && !map.contains_key("anyOf")
                 && map.get("type").is_none_or(|t| t == "object")
                 && let Some(Value::Array(branches)) = map.get("oneOf")
-                && let Some(d) = self.discriminated(doc, branches, &node.one_of)
+                && let Some(d) = self.discriminated(doc, map, branches, &node.one_of)
             {
                 node.discriminated = Some(d);
                 node.one_of.clear();
@@ -809,7 +811,7 @@ impl Compiler<'_> {
             .unzip();
         let objects = match objects.len() {
             0 | 1 => None,
-            _ => Some(self.discriminated(doc, &objects, &object_nodes)?),
+            _ => Some(self.discriminated(doc, map, &objects, &object_nodes)?),
         };
         let mut branches = Vec::new();
         for (k, n) in kinds.iter().zip(nodes) {
@@ -835,6 +837,7 @@ impl Compiler<'_> {
     fn discriminated(
         &mut self,
         doc: usize,
+        map: &Map<String, Value>,
         branches: &[Value],
         nodes: &[Ix],
     ) -> Option<Discriminated> {
@@ -865,7 +868,8 @@ impl Compiler<'_> {
             }
             resolved.push((d, v));
         }
-        let decider = crate::one_of::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
+        let by = crate::one_of::discriminator::property_name(map);
+        let decider = crate::one_of::decider(&resolved, |d, s| self.follow(d, s), by).ok()?;
         Some(Discriminated {
             properties: decider.properties,
             branches: decider

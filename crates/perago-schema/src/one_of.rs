@@ -8,6 +8,7 @@
 //! - [`is_union`] and [`union_kind`]: a `oneOf` or `anyOf` that is a choice between JSON types.
 
 mod decision;
+pub mod discriminator;
 
 use crate::dialect::is_annotation;
 use crate::kind::Kind;
@@ -309,11 +310,18 @@ pub struct Decider {
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
 pub type BranchTag = (usize, Vec<Value>);
 
-/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none.
+/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none. With a
+/// `discriminator` (its `propertyName`, see [`discriminator`]), by that property alone.
 pub fn decider(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+    discriminator: Option<&str>,
 ) -> Result<Decider, String> {
+    if let Some(name) = discriminator {
+        return discriminator::decider_on(branches, follow, name).map_err(|why| {
+            format!("the `discriminator`'s {name:?} does not tell them apart: {why}")
+        });
+    }
     match tagged_by(branches, &mut follow, false) {
         // The empty key stands for "discriminated by keys", so it cannot be a discriminator.
         Ok(decider) if decider.properties.iter().all(|p| !p.is_empty()) => return Ok(decider),
