@@ -7,3 +7,5 @@ pub mod user_corpus;
 pub mod fragments;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod user_contracts;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
+pub mod pydantic_contracts;

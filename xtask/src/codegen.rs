@@ -7,7 +7,9 @@
 //! output by `perago-codegen`'s `tests/emit.rs`, compiled and checked against the interpreter
 //! by `tests/tests/fragments.rs`), and
 //! the schemas written the way users write them, `tests/user-schemas/` → `tests/src/user_contracts/`
-//! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark).
+//! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark), and
+//! the schemas Pydantic emitted for its corpus of models, `tests/pydantic/schemas/` →
+//! `tests/src/pydantic_contracts/` (checked by `tests/tests/pydantic.rs`).
 
 use perago_codegen::{Change, ChangeKind, Codegen, Mode, emit, ensure_file, stale};
 use std::path::Path;
@@ -24,6 +26,10 @@ const FRAGMENTS_OUT: &str = "tests/src/fragments";
 /// generated to.
 const USER_SCHEMAS: &str = "tests/user-schemas";
 const USER_SCHEMAS_OUT: &str = "tests/src/user_contracts";
+
+/// The schemas Pydantic emitted (`tests/pydantic/`), as emitted, and where they are generated to.
+const PYDANTIC_SCHEMAS: &str = "tests/pydantic/schemas";
+const PYDANTIC_SCHEMAS_OUT: &str = "tests/src/pydantic_contracts";
 
 /// One directory of perago's published contract schemas and the crate generated from it.
 pub struct Contract {
@@ -116,6 +122,12 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
             .doc(
                 "The types and readers of the user-written schemas the corpora and benchmarks use.",
             ),
+    );
+    targets.push(
+        Codegen::new(PYDANTIC_SCHEMAS, PYDANTIC_SCHEMAS_OUT)
+            .in_dir(root)
+            .command(REGENERATE)
+            .doc("The types and readers of the schemas Pydantic emitted for `tests/pydantic/models.py`."),
     );
     for name in fragment_names(root)? {
         targets.push(
