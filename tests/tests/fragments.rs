@@ -570,7 +570,7 @@ fn one_of_enum_tags_messages() {
     ));
     assert!(matches!(
         Level::from_slice(br#"{"message": "m", "level": 2}"#),
-        Ok(Level::V1(l)) if l.level == 2
+        Ok(Level::V1(l)) if l.level == f::one_of_enum_and_type::level::LevelV1Level::V2
     ));
     assert!(matches!(
         Level::from_slice(br#"{"message": true, "marker": false}"#),

@@ -309,18 +309,10 @@ fn says_any(schema: &Value) -> bool {
 /// The parts the generator does not type yet (`module: Type.field`), each removed as its
 /// construct gets its Rust type.
 const NOT_YET_TYPED: &[&str] = &[
-    "deploy_service_result: DeployServiceResult.status",
     "extract_invoice_params: ExtractInvoiceParams.pages",
     "geocode_result: GeocodeMatch.coordinates",
-    "moderate_content_result: Escalate.priority",
     "resize_image_result: ResizeImageResult.dimensions",
     "schedule_job_params: ScheduleJobParams.quiet_hours",
-    "schedule_job_params: ScheduleJobParams.retries",
-    "send_notification_params: SendNotificationParams.priority",
-    "send_notification_result: SendNotificationResult.priority",
-    "sync_inventory_params: SyncInventoryParams.mode",
-    "sync_inventory_result: SyncInventoryResult.mode",
-    "sync_inventory_result: SyncIssue.severity",
 ];
 
 /// Every part is typed: a field is a `serde_json::Value` (or holds one) only where its schema

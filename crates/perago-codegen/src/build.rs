@@ -274,7 +274,7 @@ impl<'a> Builder<'a> {
             } => is_def || !(properties.is_empty() && additional.is_some()),
             Shape::OneOf { .. } | Shape::Union(_) => true,
             Shape::Const(Value::String(_)) => true,
-            Shape::Enum(values) => perago_schema::kind::string_values(values).is_some(),
+            Shape::Enum(values) => crate::ir::is_literal_enum(values),
             Shape::Ref(_) | Shape::Nullable(_) => false,
             _ => is_def,
         };

@@ -78,6 +78,15 @@ impl Checks {
     }
 }
 
+/// True when an `enum`'s values are all strings, integers (`i64`), booleans or `null`: a Rust
+/// enum with a variant per value (IntEnum, `Literal[1, 2]`, `Literal["auto", 0]`).
+pub fn is_literal_enum(values: &[Value]) -> bool {
+    !values.is_empty()
+        && values.iter().all(|v| {
+            matches!(v, Value::String(_) | Value::Bool(_) | Value::Null) || v.as_i64().is_some()
+        })
+}
+
 /// What a node admits.
 #[derive(Debug)]
 pub enum Shape {

@@ -401,6 +401,20 @@ scalar!(ConstValue<'_> => Value, |this, v, path, out| check::const_value(&v, pat
 pub struct ValueEnum<'a>(pub &'a [Value]);
 scalar!(ValueEnum<'_> => Value, |this, v, path, out| check::value_enum(&v, path, out, this.0).then_some(v));
 
+/// An `enum` of strings, integers, booleans and `null` (a generated Rust enum): the index of
+/// the value, found as JSON equality finds it (`1.0` is `1`).
+#[derive(Debug, Clone, Copy)]
+pub struct LiteralEnum<'a>(pub &'a [Value]);
+scalar!(LiteralEnum<'_> => usize, |this, v, path, out| {
+    match this.0.iter().position(|a| check::json_equal(&v, a)) {
+        Some(i) => Some(i),
+        None => {
+            check::value_enum(&v, path, out, this.0);
+            None
+        }
+    }
+});
+
 /// `type: [T, "null"]`: `null`, or a value `T` admits.
 #[derive(Debug, Clone, Copy)]
 pub struct Nullable<C>(pub C);

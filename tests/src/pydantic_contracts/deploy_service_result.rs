@@ -14,7 +14,7 @@ pub struct DeployServiceResult {
     #[serde(rename = "deployment_id")]
     pub deployment_id: String,
     #[serde(rename = "status")]
-    pub status: ::perago::__private::serde_json::Value,
+    pub status: DeployStatus,
     /// Started At
     #[serde(rename = "started_at")]
     pub started_at: String,
@@ -58,7 +58,7 @@ impl ::perago::Contract for DeployServiceResult {
       "type": "string"
     },
     "status": {
-      "$ref": "#/$defs/Def54"
+      "$ref": "#/$defs/DeployStatus"
     },
     "started_at": {
       "format": "date-time",
@@ -87,7 +87,7 @@ impl ::perago::Contract for DeployServiceResult {
   "title": "DeployServiceResult",
   "type": "object",
   "$defs": {
-    "Def54": {
+    "DeployStatus": {
       "enum": [
         0,
         1,
@@ -164,8 +164,11 @@ impl ::perago::Contract for DeployServiceResult {
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| DeployStatus::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -258,4 +261,44 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for DeployServiceResult {
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+/// DeployStatus
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeployStatus {
+    V0,
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for DeployStatus {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V0 => s.serialize_i64(0i64),
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for DeployStatus {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| DeployStatus::ALL[i],
+            ),
+        )
+    }
+}
+impl DeployStatus {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 4usize] = [Self::V0, Self::V1, Self::V2, Self::V3];
 }

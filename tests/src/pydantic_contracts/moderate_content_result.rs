@@ -133,7 +133,7 @@ impl ::perago::Contract for ModerateContentResult {
           "type": "string"
         },
         "priority": {
-          "$ref": "#/$defs/Def142"
+          "$ref": "#/$defs/Priority"
         }
       },
       "required": [
@@ -153,7 +153,7 @@ impl ::perago::Contract for ModerateContentResult {
       "title": "Category",
       "type": "string"
     },
-    "Def142": {
+    "Priority": {
       "enum": [
         1,
         2,
@@ -355,7 +355,7 @@ impl ::perago::Contract for ModerateContentResultVerdict {
           "type": "string"
         },
         "priority": {
-          "$ref": "#/$defs/Def142"
+          "$ref": "#/$defs/Priority"
         }
       },
       "required": [
@@ -375,7 +375,7 @@ impl ::perago::Contract for ModerateContentResultVerdict {
       "title": "Category",
       "type": "string"
     },
-    "Def142": {
+    "Priority": {
       "enum": [
         1,
         2,
@@ -480,8 +480,11 @@ impl ::perago::Contract for ModerateContentResultVerdict {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| Priority::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -897,7 +900,7 @@ pub struct Escalate {
     #[serde(rename = "queue")]
     pub queue: String,
     #[serde(rename = "priority")]
-    pub priority: ::perago::__private::serde_json::Value,
+    pub priority: Priority,
 }
 impl Escalate {
     /// The properties the schema declares, in its order.
@@ -919,7 +922,7 @@ impl ::perago::Contract for Escalate {
       "type": "string"
     },
     "priority": {
-      "$ref": "#/$defs/Def142"
+      "$ref": "#/$defs/Priority"
     }
   },
   "required": [
@@ -930,7 +933,7 @@ impl ::perago::Contract for Escalate {
   "title": "Escalate",
   "type": "object",
   "$defs": {
-    "Def142": {
+    "Priority": {
       "enum": [
         1,
         2,
@@ -1011,8 +1014,11 @@ impl ::perago::Contract for Escalate {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| Priority::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -1059,3 +1065,41 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Escalate {
     }
 }
 ::perago::string_const!(#[doc = " Decision"] pub EscalateDecision = "escalate");
+/// Priority
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Priority {
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for Priority {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Priority {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| Priority::ALL[i],
+            ),
+        )
+    }
+}
+impl Priority {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 3usize] = [Self::V1, Self::V2, Self::V3];
+}

@@ -29,7 +29,7 @@ pub struct ScheduleJobParams {
     >,
     /// Retries
     #[serde(rename = "retries")]
-    pub retries: ::perago::__private::serde_json::Value,
+    pub retries: ScheduleJobParamsRetries,
     /// Environment
     #[serde(rename = "environment")]
     pub environment: ScheduleJobParamsEnvironment,
@@ -94,11 +94,14 @@ impl ScheduleJobParams {
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `retries`: `1`.
-    pub fn default_retries() -> ::perago::__private::serde_json::Value {
+    pub fn default_retries() -> ScheduleJobParamsRetries {
         ::perago::__private::reader::from_json(
                 "1",
-                &::perago::__private::reader::ValueEnum(
-                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                &::perago::__private::reader::Then(
+                    ::perago::__private::reader::LiteralEnum(
+                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                    ),
+                    |i: usize| ScheduleJobParamsRetries::ALL[i],
                 ),
             )
             .expect("perago-codegen checked the default against its schema")
@@ -295,8 +298,11 @@ impl ::perago::Contract for ScheduleJobParams {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| ScheduleJobParamsRetries::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -379,6 +385,46 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobParams {
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+/// Retries
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScheduleJobParamsRetries {
+    V0,
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for ScheduleJobParamsRetries {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V0 => s.serialize_i64(0i64),
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobParamsRetries {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| ScheduleJobParamsRetries::ALL[i],
+            ),
+        )
+    }
+}
+impl ScheduleJobParamsRetries {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 4usize] = [Self::V0, Self::V1, Self::V2, Self::V3];
 }
 /// Environment
 #[derive(

@@ -23,17 +23,20 @@ pub struct SendNotificationParams {
     #[serde(rename = "body")]
     pub body: String,
     #[serde(rename = "priority")]
-    pub priority: ::perago::__private::serde_json::Value,
+    pub priority: Priority,
 }
 impl SendNotificationParams {
     /// The properties the schema declares, in its order.
     pub const PROPERTIES: &'static [&'static str] = &["channel", "body", "priority"];
     /// The schema's `default` of `priority`: `2`.
-    pub fn default_priority() -> ::perago::__private::serde_json::Value {
+    pub fn default_priority() -> Priority {
         ::perago::__private::reader::from_json(
                 "2",
-                &::perago::__private::reader::ValueEnum(
-                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                &::perago::__private::reader::Then(
+                    ::perago::__private::reader::LiteralEnum(
+                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                    ),
+                    |i: usize| Priority::ALL[i],
                 ),
             )
             .expect("perago-codegen checked the default against its schema")
@@ -74,7 +77,7 @@ impl ::perago::Contract for SendNotificationParams {
       "type": "string"
     },
     "priority": {
-      "$ref": "#/$defs/Def245",
+      "$ref": "#/$defs/Priority",
       "default": 2
     }
   },
@@ -168,7 +171,7 @@ impl ::perago::Contract for SendNotificationParams {
       "title": "Push",
       "type": "object"
     },
-    "Def245": {
+    "Priority": {
       "enum": [
         1,
         2,
@@ -248,8 +251,11 @@ impl ::perago::Contract for SendNotificationParams {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| Priority::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -1241,4 +1247,42 @@ impl PushKind {
             Self::WebPush => "web_push",
         }
     }
+}
+/// Priority
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Priority {
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for Priority {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Priority {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| Priority::ALL[i],
+            ),
+        )
+    }
+}
+impl Priority {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 3usize] = [Self::V1, Self::V2, Self::V3];
 }

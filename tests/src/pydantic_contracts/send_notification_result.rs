@@ -20,7 +20,7 @@ pub struct SendNotificationResult {
     #[serde(rename = "attempts")]
     pub attempts: i64,
     #[serde(rename = "priority")]
-    pub priority: ::perago::__private::serde_json::Value,
+    pub priority: Priority,
 }
 impl SendNotificationResult {
     /// The properties the schema declares, in its order.
@@ -72,7 +72,7 @@ impl ::perago::Contract for SendNotificationResult {
       "type": "integer"
     },
     "priority": {
-      "$ref": "#/$defs/Def252"
+      "$ref": "#/$defs/Priority"
     }
   },
   "required": [
@@ -83,7 +83,7 @@ impl ::perago::Contract for SendNotificationResult {
   "title": "SendNotificationResult",
   "type": "object",
   "$defs": {
-    "Def252": {
+    "Priority": {
       "enum": [
         1,
         2,
@@ -183,8 +183,11 @@ impl ::perago::Contract for SendNotificationResult {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| Priority::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -243,4 +246,42 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SendNotificationResul
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+/// Priority
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Priority {
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for Priority {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Priority {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| Priority::ALL[i],
+            ),
+        )
+    }
+}
+impl Priority {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 3usize] = [Self::V1, Self::V2, Self::V3];
 }

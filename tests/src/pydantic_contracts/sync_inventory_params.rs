@@ -15,7 +15,7 @@ pub struct SyncInventoryParams {
     pub counts: ::perago::__private::indexmap::IndexMap<String, i64>,
     /// Mode
     #[serde(rename = "mode")]
-    pub mode: ::perago::__private::serde_json::Value,
+    pub mode: SyncInventoryParamsMode,
     /// Dry Run
     #[serde(rename = "dry_run")]
     pub dry_run: bool,
@@ -154,8 +154,11 @@ impl ::perago::Contract for SyncInventoryParams {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| SyncInventoryParamsMode::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -224,4 +227,40 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryParams {
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+/// Mode
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SyncInventoryParamsMode {
+    V1,
+    V2,
+}
+impl ::perago::__private::serde::Serialize for SyncInventoryParamsMode {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryParamsMode {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| SyncInventoryParamsMode::ALL[i],
+            ),
+        )
+    }
+}
+impl SyncInventoryParamsMode {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 2usize] = [Self::V1, Self::V2];
 }

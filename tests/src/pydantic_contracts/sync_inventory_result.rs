@@ -23,7 +23,7 @@ pub struct SyncInventoryResult {
     pub checked_at: String,
     /// Mode
     #[serde(rename = "mode")]
-    pub mode: ::perago::__private::serde_json::Value,
+    pub mode: SyncInventoryResultMode,
 }
 impl SyncInventoryResult {
     /// The properties the schema declares, in its order.
@@ -214,8 +214,11 @@ impl ::perago::Contract for SyncInventoryResult {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| SyncInventoryResultMode::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -287,7 +290,7 @@ pub struct SyncIssue {
     pub found: Option<i64>,
     /// Severity
     #[serde(rename = "severity")]
-    pub severity: ::perago::__private::serde_json::Value,
+    pub severity: SyncIssueSeverity,
 }
 impl SyncIssue {
     /// The properties the schema declares, in its order.
@@ -441,8 +444,11 @@ impl ::perago::Contract for SyncIssue {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| SyncIssueSeverity::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -498,4 +504,78 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncIssue {
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+/// Severity
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SyncIssueSeverity {
+    Warning,
+    V1,
+    V2,
+}
+impl ::perago::__private::serde::Serialize for SyncIssueSeverity {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Warning => s.serialize_str("warning"),
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncIssueSeverity {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| SyncIssueSeverity::ALL[i],
+            ),
+        )
+    }
+}
+impl SyncIssueSeverity {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 3usize] = [Self::Warning, Self::V1, Self::V2];
+}
+/// Mode
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SyncInventoryResultMode {
+    V1,
+    V2,
+}
+impl ::perago::__private::serde::Serialize for SyncInventoryResultMode {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryResultMode {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| SyncInventoryResultMode::ALL[i],
+            ),
+        )
+    }
+}
+impl SyncInventoryResultMode {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 2usize] = [Self::V1, Self::V2];
 }

@@ -35,6 +35,11 @@ impl Emitter<'_> {
                     let ty = self.type_path(id);
                     return quote! { #s::Then(#s::StrEnum(&#ty::ALL.map(|x| x.as_str())), |i: usize| #ty::ALL[i]) };
                 }
+                Shape::Enum(values) if crate::ir::is_literal_enum(values) => {
+                    let ty = self.type_path(id);
+                    let e = self.value_static("ENUM", &Value::Array(values.clone()));
+                    return quote! { #s::Then(#s::LiteralEnum(#e.as_array().map(Vec::as_slice).unwrap_or_default()), |i: usize| #ty::ALL[i]) };
+                }
                 _ => {}
             }
         }

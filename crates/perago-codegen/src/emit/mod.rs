@@ -508,9 +508,59 @@ impl Emitter<'_> {
                     }
                 }
             }
+            Shape::Enum(values) if crate::ir::is_literal_enum(values) => {
+                self.literal_enum_item(id, &name, doc, values)
+            }
             _ => {
                 let ty = self.shape_type(id);
                 quote! { #doc pub type #name = #ty; }
+            }
+        }
+    }
+
+    /// An `enum` of strings, integers, booleans and `null`, not all strings: a Rust enum
+    /// written as its JSON values (a variant `V1` for `1`, `Null` for `null`).
+    fn literal_enum_item(
+        &mut self,
+        id: NodeId,
+        name: &syn::Ident,
+        doc: TokenStream,
+        values: &[Value],
+    ) -> TokenStream {
+        let k = self.krate;
+        let de = quote! { #k::__private::serde };
+        let variants: Vec<_> = unique_names(values.iter().map(crate::build::tag_name))
+            .into_iter()
+            .map(|v| format_ident!("{}", v))
+            .collect();
+        let written = values.iter().map(|v| match v {
+            Value::String(s) => quote! { s.serialize_str(#s) },
+            Value::Bool(b) => quote! { s.serialize_bool(#b) },
+            Value::Null => quote! { s.serialize_unit() },
+            other => {
+                let n = Literal::i64_suffixed(other.as_i64().unwrap_or_default());
+                quote! { s.serialize_i64(#n) }
+            }
+        });
+        let n = values.len();
+        let check = self.check_expr(id);
+        let deserialize = self.deserialize_impl(name, check);
+        quote! {
+            #doc
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum #name { #(#variants,)* }
+
+            impl #de::Serialize for #name {
+                fn serialize<S: #de::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    match self { #(Self::#variants => #written,)* }
+                }
+            }
+
+            #deserialize
+
+            impl #name {
+                /// Every value, in schema order.
+                pub const ALL: [Self; #n] = [#(Self::#variants),*];
             }
         }
     }
