@@ -564,8 +564,11 @@ impl<'a> Builder<'a> {
                 self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
             })
             .collect();
+        let fixed_by_count = count("maxItems") == Some(positions.map_or(0, Vec::len) as u64);
         let rest = match map.get("items") {
             Some(Value::Bool(false)) => None,
+            // What `items` would admit after the positions, `maxItems` refuses.
+            None | Some(Value::Bool(true)) if fixed_by_count => None,
             schema => {
                 let schema = schema.cloned().unwrap_or(Value::Bool(true));
                 let at = format!("{pointer}/items");
@@ -575,6 +578,7 @@ impl<'a> Builder<'a> {
         Shape::Tuple {
             items,
             rest,
+            items_false: map.get("items") == Some(&Value::Bool(false)),
             min_items: count("minItems"),
             max_items: count("maxItems"),
         }

@@ -121,12 +121,16 @@ pub enum Shape {
         max_items: Option<u64>,
     },
     /// `type: array` with `prefixItems`: a tuple (lint makes `minItems` at least its length),
-    /// fixed with `items: false`, else followed by the items `items` admits.
+    /// fixed with `items: false` or by a `maxItems` of its length without `items` (as Pydantic
+    /// writes `tuple[int, str]`), else followed by the items `items` admits.
     Tuple {
         /// `prefixItems`, in order.
         items: Vec<NodeId>,
-        /// `items`: the schema of the items after them; `None` for `items: false`.
+        /// `items`: the schema of the items after them; `None` when the tuple is fixed.
         rest: Option<NodeId>,
+        /// Fixed by `items: false` (each further item refused), not by `maxItems` (only the
+        /// count refuses them).
+        items_false: bool,
         /// `minItems`
         min_items: Option<u64>,
         /// `maxItems`

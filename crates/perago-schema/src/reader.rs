@@ -647,8 +647,8 @@ impl<'de, C: Read> Body<'de> for ArrayBody<'_, '_, C> {
     }
 }
 
-/// `prefixItems` with `items: false`: a fixed tuple. `items` is a tuple of checks, one per
-/// position; an item beyond them is not allowed; the count is reported before the items.
+/// `prefixItems` closed, by `items: false` or by a `maxItems` of their count: a fixed tuple.
+/// `items` is a tuple of checks, one per position; the count is reported before the items.
 #[derive(Debug, Clone, Copy)]
 pub struct Tuple<C> {
     /// The checks of the positions, as a Rust tuple.
@@ -657,6 +657,9 @@ pub struct Tuple<C> {
     pub min: Option<u64>,
     /// `maxItems`
     pub max: Option<u64>,
+    /// `items: false`: each item beyond the positions is not allowed. Otherwise (no `items`,
+    /// and `maxItems` their count, as Pydantic closes a tuple) only the count refuses them.
+    pub items_false: bool,
 }
 
 /// The checks of a [`Tuple`]'s positions.
@@ -735,7 +738,9 @@ impl<'de, C: Positions> Body<'de> for TupleBody<'_, '_, C> {
         let before = out.len();
         let (typed, mut n) = tuple.items.read_items(&mut seq, path, out)?;
         while seq.next_element_seed(crate::json::StrictValue)?.is_some() {
-            check::not_allowed(&path.index(n as usize), out);
+            if tuple.items_false {
+                check::not_allowed(&path.index(n as usize), out);
+            }
             n += 1;
         }
         count_first(n, path, out, before, tuple.min, tuple.max);

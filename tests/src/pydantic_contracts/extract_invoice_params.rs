@@ -10,12 +10,7 @@ pub struct ExtractInvoiceParams {
     pub document_url: String,
     /// Pages
     #[serde(rename = "pages")]
-    pub pages: Option<
-        ::perago::__private::reader::TupleRest<
-            (i64, i64),
-            ::perago::__private::serde_json::Value,
-        >,
-    >,
+    pub pages: Option<(i64, i64)>,
     #[serde(rename = "currency_hint")]
     pub currency_hint: Option<Currency>,
 }
@@ -27,15 +22,10 @@ impl ExtractInvoiceParams {
         "currency_hint",
     ];
     /// The schema's `default` of `pages`: `null`.
-    pub fn default_pages() -> Option<
-        ::perago::__private::reader::TupleRest<
-            (i64, i64),
-            ::perago::__private::serde_json::Value,
-        >,
-    > {
+    pub fn default_pages() -> Option<(i64, i64)> {
         ::perago::__private::reader::from_json(
                 "null",
-                &::perago::__private::reader::Nullable(::perago::__private::reader::TupleWithRest {
+                &::perago::__private::reader::Nullable(::perago::__private::reader::Tuple {
                     items: (
                         ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                             minimum: None,
@@ -50,9 +40,9 @@ impl ExtractInvoiceParams {
                             exclusive_maximum: None,
                         }),
                     ),
-                    rest: ::perago::__private::reader::AnyValue,
                     min: Some(2u64),
                     max: Some(2u64),
+                    items_false: false,
                 }),
             )
             .expect("perago-codegen checked the default against its schema")
@@ -192,7 +182,7 @@ impl ::perago::Contract for ExtractInvoiceParams {
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::reader::Nullable(::perago::__private::reader::TupleWithRest {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Tuple {
                                         items: (
                                             ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
@@ -207,9 +197,9 @@ impl ::perago::Contract for ExtractInvoiceParams {
                                                 exclusive_maximum: None,
                                             }),
                                         ),
-                                        rest: ::perago::__private::reader::AnyValue,
                                         min: Some(2u64),
                                         max: Some(2u64),
+                                        items_false: false,
                                     }),
                                     path,
                                     out,

@@ -166,10 +166,7 @@ pub struct GeocodeMatch {
     pub label: String,
     /// Coordinates
     #[serde(rename = "coordinates")]
-    pub coordinates: ::perago::__private::reader::TupleRest<
-        (f64, f64),
-        ::perago::__private::serde_json::Value,
-    >,
+    pub coordinates: (f64, f64),
     /// Confidence
     #[serde(rename = "confidence")]
     pub confidence: f64,
@@ -299,7 +296,7 @@ impl ::perago::Contract for GeocodeMatch {
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::reader::TupleWithRest {
+                                    &::perago::__private::reader::Tuple {
                                         items: (
                                             ::perago::__private::reader::Number(::perago::__private::check::Bounds {
                                                 minimum: None,
@@ -314,9 +311,9 @@ impl ::perago::Contract for GeocodeMatch {
                                                 exclusive_maximum: None,
                                             }),
                                         ),
-                                        rest: ::perago::__private::reader::AnyValue,
                                         min: Some(2u64),
                                         max: Some(2u64),
+                                        items_false: false,
                                     },
                                     path,
                                     out,

@@ -16,10 +16,7 @@ pub struct ResizeImageResult {
     pub size_bytes: i64,
     /// Dimensions
     #[serde(rename = "dimensions")]
-    pub dimensions: ::perago::__private::reader::TupleRest<
-        (i64, i64),
-        ::perago::__private::serde_json::Value,
-    >,
+    pub dimensions: (i64, i64),
 }
 impl ResizeImageResult {
     /// The properties the schema declares, in its order.
@@ -170,7 +167,7 @@ impl ::perago::Contract for ResizeImageResult {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::TupleWithRest {
+                                    &::perago::__private::reader::Tuple {
                                         items: (
                                             ::perago::__private::reader::Integer(::perago::__private::check::Bounds {
                                                 minimum: None,
@@ -185,9 +182,9 @@ impl ::perago::Contract for ResizeImageResult {
                                                 exclusive_maximum: None,
                                             }),
                                         ),
-                                        rest: ::perago::__private::reader::AnyValue,
                                         min: Some(2u64),
                                         max: Some(2u64),
+                                        items_false: false,
                                     },
                                     path,
                                     out,

@@ -21,12 +21,7 @@ pub struct ScheduleJobParams {
     pub start_at: Option<String>,
     /// Quiet Hours
     #[serde(rename = "quiet_hours")]
-    pub quiet_hours: Option<
-        ::perago::__private::reader::TupleRest<
-            (String, String),
-            ::perago::__private::serde_json::Value,
-        >,
-    >,
+    pub quiet_hours: Option<(String, String)>,
     /// Retries
     #[serde(rename = "retries")]
     pub retries: ScheduleJobParamsRetries,
@@ -59,15 +54,10 @@ impl ScheduleJobParams {
             .expect("perago-codegen checked the default against its schema")
     }
     /// The schema's `default` of `quiet_hours`: `null`.
-    pub fn default_quiet_hours() -> Option<
-        ::perago::__private::reader::TupleRest<
-            (String, String),
-            ::perago::__private::serde_json::Value,
-        >,
-    > {
+    pub fn default_quiet_hours() -> Option<(String, String)> {
         ::perago::__private::reader::from_json(
                 "null",
-                &::perago::__private::reader::Nullable(::perago::__private::reader::TupleWithRest {
+                &::perago::__private::reader::Nullable(::perago::__private::reader::Tuple {
                     items: (
                         ::perago::__private::reader::FormatStr {
                             lengths: ::perago::__private::check::Lengths {
@@ -86,9 +76,9 @@ impl ScheduleJobParams {
                             format: ::perago::__private::check::Format::Time,
                         },
                     ),
-                    rest: ::perago::__private::reader::AnyValue,
                     min: Some(2u64),
                     max: Some(2u64),
+                    items_false: false,
                 }),
             )
             .expect("perago-codegen checked the default against its schema")
@@ -266,7 +256,7 @@ impl ::perago::Contract for ScheduleJobParams {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::Nullable(::perago::__private::reader::TupleWithRest {
+                                    &::perago::__private::reader::Nullable(::perago::__private::reader::Tuple {
                                         items: (
                                             ::perago::__private::reader::FormatStr {
                                                 lengths: ::perago::__private::check::Lengths {
@@ -285,9 +275,9 @@ impl ::perago::Contract for ScheduleJobParams {
                                                 format: ::perago::__private::check::Format::Time,
                                             },
                                         ),
-                                        rest: ::perago::__private::reader::AnyValue,
                                         min: Some(2u64),
                                         max: Some(2u64),
+                                        items_false: false,
                                     }),
                                     path,
                                     out,

@@ -114,6 +114,7 @@ impl Emitter<'_> {
             Shape::Tuple {
                 items,
                 rest,
+                items_false,
                 min_items,
                 max_items,
             } => {
@@ -121,7 +122,9 @@ impl Emitter<'_> {
                 let min = opt_u64(*min_items);
                 let max = opt_u64(*max_items);
                 match rest {
-                    None => quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max } },
+                    None => {
+                        quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max, items_false: #items_false } }
+                    }
                     Some(rest) => {
                         let rest = self.check_expr(*rest);
                         quote! { #s::TupleWithRest { items: (#(#items,)*), rest: #rest, min: #min, max: #max } }
