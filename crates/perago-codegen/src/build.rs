@@ -548,6 +548,29 @@ impl<'a> Builder<'a> {
             );
             built.push(Alternative { kind, node });
         }
+        // `anyOf: [A, B, null]` (Pydantic's `Optional[A | B]`): null, or the union of the
+        // others, a type of its own at the same location (as the interpreter reads it).
+        let nulls = built.iter().filter(|a| a.kind == Kind::Null).count();
+        let plain_nulls = list
+            .iter()
+            .filter(|b| perago_schema::one_of::is_plain_null(b))
+            .count();
+        if keyword == "anyOf" && nulls == 1 && plain_nulls == 1 && built.len() > 2 {
+            built.retain(|a| a.kind != Kind::Null);
+            let text = |k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
+            let name = self.unique_name(doc, hint);
+            let inner = self.ir.push(Node {
+                location: format!("{}#{pointer}", self.docs.get(doc).file),
+                name: Some(name),
+                title: text("title"),
+                description: text("description"),
+                default: None,
+                shape: Shape::Union(built),
+                checks: Checks::default(),
+                deferred: None,
+            });
+            return Shape::Nullable(inner);
+        }
         Shape::Union(built)
     }
 

@@ -97,6 +97,15 @@ impl Bundler<'_> {
         {
             schema["type"] = t;
         }
+        // `anyOf: [A, B, null]` is two IR nodes at one location too: the union admits no null.
+        if let Shape::Union(alternatives) = &self.set.ir.node(id).shape
+            && !alternatives
+                .iter()
+                .any(|a| a.kind == perago_schema::kind::Kind::Null)
+            && let Some(Value::Array(branches)) = schema.get_mut("anyOf")
+        {
+            branches.retain(|b| !perago_schema::one_of::is_plain_null(b));
+        }
         schema
     }
 

@@ -810,8 +810,18 @@ fn union_of_types_loads() {
             .iter()
             .find(|p| p.name == name)
             .expect("declared");
-        match &set.ir.node(set.ir.resolve(p.node)).shape {
-            Shape::Union(branches) => branches.iter().map(|b| b.kind.name()).collect::<Vec<_>>(),
+        let mut node = set.ir.resolve(p.node);
+        let mut nullable = Vec::new();
+        // `anyOf: [A, B, null]`: null, or the union of the others.
+        if let Shape::Nullable(inner) = set.ir.node(node).shape {
+            (node, nullable) = (inner, vec!["null"]);
+        }
+        match &set.ir.node(node).shape {
+            Shape::Union(branches) => branches
+                .iter()
+                .map(|b| b.kind.name())
+                .chain(nullable)
+                .collect::<Vec<_>>(),
             other => panic!("{name}: expected a union, got {other:?}"),
         }
     };

@@ -691,10 +691,28 @@ impl Compiler<'_> {
                 && !map.contains_key("type")
                 && let Some(Value::Array(branches)) = map.get("anyOf")
                 && branches.len() == 2
-                && is_null_schema(&branches[0]) != is_null_schema(&branches[1])
+                && crate::one_of::is_plain_null(&branches[0])
+                    != crate::one_of::is_plain_null(&branches[1])
             {
-                let i = usize::from(is_null_schema(&branches[0]));
+                let i = usize::from(crate::one_of::is_plain_null(&branches[0]));
                 node.nullable = Some(node.any_of[i]);
+                node.any_of.clear();
+            } else if self.options.close_objects
+                && !map.contains_key("$ref")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("type")
+                && let Some(Value::Array(branches)) = map.get("anyOf")
+                && branches.len() > 2
+                && branches
+                    .iter()
+                    .filter(|b| crate::one_of::is_plain_null(b))
+                    .count()
+                    == 1
+                && let Some(inner) = self.nullable_union(doc, pointer, map, branches, &node.any_of)
+            {
+                // `anyOf: [A, B, null]` (Pydantic's `Optional[A | B]`) as generated code reads
+                // it: null, or the union of the others.
+                node.nullable = Some(inner);
                 node.any_of.clear();
             } else if self.options.close_objects
                 && !map.contains_key("$ref")
@@ -724,6 +742,33 @@ impl Compiler<'_> {
                 }
             }
         }
+    }
+
+    /// The union of an `anyOf`'s branches but its one null branch, as a node of its own at the
+    /// same location, when they are a union of JSON types.
+    fn nullable_union(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        branches: &[Value],
+        nodes: &[Ix],
+    ) -> Option<Ix> {
+        let (list, nodes): (Vec<Value>, Vec<Ix>) = branches
+            .iter()
+            .zip(nodes)
+            .filter(|(b, _)| !crate::one_of::is_plain_null(b))
+            .map(|(b, n)| (b.clone(), *n))
+            .unzip();
+        let union = self.union(doc, map, &list, &nodes)?;
+        let file = self.docs.get(doc).file.clone();
+        let mut node = Node::new(format!("{file}#{pointer}"));
+        node.union = Some(union);
+        node.any = false;
+        let ix = self.program.nodes.len() as Ix;
+        self.program.nodes.push(node);
+        self.closable.push(false);
+        Some(ix)
     }
 
     /// 2019-09's `$recursiveRef` and `$recursiveAnchor` (known in 2019-09 documents only): the
@@ -1033,14 +1078,6 @@ fn is_empty_of_checks(node: &Node) -> bool {
         && node.dependent_required.is_empty()
         && node.unevaluated_properties.is_none()
         && node.in_place().next().is_none()
-}
-
-fn is_null_schema(v: &Value) -> bool {
-    v.as_object().is_some_and(|m| {
-        m.get("type").is_some_and(|t| t == "null")
-            && m.keys()
-                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
-    })
 }
 
 fn type_bit(name: &str) -> Option<u8> {

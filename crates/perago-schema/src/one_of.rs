@@ -1161,6 +1161,15 @@ pub fn is_null_schema(v: &Value) -> bool {
     v.get("type").is_some_and(|t| t == "null")
 }
 
+/// `{"type": "null"}` with nothing but annotations beside: the null branch of a nullable
+/// `anyOf`, read as `Option` by both doors.
+pub fn is_plain_null(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("type").is_some_and(|t| t == "null")
+            && m.keys().all(|k| k == "type" || is_annotation(k))
+    })
+}
+
 pub fn value_has_type(v: &Value, ty: &str, nullable: bool) -> bool {
     (nullable && v.is_null())
         || match ty {

@@ -19,7 +19,7 @@ pub struct ChargeCardResult {
     pub captured_at: Option<String>,
     /// Fee
     #[serde(rename = "fee")]
-    pub fee: ChargeCardResultFee,
+    pub fee: Option<ChargeCardResultFee>,
 }
 impl ChargeCardResult {
     /// The properties the schema declares, in its order.
@@ -30,10 +30,12 @@ impl ChargeCardResult {
         "fee",
     ];
     /// The schema's `default` of `fee`: `null`.
-    pub fn default_fee() -> ChargeCardResultFee {
+    pub fn default_fee() -> Option<ChargeCardResultFee> {
         ::perago::__private::reader::from_json(
                 "null",
-                &::perago::__private::reader::Typed::<ChargeCardResultFee>::new(),
+                &::perago::__private::reader::Nullable(
+                    ::perago::__private::reader::Typed::<ChargeCardResultFee>::new(),
+                ),
             )
             .expect("perago-codegen checked the default against its schema")
     }
@@ -190,9 +192,11 @@ impl ::perago::Contract for ChargeCardResult {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::Typed::<
-                                        ChargeCardResultFee,
-                                    >::new(),
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<
+                                            ChargeCardResultFee,
+                                        >::new(),
+                                    ),
                                     path,
                                     out,
                                 )?;
@@ -305,7 +309,6 @@ impl ChargeCardResultStatus {
 pub enum ChargeCardResultFee {
     Number(f64),
     String(String),
-    Null,
 }
 impl ::perago::Contract for ChargeCardResultFee {
     const LOCATION: &'static str = "charge-card-result.schema.json#/properties/fee";
@@ -318,9 +321,6 @@ impl ::perago::Contract for ChargeCardResultFee {
     {
       "pattern": "^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$",
       "type": "string"
-    },
-    {
-      "type": "null"
     }
   ],
   "default": null,
@@ -353,19 +353,10 @@ impl ::perago::Contract for ChargeCardResultFee {
                         )
                         .map(ChargeCardResultFee::Number);
                 }
-                if ::perago::__private::reader::Kind::Null.admits(&found) {
-                    return ::perago::__private::reader::union_scalar(
-                            &::perago::__private::reader::Null,
-                            &found,
-                            path,
-                            out,
-                        )
-                        .map(|()| ChargeCardResultFee::Null);
-                }
                 ::perago::__private::check::type_error(
                     out,
                     path,
-                    "a number, a string or null",
+                    "a number or a string",
                     &found,
                 );
                 None

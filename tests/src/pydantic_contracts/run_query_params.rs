@@ -12,7 +12,7 @@ pub struct RunQueryParams {
     #[serde(rename = "parameters")]
     pub parameters: ::perago::__private::indexmap::IndexMap<
         String,
-        RunQueryParamsParametersValue,
+        Option<RunQueryParamsParametersValue>,
     >,
     /// Timeout Seconds
     #[serde(rename = "timeout_seconds")]
@@ -28,14 +28,16 @@ impl RunQueryParams {
     /// The schema's `default` of `parameters`: `{}`.
     pub fn default_parameters() -> ::perago::__private::indexmap::IndexMap<
         String,
-        RunQueryParamsParametersValue,
+        Option<RunQueryParamsParametersValue>,
     > {
         ::perago::__private::reader::from_json(
                 "{}",
                 &::perago::__private::reader::Map(
-                    ::perago::__private::reader::Typed::<
-                        RunQueryParamsParametersValue,
-                    >::new(),
+                    ::perago::__private::reader::Nullable(
+                        ::perago::__private::reader::Typed::<
+                            RunQueryParamsParametersValue,
+                        >::new(),
+                    ),
                 ),
             )
             .expect("perago-codegen checked the default against its schema")
@@ -148,9 +150,11 @@ impl ::perago::Contract for RunQueryParams {
                                     &mut map,
                                     1usize,
                                     &::perago::__private::reader::Map(
-                                        ::perago::__private::reader::Typed::<
-                                            RunQueryParamsParametersValue,
-                                        >::new(),
+                                        ::perago::__private::reader::Nullable(
+                                            ::perago::__private::reader::Typed::<
+                                                RunQueryParamsParametersValue,
+                                            >::new(),
+                                        ),
                                     ),
                                     path,
                                     out,
@@ -227,7 +231,6 @@ pub enum RunQueryParamsParametersValue {
     String(String),
     Integer(i64),
     Boolean(bool),
-    Null,
 }
 impl ::perago::Contract for RunQueryParamsParametersValue {
     const LOCATION: &'static str = "run-query-params.schema.json#/properties/parameters/additionalProperties";
@@ -242,9 +245,6 @@ impl ::perago::Contract for RunQueryParamsParametersValue {
     },
     {
       "type": "boolean"
-    },
-    {
-      "type": "null"
     }
   ]
 }"#;
@@ -284,19 +284,10 @@ impl ::perago::Contract for RunQueryParamsParametersValue {
                         )
                         .map(RunQueryParamsParametersValue::Boolean);
                 }
-                if ::perago::__private::reader::Kind::Null.admits(&found) {
-                    return ::perago::__private::reader::union_scalar(
-                            &::perago::__private::reader::Null,
-                            &found,
-                            path,
-                            out,
-                        )
-                        .map(|()| RunQueryParamsParametersValue::Null);
-                }
                 ::perago::__private::check::type_error(
                     out,
                     path,
-                    "a string, an integer, a boolean or null",
+                    "a string, an integer or a boolean",
                     &found,
                 );
                 None

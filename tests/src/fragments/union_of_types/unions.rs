@@ -233,7 +233,9 @@ impl ::perago::Contract for Unions {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::Typed::<UnionsTarget>::new(),
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<UnionsTarget>::new(),
+                                    ),
                                     path,
                                     out,
                                 )?;
@@ -293,7 +295,7 @@ impl ::perago::Contract for Unions {
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
                     ::perago::__private::reader::required(f0),
                     ::perago::__private::reader::optional(f1),
-                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::or_else(f2, || None),
                     ::perago::__private::reader::required(f3),
                     ::perago::__private::reader::optional(f4),
                     ::perago::__private::reader::optional(f5),
@@ -507,127 +509,6 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsLimit {
 }
 ::perago::string_const!(pub UnionsLimitString = "auto");
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", untagged)]
-pub enum UnionsTarget {
-    String(String),
-    Object(Point),
-    Null,
-}
-impl ::perago::Contract for UnionsTarget {
-    const LOCATION: &'static str = "unions.schema.json#/properties/target";
-    const SCHEMA: &'static str = r##"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "anyOf": [
-    {
-      "type": "string",
-      "pattern": "^o-"
-    },
-    {
-      "$ref": "#/$defs/Point"
-    },
-    {
-      "type": "null"
-    }
-  ],
-  "$defs": {
-    "Point": {
-      "type": "object",
-      "properties": {
-        "x": {
-          "type": "integer"
-        },
-        "y": {
-          "type": "integer"
-        }
-      },
-      "required": [
-        "x"
-      ],
-      "additionalProperties": false
-    }
-  }
-}"##;
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
-            type Value = UnionsTarget;
-            fn other(
-                self,
-                found: ::perago::__private::serde_json::Value,
-            ) -> Option<UnionsTarget> {
-                let __Body(path, out) = self;
-                if ::perago::__private::reader::Kind::Null.admits(&found) {
-                    return ::perago::__private::reader::union_scalar(
-                            &::perago::__private::reader::Null,
-                            &found,
-                            path,
-                            out,
-                        )
-                        .map(|()| UnionsTarget::Null);
-                }
-                ::perago::__private::check::type_error(
-                    out,
-                    path,
-                    "a string, an object or null",
-                    &found,
-                );
-                None
-            }
-            fn str<E: ::perago::__private::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> Result<Option<UnionsTarget>, E> {
-                let __Body(path, out) = self;
-                Ok(
-                    ::perago::__private::reader::union_str(
-                            &::perago::__private::reader::Str {
-                                lengths: ::perago::__private::check::Lengths {
-                                    min: None,
-                                    max: None,
-                                },
-                                pattern: Some(&*PATTERN_0),
-                            },
-                            v,
-                            path,
-                            out,
-                        )?
-                        .map(UnionsTarget::String),
-                )
-            }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Option<UnionsTarget>, A::Error> {
-                let __Body(path, out) = self;
-                Ok(
-                    ::perago::__private::reader::union_map(
-                            &::perago::__private::reader::Typed::<Point>::new(),
-                            map,
-                            path,
-                            out,
-                        )?
-                        .map(UnionsTarget::Object),
-                )
-            }
-        }
-        ::perago::__private::reader::read_body(d, __Body(path, out))
-    }
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Typed::<Self>::new(),
-        )
-    }
-}
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
 pub struct Point {
     #[serde(rename = "x")]
@@ -744,6 +625,114 @@ impl ::perago::Contract for Point {
     }
 }
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Typed::<Self>::new(),
+        )
+    }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde", untagged)]
+pub enum UnionsTarget {
+    String(String),
+    Object(Point),
+}
+impl ::perago::Contract for UnionsTarget {
+    const LOCATION: &'static str = "unions.schema.json#/properties/target";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "anyOf": [
+    {
+      "type": "string",
+      "pattern": "^o-"
+    },
+    {
+      "$ref": "#/$defs/Point"
+    }
+  ],
+  "$defs": {
+    "Point": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "integer"
+        },
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
+            type Value = UnionsTarget;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<UnionsTarget> {
+                let __Body(path, out) = self;
+                ::perago::__private::check::type_error(
+                    out,
+                    path,
+                    "a string or an object",
+                    &found,
+                );
+                None
+            }
+            fn str<E: ::perago::__private::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> Result<Option<UnionsTarget>, E> {
+                let __Body(path, out) = self;
+                Ok(
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
+                                lengths: ::perago::__private::check::Lengths {
+                                    min: None,
+                                    max: None,
+                                },
+                                pattern: Some(&*PATTERN_0),
+                            },
+                            v,
+                            path,
+                            out,
+                        )?
+                        .map(UnionsTarget::String),
+                )
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Option<UnionsTarget>, A::Error> {
+                let __Body(path, out) = self;
+                Ok(
+                    ::perago::__private::reader::union_map(
+                            &::perago::__private::reader::Typed::<Point>::new(),
+                            map,
+                            path,
+                            out,
+                        )?
+                        .map(UnionsTarget::Object),
+                )
+            }
+        }
+        ::perago::__private::reader::read_body(d, __Body(path, out))
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
