@@ -707,7 +707,9 @@ impl<'a> Builder<'a> {
         let names = map.get("propertyNames").map(|schema| {
             // Names are strings: the schema's string rules are what applies to them.
             let mut schema = schema.clone();
-            if let Value::Object(m) = &mut schema {
+            if let Value::Object(m) = &mut schema
+                && !m.contains_key("$ref")
+            {
                 m.entry("type")
                     .or_insert(Value::String("string".to_owned()));
             }

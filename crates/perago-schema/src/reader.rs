@@ -994,6 +994,19 @@ impl<'de, C: Read, N: Read> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
     }
 }
 
+/// A map read with string keys, keyed by the enum its `propertyNames` names instead (a
+/// `dict[Currency, int]`): each key is the value of `all` whose `name` it is, as the
+/// `propertyNames` check has made sure.
+pub fn keyed<K: Copy + std::hash::Hash + Eq, V>(
+    map: IndexMap<String, V>,
+    all: &[K],
+    name: fn(&K) -> &'static str,
+) -> IndexMap<K, V> {
+    map.into_iter()
+        .filter_map(|(key, value)| Some((*all.iter().find(|k| name(k) == key)?, value)))
+        .collect()
+}
+
 /// The entries of a map being read.
 #[derive(Debug)]
 pub struct Entries<T> {

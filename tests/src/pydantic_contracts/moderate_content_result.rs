@@ -6,20 +6,6 @@ static ENUM_0: ::std::sync::LazyLock<::perago::__private::serde_json::Value> = :
     ::perago::__private::serde_json::from_str("[1,2,3]")
         .expect("perago-codegen emits JSON")
 });
-/// `moderate-content-result.schema.json#/properties/scores/propertyNames`, deferred to the interpreter: `type`: generated code types a `$ref` as the schema it names, and this keyword is beside it; kept as a `serde_json::Value`.
-static FALLBACK_0: ::perago::__private::fallback::Fallback = ::perago::__private::fallback::Fallback::new(
-    &SCHEMAS,
-    "moderate-content-result.schema.json#/properties/scores/propertyNames",
-);
-/// The schemas as written, for the parts deferred to the interpreter.
-static SCHEMAS: ::perago::__private::fallback::Schemas = ::perago::__private::fallback::Schemas::new(
-    &[
-        (
-            "moderate-content-result.schema.json",
-            "{\"$defs\":{\"Approve\":{\"additionalProperties\":false,\"properties\":{\"decision\":{\"const\":\"approve\",\"title\":\"Decision\",\"type\":\"string\"}},\"required\":[\"decision\"],\"title\":\"Approve\",\"type\":\"object\"},\"Category\":{\"enum\":[\"spam\",\"abuse\",\"adult\"],\"title\":\"Category\",\"type\":\"string\"},\"Escalate\":{\"additionalProperties\":false,\"properties\":{\"decision\":{\"const\":\"escalate\",\"title\":\"Decision\",\"type\":\"string\"},\"queue\":{\"title\":\"Queue\",\"type\":\"string\"},\"priority\":{\"$ref\":\"#/$defs/Priority\"}},\"required\":[\"decision\",\"queue\",\"priority\"],\"title\":\"Escalate\",\"type\":\"object\"},\"Priority\":{\"enum\":[1,2,3],\"title\":\"Priority\",\"type\":\"integer\"},\"Reject\":{\"additionalProperties\":false,\"properties\":{\"decision\":{\"const\":\"reject\",\"title\":\"Decision\",\"type\":\"string\"},\"reasons\":{\"items\":{\"$ref\":\"#/$defs/Category\"},\"minItems\":1,\"title\":\"Reasons\",\"type\":\"array\"}},\"required\":[\"decision\",\"reasons\"],\"title\":\"Reject\",\"type\":\"object\"}},\"additionalProperties\":false,\"properties\":{\"verdict\":{\"discriminator\":{\"mapping\":{\"approve\":\"#/$defs/Approve\",\"escalate\":\"#/$defs/Escalate\",\"reject\":\"#/$defs/Reject\"},\"propertyName\":\"decision\"},\"oneOf\":[{\"$ref\":\"#/$defs/Approve\"},{\"$ref\":\"#/$defs/Reject\"},{\"$ref\":\"#/$defs/Escalate\"}],\"title\":\"Verdict\"},\"scores\":{\"additionalProperties\":{\"type\":\"number\"},\"propertyNames\":{\"$ref\":\"#/$defs/Category\"},\"title\":\"Scores\",\"type\":\"object\"}},\"required\":[\"verdict\",\"scores\"],\"title\":\"ModerateContentResult\",\"type\":\"object\"}",
-        ),
-    ],
-);
 /// ModerateContentResult
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
@@ -29,7 +15,7 @@ pub struct ModerateContentResult {
     pub verdict: ModerateContentResultVerdict,
     /// Scores
     #[serde(rename = "scores")]
-    pub scores: ::perago::__private::indexmap::IndexMap<String, f64>,
+    pub scores: ::perago::__private::indexmap::IndexMap<Category, f64>,
 }
 impl ModerateContentResult {
     /// The properties the schema declares, in its order.
@@ -215,21 +201,32 @@ impl ::perago::Contract for ModerateContentResult {
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::reader::CheckedMap {
-                                        values: ::perago::__private::reader::Number(::perago::__private::check::Bounds {
-                                            minimum: None,
-                                            maximum: None,
-                                            exclusive_minimum: None,
-                                            exclusive_maximum: None,
-                                        }),
-                                        pattern: None,
-                                        names: Some(::perago::__private::reader::Deferred {
-                                            check: ::perago::__private::reader::AnyValue,
-                                            fallback: &FALLBACK_0,
-                                        }),
-                                        min: None,
-                                        max: None,
-                                    },
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::CheckedMap {
+                                            values: ::perago::__private::reader::Number(::perago::__private::check::Bounds {
+                                                minimum: None,
+                                                maximum: None,
+                                                exclusive_minimum: None,
+                                                exclusive_maximum: None,
+                                            }),
+                                            pattern: None,
+                                            names: Some(
+                                                ::perago::__private::reader::Then(
+                                                    ::perago::__private::reader::StrEnum(
+                                                        &Category::ALL.map(|x| x.as_str()),
+                                                    ),
+                                                    |i: usize| Category::ALL[i],
+                                                ),
+                                            ),
+                                            min: None,
+                                            max: None,
+                                        },
+                                        |m| ::perago::__private::reader::keyed(
+                                            m,
+                                            &Category::ALL,
+                                            Category::as_str,
+                                        ),
+                                    ),
                                     path,
                                     out,
                                 )?;

@@ -138,6 +138,7 @@ impl Emitter<'_> {
                 min,
                 max,
             } => {
+                let key = names.and_then(|n| self.enum_key(n));
                 let values = self.check_expr(*values);
                 let pattern = match pattern {
                     Some(p) => {
@@ -154,7 +155,14 @@ impl Emitter<'_> {
                     None => quote! { None::<#s::AnyValue> },
                 };
                 let (min, max) = (opt_u64(*min), opt_u64(*max));
-                quote! { #s::CheckedMap { values: #values, pattern: #pattern, names: #names, min: #min, max: #max } }
+                let map = quote! { #s::CheckedMap { values: #values, pattern: #pattern, names: #names, min: #min, max: #max } };
+                match key {
+                    Some(key) => {
+                        let key = self.type_path(key);
+                        quote! { #s::Then(#map, |m| #s::keyed(m, &#key::ALL, #key::as_str)) }
+                    }
+                    None => map,
+                }
             }
             Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => quote! { #s::AnyValue },
             Shape::Nullable(inner) => {

@@ -346,9 +346,13 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Shape::Map { values, .. } => {
+            Shape::Map { values, names, .. } => {
                 let value = self.rust_type(*values);
-                quote! { #k::__private::indexmap::IndexMap<String, #value> }
+                let key = match names.and_then(|n| self.enum_key(n)) {
+                    Some(key) => self.type_path(key),
+                    None => quote! { String },
+                };
+                quote! { #k::__private::indexmap::IndexMap<#key, #value> }
             }
             Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
                 quote! { #k::__private::serde_json::Value }
@@ -358,6 +362,19 @@ impl Emitter<'_> {
                 quote! { Option<#inner> }
             }
             Shape::Ref(target) => self.rust_type(*target),
+        }
+    }
+
+    /// The string enum a map's `propertyNames` (node `names`) is, through `$ref`s: the map's
+    /// key type.
+    pub(super) fn enum_key(&self, names: NodeId) -> Option<NodeId> {
+        let id = self.ir.resolve(names);
+        let node = self.ir.node(id);
+        match &node.shape {
+            Shape::Enum(values) if node.name.is_some() && string_values(values).is_some() => {
+                Some(id)
+            }
+            _ => None,
         }
     }
 
