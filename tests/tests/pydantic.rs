@@ -351,3 +351,18 @@ fn nothing_is_a_json_value_but_any() {
     assert!(untyped.is_empty(), "untyped parts:\n{}", untyped.join("\n"));
     assert_eq!(any, 1, "the corpus's one `Any`, `RunQueryResult.rows`");
 }
+
+/// A `SecretStr` (`writeOnly`, `format: password`) is a `perago::Secret`: `Debug` prints the
+/// params without it, serialising writes it back.
+#[test]
+fn secrets_are_redacted_in_debug() {
+    let doc = br#"{"customer_id": "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "amount": "12.50",
+        "currency": "EUR", "card_token": "tok_hunter2", "idempotency_key": "key-0001"}"#;
+    let params = p::charge_card_params::ChargeCardParams::from_slice(doc).expect("valid");
+    let printed = format!("{params:?}");
+    assert!(!printed.contains("hunter2"), "{printed}");
+    assert!(printed.contains("card_token: Secret(***)"), "{printed}");
+    assert_eq!(params.card_token.expose(), "tok_hunter2");
+    let written = serde_json::to_value(&params).expect("serialises");
+    assert_eq!(written["card_token"], "tok_hunter2");
+}

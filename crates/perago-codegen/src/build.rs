@@ -425,6 +425,8 @@ impl<'a> Builder<'a> {
                     .get("pattern")
                     .and_then(Value::as_str)
                     .map(Pattern::checked),
+                secret: map.get("writeOnly") == Some(&Value::Bool(true))
+                    || map.get("format").is_some_and(|f| f == "password"),
             },
             "array" if map.contains_key("prefixItems") => self.tuple(doc, pointer, map, hint),
             "array" => self.array(doc, pointer, map, hint),

@@ -106,6 +106,9 @@ pub enum Shape {
         lengths: Lengths,
         /// `pattern`
         pattern: Option<Pattern>,
+        /// `writeOnly: true` or `format: password` (Pydantic's `SecretStr`): a `Secret`,
+        /// redacted in `Debug`.
+        secret: bool,
     },
     /// `const`
     Const(Value),

@@ -20,7 +20,8 @@
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
 //!   [`input`]: documents read under a size limit;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
-//! - [`Contract`]: what every generated type implements.
+//! - [`Contract`]: what every generated type implements; [`Secret`]: what a `writeOnly` or
+//!   `format: password` string is typed as, redacted in `Debug`.
 //!
 //! Task authors depend on `perago`, which re-exports what they need from here; code generation
 //! (`perago-codegen`) builds on [`load`], [`one_of`] and [`check`].
@@ -43,6 +44,7 @@ mod path;
 mod program;
 #[doc(hidden)] // generated code's, through `__private`
 pub mod reader;
+mod secret;
 mod tape;
 mod validator;
 mod violation;
@@ -51,6 +53,7 @@ pub use contract::Contract;
 pub use dialect::DIALECT;
 pub use error::{Error, LintError};
 pub use path::{Path, push_key};
+pub use secret::Secret;
 pub use validator::{Options, Scratch, Validator};
 pub use violation::{Code, Violation, Violations};
 

@@ -18,7 +18,7 @@ pub struct ChargeCardParams {
     pub currency: Currency,
     /// Card Token
     #[serde(rename = "card_token")]
-    pub card_token: String,
+    pub card_token: ::perago::Secret<String>,
     /// Description
     #[serde(rename = "description")]
     pub description: Option<String>,
@@ -223,13 +223,16 @@ impl ::perago::Contract for ChargeCardParams {
                                 .read(
                                     &mut map,
                                     3usize,
-                                    &::perago::__private::reader::Str {
-                                        lengths: ::perago::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::Str {
+                                            lengths: ::perago::__private::check::Lengths {
+                                                min: None,
+                                                max: None,
+                                            },
+                                            pattern: None,
                                         },
-                                        pattern: None,
-                                    },
+                                        ::perago::Secret::new,
+                                    ),
                                     path,
                                     out,
                                 )?;

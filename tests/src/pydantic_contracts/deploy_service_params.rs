@@ -25,7 +25,10 @@ pub struct DeployServiceParams {
     pub replicas: i64,
     /// Secrets
     #[serde(rename = "secrets")]
-    pub secrets: ::perago::__private::indexmap::IndexMap<String, String>,
+    pub secrets: ::perago::__private::indexmap::IndexMap<
+        String,
+        ::perago::Secret<String>,
+    >,
     /// Strategy
     #[serde(rename = "strategy")]
     pub strategy: DeployServiceParamsStrategy,
@@ -45,16 +48,24 @@ impl DeployServiceParams {
         2i64
     }
     /// The schema's `default` of `secrets`: `{}`.
-    pub fn default_secrets() -> ::perago::__private::indexmap::IndexMap<String, String> {
+    pub fn default_secrets() -> ::perago::__private::indexmap::IndexMap<
+        String,
+        ::perago::Secret<String>,
+    > {
         ::perago::__private::reader::from_json(
                 "{}",
-                &::perago::__private::reader::Map(::perago::__private::reader::Str {
-                    lengths: ::perago::__private::check::Lengths {
-                        min: None,
-                        max: None,
-                    },
-                    pattern: None,
-                }),
+                &::perago::__private::reader::Map(
+                    ::perago::__private::reader::Then(
+                        ::perago::__private::reader::Str {
+                            lengths: ::perago::__private::check::Lengths {
+                                min: None,
+                                max: None,
+                            },
+                            pattern: None,
+                        },
+                        ::perago::Secret::new,
+                    ),
+                ),
             )
             .expect("perago-codegen checked the default against its schema")
     }
@@ -295,13 +306,18 @@ impl ::perago::Contract for DeployServiceParams {
                                 .read(
                                     &mut map,
                                     4usize,
-                                    &::perago::__private::reader::Map(::perago::__private::reader::Str {
-                                        lengths: ::perago::__private::check::Lengths {
-                                            min: None,
-                                            max: None,
-                                        },
-                                        pattern: None,
-                                    }),
+                                    &::perago::__private::reader::Map(
+                                        ::perago::__private::reader::Then(
+                                            ::perago::__private::reader::Str {
+                                                lengths: ::perago::__private::check::Lengths {
+                                                    min: None,
+                                                    max: None,
+                                                },
+                                                pattern: None,
+                                            },
+                                            ::perago::Secret::new,
+                                        ),
+                                    ),
                                     path,
                                     out,
                                 )?;

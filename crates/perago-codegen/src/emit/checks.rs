@@ -65,6 +65,7 @@ impl Emitter<'_> {
             Shape::String {
                 lengths: l,
                 pattern,
+                secret,
             } => {
                 let l = lengths(k, l);
                 let p = match pattern {
@@ -74,12 +75,16 @@ impl Emitter<'_> {
                     }
                     None => quote! { None },
                 };
-                match checks.format {
+                let check = match checks.format {
                     Some(f) => {
                         let f = format_ident!("{}", format!("{f:?}"));
                         quote! { #s::FormatStr { lengths: #l, pattern: #p, format: #k::__private::check::Format::#f } }
                     }
                     None => quote! { #s::Str { lengths: #l, pattern: #p } },
+                };
+                match secret {
+                    true => quote! { #s::Then(#check, #k::Secret::new) },
+                    false => check,
                 }
             }
             Shape::Const(c) => {

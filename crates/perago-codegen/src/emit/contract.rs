@@ -164,7 +164,9 @@ impl Emitter<'_> {
                 let n = Literal::f64_suffixed(n.as_f64()?);
                 quote! { #n }
             }
-            (Shape::String { .. }, Value::String(s)) => quote! { String::from(#s) },
+            (Shape::String { secret: false, .. }, Value::String(s)) => {
+                quote! { String::from(#s) }
+            }
             _ => return None,
         })
     }

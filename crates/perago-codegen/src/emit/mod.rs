@@ -324,6 +324,7 @@ impl Emitter<'_> {
             Shape::Boolean => quote! { bool },
             Shape::Integer(_) => quote! { i64 },
             Shape::Number(_) => quote! { f64 },
+            Shape::String { secret: true, .. } => quote! { #k::Secret<String> },
             Shape::String { .. } => quote! { String },
             Shape::Array { items, .. } => {
                 let item = self.rust_type(*items);
