@@ -11,7 +11,7 @@
 //! the schemas Pydantic emitted for its corpus of models, `tests/pydantic/schemas/` →
 //! `tests/src/pydantic_contracts/` (checked by `tests/tests/pydantic.rs`).
 
-use perago_codegen::{Change, ChangeKind, Codegen, Mode, emit, ensure_file, stale};
+use perago_codegen::{Change, ChangeKind, Codegen, Mode, TypedFormats, emit, ensure_file, stale};
 use std::path::Path;
 
 /// The command every file generated here names.
@@ -127,6 +127,11 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
         Codegen::new(PYDANTIC_SCHEMAS, PYDANTIC_SCHEMAS_OUT)
             .in_dir(root)
             .command(REGENERATE)
+            // uuid::Uuid and chrono's types: perago-tests turns perago's features on.
+            .typed_formats(TypedFormats {
+                uuid: true,
+                chrono: true,
+            })
             .doc("The types and readers of the schemas Pydantic emitted for `tests/pydantic/models.py`."),
     );
     for name in fragment_names(root)? {
@@ -181,6 +186,7 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
             schemas: FRAGMENTS,
             runtime: "perago",
             command: REGENERATE,
+            typed_formats: Default::default(),
         },
     );
     let path = root.join(FRAGMENTS_OUT).join("mod.rs");

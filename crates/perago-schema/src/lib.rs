@@ -21,7 +21,8 @@
 //!   [`input`]: documents read under a size limit;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
 //! - [`Contract`]: what every generated type implements; [`Secret`]: what a `writeOnly` or
-//!   `format: password` string is typed as, redacted in `Debug`.
+//!   `format: password` string is typed as, redacted in `Debug`; [`types`]: the types of typed
+//!   formats (`uuid`, `chrono` features).
 //!
 //! Task authors depend on `perago`, which re-exports what they need from here; code generation
 //! (`perago-codegen`) builds on [`load`], [`one_of`] and [`check`].
@@ -46,6 +47,7 @@ mod program;
 pub mod reader;
 mod secret;
 mod tape;
+pub mod types;
 mod validator;
 mod violation;
 

@@ -415,6 +415,44 @@ scalar!(LiteralEnum<'_> => usize, |this, v, path, out| {
     }
 });
 
+/// A string read by `check`, then into a typed format (`crate::types`) by `parse`; a string
+/// `parse` cannot read is `format`'s violation.
+#[derive(Clone, Copy)]
+pub struct Parsed<C, T> {
+    /// The string's check, its `format` among its rules.
+    pub check: C,
+    /// The format.
+    pub format: check::Format,
+    /// The typed value of a string the check accepted.
+    pub parse: fn(&str) -> Option<T>,
+}
+
+impl<C, T> fmt::Debug for Parsed<C, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Parsed({:?})", self.format)
+    }
+}
+
+impl<C: Read<Value = String>, T> Read for Parsed<C, T> {
+    type Value = T;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<T>, D::Error> {
+        let Some(s) = self.check.read(d, path, out)? else {
+            return Ok(None);
+        };
+        let parsed = (self.parse)(&s);
+        if parsed.is_none() {
+            check::push(out, path, crate::Code::Format, self.format.message());
+        }
+        Ok(parsed)
+    }
+}
+
 /// `type: [T, "null"]`: `null`, or a value `T` admits.
 #[derive(Debug, Clone, Copy)]
 pub struct Nullable<C>(pub C);

@@ -24,7 +24,9 @@ pub mod schemas;
 pub mod task;
 pub mod workspace;
 
-pub use perago_schema::{Code, Contract, Path, Secret, Violation, Violations, check, string_const};
+pub use perago_schema::{
+    Code, Contract, Path, Secret, Violation, Violations, check, string_const, types,
+};
 
 /// Makes a plain handler function a perago task; see [`mod@task`] for signatures and options.
 pub use perago_macros::task;

@@ -82,9 +82,13 @@ impl Emitter<'_> {
                     }
                     None => quote! { #s::Str { lengths: #l, pattern: #p } },
                 };
-                match secret {
-                    true => quote! { #s::Then(#check, #k::Secret::new) },
-                    false => check,
+                match (secret, self.typed_format(id), checks.format) {
+                    (true, _, _) => quote! { #s::Then(#check, #k::Secret::new) },
+                    (false, Some((_, parse)), Some(f)) => {
+                        let f = format_ident!("{}", format!("{f:?}"));
+                        quote! { #s::Parsed { check: #check, format: #k::__private::check::Format::#f, parse: #parse } }
+                    }
+                    _ => check,
                 }
             }
             Shape::Const(c) => {

@@ -150,7 +150,7 @@ impl Emitter<'_> {
     /// `String` (an unnamed node of that shape) and the value is of that type.
     pub(super) fn default_literal(&self, id: NodeId) -> Option<TokenStream> {
         let node = self.ir.node(id);
-        if node.name.is_some() {
+        if node.name.is_some() || self.typed_format(id).is_some() {
             return None;
         }
         let value = node.default.as_ref()?;

@@ -53,6 +53,64 @@ pub struct Target<'a> {
     pub runtime: &'a str,
     /// The command that regenerates the files, named in each file's header.
     pub command: &'a str,
+    /// The `format`s given a Rust type of their own rather than `String`.
+    pub typed_formats: TypedFormats,
+}
+
+/// The string `format`s generated code gives a type of another crate rather than `String`
+/// (`perago codegen --typed-formats uuid,chrono`), each through `perago::types` and needing
+/// perago's cargo feature of its name. The generator is told rather than the types following
+/// the features, so that turning a feature on somewhere in a build never changes the type of a
+/// field in code generated without it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TypedFormats {
+    /// `format: uuid` as `uuid::Uuid` (feature `uuid`).
+    pub uuid: bool,
+    /// `format: date-time` as `chrono::DateTime<FixedOffset>` and `date` as
+    /// `chrono::NaiveDate` (feature `chrono`).
+    pub chrono: bool,
+}
+
+impl TypedFormats {
+    /// From a comma-separated list of feature names, `uuid` and `chrono`.
+    pub fn parse(list: &str) -> Result<TypedFormats, String> {
+        let mut typed = TypedFormats::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "uuid" => typed.uuid = true,
+                "chrono" => typed.chrono = true,
+                other => {
+                    return Err(format!(
+                        "{other:?} is no typed format: the choices are \"uuid\" and \"chrono\""
+                    ));
+                }
+            }
+        }
+        Ok(typed)
+    }
+
+    /// The features they need, comma-separated (empty for none).
+    pub fn features(self) -> String {
+        let mut names = Vec::new();
+        if self.uuid {
+            names.push("uuid");
+        }
+        if self.chrono {
+            names.push("chrono");
+        }
+        names.join(",")
+    }
+
+    /// The function of the runtime's `types` that reads `format`, when it is typed.
+    fn reader(self, format: perago_schema::check::Format) -> Option<&'static str> {
+        use perago_schema::check::Format;
+        match format {
+            Format::Uuid if self.uuid => Some("uuid"),
+            Format::DateTime if self.chrono => Some("date_time"),
+            Format::Date if self.chrono => Some("date"),
+            _ => None,
+        }
+    }
 }
 
 /// `worker-completion.v1.schema.json` → `worker_completion_v1`.
@@ -266,10 +324,16 @@ impl Emitter<'_> {
             }
         }
         let statics = self.statics.values();
-        let doc = format!(
+        let mut doc = format!(
             " Types and validators generated from `{}/{}` (`{id}`).",
             self.target.schemas, self.file
         );
+        let features = self.target.typed_formats.features();
+        if !features.is_empty() {
+            doc.push_str(&format!(
+                " Typed formats: needs perago's features `{features}`."
+            ));
+        }
         format_file(
             quote! {
                 #![doc = #doc]
@@ -325,7 +389,10 @@ impl Emitter<'_> {
             Shape::Integer(_) => quote! { i64 },
             Shape::Number(_) => quote! { f64 },
             Shape::String { secret: true, .. } => quote! { #k::Secret<String> },
-            Shape::String { .. } => quote! { String },
+            Shape::String { .. } => match self.typed_format(id) {
+                Some((ty, _)) => ty,
+                None => quote! { String },
+            },
             Shape::Array { items, .. } => {
                 let item = self.rust_type(*items);
                 quote! { Vec<#item> }
@@ -364,6 +431,24 @@ impl Emitter<'_> {
             }
             Shape::Ref(target) => self.rust_type(*target),
         }
+    }
+
+    /// The Rust type of a string node's typed format, and the function of the runtime's
+    /// `types` that reads it, when the target types its format.
+    pub(super) fn typed_format(&self, id: NodeId) -> Option<(TokenStream, TokenStream)> {
+        let k = self.krate;
+        let node = self.ir.node(id);
+        if !matches!(node.shape, Shape::String { secret: false, .. }) {
+            return None;
+        }
+        let parse = self.target.typed_formats.reader(node.checks.format?)?;
+        let ty = match parse {
+            "uuid" => quote! { #k::types::Uuid },
+            "date_time" => quote! { #k::types::DateTime<#k::types::FixedOffset> },
+            _ => quote! { #k::types::NaiveDate },
+        };
+        let parse = format_ident!("{}", parse);
+        Some((ty, quote! { #k::types::#parse }))
     }
 
     /// The string enum a map's `propertyNames` (node `names`) is, through `$ref`s: the map's

@@ -98,10 +98,10 @@ pub fn check(
     // Each branch's chain of locations, its own first, then each `$ref` it leads through.
     let mut chains: Vec<Vec<(usize, String)>> = Vec::new();
     let mut resolved: Vec<(usize, Value)> = Vec::new();
-    for i in 0..list.len() {
+    for (i, branch) in list.iter().enumerate() {
         let mut here = (doc, format!("{pointer}/{keyword}/{i}"));
         let mut chain = vec![here.clone()];
-        let mut schema = list[i].clone();
+        let mut schema = branch.clone();
         while let Some(r) = schema
             .get("$ref")
             .and_then(Value::as_str)
