@@ -156,6 +156,15 @@ fn declarations(source: &str) -> Vec<Declared> {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
+        if let Some(path) = line.strip_prefix("pub use ") {
+            out.push(Declared {
+                keyword: "use",
+                name: path.trim_end_matches(';').to_owned(),
+                members: Vec::new(),
+            });
+            i += 1;
+            continue;
+        }
         let Some((keyword, rest)) = ["pub struct ", "pub enum ", "pub type "]
             .iter()
             .find_map(|k| line.strip_prefix(k).map(|r| (k.trim(), r)))
@@ -272,6 +281,7 @@ fn the_types_the_corpus_becomes() {
         for d in declarations(&source) {
             match d.keyword {
                 "type" => text.push_str(&format!("type {} = {};\n", d.name, d.members[0])),
+                "use" => text.push_str(&format!("use {};\n", d.name)),
                 keyword => {
                     text.push_str(&format!("{keyword} {} {{\n", d.name));
                     for m in &d.members {
@@ -365,4 +375,17 @@ fn secrets_are_redacted_in_debug() {
     assert_eq!(params.card_token.expose(), "tok_hunter2");
     let written = serde_json::to_value(&params).expect("serialises");
     assert_eq!(written["card_token"], "tok_hunter2");
+}
+
+/// An `Enum` several models use (in each one's `$defs`), or a `Literal` alias several use
+/// inline (titled alike), is one Rust type, re-exported by each module that declares it.
+#[test]
+fn an_enum_several_models_use_is_one_type() {
+    let currency: p::charge_card_params::Currency = p::convert_balances_params::Currency::Eur;
+    let environment: p::deploy_service_params::Environment =
+        p::schedule_job_result::Environment::Staging;
+    let mode: p::sync_inventory_params::Mode = p::sync_inventory_result::Mode::V2;
+    assert_eq!(serde_json::to_value(currency).unwrap(), "EUR");
+    assert_eq!(serde_json::to_value(environment).unwrap(), "staging");
+    assert_eq!(serde_json::to_value(mode).unwrap(), 2);
 }

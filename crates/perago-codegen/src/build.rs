@@ -135,6 +135,7 @@ impl<'a> Builder<'a> {
         }
         let mut errors = self.check_annotations();
         sort_errors(self.docs, &mut errors);
+        name_shared_literals(&mut self.ir);
         if errors.is_empty() {
             Ok((self.ir, files))
         } else {
@@ -199,10 +200,6 @@ impl<'a> Builder<'a> {
     }
 
     fn unique_name(&mut self, doc: usize, base: &str) -> String {
-        // Generated code names these unqualified; a type of the same name would shadow them.
-        const RESERVED: &[&str] = &[
-            "Self", "String", "Vec", "Option", "Some", "None", "Box", "Result", "Ok", "Err",
-        ];
         let base = if RESERVED.contains(&base) {
             format!("{base}Type")
         } else {
@@ -1127,6 +1124,63 @@ fn branch_name(
         None => own
             .map(|k| pascal(k))
             .unwrap_or_else(|| format!("Variant{i}")),
+    }
+}
+
+/// Names generated code uses unqualified: a type of the same name would shadow them.
+const RESERVED: &[&str] = &[
+    "Self", "String", "Vec", "Option", "Some", "None", "Box", "Result", "Ok", "Err",
+];
+
+/// Names after their `title` the inline enums several places declare alike (the same `title`,
+/// the same values: Pydantic writes a `Literal` alias that several models use inline in each,
+/// titled after the field), so that code generation makes them one type
+/// (`emit::shared_enums`): `Environment` rather than `DeployParamsEnvironment` and
+/// `ScheduleParamsEnvironment`. Only where the name is free in every file involved.
+fn name_shared_literals(ir: &mut crate::ir::Ir) {
+    let file_of = |location: &str| location.split_once('#').map_or("", |(f, _)| f).to_owned();
+    let mut groups: Vec<((String, String), Vec<NodeId>)> = Vec::new();
+    for (id, node) in ir.nodes() {
+        let pointer = node.location.split_once('#').map_or("", |(_, p)| p);
+        let by_key = pointer.is_empty()
+            || pointer
+                .strip_prefix("/$defs/")
+                .is_some_and(|k| !k.contains('/'));
+        let (Some(_), Some(title), Shape::Enum(values), false) =
+            (&node.name, &node.title, &node.shape, by_key)
+        else {
+            continue;
+        };
+        let key = (title.clone(), Value::Array(values.clone()).to_string());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(id),
+            None => groups.push((key, vec![id])),
+        }
+    }
+    for ((title, _), members) in groups {
+        let name = pascal(&title);
+        if members.len() < 2
+            || RESERVED.contains(&name.as_str())
+            || syn::parse_str::<syn::Ident>(&name).is_err()
+        {
+            continue;
+        }
+        let files: HashSet<String> = members
+            .iter()
+            .map(|m| file_of(&ir.node(*m).location))
+            .collect();
+        let taken = ir.nodes().any(|(id, node)| {
+            !members.contains(&id)
+                && node.name.as_deref() == Some(name.as_str())
+                && files.contains(&file_of(&node.location))
+        });
+        // Two members in one file would be two items of one name.
+        if taken || files.len() < members.len() {
+            continue;
+        }
+        for m in members {
+            ir.node_mut(m).name = Some(name.clone());
+        }
     }
 }
 

@@ -3,9 +3,9 @@
 //!
 //! | `format` | type | feature |
 //! |---|---|---|
-//! | `uuid` | [`Uuid`] (`uuid::Uuid`) | `uuid` |
-//! | `date-time` | [`DateTime<FixedOffset>`] (chrono's; a leap second kept) | `chrono` |
-//! | `date` | [`NaiveDate`] (chrono's) | `chrono` |
+//! | `uuid` | `Uuid` (`uuid::Uuid`) | `uuid` |
+//! | `date-time` | `DateTime<FixedOffset>` (chrono's; a leap second kept) | `chrono` |
+//! | `date` | `NaiveDate` (chrono's) | `chrono` |
 //!
 //! Each function here reads a string the format's check (`check::format`) has accepted; what
 //! it cannot read is reported as that format's violation (`reader::Parsed`), so a bug here

@@ -212,52 +212,5 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ConvertBalancesResult
         )
     }
 }
-/// Currency
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::perago::__private::serde::Serialize
-)]
-#[serde(crate = "::perago::__private::serde")]
-pub enum Currency {
-    #[serde(rename = "EUR")]
-    Eur,
-    #[serde(rename = "USD")]
-    Usd,
-    #[serde(rename = "GBP")]
-    Gbp,
-    #[serde(rename = "JPY")]
-    Jpy,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Currency {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Then(
-                ::perago::__private::reader::StrEnum(&Currency::ALL.map(|x| x.as_str())),
-                |i: usize| Currency::ALL[i],
-            ),
-        )
-    }
-}
-impl Currency {
-    /// Every value, in schema order.
-    pub const ALL: [Self; 4usize] = [Self::Eur, Self::Usd, Self::Gbp, Self::Jpy];
-    /// The JSON string of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Eur => "EUR",
-            Self::Usd => "USD",
-            Self::Gbp => "GBP",
-            Self::Jpy => "JPY",
-        }
-    }
-}
+/// `Currency`, declared alike in `charge-card-params.schema.json#/$defs/Currency`: one type.
+pub use super::charge_card_params::Currency;

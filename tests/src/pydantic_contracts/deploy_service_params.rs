@@ -19,7 +19,7 @@ pub struct DeployServiceParams {
     pub version: String,
     /// Environment
     #[serde(rename = "environment")]
-    pub environment: DeployServiceParamsEnvironment,
+    pub environment: Environment,
     /// Replicas
     #[serde(rename = "replicas")]
     pub replicas: i64,
@@ -278,9 +278,9 @@ impl ::perago::Contract for DeployServiceParams {
                                     2usize,
                                     &::perago::__private::reader::Then(
                                         ::perago::__private::reader::StrEnum(
-                                            &DeployServiceParamsEnvironment::ALL.map(|x| x.as_str()),
+                                            &Environment::ALL.map(|x| x.as_str()),
                                         ),
-                                        |i: usize| DeployServiceParamsEnvironment::ALL[i],
+                                        |i: usize| Environment::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -410,14 +410,13 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for DeployServiceParams {
     ::perago::__private::serde::Serialize
 )]
 #[serde(crate = "::perago::__private::serde")]
-pub enum DeployServiceParamsEnvironment {
+pub enum Environment {
     #[serde(rename = "staging")]
     Staging,
     #[serde(rename = "production")]
     Production,
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de>
-for DeployServiceParamsEnvironment {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Environment {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
@@ -425,14 +424,14 @@ for DeployServiceParamsEnvironment {
             d,
             &::perago::__private::reader::Then(
                 ::perago::__private::reader::StrEnum(
-                    &DeployServiceParamsEnvironment::ALL.map(|x| x.as_str()),
+                    &Environment::ALL.map(|x| x.as_str()),
                 ),
-                |i: usize| DeployServiceParamsEnvironment::ALL[i],
+                |i: usize| Environment::ALL[i],
             ),
         )
     }
 }
-impl DeployServiceParamsEnvironment {
+impl Environment {
     /// Every value, in schema order.
     pub const ALL: [Self; 2usize] = [Self::Staging, Self::Production];
     /// The JSON string of this value.

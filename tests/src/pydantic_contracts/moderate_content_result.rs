@@ -840,52 +840,8 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Reject {
     }
 }
 ::perago::string_const!(#[doc = " Decision"] pub RejectDecision = "reject");
-/// Category
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::perago::__private::serde::Serialize
-)]
-#[serde(crate = "::perago::__private::serde")]
-pub enum Category {
-    #[serde(rename = "spam")]
-    Spam,
-    #[serde(rename = "abuse")]
-    Abuse,
-    #[serde(rename = "adult")]
-    Adult,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Category {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Then(
-                ::perago::__private::reader::StrEnum(&Category::ALL.map(|x| x.as_str())),
-                |i: usize| Category::ALL[i],
-            ),
-        )
-    }
-}
-impl Category {
-    /// Every value, in schema order.
-    pub const ALL: [Self; 3usize] = [Self::Spam, Self::Abuse, Self::Adult];
-    /// The JSON string of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Spam => "spam",
-            Self::Abuse => "abuse",
-            Self::Adult => "adult",
-        }
-    }
-}
+/// `Category`, declared alike in `moderate-content-params.schema.json#/$defs/Category`: one type.
+pub use super::moderate_content_params::Category;
 /// Escalate
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]

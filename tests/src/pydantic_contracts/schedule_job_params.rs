@@ -27,7 +27,7 @@ pub struct ScheduleJobParams {
     pub retries: ScheduleJobParamsRetries,
     /// Environment
     #[serde(rename = "environment")]
-    pub environment: ScheduleJobParamsEnvironment,
+    pub environment: Environment,
 }
 impl ScheduleJobParams {
     /// The properties the schema declares, in its order.
@@ -315,9 +315,9 @@ impl ::perago::Contract for ScheduleJobParams {
                                     4usize,
                                     &::perago::__private::reader::Then(
                                         ::perago::__private::reader::StrEnum(
-                                            &ScheduleJobParamsEnvironment::ALL.map(|x| x.as_str()),
+                                            &Environment::ALL.map(|x| x.as_str()),
                                         ),
-                                        |i: usize| ScheduleJobParamsEnvironment::ALL[i],
+                                        |i: usize| Environment::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -426,48 +426,5 @@ impl ScheduleJobParamsRetries {
     /// Every value, in schema order.
     pub const ALL: [Self; 4usize] = [Self::V0, Self::V1, Self::V2, Self::V3];
 }
-/// Environment
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::perago::__private::serde::Serialize
-)]
-#[serde(crate = "::perago::__private::serde")]
-pub enum ScheduleJobParamsEnvironment {
-    #[serde(rename = "staging")]
-    Staging,
-    #[serde(rename = "production")]
-    Production,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobParamsEnvironment {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Then(
-                ::perago::__private::reader::StrEnum(
-                    &ScheduleJobParamsEnvironment::ALL.map(|x| x.as_str()),
-                ),
-                |i: usize| ScheduleJobParamsEnvironment::ALL[i],
-            ),
-        )
-    }
-}
-impl ScheduleJobParamsEnvironment {
-    /// Every value, in schema order.
-    pub const ALL: [Self; 2usize] = [Self::Staging, Self::Production];
-    /// The JSON string of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Staging => "staging",
-            Self::Production => "production",
-        }
-    }
-}
+/// `Environment`, declared alike in `deploy-service-params.schema.json#/properties/environment`: one type.
+pub use super::deploy_service_params::Environment;

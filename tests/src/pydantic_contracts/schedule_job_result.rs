@@ -13,7 +13,7 @@ pub struct ScheduleJobResult {
     pub next_runs: Vec<::perago::types::DateTime<::perago::types::FixedOffset>>,
     /// Environment
     #[serde(rename = "environment")]
-    pub environment: ScheduleJobResultEnvironment,
+    pub environment: Environment,
 }
 impl ScheduleJobResult {
     /// The properties the schema declares, in its order.
@@ -148,9 +148,9 @@ impl ::perago::Contract for ScheduleJobResult {
                                     2usize,
                                     &::perago::__private::reader::Then(
                                         ::perago::__private::reader::StrEnum(
-                                            &ScheduleJobResultEnvironment::ALL.map(|x| x.as_str()),
+                                            &Environment::ALL.map(|x| x.as_str()),
                                         ),
-                                        |i: usize| ScheduleJobResultEnvironment::ALL[i],
+                                        |i: usize| Environment::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -196,48 +196,5 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobResult {
         )
     }
 }
-/// Environment
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::perago::__private::serde::Serialize
-)]
-#[serde(crate = "::perago::__private::serde")]
-pub enum ScheduleJobResultEnvironment {
-    #[serde(rename = "staging")]
-    Staging,
-    #[serde(rename = "production")]
-    Production,
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobResultEnvironment {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Then(
-                ::perago::__private::reader::StrEnum(
-                    &ScheduleJobResultEnvironment::ALL.map(|x| x.as_str()),
-                ),
-                |i: usize| ScheduleJobResultEnvironment::ALL[i],
-            ),
-        )
-    }
-}
-impl ScheduleJobResultEnvironment {
-    /// Every value, in schema order.
-    pub const ALL: [Self; 2usize] = [Self::Staging, Self::Production];
-    /// The JSON string of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Staging => "staging",
-            Self::Production => "production",
-        }
-    }
-}
+/// `Environment`, declared alike in `deploy-service-params.schema.json#/properties/environment`: one type.
+pub use super::deploy_service_params::Environment;

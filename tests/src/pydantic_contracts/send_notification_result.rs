@@ -247,41 +247,5 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SendNotificationResul
         )
     }
 }
-/// Priority
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Priority {
-    V1,
-    V2,
-    V3,
-}
-impl ::perago::__private::serde::Serialize for Priority {
-    fn serialize<S: ::perago::__private::serde::Serializer>(
-        &self,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::V1 => s.serialize_i64(1i64),
-            Self::V2 => s.serialize_i64(2i64),
-            Self::V3 => s.serialize_i64(3i64),
-        }
-    }
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for Priority {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Then(
-                ::perago::__private::reader::LiteralEnum(
-                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
-                ),
-                |i: usize| Priority::ALL[i],
-            ),
-        )
-    }
-}
-impl Priority {
-    /// Every value, in schema order.
-    pub const ALL: [Self; 3usize] = [Self::V1, Self::V2, Self::V3];
-}
+/// `Priority`, declared alike in `moderate-content-result.schema.json#/$defs/Priority`: one type.
+pub use super::moderate_content_result::Priority;

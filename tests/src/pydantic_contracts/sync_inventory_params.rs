@@ -15,7 +15,7 @@ pub struct SyncInventoryParams {
     pub counts: ::perago::__private::indexmap::IndexMap<String, i64>,
     /// Mode
     #[serde(rename = "mode")]
-    pub mode: SyncInventoryParamsMode,
+    pub mode: Mode,
     /// Dry Run
     #[serde(rename = "dry_run")]
     pub dry_run: bool,
@@ -158,7 +158,7 @@ impl ::perago::Contract for SyncInventoryParams {
                                         ::perago::__private::reader::LiteralEnum(
                                             ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
                                         ),
-                                        |i: usize| SyncInventoryParamsMode::ALL[i],
+                                        |i: usize| Mode::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -230,11 +230,11 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryParams {
 }
 /// Mode
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SyncInventoryParamsMode {
+pub enum Mode {
     V1,
     V2,
 }
-impl ::perago::__private::serde::Serialize for SyncInventoryParamsMode {
+impl ::perago::__private::serde::Serialize for Mode {
     fn serialize<S: ::perago::__private::serde::Serializer>(
         &self,
         s: S,
@@ -245,7 +245,7 @@ impl ::perago::__private::serde::Serialize for SyncInventoryParamsMode {
         }
     }
 }
-impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryParamsMode {
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Mode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
@@ -255,12 +255,12 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryParamsMo
                 ::perago::__private::reader::LiteralEnum(
                     ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
                 ),
-                |i: usize| SyncInventoryParamsMode::ALL[i],
+                |i: usize| Mode::ALL[i],
             ),
         )
     }
 }
-impl SyncInventoryParamsMode {
+impl Mode {
     /// Every value, in schema order.
     pub const ALL: [Self; 2usize] = [Self::V1, Self::V2];
 }

@@ -23,7 +23,7 @@ pub struct SyncInventoryResult {
     pub checked_at: ::perago::types::DateTime<::perago::types::FixedOffset>,
     /// Mode
     #[serde(rename = "mode")]
-    pub mode: SyncInventoryResultMode,
+    pub mode: Mode,
 }
 impl SyncInventoryResult {
     /// The properties the schema declares, in its order.
@@ -222,7 +222,7 @@ impl ::perago::Contract for SyncInventoryResult {
                                         ::perago::__private::reader::LiteralEnum(
                                             ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
                                         ),
-                                        |i: usize| SyncInventoryResultMode::ALL[i],
+                                        |i: usize| Mode::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -547,39 +547,5 @@ impl SyncIssueSeverity {
     /// Every value, in schema order.
     pub const ALL: [Self; 3usize] = [Self::Warning, Self::V1, Self::V2];
 }
-/// Mode
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SyncInventoryResultMode {
-    V1,
-    V2,
-}
-impl ::perago::__private::serde::Serialize for SyncInventoryResultMode {
-    fn serialize<S: ::perago::__private::serde::Serializer>(
-        &self,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::V1 => s.serialize_i64(1i64),
-            Self::V2 => s.serialize_i64(2i64),
-        }
-    }
-}
-impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryResultMode {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Then(
-                ::perago::__private::reader::LiteralEnum(
-                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
-                ),
-                |i: usize| SyncInventoryResultMode::ALL[i],
-            ),
-        )
-    }
-}
-impl SyncInventoryResultMode {
-    /// Every value, in schema order.
-    pub const ALL: [Self; 2usize] = [Self::V1, Self::V2];
-}
+/// `Mode`, declared alike in `sync-inventory-params.schema.json#/properties/mode`: one type.
+pub use super::sync_inventory_params::Mode;

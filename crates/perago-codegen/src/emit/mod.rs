@@ -158,11 +158,13 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
             (id, text)
         })
         .collect();
+    let shared = shared_enums(&set.ir);
     set.files
         .iter()
         .map(|file| {
             let emitter = Emitter {
                 ir: &set.ir,
+                shared: &shared,
                 schemas: &schemas,
                 krate,
                 serde_crate: &serde_crate,
@@ -178,6 +180,29 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
             }
         })
         .collect()
+}
+
+/// The enums several files declare alike, each later one → the first: the same name and the
+/// same values (Pydantic writes an `Enum` that several models use into each one's `$defs`).
+/// One type, in the first file's module; the others re-export it.
+fn shared_enums(ir: &Ir) -> HashMap<NodeId, NodeId> {
+    let mut first: HashMap<(String, String), NodeId> = HashMap::new();
+    let mut shared = HashMap::new();
+    for (id, node) in ir.nodes() {
+        let (Some(name), Shape::Enum(values)) = (&node.name, &node.shape) else {
+            continue;
+        };
+        let key = (name.clone(), Value::Array(values.clone()).to_string());
+        match first.get(&key) {
+            Some(canonical) => {
+                shared.insert(id, *canonical);
+            }
+            None => {
+                first.insert(key, id);
+            }
+        }
+    }
+    shared
 }
 
 /// The files the module of `file` needs for its fallbacks: `file`, then every file a `$ref` of
@@ -298,6 +323,8 @@ fn raw_str(text: &str) -> Literal {
 
 struct Emitter<'a> {
     ir: &'a Ir,
+    /// Enums declared alike in several files: each later one → the first ([`shared_enums`]).
+    shared: &'a HashMap<NodeId, NodeId>,
     /// The standalone closed schema of every type that implements `Contract`, as pretty JSON
     /// text.
     schemas: &'a HashMap<NodeId, String>,
@@ -319,8 +346,21 @@ impl Emitter<'_> {
         let ir = self.ir;
         let mut items = Vec::new();
         for (node_id, node) in ir.nodes() {
-            if node.name.is_some() && self.owns(node) {
-                items.push(self.named_item(node_id, node));
+            if node.name.is_none() || !self.owns(node) {
+                continue;
+            }
+            match self.shared.get(&node_id) {
+                // Declared alike in an earlier file: that type, re-exported under this name.
+                Some(first) => {
+                    let path = self.type_path(*first);
+                    let doc = format!(
+                        " `{}`, declared alike in `{}`: one type.",
+                        node.name.as_deref().unwrap_or_default(),
+                        self.ir.node(*first).location
+                    );
+                    items.push(quote! { #[doc = #doc] pub use #path; });
+                }
+                None => items.push(self.named_item(node_id, node)),
             }
         }
         let statics = self.statics.values();
@@ -360,6 +400,13 @@ impl Emitter<'_> {
 
     /// The path to a named node's type from this module.
     fn type_path(&self, id: NodeId) -> TokenStream {
+        if self.shared.contains_key(&id) && self.owns(self.ir.node(id)) {
+            // This module re-exports the shared type under the name.
+            let (_, name) = self.name_of(id).unwrap_or_default();
+            let ident = format_ident!("{}", name);
+            return quote! { #ident };
+        }
+        let id = self.shared.get(&id).copied().unwrap_or(id);
         let (file, name) = self.name_of(id).unwrap_or_default();
         let ident = format_ident!("{}", name);
         if file == self.file {
