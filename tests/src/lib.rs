@@ -12,3 +12,5 @@ pub mod user_contracts;
 pub mod typify_types {
     include!(concat!(env!("OUT_DIR"), "/typify.rs"));
 }
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
+pub mod pydantic_contracts;

@@ -822,6 +822,7 @@ impl<'a> Generator<'a> {
                 rest,
                 min_items,
                 max_items,
+                ..
             } => {
                 let mut values: Vec<Value> =
                     items.iter().map(|i| self.valid_at(*i, depth + 1)).collect();

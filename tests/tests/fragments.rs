@@ -31,36 +31,15 @@
 //! `every_fragment_type_is_checked` keeps the table below complete: every fragment directory,
 //! and every named struct and `oneOf` in it (each has a `Contract` impl), is listed.
 
+mod agreement;
+
+use agreement::{Checked, check_set, compiled_at};
 use perago::Contract;
-use perago_codegen::NodeId;
 use perago_codegen::SchemaSet;
-use perago_codegen::ir::Shape;
-use perago_schema::Violation;
-use perago_schema::{Options, Validator};
 use perago_tests::fragments as f;
-use perago_tests::mutate::{Generator, Optional, byte_variants};
-use perago_tests::schemas::node_at;
-use serde_json::Value;
-use std::collections::HashSet;
-use std::fmt::{Debug, Write as _};
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
-/// Valid documents generated per type; each is mutated.
-const BASES: usize = 9;
-/// Single mutations kept per valid document at most: every k-th, from an offset that differs
-/// between documents (those of recursive schemas have thousands).
-const SINGLES: usize = 400;
-/// Random multi-mutation documents per valid document.
-const COMBOS: usize = 16;
-/// How deep generated documents go before optional properties stop (recursive schemas).
-const DEEP: usize = 1;
-/// Byte-level variants for every this many valid documents.
-const BYTES_EVERY: usize = 3;
-/// Failures printed in full.
-const PRINT: usize = 12;
-/// Single mutations written again with every object's keys in reverse order (a `oneOf`'s
-/// discriminator after the keys it decides), one in this many.
-const REVERSED_EVERY: usize = 3;
 /// Strings for the fragments' patterns, which random strings do not match.
 const PATTERN_EXAMPLES: &[&str] = &[
     "o-1",
@@ -158,258 +137,13 @@ fn load(fragment: &str) -> SchemaSet {
         .unwrap_or_else(|e| panic!("the schemas of {fragment} load:\n{e}"))
 }
 
-/// One document: its bytes, and the value they parse to (when they are JSON).
-struct Doc {
-    label: String,
-    bytes: Vec<u8>,
-    /// What serde reads: with a repeated key, its last occurrence.
-    value: Option<Value>,
-    /// The bytes repeat a key, which every perago door rejects; `value` is then another
-    /// document, checked on its own.
-    duplicate: bool,
-}
-
-/// The documents of node `root`, in a fixed order from a fixed seed, without duplicates.
-/// Every generated base document must be valid (a `pattern` the generator cannot meet needs a
-/// [`PATTERN_EXAMPLES`] entry), or the typed values would go untested.
-fn documents(set: &SchemaSet, interpreter: &Validator, root: NodeId, seed: u64) -> Vec<Doc> {
-    let mut generator = Generator::new(set, seed);
-    generator.pattern_examples = PATTERN_EXAMPLES.iter().map(|s| (*s).to_owned()).collect();
-    generator.deep = DEEP;
-    let mut seen = HashSet::new();
-    let mut docs = Vec::new();
-    let mut push = |label: String, bytes: Vec<u8>| {
-        if seen.insert(bytes.clone()) {
-            let value = serde_json::from_slice(&bytes).ok();
-            let duplicate = matches!(
-                perago_schema::json::parse_strict_slice(&bytes),
-                Err(perago_schema::json::ParseError::DuplicateKey { .. })
-            );
-            docs.push(Doc {
-                label,
-                bytes,
-                value,
-                duplicate,
-            });
-        }
-    };
-    let json = |v: &Value| serde_json::to_vec(v).expect("serialisable");
-    for base in 0..BASES {
-        generator.optional = [Optional::Random, Optional::All, Optional::None][base % 3];
-        generator.branch = Some(base);
-        let valid = generator.valid(root);
-        let v = interpreter.validate_value(&valid);
-        assert!(v.is_empty(), "generated base {valid} is invalid: {v:?}");
-        push(format!("base {base}: valid"), json(&valid));
-        push(
-            format!("base {base}: valid, keys reversed"),
-            json(&reversed(&valid)),
-        );
-        let mutations = generator.mutations(root, &valid);
-        let k = mutations.len().div_ceil(SINGLES).max(1);
-        for (i, m) in mutations.iter().skip(base % k).step_by(k).enumerate() {
-            let mut v = valid.clone();
-            assert!(m.op.apply(&mut v), "mutation {} does not apply", m.label);
-            push(format!("base {base}: {}", m.label), json(&v));
-            if i % REVERSED_EVERY == 0 {
-                push(
-                    format!("base {base}: {}, keys reversed", m.label),
-                    json(&reversed(&v)),
-                );
-            }
-        }
-        for c in 0..COMBOS.min(mutations.len()) {
-            let mut v = valid.clone();
-            let mut labels = Vec::new();
-            for _ in 0..2 + generator.rng.below(2) {
-                let m = generator.rng.pick(&mutations);
-                if m.op.apply(&mut v) {
-                    labels.push(m.label.as_str());
-                }
-            }
-            push(
-                format!("base {base} combo {c}: {}", labels.join(" + ")),
-                json(&v),
-            );
-        }
-        if base.is_multiple_of(BYTES_EVERY) {
-            for b in byte_variants(&valid, &mutations, 7) {
-                push(format!("base {base}: {}", b.label), b.bytes);
-            }
-        }
-    }
-    docs
-}
-
-/// `v` with the members of every object in reverse order.
-fn reversed(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .rev()
-                .map(|(k, x)| (k.clone(), reversed(x)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(reversed).collect()),
-        other => other.clone(),
-    }
-}
-
-fn violations<T>(r: &Result<T, perago::Violations>) -> Vec<Violation> {
-    match r {
-        Ok(_) => Vec::new(),
-        Err(v) => v.clone().into_vec(),
-    }
-}
-
-/// Checks one document against a generated type; `Ok(valid)`, or what went wrong.
-fn check_doc<T: Contract + for<'de> serde::Deserialize<'de> + Debug + PartialEq>(
-    interpreter: &Validator,
-    doc: &Doc,
-) -> Result<bool, String> {
-    let mut problems = String::new();
-    let mut problem = |what: String| {
-        let _ = writeln!(problems, "  - {what}");
-    };
-    // The bytes door: the interpreter as `perago validate` runs it, and `from_slice`.
-    let interpreter_slice = interpreter.validate_slice(&doc.bytes);
-    let slice = T::from_slice(&doc.bytes);
-    if violations(&slice) != interpreter_slice {
-        problem(format!(
-            "from_slice and the interpreter disagree\n      from_slice:  {:?}\n      interpreter: {interpreter_slice:?}",
-            violations(&slice)
-        ));
-    }
-    if doc.duplicate
-        && !matches!(&interpreter_slice[..], [v] if v.code == perago::Code::DuplicateField)
-    {
-        problem(format!(
-            "a repeated key is not one duplicate_field: {interpreter_slice:?}"
-        ));
-    }
-    // The value door, on what serde read (another document when a key repeats).
-    let by_value = match &doc.value {
-        Some(v) => interpreter.validate_value(v),
-        None => interpreter_slice.clone(),
-    };
-    let walked = doc.value.as_ref().map(T::from_value);
-    if let Some(walked) = &walked
-        && violations(walked) != by_value
-    {
-        problem(format!(
-            "from_value and the interpreter disagree\n      from_value:  {:?}\n      interpreter: {by_value:?}",
-            violations(walked)
-        ));
-    }
-    if let Some(walked) = &walked
-        && !doc.duplicate
-    {
-        if violations(walked) != violations(&slice) {
-            problem(format!(
-                "from_value and from_slice disagree\n      from_value: {:?}\n      from_slice: {:?}",
-                violations(walked),
-                violations(&slice)
-            ));
-        }
-        if let (Ok(a), Ok(b)) = (&slice, walked)
-            && a != b
-        {
-            problem(format!(
-                "typed values differ\n      from_slice: {a:?}\n      from_value: {b:?}"
-            ));
-        }
-    }
-    // serde's `Deserialize` is the same reader: it accepts what `from_slice` accepts.
-    let serde = serde_json::from_slice::<T>(&doc.bytes);
-    match (&serde, &slice) {
-        (Ok(a), Ok(b)) if a != b => problem(format!(
-            "Deserialize's typed value is not from_slice's\n      serde: {a:?}\n      from_slice: {b:?}"
-        )),
-        (Ok(a), Err(_)) => problem(format!(
-            "Deserialize accepts what from_slice rejects: {a:?}"
-        )),
-        (Err(e), Ok(_)) => problem(format!("Deserialize rejects what from_slice accepts: {e}")),
-        _ => {}
-    }
-    if let Some(Ok(w)) = &walked {
-        let back = serde_json::to_value(w).expect("typed values serialise");
-        let v = interpreter.validate_value(&back);
-        if !v.is_empty() {
-            problem(format!(
-                "the typed value serialises to an invalid {back}: {v:?}"
-            ));
-        } else if T::from_value(&back).as_ref().ok() != Some(w) {
-            problem(format!("the typed value does not walk back from {back}"));
-        }
-    }
-    match problems.is_empty() {
-        true => Ok(by_value.is_empty()),
-        false => Err(problems),
-    }
-}
-
-/// A generated type to check: where its schema is, and [`check_doc`] for it.
-struct Checked {
-    name: &'static str,
-    location: &'static str,
-    schema: &'static str,
-    /// The schemas schemars makes of it, by name (6. above).
-    schemars: fn() -> Vec<(&'static str, Value)>,
-    check: fn(&Validator, &Doc) -> Result<bool, String>,
-}
-
-/// A struct with one field of a generated type: the type's schema is then one of schemars's
-/// definitions, referred to, rather than the root.
-#[derive(schemars::JsonSchema)]
-#[allow(dead_code)] // only its schema is used
-struct Field<T> {
-    value: T,
-}
-
-/// The schemas `schemars` makes of `T` (see 6. above).
-fn schemars_schemas<T: schemars::JsonSchema>() -> Vec<(&'static str, Value)> {
-    use schemars::generate::SchemaSettings;
-    let value = |s: schemars::Schema| s.to_value();
-    vec![
-        ("schema_for!", value(schemars::schema_for!(T))),
-        (
-            "2019-09",
-            value(
-                SchemaSettings::draft2019_09()
-                    .into_generator()
-                    .into_root_schema_for::<T>(),
-            ),
-        ),
-        ("as a field", value(schemars::schema_for!(Field<T>))),
-    ]
-}
-
-impl Checked {
-    fn of<
-        T: Contract + schemars::JsonSchema + for<'de> serde::Deserialize<'de> + Debug + PartialEq,
-    >() -> Self {
-        Checked {
-            name: std::any::type_name::<T>(),
-            location: T::LOCATION,
-            schema: T::schema(),
-            schemars: schemars_schemas::<T>,
-            check: check_doc::<T>,
-        }
-    }
-}
-
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 fn check_fragment(fragment: &str, checked: &[Checked]) {
     check_set(
         fragment,
         &load(fragment),
         &fragment_files(fragment),
         checked,
+        PATTERN_EXAMPLES,
     );
 }
 
@@ -438,101 +172,8 @@ fn user_schemas() {
             Checked::of::<t::TrainModelInputParamsSplit>(),
             Checked::of::<t::TrainModelInputParamsSplitTime>(),
         ],
+        PATTERN_EXAMPLES,
     );
-}
-
-/// `files`: the set's schema files, `(file name, text)`, for the compiled interpreter.
-fn check_set(fragment: &str, set: &SchemaSet, files: &[(String, String)], checked: &[Checked]) {
-    let mut report = String::new();
-    let mut failures = 0;
-    for c in checked {
-        let root = node_at(set, c.location);
-        let compiled = compiled_at(fragment, files, c.location);
-        let docs = documents(set, &compiled, root, fnv(c.location));
-        // `type: [T, "null"]` is two IR nodes at one location, and the type is the inner one
-        // (no null): the compiled schema at the location admits null, the type does not.
-        let inner_of_nullable = set.ir.nodes().any(|(_, n)| {
-            n.location == set.ir.node(root).location
-                && matches!(n.shape, Shape::Nullable(inner) if inner == root)
-        });
-        let standalone: Value = serde_json::from_str(c.schema).expect("SCHEMA is JSON");
-        let standalone = jsonschema::options()
-            .should_validate_formats(true)
-            .build(&standalone)
-            .unwrap_or_else(|e| panic!("{}: SCHEMA does not compile: {e}", c.name));
-        let compile = |(label, schema): (&'static str, Value)| {
-            let validator = jsonschema::options()
-                .should_validate_formats(true)
-                .build(&schema)
-                .unwrap_or_else(|e| panic!("{}: schemars's {label} does not compile: {e}", c.name));
-            (label, validator)
-        };
-        let schemars: Vec<_> = (c.schemars)().into_iter().map(compile).collect();
-        let mut valid = 0;
-        let mut failed = 0;
-        for doc in &docs {
-            if inner_of_nullable && doc.value.as_ref().is_some_and(Value::is_null) {
-                continue;
-            }
-            let verdict = (c.check)(&compiled, doc).and_then(|valid| {
-                let Some(value) = &doc.value else {
-                    return Ok(valid);
-                };
-                let only_range = compiled
-                    .validate_value(value)
-                    .iter()
-                    .all(|v| v.code == perago::Code::IntegerRange);
-                if !valid && only_range {
-                    return Ok(valid);
-                }
-                let mut problems = String::new();
-                if standalone.is_valid(value) != valid {
-                    let _ = writeln!(
-                        problems,
-                        "  - Contract::schema() alone says valid = {}",
-                        !valid
-                    );
-                }
-                let field = serde_json::json!({ "value": value });
-                for (label, validator) in &schemars {
-                    let doc = if *label == "as a field" {
-                        &field
-                    } else {
-                        value
-                    };
-                    if validator.is_valid(doc) != valid {
-                        let _ =
-                            writeln!(problems, "  - schemars's {label} says valid = {}", !valid);
-                    }
-                }
-                match problems.is_empty() {
-                    true => Ok(valid),
-                    false => Err(problems),
-                }
-            });
-            match verdict {
-                Ok(v) => valid += usize::from(v),
-                Err(problems) => {
-                    failed += 1;
-                    if failures + failed <= PRINT {
-                        let text = String::from_utf8_lossy(&doc.bytes);
-                        let _ = write!(
-                            report,
-                            "\n{} — {}\n  document: {text}\n{problems}",
-                            c.name, doc.label
-                        );
-                    }
-                }
-            }
-        }
-        eprintln!(
-            "{fragment}: {} — {} documents, {valid} valid, {failed} failed",
-            c.name,
-            docs.len()
-        );
-        failures += failed;
-    }
-    assert!(failures == 0, "{failures} documents failed:{report}");
 }
 
 /// A fragment's schema files, `(file name, text)`, sorted by name.
@@ -549,18 +190,6 @@ fn fragment_files(fragment: &str) -> Vec<(String, String)> {
         .collect();
     files.sort();
     files
-}
-
-/// The compiled interpreter (`perago validate`'s) for the schema at `location`
-/// (`file#pointer`) of a set: every file of the set, and a root that refers there.
-fn compiled_at(fragment: &str, files: &[(String, String)], location: &str) -> Validator {
-    let root = serde_json::json!({ "$ref": location }).to_string();
-    let sources = files
-        .iter()
-        .map(|(f, t)| (f.as_str(), t.as_str()))
-        .chain([("(root).json", root.as_str())]);
-    Validator::load_sources(sources, "(root).json", Options::default())
-        .unwrap_or_else(|e| panic!("{fragment}: the compiled interpreter refuses {location}: {e}"))
 }
 
 /// Every fragment directory is in the table, with every named struct and `oneOf` of its IR.
@@ -945,7 +574,7 @@ fn one_of_enum_tags_messages() {
     ));
     assert!(matches!(
         Level::from_slice(br#"{"message": "m", "level": 2}"#),
-        Ok(Level::V1(l)) if l.level == 2
+        Ok(Level::V1(l)) if l.level == f::one_of_enum_and_type::level::LevelV1Level::V2
     ));
     assert!(matches!(
         Level::from_slice(br#"{"message": true, "marker": false}"#),

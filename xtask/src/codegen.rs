@@ -7,9 +7,11 @@
 //! output by `perago-codegen`'s `tests/emit.rs`, compiled and checked against the interpreter
 //! by `tests/tests/fragments.rs`), and
 //! the schemas written the way users write them, `tests/user-schemas/` → `tests/src/user_contracts/`
-//! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark).
+//! (the corpora of `perago_tests::user_corpus` and the `user_schemas` benchmark), and
+//! the schemas Pydantic emitted for its corpus of models, `tests/pydantic/schemas/` →
+//! `tests/src/pydantic_contracts/` (checked by `tests/tests/pydantic.rs`).
 
-use perago_codegen::{Change, ChangeKind, Codegen, Mode, emit, ensure_file, stale};
+use perago_codegen::{Change, ChangeKind, Codegen, Mode, TypedFormats, emit, ensure_file, stale};
 use std::path::Path;
 
 /// The command every file generated here names.
@@ -24,6 +26,10 @@ const FRAGMENTS_OUT: &str = "tests/src/fragments";
 /// generated to.
 const USER_SCHEMAS: &str = "tests/user-schemas";
 const USER_SCHEMAS_OUT: &str = "tests/src/user_contracts";
+
+/// The schemas Pydantic emitted (`tests/pydantic/`), as emitted, and where they are generated to.
+const PYDANTIC_SCHEMAS: &str = "tests/pydantic/schemas";
+const PYDANTIC_SCHEMAS_OUT: &str = "tests/src/pydantic_contracts";
 
 /// One directory of perago's published contract schemas and the crate generated from it.
 pub struct Contract {
@@ -117,6 +123,17 @@ fn targets(root: &Path) -> Result<Vec<Codegen>, String> {
                 "The types and readers of the user-written schemas the corpora and benchmarks use.",
             ),
     );
+    targets.push(
+        Codegen::new(PYDANTIC_SCHEMAS, PYDANTIC_SCHEMAS_OUT)
+            .in_dir(root)
+            .command(REGENERATE)
+            // uuid::Uuid and chrono's types: perago-tests turns perago's features on.
+            .typed_formats(TypedFormats {
+                uuid: true,
+                chrono: true,
+            })
+            .doc("The types and readers of the schemas Pydantic emitted for `tests/pydantic/models.py`."),
+    );
     for name in fragment_names(root)? {
         targets.push(
             Codegen::new(
@@ -169,6 +186,7 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
             schemas: FRAGMENTS,
             runtime: "perago",
             command: REGENERATE,
+            typed_formats: Default::default(),
         },
     );
     let path = root.join(FRAGMENTS_OUT).join("mod.rs");

@@ -117,6 +117,11 @@ struct CodegenArgs {
     /// The crate generated code reaches its runtime through.
     #[arg(long, value_name = "CRATE", default_value = "perago")]
     runtime: String,
+    /// Give string formats the types of these crates instead of `String`: `uuid`
+    /// (`format: uuid` as `uuid::Uuid`), `chrono` (`date-time` as `DateTime<FixedOffset>`,
+    /// `date` as `NaiveDate`). The crate then needs perago's cargo features of those names.
+    #[arg(long, value_name = "uuid,chrono", value_parser = perago_codegen::TypedFormats::parse)]
+    typed_formats: Option<perago_codegen::TypedFormats>,
 }
 
 #[derive(Debug, Args)]
@@ -179,7 +184,9 @@ pub fn run() -> ExitCode {
 }
 
 fn codegen(args: &CodegenArgs) -> Result<ExitCode, Failure> {
-    let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out).runtime(&args.runtime);
+    let codegen = perago_codegen::Codegen::new(&args.schemas, &args.out)
+        .runtime(&args.runtime)
+        .typed_formats(args.typed_formats.unwrap_or_default());
     match codegen.run_with_deferred(perago_codegen::Mode::checking(args.check)) {
         Ok((changes, deferred)) => {
             let mut stderr = io::stderr();

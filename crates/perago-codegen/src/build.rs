@@ -135,6 +135,7 @@ impl<'a> Builder<'a> {
         }
         let mut errors = self.check_annotations();
         sort_errors(self.docs, &mut errors);
+        name_shared_literals(&mut self.ir);
         if errors.is_empty() {
             Ok((self.ir, files))
         } else {
@@ -199,10 +200,6 @@ impl<'a> Builder<'a> {
     }
 
     fn unique_name(&mut self, doc: usize, base: &str) -> String {
-        // Generated code names these unqualified; a type of the same name would shadow them.
-        const RESERVED: &[&str] = &[
-            "Self", "String", "Vec", "Option", "Some", "None", "Box", "Result", "Ok", "Err",
-        ];
         let base = if RESERVED.contains(&base) {
             format!("{base}Type")
         } else {
@@ -274,7 +271,7 @@ impl<'a> Builder<'a> {
             } => is_def || !(properties.is_empty() && additional.is_some()),
             Shape::OneOf { .. } | Shape::Union(_) => true,
             Shape::Const(Value::String(_)) => true,
-            Shape::Enum(values) => perago_schema::kind::string_values(values).is_some(),
+            Shape::Enum(values) => crate::ir::is_literal_enum(values),
             Shape::Ref(_) | Shape::Nullable(_) => false,
             _ => is_def,
         };
@@ -353,7 +350,7 @@ impl<'a> Builder<'a> {
                 .map(|(i, b)| (i, self.follow(doc, b)))
                 .collect();
             return self
-                .decided(doc, pointer, "oneOf", hint, branches, &members)
+                .decided(doc, pointer, map, "oneOf", hint, branches, &members)
                 .unwrap_or(Shape::Any);
         }
         if let Some(Value::Array(branches)) = map.get("anyOf") {
@@ -425,6 +422,8 @@ impl<'a> Builder<'a> {
                     .get("pattern")
                     .and_then(Value::as_str)
                     .map(Pattern::checked),
+                secret: map.get("writeOnly") == Some(&Value::Bool(true))
+                    || map.get("format").is_some_and(|f| f == "password"),
             },
             "array" if map.contains_key("prefixItems") => self.tuple(doc, pointer, map, hint),
             "array" => self.array(doc, pointer, map, hint),
@@ -514,7 +513,7 @@ impl<'a> Builder<'a> {
         // place of the first.
         let mut tagged = None;
         if objects.len() > 1 {
-            let Some(shape) = self.decided(doc, pointer, keyword, hint, list, &objects) else {
+            let Some(shape) = self.decided(doc, pointer, map, keyword, hint, list, &objects) else {
                 return Shape::Any;
             };
             let location = format!("{}#{pointer}", self.docs.get(doc).file);
@@ -548,6 +547,29 @@ impl<'a> Builder<'a> {
             );
             built.push(Alternative { kind, node });
         }
+        // `anyOf: [A, B, null]` (Pydantic's `Optional[A | B]`): null, or the union of the
+        // others, a type of its own at the same location (as the interpreter reads it).
+        let nulls = built.iter().filter(|a| a.kind == Kind::Null).count();
+        let plain_nulls = list
+            .iter()
+            .filter(|b| perago_schema::one_of::is_plain_null(b))
+            .count();
+        if keyword == "anyOf" && nulls == 1 && plain_nulls == 1 && built.len() > 2 {
+            built.retain(|a| a.kind != Kind::Null);
+            let text = |k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
+            let name = self.unique_name(doc, hint);
+            let inner = self.ir.push(Node {
+                location: format!("{}#{pointer}", self.docs.get(doc).file),
+                name: Some(name),
+                title: text("title"),
+                description: text("description"),
+                default: None,
+                shape: Shape::Union(built),
+                checks: Checks::default(),
+                deferred: None,
+            });
+            return Shape::Nullable(inner);
+        }
         Shape::Union(built)
     }
 
@@ -564,8 +586,11 @@ impl<'a> Builder<'a> {
                 self.build(doc, &at, schema, &format!("{hint}Item{i}"), false)
             })
             .collect();
+        let fixed_by_count = count("maxItems") == Some(positions.map_or(0, Vec::len) as u64);
         let rest = match map.get("items") {
             Some(Value::Bool(false)) => None,
+            // What `items` would admit after the positions, `maxItems` refuses.
+            None | Some(Value::Bool(true)) if fixed_by_count => None,
             schema => {
                 let schema = schema.cloned().unwrap_or(Value::Bool(true));
                 let at = format!("{pointer}/items");
@@ -575,6 +600,7 @@ impl<'a> Builder<'a> {
         Shape::Tuple {
             items,
             rest,
+            items_false: map.get("items") == Some(&Value::Bool(false)),
             min_items: count("minItems"),
             max_items: count("maxItems"),
         }
@@ -680,7 +706,9 @@ impl<'a> Builder<'a> {
         let names = map.get("propertyNames").map(|schema| {
             // Names are strings: the schema's string rules are what applies to them.
             let mut schema = schema.clone();
-            if let Value::Object(m) = &mut schema {
+            if let Value::Object(m) = &mut schema
+                && !m.contains_key("$ref")
+            {
                 m.entry("type")
                     .or_insert(Value::String("string".to_owned()));
             }
@@ -849,10 +877,12 @@ impl<'a> Builder<'a> {
     /// The `oneOf` of closed objects `members` (each its index in `list`, the `keyword`'s
     /// branches at `pointer`, and the resolved branch) as [`perago_schema::one_of::decider`] tells them
     /// apart: a plain `oneOf`, or a union's objects. `None` when nothing does (lint said so).
+    #[allow(clippy::too_many_arguments)]
     fn decided(
         &mut self,
         doc: usize,
         pointer: &str,
+        map: &Map<String, Value>,
         keyword: &str,
         hint: &str,
         list: &[Value],
@@ -864,7 +894,12 @@ impl<'a> Builder<'a> {
             tags,
             mut keys,
             decision,
-        } = perago_schema::one_of::decider(&resolved, |d, s| Some(self.follow(d, s))).ok()?;
+        } = perago_schema::one_of::decider(
+            &resolved,
+            |d, s| Some(self.follow(d, s)),
+            perago_schema::one_of::discriminator::property_name(map),
+        )
+        .ok()?;
         keys.resize(members.len(), Vec::new());
         let (decision, names) = match decision {
             Some((decision, labels)) => (Some(decision), decision_names(labels)),
@@ -1089,6 +1124,63 @@ fn branch_name(
         None => own
             .map(|k| pascal(k))
             .unwrap_or_else(|| format!("Variant{i}")),
+    }
+}
+
+/// Names generated code uses unqualified: a type of the same name would shadow them.
+const RESERVED: &[&str] = &[
+    "Self", "String", "Vec", "Option", "Some", "None", "Box", "Result", "Ok", "Err",
+];
+
+/// Names after their `title` the inline enums several places declare alike (the same `title`,
+/// the same values: Pydantic writes a `Literal` alias that several models use inline in each,
+/// titled after the field), so that code generation makes them one type
+/// (`emit::shared_enums`): `Environment` rather than `DeployParamsEnvironment` and
+/// `ScheduleParamsEnvironment`. Only where the name is free in every file involved.
+fn name_shared_literals(ir: &mut crate::ir::Ir) {
+    let file_of = |location: &str| location.split_once('#').map_or("", |(f, _)| f).to_owned();
+    let mut groups: Vec<((String, String), Vec<NodeId>)> = Vec::new();
+    for (id, node) in ir.nodes() {
+        let pointer = node.location.split_once('#').map_or("", |(_, p)| p);
+        let by_key = pointer.is_empty()
+            || pointer
+                .strip_prefix("/$defs/")
+                .is_some_and(|k| !k.contains('/'));
+        let (Some(_), Some(title), Shape::Enum(values), false) =
+            (&node.name, &node.title, &node.shape, by_key)
+        else {
+            continue;
+        };
+        let key = (title.clone(), Value::Array(values.clone()).to_string());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(id),
+            None => groups.push((key, vec![id])),
+        }
+    }
+    for ((title, _), members) in groups {
+        let name = pascal(&title);
+        if members.len() < 2
+            || RESERVED.contains(&name.as_str())
+            || syn::parse_str::<syn::Ident>(&name).is_err()
+        {
+            continue;
+        }
+        let files: HashSet<String> = members
+            .iter()
+            .map(|m| file_of(&ir.node(*m).location))
+            .collect();
+        let taken = ir.nodes().any(|(id, node)| {
+            !members.contains(&id)
+                && node.name.as_deref() == Some(name.as_str())
+                && files.contains(&file_of(&node.location))
+        });
+        // Two members in one file would be two items of one name.
+        if taken || files.len() < members.len() {
+            continue;
+        }
+        for m in members {
+            ir.node_mut(m).name = Some(name.clone());
+        }
     }
 }
 

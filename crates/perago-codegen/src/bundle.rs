@@ -97,6 +97,15 @@ impl Bundler<'_> {
         {
             schema["type"] = t;
         }
+        // `anyOf: [A, B, null]` is two IR nodes at one location too: the union admits no null.
+        if let Shape::Union(alternatives) = &self.set.ir.node(id).shape
+            && !alternatives
+                .iter()
+                .any(|a| a.kind == perago_schema::kind::Kind::Null)
+            && let Some(Value::Array(branches)) = schema.get_mut("anyOf")
+        {
+            branches.retain(|b| !perago_schema::one_of::is_plain_null(b));
+        }
         schema
     }
 
@@ -118,6 +127,16 @@ impl Bundler<'_> {
                 map.insert("$ref".to_owned(), Value::String(reference));
             }
         }
+        let branch_refs = |map: &Map<String, Value>| -> Vec<Option<String>> {
+            ["oneOf", "anyOf"]
+                .into_iter()
+                .find_map(|k| map.get(k).and_then(Value::as_array))
+                .into_iter()
+                .flatten()
+                .map(|b| b.get("$ref").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        };
+        let written = branch_refs(map);
         for (key, child) in map.iter_mut() {
             match (key.as_str(), child) {
                 ("properties", Value::Object(props)) => {
@@ -166,6 +185,27 @@ impl Bundler<'_> {
                 }
                 _ => {}
             }
+        }
+        // A `discriminator`'s `mapping` names branches as their `$ref`s do: it follows them
+        // into the bundle (an entry that names its branch another way is left out: the
+        // branches' tags decide, the mapping only restates them).
+        let bundled = branch_refs(map);
+        if let Some(Value::Object(mapping)) = map
+            .get_mut(perago_schema::one_of::discriminator::KEYWORD)
+            .and_then(|d| d.get_mut("mapping"))
+        {
+            mapping.retain(|_, target| {
+                let at = written
+                    .iter()
+                    .position(|w| w.is_some() && w.as_deref() == target.as_str());
+                match at.and_then(|i| bundled[i].clone()) {
+                    Some(reference) => {
+                        *target = Value::String(reference);
+                        true
+                    }
+                    None => false,
+                }
+            });
         }
     }
 

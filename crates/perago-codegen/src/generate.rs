@@ -14,7 +14,7 @@
 //! ```
 
 use crate::SchemaSet;
-use crate::emit::{self, Target};
+use crate::emit::{self, Target, TypedFormats};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -117,6 +117,7 @@ pub struct Codegen {
     command: Option<String>,
     doc: String,
     embed_files: bool,
+    typed_formats: TypedFormats,
 }
 
 impl Codegen {
@@ -131,7 +132,15 @@ impl Codegen {
             command: None,
             doc: "The generated types and validators of this crate's schemas.".to_owned(),
             embed_files: false,
+            typed_formats: TypedFormats::default(),
         }
+    }
+
+    /// Gives the `format`s `typed` names a Rust type of their own (`uuid::Uuid`, chrono's
+    /// types) instead of `String`; the crate then needs perago's features of those names.
+    pub fn typed_formats(mut self, typed: TypedFormats) -> Codegen {
+        self.typed_formats = typed;
+        self
     }
 
     /// `schemas` and `out` are relative to `root` (files still name them as given).
@@ -171,11 +180,16 @@ impl Codegen {
     /// The command that regenerates the files.
     pub fn regenerate(&self) -> String {
         self.command.clone().unwrap_or_else(|| {
-            format!(
+            let mut command = format!(
                 "perago codegen --schemas {} --out {}",
                 shown(&self.schemas),
                 shown(&self.out)
-            )
+            );
+            let features = self.typed_formats.features();
+            if !features.is_empty() {
+                command.push_str(&format!(" --typed-formats {features}"));
+            }
+            command
         })
     }
 
@@ -194,6 +208,7 @@ impl Codegen {
             schemas: &schemas,
             runtime: &self.runtime,
             command: &command,
+            typed_formats: self.typed_formats,
         };
         let modules = emit::emit(&set, &target);
         let out = self.root.join(&self.out);

@@ -78,6 +78,15 @@ impl Checks {
     }
 }
 
+/// True when an `enum`'s values are all strings, integers (`i64`), booleans or `null`: a Rust
+/// enum with a variant per value (IntEnum, `Literal[1, 2]`, `Literal["auto", 0]`).
+pub fn is_literal_enum(values: &[Value]) -> bool {
+    !values.is_empty()
+        && values.iter().all(|v| {
+            matches!(v, Value::String(_) | Value::Bool(_) | Value::Null) || v.as_i64().is_some()
+        })
+}
+
 /// What a node admits.
 #[derive(Debug)]
 pub enum Shape {
@@ -97,6 +106,9 @@ pub enum Shape {
         lengths: Lengths,
         /// `pattern`
         pattern: Option<Pattern>,
+        /// `writeOnly: true` or `format: password` (Pydantic's `SecretStr`): a `Secret`,
+        /// redacted in `Debug`.
+        secret: bool,
     },
     /// `const`
     Const(Value),
@@ -112,12 +124,16 @@ pub enum Shape {
         max_items: Option<u64>,
     },
     /// `type: array` with `prefixItems`: a tuple (lint makes `minItems` at least its length),
-    /// fixed with `items: false`, else followed by the items `items` admits.
+    /// fixed with `items: false` or by a `maxItems` of its length without `items` (as Pydantic
+    /// writes `tuple[int, str]`), else followed by the items `items` admits.
     Tuple {
         /// `prefixItems`, in order.
         items: Vec<NodeId>,
-        /// `items`: the schema of the items after them; `None` for `items: false`.
+        /// `items`: the schema of the items after them; `None` when the tuple is fixed.
         rest: Option<NodeId>,
+        /// Fixed by `items: false` (each further item refused), not by `maxItems` (only the
+        /// count refuses them).
+        items_false: bool,
         /// `minItems`
         min_items: Option<u64>,
         /// `maxItems`

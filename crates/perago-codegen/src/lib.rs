@@ -53,6 +53,7 @@ mod lint;
 mod set;
 
 pub use build::{SchemaFile, pascal, tag_name};
+pub use emit::TypedFormats;
 pub use generate::{
     Change, ChangeKind, Codegen, Deferred, Error, Mode, ensure_file, generate, stale,
 };

@@ -33,6 +33,7 @@ fn emit_fragment(name: &str) -> Vec<Module> {
         schemas: &dir,
         runtime: "perago",
         command: REGENERATE,
+        typed_formats: Default::default(),
     };
     emit(&set, &target)
 }

@@ -95,3 +95,46 @@ fn embed_files_holds_the_schema_files_as_written() {
     let listing = quote::quote!(#listing).to_string();
     assert_eq!(listing, r#"& [("note.schema.json" , NOTE_JSON)]"#);
 }
+
+/// Typed formats are the generator's to be told, not the features': with them, a `format`
+/// is its crate's type and the files say which features of perago they need; without, a
+/// `String`, whatever features are on. A name that is no typed format is refused.
+#[test]
+fn typed_formats_are_chosen_when_generating() {
+    use perago_codegen::{Codegen, TypedFormats};
+    let dir = tempfile::tempdir().unwrap();
+    let (schemas, out) = (dir.path().join("schemas"), dir.path().join("out"));
+    std::fs::create_dir(&schemas).unwrap();
+    std::fs::write(
+        schemas.join("stamp.schema.json"),
+        r#"{"type": "object", "properties": {"id": {"type": "string", "format": "uuid"},
+            "at": {"type": "string", "format": "date-time"}, "on": {"type": "string", "format": "date"}},
+            "required": ["id", "at", "on"]}"#,
+    )
+    .unwrap();
+    let typed = TypedFormats::parse("uuid, chrono").unwrap();
+    let codegen = Codegen::new(&schemas, &out).typed_formats(typed);
+    let files = codegen.files().unwrap();
+    let stamp = &files
+        .iter()
+        .find(|(p, _)| p.ends_with("stamp.rs"))
+        .unwrap()
+        .1;
+    assert!(stamp.contains("pub id: ::perago::types::Uuid"), "{stamp}");
+    assert!(stamp.contains("pub at: ::perago::types::DateTime<::perago::types::FixedOffset>"));
+    assert!(stamp.contains("pub on: ::perago::types::NaiveDate"));
+    assert!(stamp.contains("needs perago's features `uuid,chrono`"));
+    assert!(
+        codegen
+            .regenerate()
+            .ends_with("--typed-formats uuid,chrono")
+    );
+    let plain = Codegen::new(&schemas, &out).files().unwrap();
+    let stamp = &plain
+        .iter()
+        .find(|(p, _)| p.ends_with("stamp.rs"))
+        .unwrap()
+        .1;
+    assert!(stamp.contains("pub id: String") && !stamp.contains("types::"));
+    assert!(TypedFormats::parse("jiff").is_err());
+}

@@ -546,13 +546,24 @@ fn pattern_invalid_in_unicode_mode() {
 #[test]
 fn pattern_lookahead() {
     assert_snapshot!(lint(
-        json!({"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]+$"})
+        json!({"type": "string", "pattern": "^[a-z0-9]+(?=.*[0-9])"})
     ));
 }
 
 #[test]
 fn pattern_negative_lookahead() {
-    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(?!tmp-)"})));
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^x-(?!tmp-)"})));
+}
+
+/// Lookaheads that open a pattern at its `^` are matched as searches of their own (Pydantic's
+/// `Decimal` pattern is one); before a top-level `|` they would not be at the start.
+#[test]
+fn pattern_leading_lookaheads() {
+    load(&[(
+        "a.schema.json",
+        schema(json!({"type": "string", "pattern": "^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$"})),
+    )]);
+    assert_snapshot!(lint(json!({"type": "string", "pattern": "^(?!tmp-)a|b"})));
 }
 
 #[test]
@@ -799,8 +810,18 @@ fn union_of_types_loads() {
             .iter()
             .find(|p| p.name == name)
             .expect("declared");
-        match &set.ir.node(set.ir.resolve(p.node)).shape {
-            Shape::Union(branches) => branches.iter().map(|b| b.kind.name()).collect::<Vec<_>>(),
+        let mut node = set.ir.resolve(p.node);
+        let mut nullable = Vec::new();
+        // `anyOf: [A, B, null]`: null, or the union of the others.
+        if let Shape::Nullable(inner) = set.ir.node(node).shape {
+            (node, nullable) = (inner, vec!["null"]);
+        }
+        match &set.ir.node(node).shape {
+            Shape::Union(branches) => branches
+                .iter()
+                .map(|b| b.kind.name())
+                .chain(nullable)
+                .collect::<Vec<_>>(),
             other => panic!("{name}: expected a union, got {other:?}"),
         }
     };
@@ -2409,4 +2430,153 @@ fn type_arrays_that_overlap_or_have_containers_are_deferred() {
             "s": {"type": ["string", "object"]}
         }
     })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAPI's `discriminator`, as Pydantic writes it
+
+/// A Pydantic model of a discriminated union's branch: `kind` tagged by `tag` (a `const`, or
+/// an `enum` for several values), closed.
+fn pydantic_branch(tag: Value, other: &str) -> Value {
+    let kind = match tag {
+        Value::Array(values) => json!({"enum": values, "title": "Kind", "type": "string"}),
+        one => json!({"const": one, "title": "Kind", "type": "string"}),
+    };
+    json!({
+        "additionalProperties": false,
+        "properties": {"kind": kind, other: {"type": "integer"}, "note": {"type": "string", "const": other}},
+        "required": ["kind", other],
+        "title": other,
+        "type": "object"
+    })
+}
+
+/// `Field(discriminator="kind")` over two models, as Pydantic 2 writes it: `oneOf` of `$ref`s
+/// and a `discriminator` whose `mapping` names them.
+fn pydantic_union(mapping: Value) -> Value {
+    json!({
+        "$defs": {"Cat": pydantic_branch(json!("cat"), "meows"), "Dog": pydantic_branch(json!(["dog", "puppy"]), "barks")},
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {"pet": {
+            "discriminator": {"mapping": mapping, "propertyName": "kind"},
+            "oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+            "title": "Pet"
+        }},
+        "required": ["pet"]
+    })
+}
+
+/// The interpreter's refusal of a schema, as `perago validate` reports it.
+fn interpreter_errors(text: &str) -> String {
+    match perago_schema::Validator::load_sources(
+        [("a.schema.json", text)],
+        "a.schema.json",
+        perago_schema::Options::default(),
+    ) {
+        Ok(_) => panic!("expected the interpreter to refuse {text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A `discriminator` that agrees with its branches types the union by its property, although
+/// another property (`note`) tags the branches too and comes first in neither; the
+/// interpreter takes it.
+#[test]
+fn discriminator_types_the_union_by_its_property() {
+    let body =
+        pydantic_union(json!({"cat": "#/$defs/Cat", "dog": "#/$defs/Dog", "puppy": "#/$defs/Dog"}));
+    let mut body = body;
+    // `note` first in each branch: without the discriminator, it would be the tag.
+    for def in ["Cat", "Dog"] {
+        let props = body["$defs"][def]["properties"].as_object_mut().unwrap();
+        let note = props.shift_remove("note").unwrap();
+        props.shift_insert(0, "note".to_owned(), note);
+        body["$defs"][def]["required"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("note"));
+    }
+    let text = schema(body);
+    let set = load(&[("a.schema.json", text.clone())]);
+    let pet = set
+        .ir
+        .nodes()
+        .find(|(_, n)| n.location == "a.schema.json#/properties/pet")
+        .map(|(_, n)| &n.shape)
+        .expect("the pet node");
+    let Shape::OneOf {
+        discriminators,
+        branches,
+        ..
+    } = pet
+    else {
+        panic!("pet is a oneOf, found {pet:?}");
+    };
+    assert_eq!(discriminators, &["kind".to_owned()]);
+    let tags: Vec<Vec<Value>> = branches
+        .iter()
+        .map(|b| b.tag.as_ref().expect("tagged").values.clone())
+        .collect();
+    assert_eq!(
+        tags,
+        [vec![json!("cat")], vec![json!("dog"), json!("puppy")]]
+    );
+    perago_schema::Validator::load_sources(
+        [("a.schema.json", text.as_str())],
+        "a.schema.json",
+        perago_schema::Options::default(),
+    )
+    .expect("the interpreter takes it");
+}
+
+/// Every contradiction is an error at its JSON Pointer, the same from codegen and from the
+/// interpreter (one check, `perago_schema::one_of::discriminator`).
+#[test]
+fn discriminator_contradictions() {
+    let mut cases = vec![
+        // A mapping value that names no branch, and a key the branch it names does not tag.
+        pydantic_union(
+            json!({"cat": "#/$defs/Dog", "dog": "#/$defs/Bird", "puppy": 7, "x": "#/$defs/Fish"}),
+        ),
+    ];
+    cases[0]["$defs"]["Bird"] = json!({"type": "object"});
+    // A propertyName the branches do not tag.
+    let mut other = pydantic_union(json!({}));
+    other["properties"]["pet"]["discriminator"]["propertyName"] = json!("barks");
+    cases.push(other);
+    // Two branches with one tag.
+    let mut twice = pydantic_union(json!({}));
+    twice["$defs"]["Dog"]["properties"]["kind"] = json!({"enum": ["dog", "cat"], "type": "string"});
+    cases.push(twice);
+    // Not required in one branch.
+    let mut optional = pydantic_union(json!({}));
+    optional["$defs"]["Cat"]["required"] = json!(["meows"]);
+    cases.push(optional);
+    // Beside no oneOf, and malformed.
+    cases.push(json!({"type": "object", "discriminator": {"propertyName": "kind"}}));
+    cases.push(json!({"oneOf": [{"type": "object"}], "discriminator": {"mapping": {}}}));
+    cases.push(json!({"oneOf": [{"type": "object"}], "discriminator": {"propertyName": "kind", "extra": 1}}));
+    let mut seen = String::new();
+    for body in cases {
+        let text = schema(body);
+        let codegen = errors(&[("a.schema.json", text.clone())]);
+        let interpreter = interpreter_errors(&text);
+        let ours: Vec<&str> = codegen
+            .lines()
+            .filter(|l| l.contains("discriminator"))
+            .collect();
+        let theirs: Vec<&str> = interpreter
+            .lines()
+            .filter(|l| l.contains("discriminator"))
+            .collect();
+        assert_eq!(
+            ours, theirs,
+            "codegen:\n{codegen}\ninterpreter:\n{interpreter}"
+        );
+        assert!(!codegen.contains("perago validate"), "{codegen}");
+        seen.push_str(&codegen);
+        seen.push_str("\n---\n");
+    }
+    assert_snapshot!(seen);
 }

@@ -1,8 +1,9 @@
 //! JSON Schema's `pattern` dialect, ECMA-262 regular expressions in Unicode mode, translated to
 //! the syntax of the `regex` crate, which matches in time linear in the input: no string can
 //! stall a validator. What only a backtracking engine can run (backreferences, lookaround) is
-//! refused with an error that says so; everything else keeps its ECMA-262 meaning where the
-//! two dialects differ:
+//! refused with an error that says so, but for lookaheads that open a pattern at its `^`
+//! (Pydantic's `Decimal` pattern, `^(?!^[-+.]*$)…`), which [`compile`] runs as searches of
+//! their own; everything else keeps its ECMA-262 meaning where the two dialects differ:
 //!
 //! - `\d`, `\w`, `\b` are ASCII in ECMA-262 (Unicode in `regex`), and `\s` is ECMA-262's
 //!   WhiteSpace and LineTerminator set: all written out as explicit classes;
@@ -36,8 +37,8 @@ pub enum PatternError {
     /// Valid, but only a backtracking engine, which some input can stall, can run it.
     #[error(
         "{0} needs a backtracking engine, which a hostile string can stall; perago matches \
-         patterns in linear time and refuses backreferences and lookaround: rewrite the pattern \
-         without them"
+         patterns in linear time and refuses backreferences and lookaround (but lookaheads \
+         that open the pattern right after its `^`): rewrite the pattern without them"
     )]
     Backtracking(String),
     /// Valid, but beyond what perago's engine expresses; the message says what.
@@ -63,8 +64,134 @@ const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// repetition and a class count one level each).
 pub const MAX_DEPTH: usize = 64;
 
-/// Translates `source` and compiles it within the size limits.
-pub fn compile(source: &str) -> Result<Regex, PatternError> {
+/// A compiled pattern: one `regex` program, and the lookaheads it opens with, if any.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    regex: Regex,
+    /// `^(?=A)`: each must match at the start too.
+    required: Vec<Regex>,
+    /// `^(?!A)`: none may match at the start (Pydantic's `Decimal` pattern opens so).
+    excluded: Vec<Regex>,
+}
+
+impl Matcher {
+    /// True when the pattern matches anywhere in `s` (JSON Schema's unanchored search).
+    #[inline]
+    pub fn is_match(&self, s: &str) -> bool {
+        self.regex.is_match(s)
+            && self.required.iter().all(|r| r.is_match(s))
+            && !self.excluded.iter().any(|r| r.is_match(s))
+    }
+}
+
+/// Translates `source` and compiles it within the size limits. A pattern that opens with
+/// lookaheads at its start anchor, `^(?!A)(?=B)R` with no top-level `|` in `R`, is matched
+/// in linear time too, as three searches: `^R`, and `^(?:A)` must not match, `^(?:B)` must
+/// (at the input's start, the one place `^` lets the lookaheads be tried).
+pub fn compile(source: &str) -> Result<Matcher, PatternError> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut required = Vec::new();
+    let mut excluded = Vec::new();
+    let mut at = 1;
+    if chars.first() == Some(&'^') {
+        while chars.get(at) == Some(&'(')
+            && chars.get(at + 1) == Some(&'?')
+            && matches!(chars.get(at + 2), Some('!' | '='))
+            && let Some(end) = group_end(&chars, at)
+        {
+            let body: String = chars[at + 3..end].iter().collect();
+            let lookahead = compile_plain(&format!("^(?:{body})"))?;
+            match chars[at + 2] {
+                '!' => excluded.push(lookahead),
+                _ => required.push(lookahead),
+            }
+            at = end + 1;
+        }
+    }
+    if at > 1 {
+        if has_top_level_bar(&chars[at..]) {
+            return Err(PatternError::Unsupported(
+                "the lookahead at character 2 opens the pattern, but a `|` outside every group \
+                 follows it, so it would apply to the first alternative only: perago matches a \
+                 pattern's opening lookaheads before one alternative, so group them, as in \
+                 `^(?!A)(?:B|C)`"
+                    .to_owned(),
+            ));
+        }
+        let rest: String = chars[at..].iter().collect();
+        return Ok(Matcher {
+            regex: compile_plain(&format!("^{rest}"))?,
+            required,
+            excluded,
+        });
+    }
+    Ok(Matcher {
+        regex: compile_plain(source)?,
+        required: Vec::new(),
+        excluded: Vec::new(),
+    })
+}
+
+/// The index of the `)` that closes the group opened at `open`, skipping escapes and classes.
+fn group_end(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' => i = class_end(chars, i)?,
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the `]` that closes the class opened at `open`.
+fn class_end(chars: &[char], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            ']' => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// True when `chars` has a `|` outside every group and class (or is not balanced).
+fn has_top_level_bar(chars: &[char]) -> bool {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' => match class_end(chars, i) {
+                Some(end) => i = end,
+                None => return true,
+            },
+            '(' => depth += 1,
+            ')' if depth == 0 => return true,
+            ')' => depth -= 1,
+            '|' if depth == 0 => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Translates `source` (no lookaround) and compiles it within the size limits.
+fn compile_plain(source: &str) -> Result<Regex, PatternError> {
     let translated = translate(source)?;
     RegexBuilder::new(&translated)
         .size_limit(SIZE_LIMIT)
@@ -938,6 +1065,55 @@ mod tests {
         match compile(source) {
             Ok(_) => panic!("{source:?} should be refused"),
             Err(e) => e,
+        }
+    }
+
+    /// Lookaheads that open a pattern at its `^` (Pydantic's `Decimal` pattern) are matched
+    /// as searches of their own; anywhere else, or before a top-level `|`, they are refused.
+    #[test]
+    fn leading_lookaheads() {
+        verdicts(&[
+            (
+                r"^(?!^[-+.]*$)[+-]?0*\d*\.?\d*$",
+                &[
+                    ("1.5", true),
+                    ("-0.25", true),
+                    ("+10", true),
+                    (".5", true),
+                    ("", false),
+                    ("-", false),
+                    ("+.", false),
+                    ("1.2.3", false),
+                    ("1e5", false),
+                ],
+            ),
+            (
+                r"^(?=[a-z])(?!admin)[a-z0-9]+",
+                &[
+                    ("user1", true),
+                    ("admin", false),
+                    ("administrator", false),
+                    ("1user", false),
+                    ("u-", true),
+                ],
+            ),
+            (r"^(?!(a|b)[)]c)x", &[("x", true), ("a)cx", false)]),
+        ]);
+        assert!(matches!(
+            refused(r"^(?!a)b|c"),
+            PatternError::Unsupported(_)
+        ));
+        for source in [
+            r"a(?!b)",
+            r"^x(?!a)",
+            r"(?!a)^b",
+            r"^(?<!a)b",
+            r"^(?!a)b(?=c)",
+        ] {
+            assert!(
+                matches!(refused(source), PatternError::Backtracking(_)),
+                "{source}"
+            );
         }
     }
 

@@ -140,12 +140,13 @@ fn char_len(s: &str) -> u64 {
 }
 
 /// A compiled ECMA-262 `pattern`, matched as an unanchored search as JSON Schema defines, in
-/// time linear in the string: what needs backtracking (backreferences, lookaround) is refused
-/// when the pattern is compiled, as is a pattern compiling to over 10 MiB.
+/// time linear in the string: what needs backtracking (backreferences, lookaround but for the
+/// lookaheads that open a pattern at its `^`) is refused when the pattern is compiled, as is
+/// a pattern compiling to over 10 MiB.
 #[derive(Debug)]
 pub struct Pattern {
     source: String,
-    regex: regex::Regex,
+    regex: perago_regex::Matcher,
     /// The pattern as a set of code points, when it is one character class of literals and
     /// ranges (`[^ \t…]`, the non-blank rule): a search is then a plain scan, tens of times
     /// faster than the regex engine on the short strings contracts hold.
@@ -408,11 +409,14 @@ impl Pattern {
     /// Compiles an ECMA-262 regular expression (Unicode mode).
     pub fn new(source: &str) -> Result<Self, PatternError> {
         let regex = perago_regex::compile(source)?;
-        let translated = perago_regex::translate(source)?;
-        let class = CharClass::parse(source).or_else(|| CharClass::parse_translated(&translated));
+        // The fast forms, for a pattern of one `regex` program (no lookahead).
+        let translated = perago_regex::translate(source).ok();
+        let translated = translated.as_deref();
+        let class =
+            CharClass::parse(source).or_else(|| translated.and_then(CharClass::parse_translated));
         let sequence = match class {
             Some(_) => None,
-            None => Sequence::parse_translated(&translated),
+            None => translated.and_then(Sequence::parse_translated),
         };
         Ok(Pattern {
             source: source.to_owned(),

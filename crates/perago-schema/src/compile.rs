@@ -218,6 +218,8 @@ impl Compiler<'_> {
                 _ => self.err(doc, pointer, "$defs", "must be an object of named schemas"),
             }
         }
+        let mut wrong = crate::one_of::discriminator::check(self.docs, doc, pointer, map);
+        self.errors.append(&mut wrong);
         self.types(doc, pointer, map, &mut node);
         self.values(doc, pointer, map, &mut node);
         self.arrays(doc, pointer, map, &mut node);
@@ -689,17 +691,35 @@ impl Compiler<'_> {
                 && !map.contains_key("type")
                 && let Some(Value::Array(branches)) = map.get("anyOf")
                 && branches.len() == 2
-                && is_null_schema(&branches[0]) != is_null_schema(&branches[1])
+                && crate::one_of::is_plain_null(&branches[0])
+                    != crate::one_of::is_plain_null(&branches[1])
             {
-                let i = usize::from(is_null_schema(&branches[0]));
+                let i = usize::from(crate::one_of::is_plain_null(&branches[0]));
                 node.nullable = Some(node.any_of[i]);
+                node.any_of.clear();
+            } else if self.options.close_objects
+                && !map.contains_key("$ref")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("type")
+                && let Some(Value::Array(branches)) = map.get("anyOf")
+                && branches.len() > 2
+                && branches
+                    .iter()
+                    .filter(|b| crate::one_of::is_plain_null(b))
+                    .count()
+                    == 1
+                && let Some(inner) = self.nullable_union(doc, pointer, map, branches, &node.any_of)
+            {
+                // `anyOf: [A, B, null]` (Pydantic's `Optional[A | B]`) as generated code reads
+                // it: null, or the union of the others.
+                node.nullable = Some(inner);
                 node.any_of.clear();
             } else if self.options.close_objects
                 && !map.contains_key("$ref")
                 && !map.contains_key("anyOf")
                 && map.get("type").is_none_or(|t| t == "object")
                 && let Some(Value::Array(branches)) = map.get("oneOf")
-                && let Some(d) = self.discriminated(doc, branches, &node.one_of)
+                && let Some(d) = self.discriminated(doc, map, branches, &node.one_of)
             {
                 node.discriminated = Some(d);
                 node.one_of.clear();
@@ -722,6 +742,33 @@ impl Compiler<'_> {
                 }
             }
         }
+    }
+
+    /// The union of an `anyOf`'s branches but its one null branch, as a node of its own at the
+    /// same location, when they are a union of JSON types.
+    fn nullable_union(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        branches: &[Value],
+        nodes: &[Ix],
+    ) -> Option<Ix> {
+        let (list, nodes): (Vec<Value>, Vec<Ix>) = branches
+            .iter()
+            .zip(nodes)
+            .filter(|(b, _)| !crate::one_of::is_plain_null(b))
+            .map(|(b, n)| (b.clone(), *n))
+            .unzip();
+        let union = self.union(doc, map, &list, &nodes)?;
+        let file = self.docs.get(doc).file.clone();
+        let mut node = Node::new(format!("{file}#{pointer}"));
+        node.union = Some(union);
+        node.any = false;
+        let ix = self.program.nodes.len() as Ix;
+        self.program.nodes.push(node);
+        self.closable.push(false);
+        Some(ix)
     }
 
     /// 2019-09's `$recursiveRef` and `$recursiveAnchor` (known in 2019-09 documents only): the
@@ -809,7 +856,7 @@ impl Compiler<'_> {
             .unzip();
         let objects = match objects.len() {
             0 | 1 => None,
-            _ => Some(self.discriminated(doc, &objects, &object_nodes)?),
+            _ => Some(self.discriminated(doc, map, &objects, &object_nodes)?),
         };
         let mut branches = Vec::new();
         for (k, n) in kinds.iter().zip(nodes) {
@@ -835,6 +882,7 @@ impl Compiler<'_> {
     fn discriminated(
         &mut self,
         doc: usize,
+        map: &Map<String, Value>,
         branches: &[Value],
         nodes: &[Ix],
     ) -> Option<Discriminated> {
@@ -865,7 +913,8 @@ impl Compiler<'_> {
             }
             resolved.push((d, v));
         }
-        let decider = crate::one_of::decider(&resolved, |d, s| self.follow(d, s)).ok()?;
+        let by = crate::one_of::discriminator::property_name(map);
+        let decider = crate::one_of::decider(&resolved, |d, s| self.follow(d, s), by).ok()?;
         Some(Discriminated {
             properties: decider.properties,
             branches: decider
@@ -1029,14 +1078,6 @@ fn is_empty_of_checks(node: &Node) -> bool {
         && node.dependent_required.is_empty()
         && node.unevaluated_properties.is_none()
         && node.in_place().next().is_none()
-}
-
-fn is_null_schema(v: &Value) -> bool {
-    v.as_object().is_some_and(|m| {
-        m.get("type").is_some_and(|t| t == "null")
-            && m.keys()
-                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
-    })
 }
 
 fn type_bit(name: &str) -> Option<u8> {

@@ -20,7 +20,9 @@
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
 //!   [`input`]: documents read under a size limit;
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
-//! - [`Contract`]: what every generated type implements.
+//! - [`Contract`]: what every generated type implements; [`Secret`]: what a `writeOnly` or
+//!   `format: password` string is typed as, redacted in `Debug`; [`types`]: the types of typed
+//!   formats (`uuid`, `chrono` features).
 //!
 //! Task authors depend on `perago`, which re-exports what they need from here; code generation
 //! (`perago-codegen`) builds on [`load`], [`one_of`] and [`check`].
@@ -48,7 +50,9 @@ mod path;
 mod program;
 #[doc(hidden)] // generated code's, through `__private`
 pub mod reader;
+mod secret;
 mod tape;
+pub mod types;
 mod validator;
 mod violation;
 
@@ -56,6 +60,7 @@ pub use contract::Contract;
 pub use dialect::DIALECT;
 pub use error::{Error, LintError};
 pub use path::{Path, push_key};
+pub use secret::Secret;
 pub use validator::{Options, Scratch, Validator};
 pub use violation::{Code, Violation, Violations};
 

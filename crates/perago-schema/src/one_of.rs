@@ -8,6 +8,7 @@
 //! - [`is_union`] and [`union_kind`]: a `oneOf` or `anyOf` that is a choice between JSON types.
 
 mod decision;
+pub mod discriminator;
 
 use crate::dialect::is_annotation;
 use crate::kind::Kind;
@@ -309,11 +310,18 @@ pub struct Decider {
 /// A branch's tag: the index of its property among the [`Decider`]'s, and its values.
 pub type BranchTag = (usize, Vec<Value>);
 
-/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none.
+/// The [`Decider`] of a `oneOf`'s resolved branches, or why there is none. With a
+/// `discriminator` (its `propertyName`, see [`discriminator`]), by that property alone.
 pub fn decider(
     branches: &[(usize, Value)],
     mut follow: impl FnMut(usize, &Value) -> Option<(usize, Value)>,
+    discriminator: Option<&str>,
 ) -> Result<Decider, String> {
+    if let Some(name) = discriminator {
+        return discriminator::decider_on(branches, follow, name).map_err(|why| {
+            format!("the `discriminator`'s {name:?} does not tell them apart: {why}")
+        });
+    }
     match tagged_by(branches, &mut follow, false) {
         // The empty key stands for "discriminated by keys", so it cannot be a discriminator.
         Ok(decider) if decider.properties.iter().all(|p| !p.is_empty()) => return Ok(decider),
@@ -1151,6 +1159,15 @@ fn tag_groups(
 /// A nullable `anyOf`'s null branch.
 pub fn is_null_schema(v: &Value) -> bool {
     v.get("type").is_some_and(|t| t == "null")
+}
+
+/// `{"type": "null"}` with nothing but annotations beside: the null branch of a nullable
+/// `anyOf`, read as `Option` by both doors.
+pub fn is_plain_null(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("type").is_some_and(|t| t == "null")
+            && m.keys().all(|k| k == "type" || is_annotation(k))
+    })
 }
 
 pub fn value_has_type(v: &Value, ty: &str, nullable: bool) -> bool {

@@ -401,6 +401,58 @@ scalar!(ConstValue<'_> => Value, |this, v, path, out| check::const_value(&v, pat
 pub struct ValueEnum<'a>(pub &'a [Value]);
 scalar!(ValueEnum<'_> => Value, |this, v, path, out| check::value_enum(&v, path, out, this.0).then_some(v));
 
+/// An `enum` of strings, integers, booleans and `null` (a generated Rust enum): the index of
+/// the value, found as JSON equality finds it (`1.0` is `1`).
+#[derive(Debug, Clone, Copy)]
+pub struct LiteralEnum<'a>(pub &'a [Value]);
+scalar!(LiteralEnum<'_> => usize, |this, v, path, out| {
+    match this.0.iter().position(|a| check::json_equal(&v, a)) {
+        Some(i) => Some(i),
+        None => {
+            check::value_enum(&v, path, out, this.0);
+            None
+        }
+    }
+});
+
+/// A string read by `check`, then into a typed format (`crate::types`) by `parse`; a string
+/// `parse` cannot read is `format`'s violation.
+#[derive(Clone, Copy)]
+pub struct Parsed<C, T> {
+    /// The string's check, its `format` among its rules.
+    pub check: C,
+    /// The format.
+    pub format: check::Format,
+    /// The typed value of a string the check accepted.
+    pub parse: fn(&str) -> Option<T>,
+}
+
+impl<C, T> fmt::Debug for Parsed<C, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Parsed({:?})", self.format)
+    }
+}
+
+impl<C: Read<Value = String>, T> Read for Parsed<C, T> {
+    type Value = T;
+
+    fn read<'de, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> Result<Option<T>, D::Error> {
+        let Some(s) = self.check.read(d, path, out)? else {
+            return Ok(None);
+        };
+        let parsed = (self.parse)(&s);
+        if parsed.is_none() {
+            check::push(out, path, crate::Code::Format, self.format.message());
+        }
+        Ok(parsed)
+    }
+}
+
 /// `type: [T, "null"]`: `null`, or a value `T` admits.
 #[derive(Debug, Clone, Copy)]
 pub struct Nullable<C>(pub C);
@@ -633,8 +685,8 @@ impl<'de, C: Read> Body<'de> for ArrayBody<'_, '_, C> {
     }
 }
 
-/// `prefixItems` with `items: false`: a fixed tuple. `items` is a tuple of checks, one per
-/// position; an item beyond them is not allowed; the count is reported before the items.
+/// `prefixItems` closed, by `items: false` or by a `maxItems` of their count: a fixed tuple.
+/// `items` is a tuple of checks, one per position; the count is reported before the items.
 #[derive(Debug, Clone, Copy)]
 pub struct Tuple<C> {
     /// The checks of the positions, as a Rust tuple.
@@ -643,6 +695,9 @@ pub struct Tuple<C> {
     pub min: Option<u64>,
     /// `maxItems`
     pub max: Option<u64>,
+    /// `items: false`: each item beyond the positions is not allowed. Otherwise (no `items`,
+    /// and `maxItems` their count, as Pydantic closes a tuple) only the count refuses them.
+    pub items_false: bool,
 }
 
 /// The checks of a [`Tuple`]'s positions.
@@ -721,7 +776,9 @@ impl<'de, C: Positions> Body<'de> for TupleBody<'_, '_, C> {
         let before = out.len();
         let (typed, mut n) = tuple.items.read_items(&mut seq, path, out)?;
         while seq.next_element_seed(crate::json::StrictValue)?.is_some() {
-            check::not_allowed(&path.index(n as usize), out);
+            if tuple.items_false {
+                check::not_allowed(&path.index(n as usize), out);
+            }
             n += 1;
         }
         count_first(n, path, out, before, tuple.min, tuple.max);
@@ -973,6 +1030,19 @@ impl<'de, C: Read, N: Read> Body<'de> for CheckedMapBody<'_, '_, '_, C, N> {
         check::property_count(count, path, out, check.min, check.max);
         Ok(entries.filter(|_| out.len() == before))
     }
+}
+
+/// A map read with string keys, keyed by the enum its `propertyNames` names instead (a
+/// `dict[Currency, int]`): each key is the value of `all` whose `name` it is, as the
+/// `propertyNames` check has made sure.
+pub fn keyed<K: Copy + std::hash::Hash + Eq, V>(
+    map: IndexMap<String, V>,
+    all: &[K],
+    name: fn(&K) -> &'static str,
+) -> IndexMap<K, V> {
+    map.into_iter()
+        .filter_map(|(key, value)| Some((*all.iter().find(|k| name(k) == key)?, value)))
+        .collect()
 }
 
 /// The entries of a map being read.

@@ -24,7 +24,9 @@ pub mod schemas;
 pub mod task;
 pub mod workspace;
 
-pub use perago_schema::{Code, Contract, Path, Violation, Violations, check, string_const};
+pub use perago_schema::{
+    Code, Contract, Path, Secret, Violation, Violations, check, string_const, types,
+};
 
 /// Makes a type schema-backed from Rust (the `schemars` feature): on a type that derives
 /// `schemars::JsonSchema`, serde's `Serialize` and `DeserializeOwned`, it implements

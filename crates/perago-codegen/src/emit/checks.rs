@@ -35,6 +35,11 @@ impl Emitter<'_> {
                     let ty = self.type_path(id);
                     return quote! { #s::Then(#s::StrEnum(&#ty::ALL.map(|x| x.as_str())), |i: usize| #ty::ALL[i]) };
                 }
+                Shape::Enum(values) if crate::ir::is_literal_enum(values) => {
+                    let ty = self.type_path(id);
+                    let e = self.value_static("ENUM", &Value::Array(values.clone()));
+                    return quote! { #s::Then(#s::LiteralEnum(#e.as_array().map(Vec::as_slice).unwrap_or_default()), |i: usize| #ty::ALL[i]) };
+                }
                 _ => {}
             }
         }
@@ -60,6 +65,7 @@ impl Emitter<'_> {
             Shape::String {
                 lengths: l,
                 pattern,
+                secret,
             } => {
                 let l = lengths(k, l);
                 let p = match pattern {
@@ -69,12 +75,20 @@ impl Emitter<'_> {
                     }
                     None => quote! { None },
                 };
-                match checks.format {
+                let check = match checks.format {
                     Some(f) => {
                         let f = format_ident!("{}", format!("{f:?}"));
                         quote! { #s::FormatStr { lengths: #l, pattern: #p, format: #k::__private::check::Format::#f } }
                     }
                     None => quote! { #s::Str { lengths: #l, pattern: #p } },
+                };
+                match (secret, self.typed_format(id), checks.format) {
+                    (true, _, _) => quote! { #s::Then(#check, #k::Secret::new) },
+                    (false, Some((_, parse)), Some(f)) => {
+                        let f = format_ident!("{}", format!("{f:?}"));
+                        quote! { #s::Parsed { check: #check, format: #k::__private::check::Format::#f, parse: #parse } }
+                    }
+                    _ => check,
                 }
             }
             Shape::Const(c) => {
@@ -109,6 +123,7 @@ impl Emitter<'_> {
             Shape::Tuple {
                 items,
                 rest,
+                items_false,
                 min_items,
                 max_items,
             } => {
@@ -116,7 +131,9 @@ impl Emitter<'_> {
                 let min = opt_u64(*min_items);
                 let max = opt_u64(*max_items);
                 match rest {
-                    None => quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max } },
+                    None => {
+                        quote! { #s::Tuple { items: (#(#items,)*), min: #min, max: #max, items_false: #items_false } }
+                    }
                     Some(rest) => {
                         let rest = self.check_expr(*rest);
                         quote! { #s::TupleWithRest { items: (#(#items,)*), rest: #rest, min: #min, max: #max } }
@@ -130,6 +147,7 @@ impl Emitter<'_> {
                 min,
                 max,
             } => {
+                let key = names.and_then(|n| self.enum_key(n));
                 let values = self.check_expr(*values);
                 let pattern = match pattern {
                     Some(p) => {
@@ -146,7 +164,14 @@ impl Emitter<'_> {
                     None => quote! { None::<#s::AnyValue> },
                 };
                 let (min, max) = (opt_u64(*min), opt_u64(*max));
-                quote! { #s::CheckedMap { values: #values, pattern: #pattern, names: #names, min: #min, max: #max } }
+                let map = quote! { #s::CheckedMap { values: #values, pattern: #pattern, names: #names, min: #min, max: #max } };
+                match key {
+                    Some(key) => {
+                        let key = self.type_path(key);
+                        quote! { #s::Then(#map, |m| #s::keyed(m, &#key::ALL, #key::as_str)) }
+                    }
+                    None => map,
+                }
             }
             Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => quote! { #s::AnyValue },
             Shape::Nullable(inner) => {

@@ -153,7 +153,7 @@ impl Emitter<'_> {
     /// `String` (an unnamed node of that shape) and the value is of that type.
     pub(super) fn default_literal(&self, id: NodeId) -> Option<TokenStream> {
         let node = self.ir.node(id);
-        if node.name.is_some() {
+        if node.name.is_some() || self.typed_format(id).is_some() {
             return None;
         }
         let value = node.default.as_ref()?;
@@ -167,7 +167,9 @@ impl Emitter<'_> {
                 let n = Literal::f64_suffixed(n.as_f64()?);
                 quote! { #n }
             }
-            (Shape::String { .. }, Value::String(s)) => quote! { String::from(#s) },
+            (Shape::String { secret: false, .. }, Value::String(s)) => {
+                quote! { String::from(#s) }
+            }
             _ => return None,
         })
     }

@@ -54,6 +54,64 @@ pub struct Target<'a> {
     pub runtime: &'a str,
     /// The command that regenerates the files, named in each file's header.
     pub command: &'a str,
+    /// The `format`s given a Rust type of their own rather than `String`.
+    pub typed_formats: TypedFormats,
+}
+
+/// The string `format`s generated code gives a type of another crate rather than `String`
+/// (`perago codegen --typed-formats uuid,chrono`), each through `perago::types` and needing
+/// perago's cargo feature of its name. The generator is told rather than the types following
+/// the features, so that turning a feature on somewhere in a build never changes the type of a
+/// field in code generated without it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TypedFormats {
+    /// `format: uuid` as `uuid::Uuid` (feature `uuid`).
+    pub uuid: bool,
+    /// `format: date-time` as `chrono::DateTime<FixedOffset>` and `date` as
+    /// `chrono::NaiveDate` (feature `chrono`).
+    pub chrono: bool,
+}
+
+impl TypedFormats {
+    /// From a comma-separated list of feature names, `uuid` and `chrono`.
+    pub fn parse(list: &str) -> Result<TypedFormats, String> {
+        let mut typed = TypedFormats::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "uuid" => typed.uuid = true,
+                "chrono" => typed.chrono = true,
+                other => {
+                    return Err(format!(
+                        "{other:?} is no typed format: the choices are \"uuid\" and \"chrono\""
+                    ));
+                }
+            }
+        }
+        Ok(typed)
+    }
+
+    /// The features they need, comma-separated (empty for none).
+    pub fn features(self) -> String {
+        let mut names = Vec::new();
+        if self.uuid {
+            names.push("uuid");
+        }
+        if self.chrono {
+            names.push("chrono");
+        }
+        names.join(",")
+    }
+
+    /// The function of the runtime's `types` that reads `format`, when it is typed.
+    fn reader(self, format: perago_schema::check::Format) -> Option<&'static str> {
+        use perago_schema::check::Format;
+        match format {
+            Format::Uuid if self.uuid => Some("uuid"),
+            Format::DateTime if self.chrono => Some("date_time"),
+            Format::Date if self.chrono => Some("date"),
+            _ => None,
+        }
+    }
 }
 
 /// `worker-completion.v1.schema.json` → `worker_completion_v1`.
@@ -101,11 +159,13 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
             (id, text)
         })
         .collect();
+    let shared = shared_enums(&set.ir);
     set.files
         .iter()
         .map(|file| {
             let emitter = Emitter {
                 ir: &set.ir,
+                shared: &shared,
                 schemas: &schemas,
                 krate,
                 serde_crate: &serde_crate,
@@ -121,6 +181,29 @@ pub fn emit(set: &SchemaSet, target: &Target<'_>) -> Vec<Module> {
             }
         })
         .collect()
+}
+
+/// The enums several files declare alike, each later one → the first: the same name and the
+/// same values (Pydantic writes an `Enum` that several models use into each one's `$defs`).
+/// One type, in the first file's module; the others re-export it.
+fn shared_enums(ir: &Ir) -> HashMap<NodeId, NodeId> {
+    let mut first: HashMap<(String, String), NodeId> = HashMap::new();
+    let mut shared = HashMap::new();
+    for (id, node) in ir.nodes() {
+        let (Some(name), Shape::Enum(values)) = (&node.name, &node.shape) else {
+            continue;
+        };
+        let key = (name.clone(), Value::Array(values.clone()).to_string());
+        match first.get(&key) {
+            Some(canonical) => {
+                shared.insert(id, *canonical);
+            }
+            None => {
+                first.insert(key, id);
+            }
+        }
+    }
+    shared
 }
 
 /// The files the module of `file` needs for its fallbacks: `file`, then every file a `$ref` of
@@ -241,6 +324,8 @@ fn raw_str(text: &str) -> Literal {
 
 struct Emitter<'a> {
     ir: &'a Ir,
+    /// Enums declared alike in several files: each later one → the first ([`shared_enums`]).
+    shared: &'a HashMap<NodeId, NodeId>,
     /// The standalone closed schema of every type that implements `Contract`, as pretty JSON
     /// text.
     schemas: &'a HashMap<NodeId, String>,
@@ -262,15 +347,34 @@ impl Emitter<'_> {
         let ir = self.ir;
         let mut items = Vec::new();
         for (node_id, node) in ir.nodes() {
-            if node.name.is_some() && self.owns(node) {
-                items.push(self.named_item(node_id, node));
+            if node.name.is_none() || !self.owns(node) {
+                continue;
+            }
+            match self.shared.get(&node_id) {
+                // Declared alike in an earlier file: that type, re-exported under this name.
+                Some(first) => {
+                    let path = self.type_path(*first);
+                    let doc = format!(
+                        " `{}`, declared alike in `{}`: one type.",
+                        node.name.as_deref().unwrap_or_default(),
+                        self.ir.node(*first).location
+                    );
+                    items.push(quote! { #[doc = #doc] pub use #path; });
+                }
+                None => items.push(self.named_item(node_id, node)),
             }
         }
         let statics = self.statics.values();
-        let doc = format!(
+        let mut doc = format!(
             " Types and validators generated from `{}/{}` (`{id}`).",
             self.target.schemas, self.file
         );
+        let features = self.target.typed_formats.features();
+        if !features.is_empty() {
+            doc.push_str(&format!(
+                " Typed formats: needs perago's features `{features}`."
+            ));
+        }
         format_file(
             quote! {
                 #![doc = #doc]
@@ -297,6 +401,13 @@ impl Emitter<'_> {
 
     /// The path to a named node's type from this module.
     fn type_path(&self, id: NodeId) -> TokenStream {
+        if self.shared.contains_key(&id) && self.owns(self.ir.node(id)) {
+            // This module re-exports the shared type under the name.
+            let (_, name) = self.name_of(id).unwrap_or_default();
+            let ident = format_ident!("{}", name);
+            return quote! { #ident };
+        }
+        let id = self.shared.get(&id).copied().unwrap_or(id);
         let (file, name) = self.name_of(id).unwrap_or_default();
         let ident = format_ident!("{}", name);
         if file == self.file {
@@ -325,7 +436,11 @@ impl Emitter<'_> {
             Shape::Boolean => quote! { bool },
             Shape::Integer(_) => quote! { i64 },
             Shape::Number(_) => quote! { f64 },
-            Shape::String { .. } => quote! { String },
+            Shape::String { secret: true, .. } => quote! { #k::Secret<String> },
+            Shape::String { .. } => match self.typed_format(id) {
+                Some((ty, _)) => ty,
+                None => quote! { String },
+            },
             Shape::Array { items, .. } => {
                 let item = self.rust_type(*items);
                 quote! { Vec<#item> }
@@ -347,9 +462,13 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Shape::Map { values, .. } => {
+            Shape::Map { values, names, .. } => {
                 let value = self.rust_type(*values);
-                quote! { #k::__private::indexmap::IndexMap<String, #value> }
+                let key = match names.and_then(|n| self.enum_key(n)) {
+                    Some(key) => self.type_path(key),
+                    None => quote! { String },
+                };
+                quote! { #k::__private::indexmap::IndexMap<#key, #value> }
             }
             Shape::Object { .. } | Shape::OneOf { .. } | Shape::Union(_) => {
                 quote! { #k::__private::serde_json::Value }
@@ -359,6 +478,37 @@ impl Emitter<'_> {
                 quote! { Option<#inner> }
             }
             Shape::Ref(target) => self.rust_type(*target),
+        }
+    }
+
+    /// The Rust type of a string node's typed format, and the function of the runtime's
+    /// `types` that reads it, when the target types its format.
+    pub(super) fn typed_format(&self, id: NodeId) -> Option<(TokenStream, TokenStream)> {
+        let k = self.krate;
+        let node = self.ir.node(id);
+        if !matches!(node.shape, Shape::String { secret: false, .. }) {
+            return None;
+        }
+        let parse = self.target.typed_formats.reader(node.checks.format?)?;
+        let ty = match parse {
+            "uuid" => quote! { #k::types::Uuid },
+            "date_time" => quote! { #k::types::DateTime<#k::types::FixedOffset> },
+            _ => quote! { #k::types::NaiveDate },
+        };
+        let parse = format_ident!("{}", parse);
+        Some((ty, quote! { #k::types::#parse }))
+    }
+
+    /// The string enum a map's `propertyNames` (node `names`) is, through `$ref`s: the map's
+    /// key type.
+    pub(super) fn enum_key(&self, names: NodeId) -> Option<NodeId> {
+        let id = self.ir.resolve(names);
+        let node = self.ir.node(id);
+        match &node.shape {
+            Shape::Enum(values) if node.name.is_some() && string_values(values).is_some() => {
+                Some(id)
+            }
+            _ => None,
         }
     }
 
@@ -509,9 +659,59 @@ impl Emitter<'_> {
                     }
                 }
             }
+            Shape::Enum(values) if crate::ir::is_literal_enum(values) => {
+                self.literal_enum_item(id, &name, doc, values)
+            }
             _ => {
                 let ty = self.shape_type(id);
                 quote! { #doc pub type #name = #ty; }
+            }
+        }
+    }
+
+    /// An `enum` of strings, integers, booleans and `null`, not all strings: a Rust enum
+    /// written as its JSON values (a variant `V1` for `1`, `Null` for `null`).
+    fn literal_enum_item(
+        &mut self,
+        id: NodeId,
+        name: &syn::Ident,
+        doc: TokenStream,
+        values: &[Value],
+    ) -> TokenStream {
+        let k = self.krate;
+        let de = quote! { #k::__private::serde };
+        let variants: Vec<_> = unique_names(values.iter().map(crate::build::tag_name))
+            .into_iter()
+            .map(|v| format_ident!("{}", v))
+            .collect();
+        let written = values.iter().map(|v| match v {
+            Value::String(s) => quote! { s.serialize_str(#s) },
+            Value::Bool(b) => quote! { s.serialize_bool(#b) },
+            Value::Null => quote! { s.serialize_unit() },
+            other => {
+                let n = Literal::i64_suffixed(other.as_i64().unwrap_or_default());
+                quote! { s.serialize_i64(#n) }
+            }
+        });
+        let n = values.len();
+        let check = self.check_expr(id);
+        let deserialize = self.deserialize_impl(name, check);
+        quote! {
+            #doc
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum #name { #(#variants,)* }
+
+            impl #de::Serialize for #name {
+                fn serialize<S: #de::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    match self { #(Self::#variants => #written,)* }
+                }
+            }
+
+            #deserialize
+
+            impl #name {
+                /// Every value, in schema order.
+                pub const ALL: [Self; #n] = [#(Self::#variants),*];
             }
         }
     }

@@ -8,6 +8,7 @@ use perago_schema::check::{Pattern, json_equal};
 use perago_schema::dialect::{ANNOTATIONS, DIALECT, Dialect};
 use perago_schema::error::LintError;
 use perago_schema::load::{Documents, pointer_token, sort_errors};
+use perago_schema::one_of::discriminator::property_name;
 use perago_schema::one_of::{
     decider, is_null_schema, is_union, overlap, plural, union_kind, value_has_type,
 };
@@ -195,9 +196,6 @@ fn unsupported_hint(keyword: &str) -> Option<String> {
         }
         "$vocabulary" => "perago supports one fixed subset of JSON Schema 2020-12",
         "nullable" => "write `\"type\": [T, \"null\"]`",
-        "discriminator" => {
-            "`oneOf` branches are discriminated by their string `const` property; no annotation is needed"
-        }
         "example" => "write `examples` (an array)",
         _ => {
             let lower = keyword.to_ascii_lowercase();
@@ -534,6 +532,10 @@ impl Linter<'_> {
         if !whole {
             self.keywords(map, pointer, is_root);
         }
+        // OpenAPI's `discriminator`, held to the branches as the interpreter holds it.
+        let mut wrong =
+            perago_schema::one_of::discriminator::check(self.docs, self.doc, pointer, map);
+        self.errors.append(&mut wrong);
         if is_root {
             self.defs(map, pointer);
         }
@@ -692,7 +694,7 @@ impl Linter<'_> {
                     format!("generated code types {article} `{keyword}` of JSON types as an enum of its branches, and this keyword is beside it"),
                 );
             }
-            self.union(list, pointer, keyword);
+            self.union(list, pointer, keyword, property_name(map));
             return true;
         }
         if let Some(parts) = map.get("allOf") {
@@ -713,7 +715,7 @@ impl Linter<'_> {
             if let Some(t) = map.get("type").filter(|t| *t != "object") {
                 self.untyped(pointer, "type", format!("generated code types a `oneOf` as a choice between objects, and its type is {t}"));
             }
-            self.one_of(branches, pointer);
+            self.one_of(branches, pointer, property_name(map));
             return true;
         }
         if let Some(branches) = map.get("anyOf") {

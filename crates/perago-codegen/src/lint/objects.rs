@@ -134,12 +134,20 @@ impl Linter<'_> {
             ),
         }
         if let Some(names) = names {
+            // Names are strings: a schema of its own is read as a string schema; one a `$ref`
+            // names (an enum of its `$defs`) must be one.
             let mut typed = names.clone();
-            if let Value::Object(m) = &mut typed {
-                m.entry("type")
-                    .or_insert(Value::String("string".to_owned()));
-            }
-            if typed.get("type").is_some_and(|t| t != "string") {
+            let named = match typed.get("$ref") {
+                Some(_) => self.follow(self.doc, &typed).map(|(_, t)| t),
+                None => {
+                    if let Value::Object(m) = &mut typed {
+                        m.entry("type")
+                            .or_insert(Value::String("string".to_owned()));
+                    }
+                    Some(typed.clone())
+                }
+            };
+            if named.is_some_and(|n| n.get("type").is_some_and(|t| t != "string")) {
                 self.err(
                     pointer,
                     "propertyNames",

@@ -46,7 +46,13 @@ impl Linter<'_> {
         is_union(doc, map, list, |d, s| self.follow(d, s))
     }
     /// A `oneOf` / `anyOf` of JSON types: each branch takes values of one JSON type, its own.
-    pub(super) fn union(&mut self, list: &[Value], pointer: &str, keyword: &str) {
+    pub(super) fn union(
+        &mut self,
+        list: &[Value],
+        pointer: &str,
+        keyword: &str,
+        discriminator: Option<&str>,
+    ) {
         let mut kinds: Vec<(usize, Kind)> = Vec::new();
         for (i, branch) in list.iter().enumerate() {
             let at = format!("{pointer}/{keyword}/{i}");
@@ -86,7 +92,8 @@ impl Linter<'_> {
                     );
                     }
                 }
-                if fine && let Err(why) = decider(&objects, |d, s| self.follow(d, s)) {
+                if fine && let Err(why) = decider(&objects, |d, s| self.follow(d, s), discriminator)
+                {
                     fine = false;
                     self.untyped(
                     pointer,
@@ -132,7 +139,7 @@ impl Linter<'_> {
             self.node(branch, &format!("{pointer}/anyOf/{i}"), false);
         }
     }
-    pub(super) fn one_of(&mut self, branches: &Value, pointer: &str) {
+    pub(super) fn one_of(&mut self, branches: &Value, pointer: &str, discriminator: Option<&str>) {
         let Some(branches) = branches.as_array().filter(|b| !b.is_empty()) else {
             self.err(
                 pointer,
@@ -160,7 +167,7 @@ impl Linter<'_> {
         if resolved.len() < branches.len() {
             return;
         }
-        if let Err(why) = decider(&resolved, |d, s| self.follow(d, s)) {
+        if let Err(why) = decider(&resolved, |d, s| self.follow(d, s), discriminator) {
             self.untyped(pointer, "oneOf", why);
         }
     }

@@ -108,7 +108,7 @@ pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[
     "$defs",
     "dependentSchemas",
 ];
-/// Keywords that only annotate (the interpreter's too).
+/// Keywords that only annotate (the interpreter's too), OpenAPI's `discriminator` among them.
 pub const ANNOTATIONS: &[&str] = &[
     "title",
     "description",
@@ -121,6 +121,9 @@ pub const ANNOTATIONS: &[&str] = &[
     "contentEncoding",
     "contentMediaType",
     "contentSchema",
+    // OpenAPI's, which Pydantic writes beside a `oneOf`: it asserts nothing of a value, and is
+    // checked against the branches it tells apart (`one_of::discriminator`).
+    "discriminator",
 ];
 
 /// Keywords that assert something of a value (2020-12's validation and format vocabularies).

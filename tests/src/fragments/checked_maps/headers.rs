@@ -218,20 +218,27 @@ impl ::perago::Contract for Headers {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::CheckedMap {
-                                        values: ::perago::__private::reader::Boolean,
-                                        pattern: Some(&*PATTERN_2),
-                                        names: Some(
-                                            ::perago::__private::reader::Then(
-                                                ::perago::__private::reader::StrEnum(
-                                                    &TagsName::ALL.map(|x| x.as_str()),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::CheckedMap {
+                                            values: ::perago::__private::reader::Boolean,
+                                            pattern: Some(&*PATTERN_2),
+                                            names: Some(
+                                                ::perago::__private::reader::Then(
+                                                    ::perago::__private::reader::StrEnum(
+                                                        &TagsName::ALL.map(|x| x.as_str()),
+                                                    ),
+                                                    |i: usize| TagsName::ALL[i],
                                                 ),
-                                                |i: usize| TagsName::ALL[i],
                                             ),
+                                            min: None,
+                                            max: None,
+                                        },
+                                        |m| ::perago::__private::reader::keyed(
+                                            m,
+                                            &TagsName::ALL,
+                                            TagsName::as_str,
                                         ),
-                                        min: None,
-                                        max: None,
-                                    },
+                                    ),
                                     path,
                                     out,
                                 )?;
@@ -304,7 +311,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Headers {
         )
     }
 }
-pub type Tags = ::perago::__private::indexmap::IndexMap<String, bool>;
+pub type Tags = ::perago::__private::indexmap::IndexMap<TagsName, bool>;
 #[derive(
     Debug,
     Clone,

@@ -19,7 +19,7 @@ pub struct Mixed {
     pub value: ::perago::__private::serde_json::Value,
     #[serde(rename = "numbers")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub numbers: Option<::perago::__private::serde_json::Value>,
+    pub numbers: Option<MixedNumbers>,
 }
 impl Mixed {
     /// The properties the schema declares, in its order.
@@ -107,8 +107,11 @@ impl ::perago::Contract for Mixed {
                                 .read(
                                     &mut map,
                                     1usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| MixedNumbers::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -145,4 +148,41 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Mixed {
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MixedNumbers {
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for MixedNumbers {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for MixedNumbers {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_1.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| MixedNumbers::ALL[i],
+            ),
+        )
+    }
+}
+impl MixedNumbers {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 3usize] = [Self::V1, Self::V2, Self::V3];
 }

@@ -651,7 +651,7 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for Level {
 #[serde(crate = "::perago::__private::serde")]
 pub struct LevelV1 {
     #[serde(rename = "level")]
-    pub level: ::perago::__private::serde_json::Value,
+    pub level: LevelV1Level,
     #[serde(rename = "message")]
     pub message: String,
 }
@@ -723,8 +723,11 @@ impl ::perago::Contract for LevelV1 {
                                 .read(
                                     &mut map,
                                     0usize,
-                                    &::perago::__private::reader::ValueEnum(
-                                        ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                    &::perago::__private::reader::Then(
+                                        ::perago::__private::reader::LiteralEnum(
+                                            ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                                        ),
+                                        |i: usize| LevelV1Level::ALL[i],
                                     ),
                                     path,
                                     out,
@@ -777,6 +780,43 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelV1 {
             &::perago::__private::reader::Typed::<Self>::new(),
         )
     }
+}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LevelV1Level {
+    V1,
+    V2,
+    V3,
+}
+impl ::perago::__private::serde::Serialize for LevelV1Level {
+    fn serialize<S: ::perago::__private::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::V1 => s.serialize_i64(1i64),
+            Self::V2 => s.serialize_i64(2i64),
+            Self::V3 => s.serialize_i64(3i64),
+        }
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for LevelV1Level {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Then(
+                ::perago::__private::reader::LiteralEnum(
+                    ENUM_0.as_array().map(Vec::as_slice).unwrap_or_default(),
+                ),
+                |i: usize| LevelV1Level::ALL[i],
+            ),
+        )
+    }
+}
+impl LevelV1Level {
+    /// Every value, in schema order.
+    pub const ALL: [Self; 3usize] = [Self::V1, Self::V2, Self::V3];
 }
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]

@@ -41,8 +41,7 @@ impl Unions {
 }
 impl ::perago::Contract for Unions {
     const LOCATION: &'static str = "unions.schema.json#";
-    fn schema() -> &'static str {
-        r##"{
+    const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Unions",
   "description": "`anyOf` / `oneOf` whose branches each take a JSON type of their own.",
@@ -159,8 +158,7 @@ impl ::perago::Contract for Unions {
       ]
     }
   }
-}"##
-    }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -235,7 +233,9 @@ impl ::perago::Contract for Unions {
                                 .read(
                                     &mut map,
                                     2usize,
-                                    &::perago::__private::reader::Typed::<UnionsTarget>::new(),
+                                    &::perago::__private::reader::Nullable(
+                                        ::perago::__private::reader::Typed::<UnionsTarget>::new(),
+                                    ),
                                     path,
                                     out,
                                 )?;
@@ -295,7 +295,7 @@ impl ::perago::Contract for Unions {
                 let (Some(x0), Some(x1), Some(x2), Some(x3), Some(x4), Some(x5)) = (
                     ::perago::__private::reader::required(f0),
                     ::perago::__private::reader::optional(f1),
-                    ::perago::__private::reader::optional(f2),
+                    ::perago::__private::reader::or_else(f2, || None),
                     ::perago::__private::reader::required(f3),
                     ::perago::__private::reader::optional(f4),
                     ::perago::__private::reader::optional(f5),
@@ -317,7 +317,6 @@ impl ::perago::Contract for Unions {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(Unions);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Unions {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -337,8 +336,7 @@ pub enum UnionsId {
 }
 impl ::perago::Contract for UnionsId {
     const LOCATION: &'static str = "unions.schema.json#/properties/id";
-    fn schema() -> &'static str {
-        r#"{
+    const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A string or an integer id.",
   "anyOf": [
@@ -351,8 +349,7 @@ impl ::perago::Contract for UnionsId {
       "minimum": 0
     }
   ]
-}"#
-    }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -413,7 +410,6 @@ impl ::perago::Contract for UnionsId {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(UnionsId);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsId {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -432,8 +428,7 @@ pub enum UnionsLimit {
 }
 impl ::perago::Contract for UnionsLimit {
     const LOCATION: &'static str = "unions.schema.json#/properties/limit";
-    fn schema() -> &'static str {
-        r#"{
+    const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -444,8 +439,7 @@ impl ::perago::Contract for UnionsLimit {
       "exclusiveMinimum": 0
     }
   ]
-}"#
-    }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -503,7 +497,6 @@ impl ::perago::Contract for UnionsLimit {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(UnionsLimit);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsLimit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -515,130 +508,6 @@ impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsLimit {
     }
 }
 ::perago::string_const!(pub UnionsLimitString = "auto");
-#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
-#[serde(crate = "::perago::__private::serde", untagged)]
-pub enum UnionsTarget {
-    String(String),
-    Object(Point),
-    Null,
-}
-impl ::perago::Contract for UnionsTarget {
-    const LOCATION: &'static str = "unions.schema.json#/properties/target";
-    fn schema() -> &'static str {
-        r##"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "anyOf": [
-    {
-      "type": "string",
-      "pattern": "^o-"
-    },
-    {
-      "$ref": "#/$defs/Point"
-    },
-    {
-      "type": "null"
-    }
-  ],
-  "$defs": {
-    "Point": {
-      "type": "object",
-      "properties": {
-        "x": {
-          "type": "integer"
-        },
-        "y": {
-          "type": "integer"
-        }
-      },
-      "required": [
-        "x"
-      ],
-      "additionalProperties": false
-    }
-  }
-}"##
-    }
-    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-        path: &::perago::Path<'_>,
-        out: &mut Vec<::perago::Violation>,
-    ) -> Result<Option<Self>, D::Error> {
-        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
-        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
-            type Value = UnionsTarget;
-            fn other(
-                self,
-                found: ::perago::__private::serde_json::Value,
-            ) -> Option<UnionsTarget> {
-                let __Body(path, out) = self;
-                if ::perago::__private::reader::Kind::Null.admits(&found) {
-                    return ::perago::__private::reader::union_scalar(
-                            &::perago::__private::reader::Null,
-                            &found,
-                            path,
-                            out,
-                        )
-                        .map(|()| UnionsTarget::Null);
-                }
-                ::perago::__private::check::type_error(
-                    out,
-                    path,
-                    "a string, an object or null",
-                    &found,
-                );
-                None
-            }
-            fn str<E: ::perago::__private::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> Result<Option<UnionsTarget>, E> {
-                let __Body(path, out) = self;
-                Ok(
-                    ::perago::__private::reader::union_str(
-                            &::perago::__private::reader::Str {
-                                lengths: ::perago::__private::check::Lengths {
-                                    min: None,
-                                    max: None,
-                                },
-                                pattern: Some(&*PATTERN_0),
-                            },
-                            v,
-                            path,
-                            out,
-                        )?
-                        .map(UnionsTarget::String),
-                )
-            }
-            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Option<UnionsTarget>, A::Error> {
-                let __Body(path, out) = self;
-                Ok(
-                    ::perago::__private::reader::union_map(
-                            &::perago::__private::reader::Typed::<Point>::new(),
-                            map,
-                            path,
-                            out,
-                        )?
-                        .map(UnionsTarget::Object),
-                )
-            }
-        }
-        ::perago::__private::reader::read_body(d, __Body(path, out))
-    }
-}
-::perago::__private::json_schema_impl!(UnionsTarget);
-impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
-    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        ::perago::__private::reader::deserialize(
-            d,
-            &::perago::__private::reader::Typed::<Self>::new(),
-        )
-    }
-}
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
 pub struct Point {
@@ -654,8 +523,7 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Point";
-    fn schema() -> &'static str {
-        r#"{
+    const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -670,8 +538,7 @@ impl ::perago::Contract for Point {
     "x"
   ],
   "additionalProperties": false
-}"#
-    }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -757,8 +624,115 @@ impl ::perago::Contract for Point {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(Point);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Typed::<Self>::new(),
+        )
+    }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde", untagged)]
+pub enum UnionsTarget {
+    String(String),
+    Object(Point),
+}
+impl ::perago::Contract for UnionsTarget {
+    const LOCATION: &'static str = "unions.schema.json#/properties/target";
+    const SCHEMA: &'static str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "anyOf": [
+    {
+      "type": "string",
+      "pattern": "^o-"
+    },
+    {
+      "$ref": "#/$defs/Point"
+    }
+  ],
+  "$defs": {
+    "Point": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "integer"
+        },
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "additionalProperties": false
+    }
+  }
+}"##;
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        struct __Body<'a, 'p>(&'a ::perago::Path<'p>, &'a mut Vec<::perago::Violation>);
+        impl<'de> ::perago::__private::reader::Body<'de> for __Body<'_, '_> {
+            type Value = UnionsTarget;
+            fn other(
+                self,
+                found: ::perago::__private::serde_json::Value,
+            ) -> Option<UnionsTarget> {
+                let __Body(path, out) = self;
+                ::perago::__private::check::type_error(
+                    out,
+                    path,
+                    "a string or an object",
+                    &found,
+                );
+                None
+            }
+            fn str<E: ::perago::__private::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> Result<Option<UnionsTarget>, E> {
+                let __Body(path, out) = self;
+                Ok(
+                    ::perago::__private::reader::union_str(
+                            &::perago::__private::reader::Str {
+                                lengths: ::perago::__private::check::Lengths {
+                                    min: None,
+                                    max: None,
+                                },
+                                pattern: Some(&*PATTERN_0),
+                            },
+                            v,
+                            path,
+                            out,
+                        )?
+                        .map(UnionsTarget::String),
+                )
+            }
+            fn map<A: ::perago::__private::serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Option<UnionsTarget>, A::Error> {
+                let __Body(path, out) = self;
+                Ok(
+                    ::perago::__private::reader::union_map(
+                            &::perago::__private::reader::Typed::<Point>::new(),
+                            map,
+                            path,
+                            out,
+                        )?
+                        .map(UnionsTarget::Object),
+                )
+            }
+        }
+        ::perago::__private::reader::read_body(d, __Body(path, out))
+    }
+}
+impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
@@ -778,8 +752,7 @@ pub enum Tree {
 }
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Tree";
-    fn schema() -> &'static str {
-        r##"{
+    const SCHEMA: &'static str = r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Tree",
   "anyOf": [
@@ -802,8 +775,7 @@ impl ::perago::Contract for Tree {
       }
     }
   ]
-}"##
-    }
+}"##;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -883,7 +855,6 @@ impl ::perago::Contract for Tree {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(Tree);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -902,8 +873,7 @@ pub enum UnionsMode {
 }
 impl ::perago::Contract for UnionsMode {
     const LOCATION: &'static str = "unions.schema.json#/properties/mode";
-    fn schema() -> &'static str {
-        r#"{
+    const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -916,8 +886,7 @@ impl ::perago::Contract for UnionsMode {
       ]
     }
   ]
-}"#
-    }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -972,7 +941,6 @@ impl ::perago::Contract for UnionsMode {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(UnionsMode);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsMode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1035,8 +1003,7 @@ pub enum UnionsEither {
 }
 impl ::perago::Contract for UnionsEither {
     const LOCATION: &'static str = "unions.schema.json#/properties/either";
-    fn schema() -> &'static str {
-        r#"{
+    const SCHEMA: &'static str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -1047,8 +1014,7 @@ impl ::perago::Contract for UnionsEither {
       "type": "null"
     }
   ]
-}"#
-    }
+}"#;
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1097,7 +1063,6 @@ impl ::perago::Contract for UnionsEither {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
-::perago::__private::json_schema_impl!(UnionsEither);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsEither {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
