@@ -1,5 +1,5 @@
 //! typify, the generator a user would pick instead of perago, run on the schemas of
-//! `tests/user-schemas/` as the peer of the differential tests (`tests/typify.rs`) and of the
+//! `tests/user-schemas/` and `tests/pydantic/schemas/` as the peer of the differential tests (`tests/typify.rs`) and of the
 //! `user_schemas` benchmark: `$OUT_DIR/typify.rs` holds one module of typify's types per schema
 //! it takes, and `REFUSED`, what it refuses with its reason.
 //!
@@ -13,7 +13,16 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The directories whose `*.schema.json` files typify is given.
-const DIRS: &[&str] = &["user-schemas"];
+const DIRS: &[&str] = &["user-schemas", "pydantic/schemas"];
+
+/// Schemas typify 0.8 takes but whose code does not compile, with what breaks: found by
+/// building its output, kept out so the rest compiles.
+const UNCOMPILABLE: &[(&str, &str)] = &[(
+    "charge-card-result.schema.json",
+    "typify's code does not compile: `fee` (`Optional[Decimal] = None`: a number, a decimal \
+     string or null, default null) gets `Default` as `Fee::String(FeeString())`, a newtype \
+     built with no value (E0061)",
+)];
 
 fn main() {
     let mut modules = String::new();
@@ -34,6 +43,10 @@ fn main() {
                 .to_string_lossy()
                 .into_owned();
             let module = file.trim_end_matches(".schema.json").replace('-', "_");
+            if let Some((_, reason)) = UNCOMPILABLE.iter().find(|(f, _)| *f == file) {
+                refused.push((file, (*reason).to_owned()));
+                continue;
+            }
             match typify(&path) {
                 Ok(code) => {
                     let _ = writeln!(modules, "pub mod {module} {{ {code} }}");

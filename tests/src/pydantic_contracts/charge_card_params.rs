@@ -53,7 +53,8 @@ impl ChargeCardParams {
 }
 impl ::perago::Contract for ChargeCardParams {
     const LOCATION: &'static str = "charge-card-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -124,7 +125,8 @@ impl ::perago::Contract for ChargeCardParams {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -323,6 +325,7 @@ impl ::perago::Contract for ChargeCardParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChargeCardParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChargeCardParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -342,7 +345,8 @@ pub enum ChargeCardParamsAmount {
 }
 impl ::perago::Contract for ChargeCardParamsAmount {
     const LOCATION: &'static str = "charge-card-params.schema.json#/properties/amount";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -355,7 +359,8 @@ impl ::perago::Contract for ChargeCardParamsAmount {
     }
   ],
   "title": "Amount"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -416,6 +421,7 @@ impl ::perago::Contract for ChargeCardParamsAmount {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChargeCardParamsAmount);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChargeCardParamsAmount {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

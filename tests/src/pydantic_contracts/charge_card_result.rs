@@ -42,7 +42,8 @@ impl ChargeCardResult {
 }
 impl ::perago::Contract for ChargeCardResult {
     const LOCATION: &'static str = "charge-card-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -95,7 +96,8 @@ impl ::perago::Contract for ChargeCardResult {
   ],
   "title": "ChargeCardResult",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -249,6 +251,7 @@ impl ::perago::Contract for ChargeCardResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChargeCardResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChargeCardResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -316,7 +319,8 @@ pub enum ChargeCardResultFee {
 }
 impl ::perago::Contract for ChargeCardResultFee {
     const LOCATION: &'static str = "charge-card-result.schema.json#/properties/fee";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -329,7 +333,8 @@ impl ::perago::Contract for ChargeCardResultFee {
   ],
   "default": null,
   "title": "Fee"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -390,6 +395,7 @@ impl ::perago::Contract for ChargeCardResultFee {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ChargeCardResultFee);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ChargeCardResultFee {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

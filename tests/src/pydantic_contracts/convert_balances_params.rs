@@ -20,7 +20,8 @@ impl ConvertBalancesParams {
 }
 impl ::perago::Contract for ConvertBalancesParams {
     const LOCATION: &'static str = "convert-balances-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -62,7 +63,8 @@ impl ::perago::Contract for ConvertBalancesParams {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -200,6 +202,7 @@ impl ::perago::Contract for ConvertBalancesParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ConvertBalancesParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ConvertBalancesParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

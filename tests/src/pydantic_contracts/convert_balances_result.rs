@@ -21,7 +21,8 @@ impl ConvertBalancesResult {
 }
 impl ::perago::Contract for ConvertBalancesResult {
     const LOCATION: &'static str = "convert-balances-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -64,7 +65,8 @@ impl ::perago::Contract for ConvertBalancesResult {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -202,6 +204,7 @@ impl ::perago::Contract for ConvertBalancesResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ConvertBalancesResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ConvertBalancesResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

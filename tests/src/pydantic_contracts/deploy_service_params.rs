@@ -72,7 +72,8 @@ impl DeployServiceParams {
 }
 impl ::perago::Contract for DeployServiceParams {
     const LOCATION: &'static str = "deploy-service-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -189,7 +190,8 @@ impl ::perago::Contract for DeployServiceParams {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -387,6 +389,7 @@ impl ::perago::Contract for DeployServiceParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(DeployServiceParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for DeployServiceParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -451,7 +454,8 @@ pub enum DeployServiceParamsStrategy {
 }
 impl ::perago::Contract for DeployServiceParamsStrategy {
     const LOCATION: &'static str = "deploy-service-params.schema.json#/properties/strategy";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "discriminator": {
     "mapping": {
@@ -520,7 +524,8 @@ impl ::perago::Contract for DeployServiceParamsStrategy {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -695,6 +700,7 @@ impl ::perago::Contract for DeployServiceParamsStrategy {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(DeployServiceParamsStrategy);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for DeployServiceParamsStrategy {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -726,7 +732,8 @@ impl Rolling {
 }
 impl ::perago::Contract for Rolling {
     const LOCATION: &'static str = "deploy-service-params.schema.json#/$defs/Rolling";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -747,7 +754,8 @@ impl ::perago::Contract for Rolling {
   ],
   "title": "Rolling",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -839,6 +847,7 @@ impl ::perago::Contract for Rolling {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Rolling);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Rolling {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -874,7 +883,8 @@ impl Canary {
 }
 impl ::perago::Contract for Canary {
     const LOCATION: &'static str = "deploy-service-params.schema.json#/$defs/Canary";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -902,7 +912,8 @@ impl ::perago::Contract for Canary {
   ],
   "title": "Canary",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1012,6 +1023,7 @@ impl ::perago::Contract for Canary {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Canary);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Canary {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

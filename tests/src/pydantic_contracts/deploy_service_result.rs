@@ -54,7 +54,8 @@ impl DeployServiceResult {
 }
 impl ::perago::Contract for DeployServiceResult {
     const LOCATION: &'static str = "deploy-service-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -104,7 +105,8 @@ impl ::perago::Contract for DeployServiceResult {
       "type": "integer"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -270,6 +272,7 @@ impl ::perago::Contract for DeployServiceResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(DeployServiceResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for DeployServiceResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -65,7 +65,8 @@ impl ExtractInvoiceParams {
 }
 impl ::perago::Contract for ExtractInvoiceParams {
     const LOCATION: &'static str = "extract-invoice-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -124,7 +125,8 @@ impl ::perago::Contract for ExtractInvoiceParams {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -262,6 +264,7 @@ impl ::perago::Contract for ExtractInvoiceParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ExtractInvoiceParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExtractInvoiceParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

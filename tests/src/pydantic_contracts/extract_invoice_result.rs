@@ -67,7 +67,8 @@ impl ExtractInvoiceResult {
 }
 impl ::perago::Contract for ExtractInvoiceResult {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -262,7 +263,8 @@ impl ::perago::Contract for ExtractInvoiceResult {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -504,6 +506,7 @@ impl ::perago::Contract for ExtractInvoiceResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ExtractInvoiceResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExtractInvoiceResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -523,7 +526,8 @@ pub enum ExtractInvoiceResultTotal {
 }
 impl ::perago::Contract for ExtractInvoiceResultTotal {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/properties/total";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -535,7 +539,8 @@ impl ::perago::Contract for ExtractInvoiceResultTotal {
     }
   ],
   "title": "Total"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -596,6 +601,7 @@ impl ::perago::Contract for ExtractInvoiceResultTotal {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ExtractInvoiceResultTotal);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ExtractInvoiceResultTotal {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -641,7 +647,8 @@ impl Party {
 }
 impl ::perago::Contract for Party {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/$defs/Party";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -705,7 +712,8 @@ impl ::perago::Contract for Party {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -818,6 +826,7 @@ impl ::perago::Contract for Party {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Party);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Party {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -856,7 +865,8 @@ impl Address {
 }
 impl ::perago::Contract for Address {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/$defs/Address";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -888,7 +898,8 @@ impl ::perago::Contract for Address {
   ],
   "title": "Address",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1037,6 +1048,7 @@ impl ::perago::Contract for Address {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Address);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Address {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1075,7 +1087,8 @@ impl InvoiceLine {
 }
 impl ::perago::Contract for InvoiceLine {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/$defs/InvoiceLine";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -1130,7 +1143,8 @@ impl ::perago::Contract for InvoiceLine {
   ],
   "title": "InvoiceLine",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1267,6 +1281,7 @@ impl ::perago::Contract for InvoiceLine {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(InvoiceLine);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for InvoiceLine {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1286,7 +1301,8 @@ pub enum InvoiceLineQuantity {
 }
 impl ::perago::Contract for InvoiceLineQuantity {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/$defs/InvoiceLine/properties/quantity";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -1298,7 +1314,8 @@ impl ::perago::Contract for InvoiceLineQuantity {
     }
   ],
   "title": "Quantity"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1359,6 +1376,7 @@ impl ::perago::Contract for InvoiceLineQuantity {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(InvoiceLineQuantity);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for InvoiceLineQuantity {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1378,7 +1396,8 @@ pub enum InvoiceLineUnitPrice {
 }
 impl ::perago::Contract for InvoiceLineUnitPrice {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/$defs/InvoiceLine/properties/unit_price";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -1390,7 +1409,8 @@ impl ::perago::Contract for InvoiceLineUnitPrice {
     }
   ],
   "title": "Unit Price"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1451,6 +1471,7 @@ impl ::perago::Contract for InvoiceLineUnitPrice {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(InvoiceLineUnitPrice);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for InvoiceLineUnitPrice {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1470,7 +1491,8 @@ pub enum InvoiceLineTaxRate {
 }
 impl ::perago::Contract for InvoiceLineTaxRate {
     const LOCATION: &'static str = "extract-invoice-result.schema.json#/$defs/InvoiceLine/properties/tax_rate";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -1484,7 +1506,8 @@ impl ::perago::Contract for InvoiceLineTaxRate {
     }
   ],
   "title": "Tax Rate"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1545,6 +1568,7 @@ impl ::perago::Contract for InvoiceLineTaxRate {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(InvoiceLineTaxRate);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for InvoiceLineTaxRate {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -40,7 +40,8 @@ impl GeocodeParams {
 }
 impl ::perago::Contract for GeocodeParams {
     const LOCATION: &'static str = "geocode-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -81,7 +82,8 @@ impl ::perago::Contract for GeocodeParams {
   ],
   "title": "GeocodeParams",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -206,6 +208,7 @@ impl ::perago::Contract for GeocodeParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(GeocodeParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for GeocodeParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

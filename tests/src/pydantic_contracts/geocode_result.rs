@@ -15,7 +15,8 @@ impl GeocodeResult {
 }
 impl ::perago::Contract for GeocodeResult {
     const LOCATION: &'static str = "geocode-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -80,7 +81,8 @@ impl ::perago::Contract for GeocodeResult {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -147,6 +149,7 @@ impl ::perago::Contract for GeocodeResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(GeocodeResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for GeocodeResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -185,7 +188,8 @@ impl GeocodeMatch {
 }
 impl ::perago::Contract for GeocodeMatch {
     const LOCATION: &'static str = "geocode-result.schema.json#/$defs/GeocodeMatch";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -231,7 +235,8 @@ impl ::perago::Contract for GeocodeMatch {
   ],
   "title": "GeocodeMatch",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -390,6 +395,7 @@ impl ::perago::Contract for GeocodeMatch {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(GeocodeMatch);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for GeocodeMatch {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -38,7 +38,8 @@ impl ModerateContentParams {
 }
 impl ::perago::Contract for ModerateContentParams {
     const LOCATION: &'static str = "moderate-content-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -86,7 +87,8 @@ impl ::perago::Contract for ModerateContentParams {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -211,6 +213,7 @@ impl ::perago::Contract for ModerateContentParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ModerateContentParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ModerateContentParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -23,7 +23,8 @@ impl ModerateContentResult {
 }
 impl ::perago::Contract for ModerateContentResult {
     const LOCATION: &'static str = "moderate-content-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -149,7 +150,8 @@ impl ::perago::Contract for ModerateContentResult {
       "type": "integer"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -257,6 +259,7 @@ impl ::perago::Contract for ModerateContentResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ModerateContentResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ModerateContentResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -277,7 +280,8 @@ pub enum ModerateContentResultVerdict {
 }
 impl ::perago::Contract for ModerateContentResultVerdict {
     const LOCATION: &'static str = "moderate-content-result.schema.json#/properties/verdict";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "discriminator": {
     "mapping": {
@@ -382,7 +386,8 @@ impl ::perago::Contract for ModerateContentResultVerdict {
       "type": "integer"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -570,6 +575,7 @@ impl ::perago::Contract for ModerateContentResultVerdict {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ModerateContentResultVerdict);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ModerateContentResultVerdict {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -594,7 +600,8 @@ impl Approve {
 }
 impl ::perago::Contract for Approve {
     const LOCATION: &'static str = "moderate-content-result.schema.json#/$defs/Approve";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -609,7 +616,8 @@ impl ::perago::Contract for Approve {
   ],
   "title": "Approve",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -673,6 +681,7 @@ impl ::perago::Contract for Approve {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Approve);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Approve {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -701,7 +710,8 @@ impl Reject {
 }
 impl ::perago::Contract for Reject {
     const LOCATION: &'static str = "moderate-content-result.schema.json#/$defs/Reject";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -736,7 +746,8 @@ impl ::perago::Contract for Reject {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -829,6 +840,7 @@ impl ::perago::Contract for Reject {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Reject);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Reject {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -861,7 +873,8 @@ impl Escalate {
 }
 impl ::perago::Contract for Escalate {
     const LOCATION: &'static str = "moderate-content-result.schema.json#/$defs/Escalate";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -896,7 +909,8 @@ impl ::perago::Contract for Escalate {
       "type": "integer"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1007,6 +1021,7 @@ impl ::perago::Contract for Escalate {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Escalate);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Escalate {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

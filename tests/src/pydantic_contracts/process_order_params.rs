@@ -86,7 +86,8 @@ impl ProcessOrderParams {
 }
 impl ::perago::Contract for ProcessOrderParams {
     const LOCATION: &'static str = "process-order-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -214,7 +215,8 @@ impl ::perago::Contract for ProcessOrderParams {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -415,6 +417,7 @@ impl ::perago::Contract for ProcessOrderParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ProcessOrderParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ProcessOrderParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -445,7 +448,8 @@ impl OrderLine {
 }
 impl ::perago::Contract for OrderLine {
     const LOCATION: &'static str = "process-order-params.schema.json#/$defs/OrderLine";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -479,7 +483,8 @@ impl ::perago::Contract for OrderLine {
   ],
   "title": "OrderLine",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -589,6 +594,7 @@ impl ::perago::Contract for OrderLine {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OrderLine);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OrderLine {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -608,7 +614,8 @@ pub enum OrderLineUnitPrice {
 }
 impl ::perago::Contract for OrderLineUnitPrice {
     const LOCATION: &'static str = "process-order-params.schema.json#/$defs/OrderLine/properties/unit_price";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -620,7 +627,8 @@ impl ::perago::Contract for OrderLineUnitPrice {
     }
   ],
   "title": "Unit Price"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -681,6 +689,7 @@ impl ::perago::Contract for OrderLineUnitPrice {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(OrderLineUnitPrice);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for OrderLineUnitPrice {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -719,7 +728,8 @@ impl Address {
 }
 impl ::perago::Contract for Address {
     const LOCATION: &'static str = "process-order-params.schema.json#/$defs/Address";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -751,7 +761,8 @@ impl ::perago::Contract for Address {
   ],
   "title": "Address",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -900,6 +911,7 @@ impl ::perago::Contract for Address {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Address);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Address {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -53,7 +53,8 @@ impl ProcessOrderResult {
 }
 impl ::perago::Contract for ProcessOrderResult {
     const LOCATION: &'static str = "process-order-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -123,7 +124,8 @@ impl ::perago::Contract for ProcessOrderResult {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -301,6 +303,7 @@ impl ::perago::Contract for ProcessOrderResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ProcessOrderResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ProcessOrderResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -320,7 +323,8 @@ pub enum ProcessOrderResultTotal {
 }
 impl ::perago::Contract for ProcessOrderResultTotal {
     const LOCATION: &'static str = "process-order-result.schema.json#/properties/total";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -332,7 +336,8 @@ impl ::perago::Contract for ProcessOrderResultTotal {
     }
   ],
   "title": "Total"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -393,6 +398,7 @@ impl ::perago::Contract for ProcessOrderResultTotal {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ProcessOrderResultTotal);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ProcessOrderResultTotal {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

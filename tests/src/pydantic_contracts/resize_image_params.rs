@@ -57,7 +57,8 @@ impl ResizeImageParams {
 }
 impl ::perago::Contract for ResizeImageParams {
     const LOCATION: &'static str = "resize-image-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -113,7 +114,8 @@ impl ::perago::Contract for ResizeImageParams {
       "type": "string"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -310,6 +312,7 @@ impl ::perago::Contract for ResizeImageParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ResizeImageParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ResizeImageParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

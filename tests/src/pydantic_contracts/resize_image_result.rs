@@ -29,7 +29,8 @@ impl ResizeImageResult {
 }
 impl ::perago::Contract for ResizeImageResult {
     const LOCATION: &'static str = "resize-image-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -70,7 +71,8 @@ impl ::perago::Contract for ResizeImageResult {
   ],
   "title": "ResizeImageResult",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -235,6 +237,7 @@ impl ::perago::Contract for ResizeImageResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ResizeImageResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ResizeImageResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

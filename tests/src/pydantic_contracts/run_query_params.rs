@@ -49,7 +49,8 @@ impl RunQueryParams {
 }
 impl ::perago::Contract for RunQueryParams {
     const LOCATION: &'static str = "run-query-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -91,7 +92,8 @@ impl ::perago::Contract for RunQueryParams {
   ],
   "title": "RunQueryParams",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -215,6 +217,7 @@ impl ::perago::Contract for RunQueryParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(RunQueryParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for RunQueryParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -234,7 +237,8 @@ pub enum RunQueryParamsParametersValue {
 }
 impl ::perago::Contract for RunQueryParamsParametersValue {
     const LOCATION: &'static str = "run-query-params.schema.json#/properties/parameters/additionalProperties";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -247,7 +251,8 @@ impl ::perago::Contract for RunQueryParamsParametersValue {
       "type": "boolean"
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -317,6 +322,7 @@ impl ::perago::Contract for RunQueryParamsParametersValue {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(RunQueryParamsParametersValue);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for RunQueryParamsParametersValue {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(

@@ -26,7 +26,8 @@ impl RunQueryResult {
 }
 impl ::perago::Contract for RunQueryResult {
     const LOCATION: &'static str = "run-query-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -54,7 +55,8 @@ impl ::perago::Contract for RunQueryResult {
   ],
   "title": "RunQueryResult",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -162,6 +164,7 @@ impl ::perago::Contract for RunQueryResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(RunQueryResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for RunQueryResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

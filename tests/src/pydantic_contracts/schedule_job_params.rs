@@ -105,7 +105,8 @@ impl ScheduleJobParams {
 }
 impl ::perago::Contract for ScheduleJobParams {
     const LOCATION: &'static str = "schedule-job-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -177,7 +178,8 @@ impl ::perago::Contract for ScheduleJobParams {
   ],
   "title": "ScheduleJobParams",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -376,6 +378,7 @@ impl ::perago::Contract for ScheduleJobParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ScheduleJobParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

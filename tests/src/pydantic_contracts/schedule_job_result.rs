@@ -25,7 +25,8 @@ impl ScheduleJobResult {
 }
 impl ::perago::Contract for ScheduleJobResult {
     const LOCATION: &'static str = "schedule-job-result.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -58,7 +59,8 @@ impl ::perago::Contract for ScheduleJobResult {
   ],
   "title": "ScheduleJobResult",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -186,6 +188,7 @@ impl ::perago::Contract for ScheduleJobResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(ScheduleJobResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for ScheduleJobResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -44,7 +44,8 @@ impl SendNotificationParams {
 }
 impl ::perago::Contract for SendNotificationParams {
     const LOCATION: &'static str = "send-notification-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -181,7 +182,8 @@ impl ::perago::Contract for SendNotificationParams {
       "type": "integer"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -298,6 +300,7 @@ impl ::perago::Contract for SendNotificationParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SendNotificationParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SendNotificationParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -318,7 +321,8 @@ pub enum SendNotificationParamsChannel {
 }
 impl ::perago::Contract for SendNotificationParamsChannel {
     const LOCATION: &'static str = "send-notification-params.schema.json#/properties/channel";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "discriminator": {
     "mapping": {
@@ -426,7 +430,8 @@ impl ::perago::Contract for SendNotificationParamsChannel {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -691,6 +696,7 @@ impl ::perago::Contract for SendNotificationParamsChannel {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SendNotificationParamsChannel);
 impl<'de> ::perago::__private::serde::Deserialize<'de>
 for SendNotificationParamsChannel {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
@@ -722,7 +728,8 @@ impl Email {
 }
 impl ::perago::Contract for Email {
     const LOCATION: &'static str = "send-notification-params.schema.json#/$defs/Email";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -749,7 +756,8 @@ impl ::perago::Contract for Email {
   ],
   "title": "Email",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -861,6 +869,7 @@ impl ::perago::Contract for Email {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Email);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Email {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -889,7 +898,8 @@ impl Sms {
 }
 impl ::perago::Contract for Sms {
     const LOCATION: &'static str = "send-notification-params.schema.json#/$defs/Sms";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -910,7 +920,8 @@ impl ::perago::Contract for Sms {
   ],
   "title": "Sms",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -995,6 +1006,7 @@ impl ::perago::Contract for Sms {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Sms);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Sms {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1041,7 +1053,8 @@ impl Push {
 }
 impl ::perago::Contract for Push {
     const LOCATION: &'static str = "send-notification-params.schema.json#/$defs/Push";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -1076,7 +1089,8 @@ impl ::perago::Contract for Push {
   ],
   "title": "Push",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1195,6 +1209,7 @@ impl ::perago::Contract for Push {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Push);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Push {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -47,7 +47,8 @@ impl SendNotificationResult {
 }
 impl ::perago::Contract for SendNotificationResult {
     const LOCATION: &'static str = "send-notification-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -93,7 +94,8 @@ impl ::perago::Contract for SendNotificationResult {
       "type": "integer"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -237,6 +239,7 @@ impl ::perago::Contract for SendNotificationResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SendNotificationResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SendNotificationResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -32,7 +32,8 @@ impl SummariseTreeParams {
 }
 impl ::perago::Contract for SummariseTreeParams {
     const LOCATION: &'static str = "summarise-tree-params.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -88,7 +89,8 @@ impl ::perago::Contract for SummariseTreeParams {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -179,6 +181,7 @@ impl ::perago::Contract for SummariseTreeParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SummariseTreeParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SummariseTreeParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -225,7 +228,8 @@ impl TreeNode {
 }
 impl ::perago::Contract for TreeNode {
     const LOCATION: &'static str = "summarise-tree-params.schema.json#/$defs/TreeNode";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -253,7 +257,8 @@ impl ::perago::Contract for TreeNode {
   ],
   "title": "TreeNode",
   "type": "object"
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -371,6 +376,7 @@ impl ::perago::Contract for TreeNode {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TreeNode);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TreeNode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

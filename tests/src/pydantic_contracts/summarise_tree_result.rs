@@ -30,7 +30,8 @@ impl SummariseTreeResult {
 }
 impl ::perago::Contract for SummariseTreeResult {
     const LOCATION: &'static str = "summarise-tree-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -90,7 +91,8 @@ impl ::perago::Contract for SummariseTreeResult {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -206,6 +208,7 @@ impl ::perago::Contract for SummariseTreeResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SummariseTreeResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SummariseTreeResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -252,7 +255,8 @@ impl TreeNode {
 }
 impl ::perago::Contract for TreeNode {
     const LOCATION: &'static str = "summarise-tree-result.schema.json#/$defs/TreeNode";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -280,7 +284,8 @@ impl ::perago::Contract for TreeNode {
   ],
   "title": "TreeNode",
   "type": "object"
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -398,6 +403,7 @@ impl ::perago::Contract for TreeNode {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(TreeNode);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for TreeNode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

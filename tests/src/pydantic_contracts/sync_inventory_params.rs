@@ -35,7 +35,8 @@ impl SyncInventoryParams {
 }
 impl ::perago::Contract for SyncInventoryParams {
     const LOCATION: &'static str = "sync-inventory-params.schema.json#";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -73,7 +74,8 @@ impl ::perago::Contract for SyncInventoryParams {
   ],
   "title": "SyncInventoryParams",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -218,6 +220,7 @@ impl ::perago::Contract for SyncInventoryParams {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SyncInventoryParams);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryParams {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

@@ -36,7 +36,8 @@ impl SyncInventoryResult {
 }
 impl ::perago::Contract for SyncInventoryResult {
     const LOCATION: &'static str = "sync-inventory-result.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -122,7 +123,8 @@ impl ::perago::Contract for SyncInventoryResult {
       "type": "object"
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -269,6 +271,7 @@ impl ::perago::Contract for SyncInventoryResult {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SyncInventoryResult);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncInventoryResult {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -307,7 +310,8 @@ impl SyncIssue {
 }
 impl ::perago::Contract for SyncIssue {
     const LOCATION: &'static str = "sync-inventory-result.schema.json#/$defs/SyncIssue";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
@@ -354,7 +358,8 @@ impl ::perago::Contract for SyncIssue {
   ],
   "title": "SyncIssue",
   "type": "object"
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -499,6 +504,7 @@ impl ::perago::Contract for SyncIssue {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(SyncIssue);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for SyncIssue {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,

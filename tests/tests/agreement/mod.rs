@@ -255,7 +255,11 @@ fn schemars_schemas<T: schemars::JsonSchema>() -> Vec<(&'static str, Value)> {
         ("schema_for!", value(schemars::schema_for!(T))),
         (
             "2019-09",
-            value(SchemaSettings::draft2019_09().into_generator().into_root_schema_for::<T>()),
+            value(
+                SchemaSettings::draft2019_09()
+                    .into_generator()
+                    .into_root_schema_for::<T>(),
+            ),
         ),
         ("as a field", value(schemars::schema_for!(Field<T>))),
     ]
@@ -335,13 +339,22 @@ pub fn check_set(
                 }
                 let mut problems = String::new();
                 if standalone.is_valid(value) != valid {
-                    let _ = writeln!(problems, "  - Contract::schema() alone says valid = {}", !valid);
+                    let _ = writeln!(
+                        problems,
+                        "  - Contract::schema() alone says valid = {}",
+                        !valid
+                    );
                 }
                 let field = serde_json::json!({ "value": value });
                 for (label, validator) in &schemars {
-                    let doc = if *label == "as a field" { &field } else { value };
+                    let doc = if *label == "as a field" {
+                        &field
+                    } else {
+                        value
+                    };
                     if validator.is_valid(doc) != valid {
-                        let _ = writeln!(problems, "  - schemars's {label} says valid = {}", !valid);
+                        let _ =
+                            writeln!(problems, "  - schemars's {label} says valid = {}", !valid);
                     }
                 }
                 match problems.is_empty() {

@@ -41,7 +41,8 @@ impl Unions {
 }
 impl ::perago::Contract for Unions {
     const LOCATION: &'static str = "unions.schema.json#";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Unions",
   "description": "`anyOf` / `oneOf` whose branches each take a JSON type of their own.",
@@ -158,7 +159,8 @@ impl ::perago::Contract for Unions {
       ]
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -317,6 +319,7 @@ impl ::perago::Contract for Unions {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Unions);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Unions {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -336,7 +339,8 @@ pub enum UnionsId {
 }
 impl ::perago::Contract for UnionsId {
     const LOCATION: &'static str = "unions.schema.json#/properties/id";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "description": "A string or an integer id.",
   "anyOf": [
@@ -349,7 +353,8 @@ impl ::perago::Contract for UnionsId {
       "minimum": 0
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -410,6 +415,7 @@ impl ::perago::Contract for UnionsId {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsId);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsId {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -428,7 +434,8 @@ pub enum UnionsLimit {
 }
 impl ::perago::Contract for UnionsLimit {
     const LOCATION: &'static str = "unions.schema.json#/properties/limit";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -439,7 +446,8 @@ impl ::perago::Contract for UnionsLimit {
       "exclusiveMinimum": 0
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -497,6 +505,7 @@ impl ::perago::Contract for UnionsLimit {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsLimit);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsLimit {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -523,7 +532,8 @@ impl Point {
 }
 impl ::perago::Contract for Point {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Point";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -538,7 +548,8 @@ impl ::perago::Contract for Point {
     "x"
   ],
   "additionalProperties": false
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -624,6 +635,7 @@ impl ::perago::Contract for Point {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Point);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Point {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -642,7 +654,8 @@ pub enum UnionsTarget {
 }
 impl ::perago::Contract for UnionsTarget {
     const LOCATION: &'static str = "unions.schema.json#/properties/target";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "anyOf": [
     {
@@ -670,7 +683,8 @@ impl ::perago::Contract for UnionsTarget {
       "additionalProperties": false
     }
   }
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -732,6 +746,7 @@ impl ::perago::Contract for UnionsTarget {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsTarget);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsTarget {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -752,7 +767,8 @@ pub enum Tree {
 }
 impl ::perago::Contract for Tree {
     const LOCATION: &'static str = "unions.schema.json#/$defs/Tree";
-    const SCHEMA: &'static str = r##"{
+    fn schema() -> &'static str {
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Tree",
   "anyOf": [
@@ -775,7 +791,8 @@ impl ::perago::Contract for Tree {
       }
     }
   ]
-}"##;
+}"##
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -855,6 +872,7 @@ impl ::perago::Contract for Tree {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(Tree);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -873,7 +891,8 @@ pub enum UnionsMode {
 }
 impl ::perago::Contract for UnionsMode {
     const LOCATION: &'static str = "unions.schema.json#/properties/mode";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -886,7 +905,8 @@ impl ::perago::Contract for UnionsMode {
       ]
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -941,6 +961,7 @@ impl ::perago::Contract for UnionsMode {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsMode);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsMode {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -1003,7 +1024,8 @@ pub enum UnionsEither {
 }
 impl ::perago::Contract for UnionsEither {
     const LOCATION: &'static str = "unions.schema.json#/properties/either";
-    const SCHEMA: &'static str = r#"{
+    fn schema() -> &'static str {
+        r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "oneOf": [
     {
@@ -1014,7 +1036,8 @@ impl ::perago::Contract for UnionsEither {
       "type": "null"
     }
   ]
-}"#;
+}"#
+    }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
         path: &::perago::Path<'_>,
@@ -1063,6 +1086,7 @@ impl ::perago::Contract for UnionsEither {
         ::perago::__private::reader::read_body(d, __Body(path, out))
     }
 }
+::perago::__private::json_schema_impl!(UnionsEither);
 impl<'de> ::perago::__private::serde::Deserialize<'de> for UnionsEither {
     fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
