@@ -1,6 +1,7 @@
 //! Validation on schemas written the way users write them (`tests/user-schemas/`), on the
 //! corpora of `perago_tests::user_corpus` (20,000 small completions, 2,000 large ones, 20,000
-//! task inputs, made at start from the seed), throughput in bytes of the whole corpus.
+//! task inputs, and the small completions again against the two schemas written with
+//! `if`/`then`/`else`, made at start from the seed), throughput in bytes of the whole corpus.
 //!
 //! Contenders, each given one document's bytes at a time:
 //!
@@ -30,7 +31,9 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use perago::Contract;
 use perago_schema::{Options as ValidatorOptions, Scratch, Validator};
 use perago_tests::corpus::Corpus;
+use perago_tests::user_contracts::agent_report::AgentReport;
 use perago_tests::user_contracts::agent_result::AgentResult;
+use perago_tests::user_contracts::agent_result_conditional::ConditionalResult;
 use perago_tests::user_contracts::train_model_input::TrainModelInput;
 use perago_tests::user_corpus;
 use serde_json::Value;
@@ -194,6 +197,15 @@ fn main() {
             user_corpus::COMPLETION_SCHEMA => (
                 Box::new(serde_derive::<serde_peer::AgentResult>),
                 Box::new(generated::<AgentResult>),
+            ),
+            // The same documents: serde's types are the same.
+            user_corpus::CONDITIONAL_SCHEMA => (
+                Box::new(serde_derive::<serde_peer::AgentResult>),
+                Box::new(generated::<ConditionalResult>),
+            ),
+            user_corpus::REPORT_SCHEMA => (
+                Box::new(serde_derive::<serde_peer::AgentReport>),
+                Box::new(generated::<AgentReport>),
             ),
             user_corpus::TASK_INPUT_SCHEMA => (
                 Box::new(serde_derive::<serde_peer::TrainModelInput>),
