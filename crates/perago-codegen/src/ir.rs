@@ -51,7 +51,7 @@ impl Node {
                     properties,
                     additional,
                     rules,
-                } => !(properties.is_empty() && additional.is_some()) && !rules.case,
+                } => !(rules.case || (properties.is_empty() && additional.is_some())),
                 Shape::OneOf { .. } | Shape::Union(_) => true,
                 Shape::Any => self.deferred.is_some(),
                 _ => false,

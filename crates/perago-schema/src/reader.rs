@@ -1323,21 +1323,27 @@ impl<'k, const N: usize> Members<'k, N> {
     ) -> bool {
         let recorded = out.split_off(self.before);
         let at = |start: usize, end: usize| &recorded[start - self.before..end - self.before];
+        // Undeclared members by position: what they recorded, or (a key only another branch
+        // declares) an unknown field.
+        enum Undeclared {
+            Recorded(usize, usize),
+            Foreign(usize),
+        }
         let undeclared = |out: &mut Out| {
             let foreign = (0..N)
                 .filter(|i| self.has(*i) && declared.is_some_and(|d| !d.contains(i)))
-                .map(|i| (self.at[i], None, i));
-            let mut members: Vec<(u32, Option<(usize, usize)>, usize)> = self
+                .map(|i| (self.at[i], Undeclared::Foreign(i)));
+            let mut members: Vec<(u32, Undeclared)> = self
                 .others
                 .iter()
-                .map(|(pos, start, end)| (*pos, Some((*start, *end)), 0))
+                .map(|(pos, start, end)| (*pos, Undeclared::Recorded(*start, *end)))
                 .chain(foreign)
                 .collect();
-            members.sort_by_key(|(pos, _, _)| *pos);
-            for (_, recorded, i) in members {
-                match recorded {
-                    Some((start, end)) => out.extend_from_slice(at(start, end)),
-                    None => check::unknown_field(&path.key(self.keys[i]), out),
+            members.sort_by_key(|(pos, _)| *pos);
+            for (_, member) in members {
+                match member {
+                    Undeclared::Recorded(start, end) => out.extend_from_slice(at(start, end)),
+                    Undeclared::Foreign(i) => check::unknown_field(&path.key(self.keys[i]), out),
                 }
             }
         };
