@@ -98,9 +98,11 @@ fn typify(path: &Path) -> Result<String, String> {
             .cloned()
             .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
             .unwrap_or_default();
+        // The first line, without the schema typify prints after it.
+        let first = message.lines().next().unwrap_or("");
         Err(format!(
             "typify panicked: {}",
-            message.lines().next().unwrap_or("")
+            first.split(": {").next().unwrap_or(first)
         ))
     })
 }

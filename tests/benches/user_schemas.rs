@@ -1,6 +1,7 @@
 //! Validation on schemas written the way users write them (`tests/user-schemas/`), on the
 //! corpora of `perago_tests::user_corpus` (20,000 small completions, 2,000 large ones, 20,000
-//! task inputs, made at start from the seed), throughput in bytes of the whole corpus.
+//! task inputs, and the small completions again against the two schemas written with
+//! `if`/`then`/`else`, made at start from the seed), throughput in bytes of the whole corpus.
 //!
 //! Contenders, each given one document's bytes at a time:
 //!
@@ -34,7 +35,9 @@ use perago::Contract;
 use perago_schema::{Options as ValidatorOptions, Scratch, Validator};
 use perago_tests::corpus::Corpus;
 use perago_tests::typify_types;
+use perago_tests::user_contracts::agent_report::AgentReport;
 use perago_tests::user_contracts::agent_result::AgentResult;
+use perago_tests::user_contracts::agent_result_conditional::ConditionalResult;
 use perago_tests::user_contracts::train_model_input::TrainModelInput;
 use perago_tests::user_corpus;
 use serde_json::Value;
@@ -209,28 +212,41 @@ fn main() {
         )
         .expect("the interpreter compiles the schema");
         let scratch = RefCell::new(Scratch::default());
-        let (derive, typify, typed): (Contender<'_>, Contender<'_>, Contender<'_>) = match corpus
-            .schema
-        {
-            user_corpus::COMPLETION_SCHEMA => (
-                Box::new(serde_derive::<serde_peer::AgentResult>),
-                Box::new(|doc| {
-                    typify_jsonschema::<typify_types::agent_result::AgentResult>(&validator, doc)
-                }),
-                Box::new(generated::<AgentResult>),
-            ),
-            user_corpus::TASK_INPUT_SCHEMA => (
-                Box::new(serde_derive::<serde_peer::TrainModelInput>),
-                Box::new(|doc| {
-                    typify_jsonschema::<typify_types::train_model_input::TrainModelInput>(
-                        &validator, doc,
-                    )
-                }),
-                Box::new(generated::<TrainModelInput>),
-            ),
-            other => panic!("no generated type for corpus schema {other}"),
-        };
-        let contenders: Vec<(&str, bool, Contender<'_>)> = vec![
+        // typify's types where typify takes the schema (it stops on `if`/`then`/`else`).
+        let (derive, typify, typed): (Contender<'_>, Option<Contender<'_>>, Contender<'_>) =
+            match corpus.schema {
+                user_corpus::COMPLETION_SCHEMA => (
+                    Box::new(serde_derive::<serde_peer::AgentResult>),
+                    Some(Box::new(|doc| {
+                        typify_jsonschema::<typify_types::agent_result::AgentResult>(
+                            &validator, doc,
+                        )
+                    })),
+                    Box::new(generated::<AgentResult>),
+                ),
+                // The same documents: serde's types are the same.
+                user_corpus::CONDITIONAL_SCHEMA => (
+                    Box::new(serde_derive::<serde_peer::AgentResult>),
+                    None,
+                    Box::new(generated::<ConditionalResult>),
+                ),
+                user_corpus::REPORT_SCHEMA => (
+                    Box::new(serde_derive::<serde_peer::AgentReport>),
+                    None,
+                    Box::new(generated::<AgentReport>),
+                ),
+                user_corpus::TASK_INPUT_SCHEMA => (
+                    Box::new(serde_derive::<serde_peer::TrainModelInput>),
+                    Some(Box::new(|doc| {
+                        typify_jsonschema::<typify_types::train_model_input::TrainModelInput>(
+                            &validator, doc,
+                        )
+                    })),
+                    Box::new(generated::<TrainModelInput>),
+                ),
+                other => panic!("no generated type for corpus schema {other}"),
+            };
+        let mut contenders: Vec<(&str, bool, Contender<'_>)> = vec![
             ("serde_json_value", false, Box::new(serde_json_value)),
             ("serde_derive", false, derive),
             (
@@ -243,9 +259,11 @@ fn main() {
                 true,
                 Box::new(|doc| interpreter(&interpreted, &scratch, doc)),
             ),
-            ("typify_jsonschema", true, typify),
-            ("perago_generated", true, typed),
         ];
+        if let Some(typify) = typify {
+            contenders.push(("typify_jsonschema", true, typify));
+        }
+        contenders.push(("perago_generated", true, typed));
 
         println!(
             "corpus {} (seed {seed}): {} documents ({} invalid) against {}, {} bytes in all, average document size {:.0} B",

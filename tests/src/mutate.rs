@@ -20,7 +20,7 @@ use perago_codegen::SchemaSet;
 use perago_codegen::ir::{Branch, Checks, Ir, Kind, NodeId, ObjectRules, Property, Shape, Step};
 use perago_schema::Validator;
 use perago_schema::check::{Bounds, Format, Lengths, Pattern, TagValue};
-use perago_schema::one_of::{DecisionTree, Facts};
+use perago_schema::one_of::{DecisionTree, Facts, Test};
 use serde_json::{Map, Number, Value};
 use std::fmt::Write;
 
@@ -335,6 +335,33 @@ pub fn wrong_types() -> Vec<(&'static str, Value)> {
         ("object empty", Value::Object(Map::new())),
         ("object {k:1}", serde_json::json!({"k": 1})),
     ]
+}
+
+/// Makes the tag a [`DecisionTree`] tests name branch `i` of an object generated for it, when
+/// the branch's own schema of the tag takes other values too (a case of an `if`/`then`/`else`
+/// chain, whose object's own members hold the tag): a value the tag test leads to `i` by, or
+/// no tag when its absence does.
+fn steer(decision: &DecisionTree, i: usize, map: &mut Map<String, Value>) {
+    let leads = |next: usize| matches!(decision.tests.get(next), Some(Test::Branch(b)) if *b == i);
+    for test in &decision.tests {
+        if let Test::Tag {
+            member,
+            tags,
+            absent,
+            ..
+        } = test
+        {
+            let name = &decision.members[*member];
+            if let Some((values, _)) = tags.iter().find(|(_, next)| leads(*next)) {
+                map.insert(name.clone(), values[0].clone());
+                return;
+            }
+            if absent.is_some_and(leads) {
+                map.remove(name);
+                return;
+            }
+        }
+    }
 }
 
 /// The members of an object a [`DecisionTree`] tests.
@@ -687,6 +714,40 @@ impl<'a> Generator<'a> {
         self.valid_at(id, 0)
     }
 
+    /// A valid value of the `oneOf` `id`, decided by tests: of branch `i` (the chosen one, else
+    /// the next), its tag steered to name it; the first branch whose value the tests give it
+    /// and that is valid (a case of a chain may admit no value: a `required` tag its `if`s all
+    /// name).
+    fn decided(
+        &mut self,
+        id: NodeId,
+        branches: &[Branch],
+        decision: &DecisionTree,
+        depth: usize,
+    ) -> Value {
+        let n = branches.len();
+        let start = match self.branch {
+            Some(b) => b % n,
+            None => self.rng.below(n),
+        };
+        let mut first = None;
+        for k in 0..n {
+            let i = (start + k) % n;
+            let mut v = self.valid_at(branches[i].node, depth);
+            if let Value::Object(map) = &mut v {
+                if decision.decide(&ValueFacts { map, decision }) != Ok(i) {
+                    steer(decision, i, map);
+                }
+                if decision.decide(&ValueFacts { map, decision }) == Ok(i) && self.is_valid(id, &v)
+                {
+                    return v;
+                }
+            }
+            first.get_or_insert(v);
+        }
+        first.unwrap_or(Value::Null)
+    }
+
     fn valid_at(&mut self, id: NodeId, depth: usize) -> Value {
         let resolved = self.ir.resolve(id);
         if self.ir.node(resolved).deferred.is_none() {
@@ -860,6 +921,11 @@ impl<'a> Generator<'a> {
                 }
                 Value::Object(map)
             }
+            Shape::OneOf {
+                branches,
+                decision: Some(decision),
+                ..
+            } => self.decided(id, branches, decision, depth),
             Shape::OneOf { branches, .. } => {
                 let i = match self.branch {
                     Some(b) => b % branches.len(),

@@ -31,13 +31,14 @@ pub fn contract_sources() -> Vec<(&'static str, &'static str)> {
 /// `tests/schemas/`: xtask takes a member with `schemas/` for a task crate).
 pub const KITCHEN_SINK: &str = include_str!("../fixtures/kitchen-sink.schema.json");
 
-/// The one named node written at `location` (`file#pointer`, as a generated type's
-/// [`perago::Contract::LOCATION`] has it); panics when there is none, or more than one.
+/// The one node with a `Contract` written at `location` (`file#pointer`, as a generated type's
+/// [`perago::Contract::LOCATION`] has it); panics when there is none, or more than one. (A case
+/// of an `if`/`then`/`else` chain whose parts are its holder's own is written there too.)
 pub fn node_at(set: &SchemaSet, location: &str) -> NodeId {
     let found: Vec<NodeId> = set
         .ir
         .nodes()
-        .filter(|(_, n)| n.name.is_some() && n.location == location)
+        .filter(|(_, n)| n.implements_contract() && n.location == location)
         .map(|(id, _)| id)
         .collect();
     match found.as_slice() {

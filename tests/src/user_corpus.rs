@@ -8,7 +8,11 @@
 //!   branch), a completion branch distinguished by having no `kind`;
 //! - `train-model-input.schema.json`: the `inputData` of a workspace task, closed `workspace`
 //!   and `params`, bounds, an enum, a nullable, a default, a map and a nested tagged union
-//!   (`split`, inline `const`s again).
+//!   (`split`, inline `const`s again);
+//! - `agent-result-conditional.schema.json`: `agent-result`'s documents, the union written as
+//!   a chain of `if`/`then`/`else` on `kind` at the root (member rules shared through `$defs`);
+//! - `agent-report.schema.json`: a completion in an envelope, the union inside `$defs` written
+//!   as an `allOf` of `if`/`then` parts (one per `kind`, one whose `else` is a completion).
 //!
 //! The corpora, each 80% valid and 20% invalid through one realistic mutation (labelled):
 //!
@@ -16,7 +20,9 @@
 //!   third of the refusals `kind` comes last, as a serialiser that does not sort puts it);
 //! - [`large_completions`]: 2,000 completions of ~7 KB (200 files, a 1500–2000 code-point
 //!   summary of mixed scripts);
-//! - [`task_inputs`]: 20,000 task inputs of ~450 B.
+//! - [`task_inputs`]: 20,000 task inputs of ~450 B;
+//! - [`small_completions_conditional`] and [`small_reports`]: the small completions again,
+//!   against the two schemas written with `if`/`then`/`else` (the second in an envelope).
 //!
 //! Every document is the same bytes on every run and machine for a given seed
 //! ([`DEFAULT_SEED`]); `cargo run -p perago-tests --bin user-corpus -- --out DIR` writes them as
@@ -42,6 +48,14 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../user-schemas/agent-result.schema.json"),
     ),
     (
+        "agent-result-conditional.schema.json",
+        include_str!("../user-schemas/agent-result-conditional.schema.json"),
+    ),
+    (
+        "agent-report.schema.json",
+        include_str!("../user-schemas/agent-report.schema.json"),
+    ),
+    (
         "train-model-input.schema.json",
         include_str!("../user-schemas/train-model-input.schema.json"),
     ),
@@ -49,6 +63,12 @@ pub const SCHEMAS: &[(&str, &str)] = &[
 
 /// The schema of the completion corpora (its short name, for [`SchemaSet::find`]).
 pub const COMPLETION_SCHEMA: &str = "agent-result";
+
+/// [`COMPLETION_SCHEMA`]'s language written with a chain of `if`/`then`/`else` on `kind`.
+pub const CONDITIONAL_SCHEMA: &str = "agent-result-conditional";
+
+/// A completion in an envelope, written with an `allOf` of `if`/`then` parts inside `$defs`.
+pub const REPORT_SCHEMA: &str = "agent-report";
 
 /// The schema of the task-input corpus.
 pub const TASK_INPUT_SCHEMA: &str = "train-model-input";
@@ -64,6 +84,8 @@ pub fn all(seed: u64) -> Vec<Corpus> {
         small_completions(seed),
         large_completions(seed),
         task_inputs(seed),
+        small_completions_conditional(seed),
+        small_reports(seed),
     ]
 }
 
@@ -91,6 +113,41 @@ pub fn small_completions(seed: u64) -> Corpus {
         //                                unknown missing type blank over const empty malformed
         |rng, doc| corpus::mutate_completion(rng, doc, &[20, 20, 18, 16, 3, 12, 6, 5]),
     )
+}
+
+/// The documents of [`small_completions`], against [`CONDITIONAL_SCHEMA`] (which admits the
+/// same ones): the same union, written with `if`/`then`/`else`.
+pub fn small_completions_conditional(seed: u64) -> Corpus {
+    Corpus {
+        name: "small_completion_conditional",
+        schema: CONDITIONAL_SCHEMA,
+        ..small_completions(seed)
+    }
+}
+
+/// The documents of [`small_completions`], each as the `result` of an envelope with a
+/// `task_id`, against [`REPORT_SCHEMA`] (an `allOf` of `if`/`then` parts inside `$defs`). A
+/// malformed completion stays malformed: its envelope closes, the completion does not.
+pub fn small_reports(seed: u64) -> Corpus {
+    let completions = small_completions(seed);
+    let mut rng = Rng::new(seed ^ 0x04);
+    let docs = completions
+        .docs
+        .iter()
+        .map(|doc| {
+            let task = corpus::hex(&mut rng, 12);
+            let mut out = format!("{{\"task_id\":\"t-{task}\",\"result\":").into_bytes();
+            out.extend_from_slice(doc);
+            out.push(b'}');
+            out
+        })
+        .collect();
+    Corpus {
+        name: "small_report",
+        schema: REPORT_SCHEMA,
+        docs,
+        mutations: completions.mutations,
+    }
 }
 
 /// [`LARGE`] large completion payloads.
@@ -312,7 +369,9 @@ fn mutate_task_input(rng: &mut Rng, doc: &mut Value) -> Mutation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::user_contracts::agent_report::AgentReport;
     use crate::user_contracts::agent_result::AgentResult;
+    use crate::user_contracts::agent_result_conditional::ConditionalResult;
     use crate::user_contracts::train_model_input::TrainModelInput;
     use perago::Contract;
     use std::collections::BTreeMap;
@@ -342,7 +401,8 @@ mod tests {
             assert_eq!(corpus.invalid_count(), n / 5, "{}", corpus.name);
             let size = corpus.average_size();
             let (lo, hi) = match corpus.name {
-                "small_completion" => (200.0, 400.0),
+                "small_completion" | "small_completion_conditional" => (200.0, 400.0),
+                "small_report" => (230.0, 440.0),
                 "large_completion" => (6000.0, 8500.0),
                 _ => (350.0, 600.0),
             };
@@ -384,6 +444,8 @@ mod tests {
                 );
                 let generated = match corpus.schema {
                     COMPLETION_SCHEMA => generated_violations::<AgentResult>(doc),
+                    CONDITIONAL_SCHEMA => generated_violations::<ConditionalResult>(doc),
+                    REPORT_SCHEMA => generated_violations::<AgentReport>(doc),
                     _ => generated_violations::<TrainModelInput>(doc),
                 };
                 assert_eq!(

@@ -36,6 +36,7 @@ mod agreement;
 use agreement::{Checked, check_set, compiled_at};
 use perago::Contract;
 use perago_codegen::SchemaSet;
+use perago_schema::Violation;
 use perago_tests::fragments as f;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
@@ -88,6 +89,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
+    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose;
     integer_bounds: integers::Integers;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
@@ -149,10 +151,13 @@ fn check_fragment(fragment: &str, checked: &[Checked]) {
 
 /// The schemas written as users write them (`tests/user-schemas/`, the corpora's and the
 /// `user_schemas` benchmark's), checked as the fragments are: tagged unions with inline
-/// `const`s, a union nested in a closed object, maps, bounds, patterns.
+/// `const`s, a union nested in a closed object, maps, bounds, patterns, and the union written
+/// with `if`/`then`/`else` (a chain at the root, an `allOf` of parts inside `$defs`).
 #[test]
 fn user_schemas() {
-    use perago_tests::user_contracts::{agent_result as a, train_model_input as t};
+    use perago_tests::user_contracts::{
+        agent_report as r, agent_result as a, agent_result_conditional as c, train_model_input as t,
+    };
     let files: Vec<(String, String)> = perago_tests::user_corpus::SCHEMAS
         .iter()
         .map(|(f, t)| (f.to_string(), t.to_string()))
@@ -166,6 +171,11 @@ fn user_schemas() {
             Checked::of::<a::AgentResultVariant0>(),
             Checked::of::<a::AgentResultVariant0Verification>(),
             Checked::of::<a::AgentResultScopeExceeded>(),
+            Checked::of::<c::ConditionalResult>(),
+            Checked::of::<c::Verification>(),
+            Checked::of::<r::AgentReport>(),
+            Checked::of::<r::Outcome>(),
+            Checked::of::<r::Verification>(),
             Checked::of::<t::TrainModelInput>(),
             Checked::of::<t::TrainModelInputWorkspace>(),
             Checked::of::<t::TrainModelInputParams>(),
@@ -853,6 +863,98 @@ fn decisions_read_numbers_and_escapes_as_the_interpreter() {
     ] {
         same::<Event>("one_of_by_tests", doc);
     }
+}
+
+/// A chain of `if`s on a tag, as the generated reader reports it and the interpreter agrees:
+/// a tag absent, not a string, or of no `if` is the case of what the `else`s admit (a tag no
+/// part declares is then an unknown member); each case's members are reported part after part,
+/// the members no part of it evaluates last; an `if` that does not require its tag holds
+/// without it.
+#[test]
+fn if_then_else_messages() {
+    use f::if_then_else::{config::Config, event::Event, notice::Notice, refusal::Refusal};
+    use perago::Code::{Enum, MinLength, Minimum, Required, Type, UnknownField};
+    fn checked<T: Contract + Debug>(doc: &str) -> Vec<(String, perago::Code)> {
+        let fragment = "if_then_else";
+        let compiled = compiled_at(fragment, &fragment_files(fragment), T::LOCATION);
+        let generated: Vec<Violation> = match T::from_slice(doc.as_bytes()) {
+            Ok(_) => Vec::new(),
+            Err(v) => v.iter().cloned().collect(),
+        };
+        assert_eq!(generated, compiled.validate_slice(doc.as_bytes()), "{doc}");
+        generated.into_iter().map(|v| (v.path, v.code)).collect()
+    }
+    let at = |list: &[(&str, perago::Code)]| -> Vec<(String, perago::Code)> {
+        list.iter().map(|(p, c)| (p.to_string(), *c)).collect()
+    };
+    // The tag not a string: no `if` holds, the object's own members alone, the others unknown.
+    assert_eq!(
+        checked::<Refusal>(r#"{"kind": 5, "detail": "d", "question": "q"}"#),
+        at(&[("$.kind", Enum), ("$.question", UnknownField)])
+    );
+    assert_eq!(
+        checked::<Refusal>(r#"{"detail": "d"}"#),
+        at(&[("$.kind", Required)])
+    );
+    // A case: its own members, then the `then`'s, then the unknown ones.
+    assert_eq!(
+        checked::<Refusal>(
+            r#"{"question": "", "kind": "awaiting_operator", "zz": 1, "detail": ""}"#
+        ),
+        at(&[
+            ("$.detail", MinLength),
+            ("$.question", MinLength),
+            ("$.zz", UnknownField)
+        ])
+    );
+    assert_eq!(
+        checked::<Refusal>(r#"{"kind": "scope_exceeded", "detail": "d", "blocking_dep": "x"}"#),
+        at(&[
+            ("$.proposed_split", Required),
+            ("$.blocking_dep", UnknownField)
+        ])
+    );
+    assert!(
+        checked::<Refusal>(r#"{"kind": "blocked", "detail": "d", "blocking_dep": "x"}"#).is_empty()
+    );
+    // A tag only the `if`s declare: evaluated when one holds, unknown otherwise.
+    assert_eq!(
+        checked::<Event>(r#"{"type": "click", "at": 1}"#),
+        at(&[("$.x", Required), ("$.y", Required)])
+    );
+    assert_eq!(
+        checked::<Event>(r#"{"type": "zzz", "at": -1}"#),
+        at(&[("$.at", Minimum), ("$.type", UnknownField)])
+    );
+    assert_eq!(
+        checked::<Event>(r#"{"at": 1, "type": ["key"], "code": "k"}"#),
+        at(&[("$.type", UnknownField), ("$.code", UnknownField)])
+    );
+    assert!(checked::<Event>(r#"{"type": "chord", "at": 0, "code": "k"}"#).is_empty());
+    assert!(checked::<Event>(r#"{"at": 0}"#).is_empty());
+    // An `if` that does not require its tag: without it, the `then` applies.
+    assert_eq!(
+        checked::<Notice>(r#"{"body": {"text": "t"}}"#),
+        at(&[("$.body.code", Required)])
+    );
+    assert_eq!(
+        checked::<Notice>(r#"{"body": {"text": "t", "level": 3, "code": 1}}"#),
+        at(&[("$.body.level", Type), ("$.body.code", UnknownField)])
+    );
+    // Integer tags (`1.0` is 1), and an `else` with members and a chain of its own.
+    assert!(checked::<Config>(r#"{"version": 1.0, "path": "p"}"#).is_empty());
+    assert_eq!(
+        checked::<Config>(r#"{"version": 3, "paths": [], "mode": "slow"}"#),
+        at(&[("$.mode", Enum)])
+    );
+    assert_eq!(
+        checked::<Config>(r#"{"version": "2", "paths": [1]}"#),
+        at(&[
+            ("$.version", Type),
+            ("$.paths[0]", Type),
+            ("$.name", Required)
+        ])
+    );
 }
 
 /// What the generated reader of a `oneOf` discriminated by a member's JSON type says: the

@@ -3,6 +3,7 @@
 use crate::ir::{
     Alternative, Branch, Checks, Ir, Kind, Node, NodeId, ObjectRules, Property, Shape, Step, Tag,
 };
+use crate::lint::conditions::{Chain, own_members};
 use crate::lint::{DeferralKind, Deferrals, applied_members, has_structure, keyword_types};
 use perago_schema::check::{Bounds, Lengths, Pattern};
 use perago_schema::dialect::Dialect;
@@ -329,6 +330,12 @@ impl<'a> Builder<'a> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             // Lint has resolved every reference already.
             return self.reference(doc, reference);
+        }
+        if !self.deferrals.contains_key(&(doc, pointer.to_owned()))
+            && let Ok(Some(chain)) = crate::lint::conditions::chain(map, pointer)
+        {
+            // Lint has recognised the chain (`lint::conditions`).
+            return self.conditional(doc, pointer, map, hint, &chain);
         }
         if let Some(Value::Array(types)) = map.get("type")
             && types.iter().filter(|t| *t != "null").count() >= 2
@@ -759,6 +766,7 @@ impl<'a> Builder<'a> {
                 steps,
                 unknown_last: true,
                 type_errors,
+                case: false,
             },
         }
     }
@@ -870,6 +878,164 @@ impl<'a> Builder<'a> {
             1
         } else {
             type_errors
+        }
+    }
+
+    /// An `if`/`then`/`else` chain (`lint::conditions`) as a `oneOf` decided by its tag: a
+    /// variant per case, an object of the members its parts declare (each built once, whichever
+    /// cases share it), checked part after part and closed after them, as the interpreter runs
+    /// them.
+    fn conditional(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        hint: &str,
+        chain: &Chain,
+    ) -> Shape {
+        use perago_schema::one_of::{DecisionTree, Test};
+        let file = self.docs.get(doc).file.clone();
+        let mut built: HashMap<String, NodeId> = HashMap::new();
+        let mut branches = Vec::new();
+        for (c, case) in chain.cases.iter().enumerate() {
+            let mut properties: Vec<Property> = Vec::new();
+            let mut steps = Vec::new();
+            let declared = case.parts.iter().any(|at| {
+                own_members(map, pointer, at)
+                    .0
+                    .is_some_and(|p| p.contains_key(&chain.tag))
+            });
+            let named = chain
+                .values
+                .iter()
+                .zip(&chain.by_value)
+                .find(|(_, b)| **b == c)
+                .map(|(v, _)| tag_name(v));
+            // The tag an `if` that held evaluated: a member of the case, checked by nothing.
+            if let (false, Some(at)) = (declared, &case.tag_schema) {
+                let schema = crate::lint::conditions::at(map, pointer, at).unwrap_or(&Value::Null);
+                let h = format!(
+                    "{hint}{}{}",
+                    named.as_deref().unwrap_or_default(),
+                    pascal(&chain.tag)
+                );
+                let node = match built.get(at) {
+                    Some(node) => *node,
+                    None => {
+                        let node = self.build(doc, at, schema, &h, false);
+                        built.insert(at.clone(), node);
+                        node
+                    }
+                };
+                properties.push(Property {
+                    name: chain.tag.clone(),
+                    node,
+                    required: false,
+                });
+            }
+            for at in &case.parts {
+                let (props, required) = own_members(map, pointer, at);
+                for (name, schema) in props.into_iter().flatten() {
+                    let i = match properties.iter().position(|p| p.name == *name) {
+                        Some(i) => i,
+                        None => {
+                            let ptr = format!("{at}/properties/{}", pointer_token(name));
+                            let node = match built.get(&ptr) {
+                                Some(node) => *node,
+                                None => {
+                                    let h = format!("{hint}{}", pascal(name));
+                                    let node = self.build(doc, &ptr, schema, &h, false);
+                                    built.insert(ptr, node);
+                                    node
+                                }
+                            };
+                            properties.push(Property {
+                                name: name.clone(),
+                                node,
+                                required: false,
+                            });
+                            properties.len() - 1
+                        }
+                    };
+                    steps.push(Step::Property(i, required.contains(&name.as_str())));
+                }
+                for name in required {
+                    if !props.is_some_and(|p| p.contains_key(name))
+                        && let Some(i) = properties.iter().position(|p| p.name == name)
+                    {
+                        steps.push(Step::Present(i));
+                    }
+                }
+            }
+            for step in &steps {
+                if let Step::Property(i, true) | Step::Present(i) = step {
+                    properties[*i].required = true;
+                }
+            }
+            // A case the tag's presence chooses always has it.
+            if chain.absent != c
+                && let Some(p) = properties.iter_mut().find(|p| p.name == chain.tag)
+            {
+                p.required = true;
+            }
+            let last = case.parts.last().map(String::as_str).unwrap_or(pointer);
+            let part = crate::lint::conditions::at(map, pointer, last);
+            let text = |k: &str| {
+                (last != pointer)
+                    .then(|| part.and_then(|p| p.get(k)).and_then(Value::as_str))
+                    .flatten()
+                    .map(str::to_owned)
+            };
+            let name = named
+                .or_else(|| text("title").map(|t| pascal(&t)))
+                .unwrap_or_else(|| "Other".to_owned());
+            let name = self.unique_name(doc, &format!("{hint}{name}"));
+            let node = self.ir.push(Node {
+                location: format!("{file}#{last}"),
+                name: Some(name),
+                title: text("title"),
+                description: text("description"),
+                default: None,
+                shape: Shape::Object {
+                    properties,
+                    additional: None,
+                    rules: ObjectRules {
+                        steps,
+                        unknown_last: true,
+                        type_errors: 1,
+                        case: true,
+                    },
+                },
+                checks: Checks::default(),
+                deferred: None,
+            });
+            branches.push(Branch {
+                tag: None,
+                node,
+                keys: Vec::new(),
+            });
+        }
+        let mut tags: Vec<(Vec<Value>, usize)> = Vec::new();
+        for (value, c) in chain.values.iter().zip(&chain.by_value) {
+            match tags.iter_mut().find(|(_, next)| *next == c + 1) {
+                Some((values, _)) => values.push(value.clone()),
+                None => tags.push((vec![value.clone()], c + 1)),
+            }
+        }
+        let mut tests = vec![Test::Tag {
+            member: 0,
+            tags,
+            other: Some(chain.other + 1),
+            absent: Some(chain.absent + 1),
+        }];
+        tests.extend((0..chain.cases.len()).map(Test::Branch));
+        Shape::OneOf {
+            discriminators: Vec::new(),
+            branches,
+            decision: Some(DecisionTree {
+                members: vec![chain.tag.clone()],
+                tests,
+            }),
         }
     }
 

@@ -50,8 +50,8 @@ impl Node {
                 Shape::Object {
                     properties,
                     additional,
-                    ..
-                } => !(properties.is_empty() && additional.is_some()),
+                    rules,
+                } => !(rules.case || (properties.is_empty() && additional.is_some())),
                 Shape::OneOf { .. } | Shape::Union(_) => true,
                 Shape::Any => self.deferred.is_some(),
                 _ => false,
@@ -212,6 +212,9 @@ pub struct ObjectRules {
     /// How many "must be an object" violations a value of another type gets: one per part that
     /// says `"type": "object"` when the merged object itself does not.
     pub type_errors: usize,
+    /// A case of an `if`/`then`/`else` chain (a variant of the `oneOf` it is typed as): read
+    /// only as that variant, with no `Contract` of its own (no schema location means it alone).
+    pub case: bool,
 }
 
 impl Default for ObjectRules {
@@ -220,6 +223,7 @@ impl Default for ObjectRules {
             steps: Vec::new(),
             unknown_last: false,
             type_errors: 1,
+            case: false,
         }
     }
 }

@@ -198,6 +198,14 @@ fragments! {
     /// `port`).
     one_of_by_tests,
 
+    // if/then/else
+    /// Chains of `if`s on one tag, typed as a `oneOf` decided by it: a chain of `else`s whose
+    /// last is absent (`refusal`), an `allOf` of `if`/`then`s on a tag the object does not
+    /// declare (`event`), an `if` that does not require its tag, inside `$defs` (`notice`),
+    /// integer tags and an `else` with members and a chain of its own (`config`); and an `if`
+    /// on two properties, deferred to the interpreter (`loose`).
+    if_then_else,
+
     // Unions of JSON types
     /// `anyOf` / `oneOf` whose branches each take their own JSON type: string-or-integer,
     /// const-or-number, string-or-object-or-null, a recursive number-or-array-or-map.

@@ -88,15 +88,110 @@ fn deferred_not() {
     assert_snapshot!(outcome(json!({"type": "string", "not": {"const": ""}})));
 }
 
+/// `if`s that are not one tag's tests, or whose parts have no typed form, stay deferred, each
+/// with the reason (`if_then_else_chains_are_typed` has the chains that are typed).
 #[test]
 fn deferred_if_then_else() {
-    assert_snapshot!(outcome(json!({
+    let object = |extra: Value| {
+        let mut body = json!({"type": "object", "properties": {"kind": {"type": "string"}}});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        body
+    };
+    let tag = |v: &str| json!({"properties": {"kind": {"const": v}}, "required": ["kind"]});
+    let files = [
+        // No tag: `if` tests that a member is present.
+        object(json!({"if": {"required": ["kind"]}, "then": {"required": ["x"]}})),
+        // Two properties in one `if`.
+        object(json!({
+            "if": {"properties": {"kind": {"const": "a"}, "n": {"const": 1}}},
+            "then": {}
+        })),
+        // Not a `const` or an `enum`.
+        object(json!({"if": {"properties": {"kind": {"pattern": "^a"}}}, "then": {}})),
+        // `if`s on two properties.
+        object(json!({
+            "properties": {"kind": {"type": "string"}, "mode": {"type": "string"}},
+            "if": tag("a"),
+            "then": {},
+            "else": {"if": {"properties": {"mode": {"const": "b"}}}, "then": {}}
+        })),
+        // A part that closes itself.
+        object(json!({"if": tag("a"), "then": {"additionalProperties": false}})),
+        // A case that admits nothing.
+        object(json!({"if": tag("a"), "then": {}, "else": false})),
+        // A member two parts of one case declare differently.
+        object(json!({
+            "if": tag("a"),
+            "then": {"properties": {"kind": {"maxLength": 1}}}
+        })),
+        // No `type: object`.
+        json!({"if": tag("a"), "then": {"properties": {"x": {"type": "string"}}}}),
+        // A chain applied in place: as a `oneOf` branch, and as an `allOf` base (the chain in
+        // `$defs` is typed; what applies it in place is not).
+        json!({
+            "$defs": {"C": object(json!({"if": tag("a"), "then": {}}))},
+            "oneOf": [
+                {"$ref": "#/$defs/C"},
+                {"type": "object", "properties": {"z": {"type": "string"}}, "required": ["z"]}
+            ]
+        }),
+        json!({
+            "$defs": {"C": object(json!({"if": tag("a"), "then": {}}))},
+            "allOf": [{"$ref": "#/$defs/C"}, {"type": "object", "properties": {"z": {}}}]
+        }),
+    ];
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| (format!("f{i}.schema.json"), schema(body)))
+        .collect();
+    let files: Vec<(&str, String)> = files.iter().map(|(f, t)| (f.as_str(), t.clone())).collect();
+    assert_snapshot!(outcomes(&files));
+}
+
+/// A chain of `if`s on one tag is a `oneOf` decided by the tag: one branch per case (here `a`,
+/// which also takes a document without `kind` since the `if` does not require it, and any
+/// other `kind`), each an object read as one of the `oneOf`'s variants only.
+#[test]
+fn if_then_else_chains_are_typed() {
+    let body = json!({
+        "title": "T",
         "type": "object",
         "properties": {"kind": {"type": "string"}},
         "if": {"properties": {"kind": {"const": "a"}}},
-        "then": {"required": ["kind"]},
-        "else": {}
-    })));
+        "then": {"properties": {"x": {"type": "integer"}}, "required": ["x"]},
+        "else": {"title": "Rest", "properties": {"y": {"type": "string"}}}
+    });
+    let (members, tests, names) = decision_of(body.clone());
+    assert_eq!(members, ["kind"]);
+    assert_eq!(
+        tests,
+        [
+            Test::Tag {
+                member: 0,
+                tags: vec![(vec![json!("a")], 1)],
+                other: Some(2),
+                absent: Some(1),
+            },
+            Test::Branch(0),
+            Test::Branch(1),
+        ]
+    );
+    assert_eq!(names, ["TA", "TRest"]);
+    let set = load(&[("a.schema.json", schema(body))]);
+    let variants: Vec<bool> = set
+        .ir
+        .nodes()
+        .filter(|(_, n)| {
+            n.name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("TA") || n == "TRest")
+        })
+        .map(|(_, n)| n.implements_contract())
+        .collect();
+    assert_eq!(variants, [false, false], "the cases are no contracts alone");
 }
 
 /// `unevaluated*: false` where a value is entered keeps its type (it closes no more than the

@@ -1354,11 +1354,67 @@ impl<'k, const N: usize> Members<'k, N> {
         path: &Path<'_>,
         out: &mut Out,
     ) -> bool {
+        self.finish_in_order(None, steps, unknown_last, path, out)
+    }
+
+    /// [`finish_steps`](Self::finish_steps) of a `oneOf` branch declaring the keys `declared`
+    /// (a case of an `if`/`then`/`else` chain, closed after its parts): a key only another
+    /// branch declares is an unknown field here, in document order among the undeclared ones.
+    #[inline]
+    pub fn finish_branch_steps(
+        &self,
+        declared: &[usize],
+        steps: &[Step<'_>],
+        unknown_last: bool,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> bool {
+        // The common case: nothing recorded, every member one this branch declares, and every
+        // step met by what is present.
+        let present = declared.iter().filter(|i| self.has(**i)).count();
+        let met = steps.iter().all(|step| match *step {
+            Step::Property(i, required) => !required || self.has(i),
+            Step::Present(i) => self.has(i),
+            Step::Count(..) | Step::DependentRequired(..) => false,
+        });
+        if out.len() == self.before && present == self.count as usize && met {
+            return true;
+        }
+        self.finish_in_order(Some(declared), steps, unknown_last, path, out)
+    }
+
+    fn finish_in_order(
+        &self,
+        declared: Option<&[usize]>,
+        steps: &[Step<'_>],
+        unknown_last: bool,
+        path: &Path<'_>,
+        out: &mut Out,
+    ) -> bool {
         let recorded = out.split_off(self.before);
         let at = |start: usize, end: usize| &recorded[start - self.before..end - self.before];
+        // Undeclared members by position: what they recorded, or (a key only another branch
+        // declares) an unknown field.
+        enum Undeclared {
+            Recorded(usize, usize),
+            Foreign(usize),
+        }
         let undeclared = |out: &mut Out| {
-            for (_, start, end) in &self.others {
-                out.extend_from_slice(at(*start, *end));
+            let foreign = (0..N)
+                .filter(|i| self.has(*i) && declared.is_some_and(|d| !d.contains(i)))
+                .map(|i| (self.at[i], Undeclared::Foreign(i)));
+            let mut members: Vec<(u32, Undeclared)> = self
+                .others
+                .iter()
+                .map(|(pos, start, end)| (*pos, Undeclared::Recorded(*start, *end)))
+                .chain(foreign)
+                .collect();
+            members.sort_by_key(|(pos, _)| *pos);
+            for (_, member) in members {
+                match member {
+                    Undeclared::Recorded(start, end) => out.extend_from_slice(at(start, end)),
+                    Undeclared::Foreign(i) => check::unknown_field(&path.key(self.keys[i]), out),
+                }
             }
         };
         if !unknown_last {

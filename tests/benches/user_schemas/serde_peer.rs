@@ -1,4 +1,5 @@
-//! The serde peer: the types a Rust user would write by hand for `tests/user-schemas/`, with
+//! The serde peer: the types a Rust user would write by hand for `tests/user-schemas/` (the
+//! `if`/`then`/`else` schemas admit `agent-result`'s documents: the same types), with
 //! serde's own derive: closed objects (`deny_unknown_fields`), owned strings, serde's tagged
 //! enum for `kind` and `strategy`, its untagged enum for "a refusal, else a completion". No
 //! check beyond the shape (lengths, patterns, bounds are the schema's, not serde's).
@@ -14,6 +15,14 @@ use std::collections::HashMap;
 pub enum AgentResult {
     Refusal(Refusal),
     Completed(Completed),
+}
+
+/// `agent-report.schema.json`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentReport {
+    task_id: String,
+    result: AgentResult,
 }
 
 #[derive(Debug, Deserialize)]

@@ -23,6 +23,8 @@ pub mod const_string;
 pub mod default_values;
 /// Generated from `crates/perago-codegen/tests/fragments/deferred`.
 pub mod deferred;
+/// Generated from `crates/perago-codegen/tests/fragments/if_then_else`.
+pub mod if_then_else;
 /// Generated from `crates/perago-codegen/tests/fragments/integer_bounds`.
 pub mod integer_bounds;
 /// Generated from `crates/perago-codegen/tests/fragments/keyword_file_names`.

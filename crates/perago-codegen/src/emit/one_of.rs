@@ -76,8 +76,8 @@ impl Emitter<'_> {
                     Shape::Object {
                         properties,
                         additional: None,
-                        rules,
-                    } if rules.is_plain() => Some((owner, properties.clone())),
+                        ..
+                    } => Some((owner, properties.clone())),
                     _ => None,
                 }
             })
@@ -428,11 +428,12 @@ impl Emitter<'_> {
             fields.push(quote! { #ident: #x });
         }
         let (build, _) = bind_values(&values);
+        let finish = self.branch_finish(plan, b, &declared);
         let arm = |fields: &[TokenStream]| {
             quote! {
                 {
                     #(#settles)*
-                    if !members.finish(&[#(#declared),*], path, out) {
+                    if !#finish {
                         return Ok(None);
                     }
                     #build
@@ -458,6 +459,47 @@ impl Emitter<'_> {
                 arms.untagged.push((b, arm));
             }
             (_, None) => arms.absent = Some(arm(&fields)),
+        }
+    }
+    /// How branch `b` ends once its members are read (`declared`: its keys' slots, each with
+    /// whether it is required): in schema order, or (an object with steps: a case of an
+    /// `if`/`then`/`else` chain, or one with counts) in the order of its steps.
+    fn branch_finish(
+        &self,
+        plan: &OneOfPlan<'_>,
+        b: usize,
+        declared: &[TokenStream],
+    ) -> TokenStream {
+        let (owner, _) = &plan.objects[b];
+        let rules = match &self.ir.node(*owner).shape {
+            Shape::Object { rules, .. } if !rules.is_plain() => rules,
+            _ => return quote! { members.finish(&[#(#declared),*], path, out) },
+        };
+        let s = self.reader_path();
+        let slot = |i: &usize| plan.placed[b][*i].0;
+        let steps = rules.steps.iter().map(|step| match step {
+            Step::Property(i, required) => {
+                let i = slot(i);
+                quote! { #s::Step::Property(#i, #required) }
+            }
+            Step::Present(i) => {
+                let i = slot(i);
+                quote! { #s::Step::Present(#i) }
+            }
+            Step::Count(min, max) => {
+                let (min, max) = (opt_u64(*min), opt_u64(*max));
+                quote! { #s::Step::Count(#min, #max) }
+            }
+            Step::DependentRequired(i, needed) => {
+                let i = slot(i);
+                let needed = needed.iter().map(slot);
+                quote! { #s::Step::DependentRequired(#i, &[#(#needed),*]) }
+            }
+        });
+        let keys = plan.placed[b].iter().map(|(slot, _, _)| slot);
+        let unknown_last = rules.unknown_last;
+        quote! {
+            members.finish_branch_steps(&[#(#keys),*], &[#(#steps),*], #unknown_last, path, out)
         }
     }
     /// The slot a branch takes the value of the key in `slot` from, read with its check group

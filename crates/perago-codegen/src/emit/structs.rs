@@ -56,12 +56,18 @@ impl Emitter<'_> {
         let keys = properties.iter().map(|p| p.name.as_str());
         let de = quote! { #k::__private::serde };
         let serde_crate = self.serde_crate;
-        let read = self.object_read(id, &name, properties, &idents, additional, rules);
-        let contract = self.contract_impl(id, &name, location, schema, read);
-        let deserialize = self.deserialize_impl(
-            &name,
-            quote! { #k::__private::reader::Typed::<Self>::new() },
-        );
+        let (contract, deserialize) = if rules.case {
+            // Read only as the variant of its `oneOf`.
+            (quote! {}, quote! {})
+        } else {
+            let read = self.object_read(id, &name, properties, &idents, additional, rules);
+            let contract = self.contract_impl(id, &name, location, schema, read);
+            let deserialize = self.deserialize_impl(
+                &name,
+                quote! { #k::__private::reader::Typed::<Self>::new() },
+            );
+            (contract, deserialize)
+        };
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq, #de::Serialize)]

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 
 mod all_of;
 mod arrays;
+pub(crate) mod conditions;
 mod objects;
 mod refs;
 mod unions;
@@ -303,6 +304,26 @@ impl Linter<'_> {
     /// True when `schema`, written in this document, is a `$ref` (through any number) to a
     /// deferred schema.
     fn reaches_deferred(&mut self, schema: &Value) -> bool {
+        self.reaches(schema, |linter, d, ptr, _| {
+            linter.deferrals.contains_key(&(d, ptr.to_owned()))
+        })
+    }
+
+    /// True when `schema`, written in this document, is a `$ref` (through any number) to a
+    /// chain of `if`s (`conditions`), which is typed as a union of its own.
+    fn reaches_chain(&mut self, schema: &Value) -> bool {
+        self.reaches(schema, |_, _, ptr, v| {
+            v.as_object()
+                .is_some_and(|m| matches!(conditions::chain(m, ptr), Ok(Some(_))))
+        })
+    }
+
+    /// True when a schema a `$ref` of `schema` leads to (through any number) is `found`.
+    fn reaches(
+        &mut self,
+        schema: &Value,
+        found: impl Fn(&Self, usize, &str, &Value) -> bool,
+    ) -> bool {
         let mut doc = self.doc;
         let mut schema = schema.clone();
         for _ in 0..64 {
@@ -312,7 +333,7 @@ impl Linter<'_> {
             let Ok((d, ptr, v)) = self.target(doc, r) else {
                 return false;
             };
-            if self.deferrals.contains_key(&(d, ptr)) {
+            if found(self, d, &ptr, &v) {
                 return true;
             }
             (doc, schema) = (d, v);
@@ -530,6 +551,24 @@ impl Linter<'_> {
             .deferral(self.doc, pointer)
             .is_some_and(|h| h.kind == DeferralKind::Value);
         if !whole {
+            match conditions::chain(map, pointer) {
+                Ok(Some(chain)) if entered_at(pointer) == pointer => {
+                    return self.conditional(map, pointer, is_root, &chain);
+                }
+                Ok(Some(_)) => self.defer(
+                    pointer,
+                    DeferralKind::Typed,
+                    "`if` applies a schema to the typed value (a chain of `if`s is typed where its value is entered, not in a part applied in place)",
+                ),
+                Ok(None) => {}
+                Err(why) => self.defer(
+                    pointer,
+                    DeferralKind::Typed,
+                    format!("`if` applies a schema to the typed value ({why})"),
+                ),
+            }
+        }
+        if !whole {
             self.keywords(map, pointer, is_root);
         }
         // OpenAPI's `discriminator`, held to the branches as the interpreter holds it.
@@ -582,6 +621,55 @@ impl Linter<'_> {
             }
         }
         self.object(map, pointer, true);
+    }
+
+    /// A chain of `if`s typed as a `oneOf` (`conditions`): the schema without it, linted as a
+    /// plain object, then the members each part declares and the tags the `if`s evaluate.
+    fn conditional(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        is_root: bool,
+        chain: &conditions::Chain,
+    ) {
+        let mut own = map.clone();
+        for k in ["if", "then", "else", "allOf", "unevaluatedProperties"] {
+            own.shift_remove(k);
+        }
+        // A name the holder requires may be declared by its parts (checked by `conditions`).
+        if let (Some(Value::Array(required)), Some(Value::Object(props))) =
+            (own.get("required"), map.get("properties"))
+        {
+            let kept = required
+                .iter()
+                .filter(|n| n.as_str().is_some_and(|n| props.contains_key(n)))
+                .cloned()
+                .collect();
+            own.insert("required".to_owned(), Value::Array(kept));
+        } else if !map.contains_key("properties") {
+            own.shift_remove("required");
+        }
+        self.node(&Value::Object(own), pointer, is_root);
+        let mut seen: Vec<&str> = vec![pointer];
+        for case in &chain.cases {
+            for at in &case.parts {
+                if seen.contains(&at.as_str()) {
+                    continue;
+                }
+                seen.push(at);
+                if let Some(Value::Object(part)) = conditions::at(map, pointer, at) {
+                    self.object(part, at, false);
+                }
+            }
+            if let Some(at) = &case.tag_schema
+                && !seen.contains(&at.as_str())
+            {
+                seen.push(at);
+                if let Some(schema) = conditions::at(map, pointer, at) {
+                    self.node(schema, at, false);
+                }
+            }
+        }
     }
 
     /// The root's `$defs`, each linted as a schema of its own.
@@ -644,11 +732,22 @@ impl Linter<'_> {
     fn deferred_in_place(&mut self, map: &Map<String, Value>, pointer: &str) -> bool {
         for keyword in ["allOf", "anyOf", "oneOf"] {
             let parts = map.get(keyword).and_then(Value::as_array).cloned();
-            if parts.is_some_and(|parts| parts.iter().any(|p| self.reaches_deferred(p))) {
+            if parts
+                .as_ref()
+                .is_some_and(|parts| parts.iter().any(|p| self.reaches_deferred(p)))
+            {
                 self.untyped(
                     pointer,
                     keyword,
                     "it applies in place a schema deferred to the interpreter",
+                );
+                return true;
+            }
+            if parts.is_some_and(|parts| parts.iter().any(|p| self.reaches_chain(p))) {
+                self.untyped(
+                    pointer,
+                    keyword,
+                    "it applies in place a chain of `if`s, which generated code types as a union of its own",
                 );
                 return true;
             }

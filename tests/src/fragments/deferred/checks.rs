@@ -11,7 +11,7 @@ static FALLBACK_1: ::perago::__private::fallback::Fallback = ::perago::__private
     &SCHEMAS,
     "checks.schema.json#/properties/scores",
 );
-/// `checks.schema.json#`, deferred to the interpreter: `if` applies a schema to the typed value.
+/// `checks.schema.json#`, deferred to the interpreter: `if` applies a schema to the typed value (`/if` is not `{"properties": {NAME: {"const": VALUE}}, "required": [NAME]}` (or an `enum` of values)).
 static FALLBACK_2: ::perago::__private::fallback::Fallback = ::perago::__private::fallback::Fallback::new(
     &SCHEMAS,
     "checks.schema.json#",
@@ -32,7 +32,7 @@ static SCHEMAS: ::perago::__private::fallback::Schemas = ::perago::__private::fa
     &[
         (
             "checks.schema.json",
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Checks\",\"description\":\"Rules generated types do not type: deferred to the interpreter.\",\"type\":\"object\",\"properties\":{\"status\":{\"enum\":[\"OK\",\"FAILED\"]},\"code\":{\"type\":\"string\",\"minLength\":1,\"not\":{\"enum\":[\"root\",\"admin\"]}},\"scores\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},\"contains\":{\"minimum\":90},\"minContains\":1,\"maxContains\":2},\"billing\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"card\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}$\"}},\"required\":[\"name\"],\"dependentSchemas\":{\"card\":{\"properties\":{\"cvc\":{\"type\":\"string\",\"pattern\":\"^[0-9]{3}$\"}},\"required\":[\"cvc\"]}},\"examples\":[{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"},{\"name\":\"m\"}]}},\"required\":[\"status\"],\"if\":{\"properties\":{\"status\":{\"const\":\"FAILED\"}}},\"then\":{\"properties\":{\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"reason\"]},\"examples\":[{\"status\":\"OK\",\"code\":\"x1\",\"scores\":[95,3],\"billing\":{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"}},{\"status\":\"FAILED\",\"reason\":\"disk full\",\"billing\":{\"name\":\"n\"}},{\"status\":\"FAILED\",\"reason\":\"r\",\"code\":\"rooted\",\"scores\":[90,91,10]}]}",
+            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Checks\",\"description\":\"Rules generated types do not type: deferred to the interpreter.\",\"type\":\"object\",\"properties\":{\"status\":{\"enum\":[\"OK\",\"FAILED\"]},\"code\":{\"type\":\"string\",\"minLength\":1,\"not\":{\"enum\":[\"root\",\"admin\"]}},\"scores\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},\"contains\":{\"minimum\":90},\"minContains\":1,\"maxContains\":2},\"billing\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"card\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}$\"}},\"required\":[\"name\"],\"dependentSchemas\":{\"card\":{\"properties\":{\"cvc\":{\"type\":\"string\",\"pattern\":\"^[0-9]{3}$\"}},\"required\":[\"cvc\"]}},\"examples\":[{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"},{\"name\":\"m\"}]}},\"required\":[\"status\"],\"if\":{\"properties\":{\"status\":{\"pattern\":\"^FAIL\"}}},\"then\":{\"properties\":{\"reason\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"reason\"]},\"examples\":[{\"status\":\"OK\",\"code\":\"x1\",\"scores\":[95,3],\"billing\":{\"name\":\"n\",\"card\":\"1234\",\"cvc\":\"123\"}},{\"status\":\"FAILED\",\"reason\":\"disk full\",\"billing\":{\"name\":\"n\"}},{\"status\":\"FAILED\",\"reason\":\"r\",\"code\":\"rooted\",\"scores\":[90,91,10]}]}",
         ),
     ],
 );
@@ -151,7 +151,7 @@ impl ::perago::Contract for Checks {
   "if": {
     "properties": {
       "status": {
-        "const": "FAILED"
+        "pattern": "^FAIL"
       }
     }
   },
