@@ -109,7 +109,13 @@ impl Tape {
         self.clear();
         let mut open = std::mem::take(&mut self.open);
         open.clear();
-        let read = lex(self, text, &mut open);
+        // Control characters may only be whitespace between tokens, and most documents have
+        // none: then a string ends at its first quote or backslash, which SIMD finds.
+        let read = if has_control(text.as_bytes()) {
+            lex::<false>(self, text, &mut open)
+        } else {
+            lex::<true>(self, text, &mut open)
+        };
         self.open = open;
         read.map_err(|NotJson| TapeError::NotStrictJson)
     }
@@ -205,15 +211,15 @@ impl Tape {
 /// recursion: the open ones are a stack (`open`, bounded by [`MAX_DEPTH`]), each value is read
 /// in one loop, and after it the innermost open container says what may follow. The loop's
 /// state is local, so it stays in registers; what is rare (escapes, long or distant numbers,
-/// objects of many keys) is read out of line.
-fn lex(tape: &mut Tape, text: &str, open: &mut Vec<Open>) -> Lexed<()> {
+/// objects of many keys) is read out of line. `PLAIN`: the text has no control character.
+fn lex<const PLAIN: bool>(tape: &mut Tape, text: &str, open: &mut Vec<Open>) -> Lexed<()> {
     let bytes = text.as_bytes();
     let mut at = 0;
     'value: loop {
         at = skip_whitespace(bytes, at);
         match bytes.get(at) {
             Some(b'"') => {
-                let (span, next) = string(bytes, text, &mut tape.owned, at + 1)?;
+                let (span, next) = string::<PLAIN>(bytes, text, &mut tape.owned, at + 1)?;
                 tape.toks.push(Tok::Str(span));
                 at = next;
             }
@@ -238,7 +244,7 @@ fn lex(tape: &mut Tape, text: &str, open: &mut Vec<Open>) -> Lexed<()> {
                 let close = if object { b'}' } else { b']' };
                 if bytes.get(at) != Some(&close) {
                     if object {
-                        at = key(tape, bytes, text, at, open)?;
+                        at = key::<PLAIN>(tape, bytes, text, at, open)?;
                     }
                     continue 'value;
                 }
@@ -279,7 +285,7 @@ fn lex(tape: &mut Tape, text: &str, open: &mut Vec<Open>) -> Lexed<()> {
             at = skip_whitespace(bytes, at);
             match bytes.get(at) {
                 Some(b',') if object => {
-                    at = key(tape, bytes, text, at + 1, open)?;
+                    at = key::<PLAIN>(tape, bytes, text, at + 1, open)?;
                     continue 'value;
                 }
                 Some(b',') => {
@@ -316,13 +322,19 @@ fn leave(tape: &mut Tape, open: &mut Vec<Open>) {
 /// A member's key (from `at`, whitespace first) and its colon, for the innermost open
 /// container, an object: a key it already has is refused. Returns the index past the colon.
 #[inline(always)]
-fn key(tape: &mut Tape, bytes: &[u8], text: &str, at: usize, open: &mut [Open]) -> Lexed<usize> {
+fn key<const PLAIN: bool>(
+    tape: &mut Tape,
+    bytes: &[u8],
+    text: &str,
+    at: usize,
+    open: &mut [Open],
+) -> Lexed<usize> {
     let at = skip_whitespace(bytes, at);
     if bytes.get(at) != Some(&b'"') {
         return Err(NotJson);
     }
     let start = at + 1;
-    let stop = special(bytes, start)?;
+    let stop = string_end::<PLAIN>(bytes, start)?;
     let (span, at) = if bytes[stop] == b'"' {
         let span = Span {
             start: start as u32,
@@ -422,8 +434,13 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// A string whose opening quote is just before `start`: a span of the input, or of the side
 /// buffer when it has escapes; and the index past its closing quote.
 #[inline(always)]
-fn string(bytes: &[u8], text: &str, owned: &mut String, start: usize) -> Lexed<(Span, usize)> {
-    let stop = special(bytes, start)?;
+fn string<const PLAIN: bool>(
+    bytes: &[u8],
+    text: &str,
+    owned: &mut String,
+    start: usize,
+) -> Lexed<(Span, usize)> {
+    let stop = string_end::<PLAIN>(bytes, start)?;
     if bytes[stop] == b'"' {
         let span = Span {
             start: start as u32,
@@ -516,6 +533,37 @@ fn hex4(bytes: &[u8], at: usize) -> Lexed<u32> {
         let v = (d as char).to_digit(16).ok_or(NotJson)?;
         Ok(n << 4 | v)
     })
+}
+
+/// Where the string from `at` stops: its closing quote, or the first escape (or control
+/// character). In a text without control characters (`PLAIN`), the first quote or backslash:
+/// two words at a time, then SIMD (memchr) for a long string.
+#[inline(always)]
+fn string_end<const PLAIN: bool>(bytes: &[u8], at: usize) -> Lexed<usize> {
+    if !PLAIN {
+        return special(bytes, at);
+    }
+    let mut from = at;
+    for _ in 0..2 {
+        let Some(chunk) = bytes.get(from..from + 8) else {
+            break;
+        };
+        let found = quote_or_backslash(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        if found != 0 {
+            return Ok(from + (found.trailing_zeros() / 8) as usize);
+        }
+        from += 8;
+    }
+    memchr::memchr2(b'"', b'\\', &bytes[from..])
+        .map(|i| from + i)
+        .ok_or(NotJson)
+}
+
+/// True when `bytes` has a control character (below 0x20), 32 bytes at a time.
+fn has_control(bytes: &[u8]) -> bool {
+    let control = |chunk: &[u8]| chunk.iter().fold(false, |found, &b| found | (b < 0x20));
+    let mut chunks = bytes.chunks_exact(32);
+    chunks.any(control) || control(chunks.remainder())
 }
 
 /// The index of the first `"`, `\` or control character at or after `at`, eight bytes at a
@@ -671,6 +719,16 @@ fn skip_digits(bytes: &[u8], mut at: usize) -> usize {
 #[inline]
 fn digits_value(digits: &[u8]) -> u64 {
     digits.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0'))
+}
+
+/// A byte of `word` (eight bytes, the first lowest) that is `"` or `\`, as its high bit set;
+/// only the lowest is to be read (see [`special_bytes`]).
+#[inline(always)]
+fn quote_or_backslash(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')))
 }
 
 /// A byte of `word` (eight bytes, the first lowest) that is `"`, `\` or below 0x20, as its
@@ -850,6 +908,18 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
+        // Strings past two words, plain and not, ending, escaping and broken past them.
+        let long = "a long string, forty bytes or so, then";
+        for rest in [
+            "\\u00e9 and more\"",
+            "\u{1} and more\"",
+            "\t more\"",
+            "\\\" more\"",
+            "unclosed",
+        ] {
+            cases.push(format!("\"{long}{rest}"));
+            cases.push(format!("[\"short\",\t\"{long}{rest}]"));
+        }
         let many: String = (0..40).map(|i| format!("\"k{i}\": {i}, ")).collect();
         cases.push(format!("{{{many}\"k3\": 0}}"));
         cases.push(format!("{{{many}\"last\": {{\"k3\": \"\\u00e9\"}}}}"));
