@@ -219,9 +219,22 @@ fn lex<const PLAIN: bool>(tape: &mut Tape, text: &str, open: &mut Vec<Open>) -> 
         at = skip_whitespace(bytes, at);
         match bytes.get(at) {
             Some(b'"') => {
-                let (span, next) = string::<PLAIN>(bytes, text, &mut tape.owned, at + 1)?;
-                tape.toks.push(Tok::Str(span));
-                at = next;
+                let start = at + 1;
+                let stop = string_end::<PLAIN>(bytes, start)?;
+                if bytes[stop] == b'"' {
+                    // Built where it is stored: a span that went through memory field by
+                    // field and came back whole would stall on store forwarding.
+                    tape.toks.push(Tok::Str(Span {
+                        start: start as u32,
+                        len: (stop - start) as u32,
+                        owned: 0,
+                    }));
+                    at = stop + 1;
+                } else {
+                    let (span, next) = escaped(bytes, text, &mut tape.owned, start, stop)?;
+                    tape.toks.push(Tok::Str(span));
+                    at = next;
+                }
             }
             Some(&bracket @ (b'{' | b'[')) => {
                 if open.len() >= MAX_DEPTH as usize {
@@ -335,15 +348,16 @@ fn key<const PLAIN: bool>(
     }
     let start = at + 1;
     let stop = string_end::<PLAIN>(bytes, start)?;
-    let (span, at) = if bytes[stop] == b'"' {
-        let span = Span {
-            start: start as u32,
-            len: (stop - start) as u32,
-            owned: 0,
-        };
-        (span, stop + 1)
+    let (span_start, span_len, owned, at) = if bytes[stop] == b'"' {
+        (start as u32, (stop - start) as u32, 0, stop + 1)
     } else {
-        escaped(bytes, text, &mut tape.owned, start, stop)?
+        let (span, next) = escaped(bytes, text, &mut tape.owned, start, stop)?;
+        (span.start, span.len, span.owned, next)
+    };
+    let span = Span {
+        start: span_start,
+        len: span_len,
+        owned,
     };
     let Some(object) = open.last_mut() else {
         return Err(NotJson);
@@ -429,27 +443,6 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// A string whose opening quote is just before `start`: a span of the input, or of the side
-/// buffer when it has escapes; and the index past its closing quote.
-#[inline(always)]
-fn string<const PLAIN: bool>(
-    bytes: &[u8],
-    text: &str,
-    owned: &mut String,
-    start: usize,
-) -> Lexed<(Span, usize)> {
-    let stop = string_end::<PLAIN>(bytes, start)?;
-    if bytes[stop] == b'"' {
-        let span = Span {
-            start: start as u32,
-            len: (stop - start) as u32,
-            owned: 0,
-        };
-        return Ok((span, stop + 1));
-    }
-    escaped(bytes, text, owned, start, stop)
 }
 
 /// The rest of a string from its first escape (or control character) at `stop`, decoded into
