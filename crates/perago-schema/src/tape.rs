@@ -265,9 +265,7 @@ fn lex<const PLAIN: bool>(tape: &mut Tape, text: &str, open: &mut Vec<Open>) -> 
                 leave(tape, open);
             }
             Some(b'-' | b'0'..=b'9') => {
-                let (tok, next) = number(bytes, text, at)?;
-                tape.toks.push(tok);
-                at = next;
+                at = number(bytes, text, at, &mut tape.toks)?;
             }
             Some(b't') if bytes[at..].starts_with(b"true") => {
                 tape.toks.push(Tok::Bool(true));
@@ -578,8 +576,9 @@ fn special(bytes: &[u8], mut at: usize) -> Lexed<usize> {
         .ok_or(NotJson)
 }
 
-/// The number at `at`, typed as serde_json types it, and the index past it.
-fn number(bytes: &[u8], text: &str, start: usize) -> Lexed<(Tok, usize)> {
+/// The number at `start`, typed as serde_json types it, onto `toks` (pushed here: a token
+/// returned through memory would stall on store forwarding); the index past it.
+fn number(bytes: &[u8], text: &str, start: usize, toks: &mut Vec<Tok>) -> Lexed<usize> {
     let negative = bytes[start] == b'-';
     let mut i = start + usize::from(negative);
     let digits_start = i;
@@ -617,11 +616,12 @@ fn number(bytes: &[u8], text: &str, start: usize) -> Lexed<(Tok, usize)> {
     let text = &text[start..end];
     if fraction_digits == 0 && exponent.is_none() {
         if int_digits > 19 {
-            return serde_number(text).map(|tok| (tok, end));
+            return serde_number(text, toks).map(|()| end);
         }
         let significand = digits_value(&bytes[digits_start..i]);
         if !negative {
-            return Ok((Tok::U64(significand), end));
+            toks.push(Tok::U64(significand));
+            return Ok(end);
         }
         // serde_json's reading: `-0`, and what is below `i64::MIN`, are floats.
         let value = (significand as i64).wrapping_neg();
@@ -630,7 +630,8 @@ fn number(bytes: &[u8], text: &str, start: usize) -> Lexed<(Tok, usize)> {
         } else {
             Tok::I64(value)
         };
-        return Ok((tok, end));
+        toks.push(tok);
+        return Ok(end);
     }
     // Clinger's fast path: an exact significand below 2^53 scaled by an exact power of ten
     // is one correctly rounded operation, which every correct parser (and serde_json's
@@ -644,7 +645,7 @@ fn number(bytes: &[u8], text: &str, start: usize) -> Lexed<(Tok, usize)> {
         let mut power = -(fraction_digits as i64);
         if let Some((exponent_negative, from, to)) = exponent {
             if to - from > 4 {
-                return serde_number(text).map(|tok| (tok, end));
+                return serde_number(text, toks).map(|()| end);
             }
             let e = digits_value(&bytes[from..to]) as i64;
             power += if exponent_negative { -e } else { e };
@@ -657,10 +658,11 @@ fn number(bytes: &[u8], text: &str, start: usize) -> Lexed<(Tok, usize)> {
                 significand as f64 / scale
             };
             let tok = Tok::F64(if negative { -magnitude } else { magnitude });
-            return Ok((tok, end));
+            toks.push(tok);
+            return Ok(end);
         }
     }
-    serde_number(text).map(|tok| (tok, end))
+    serde_number(text, toks).map(|()| end)
 }
 
 /// 10^0 to 10^22: every one exact in an `f64`.
@@ -672,7 +674,7 @@ const POWERS_OF_TEN: [f64; 23] = [
 /// A number the fast paths leave (long, or far from 1) read by serde_json itself, so that
 /// its value is serde_json's to the last bit, as is its refusal (`1e400` is out of range).
 #[cold]
-fn serde_number(text: &str) -> Lexed<Tok> {
+fn serde_number(text: &str, toks: &mut Vec<Tok>) -> Lexed<()> {
     struct Number;
     impl serde::de::Visitor<'_> for Number {
         type Value = Tok;
@@ -696,7 +698,8 @@ fn serde_number(text: &str) -> Lexed<Tok> {
     let mut de = serde_json::Deserializer::from_str(text);
     let tok = serde::Deserializer::deserialize_any(&mut de, Number).map_err(|_| NotJson)?;
     de.end().map_err(|_| NotJson)?;
-    Ok(tok)
+    toks.push(tok);
+    Ok(())
 }
 
 /// The index past the ASCII digits from `at`.
