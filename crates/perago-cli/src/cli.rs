@@ -16,7 +16,7 @@ use perago_worker::cli::workflows::WorkflowsCommand;
 use perago_worker::cli::{CommandError, output_error};
 use serde::Serialize;
 use serde_json::Value;
-use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -346,7 +346,7 @@ fn validate(args: &ValidateArgs, limit: u64) -> Result<ExitCode, Failure> {
     let mut run = Validation {
         validator: &validator,
         scratch: Scratch::default(),
-        report: Report::new(BufWriter::new(io::stdout().lock()), args.format),
+        report: Report::new(io::stdout().lock(), args.format),
         unchecked: 0,
         progress: Bar::lines(shown),
     };
@@ -425,9 +425,10 @@ impl<W: Write> Validation<'_, W> {
     /// Checks one document and reports it.
     fn check(&mut self, file: &str, line: Option<usize>, text: &[u8]) -> Result<(), Problem> {
         let violations = self.validator.validate_slice_with(&mut self.scratch, text);
-        // Not strict JSON: the line where the parser stopped (the cold path parses again).
+        // Not strict JSON, in a whole file: the line where the parser stopped (the cold path
+        // parses again). A JSON Lines document is reported at its own line.
         let error_line = match violations.first().map(|v| v.code) {
-            Some(Code::MalformedJson | Code::DuplicateField) => {
+            Some(Code::MalformedJson | Code::DuplicateField) if line.is_none() => {
                 perago_schema::json::parse_strict_slice(text)
                     .err()
                     .map(|e| e.line())
@@ -447,20 +448,18 @@ impl<W: Write> Validation<'_, W> {
     }
 
     /// Every non-blank line is a document, checked and reported as it arrives: what is
-    /// written goes out whenever the input has nothing more ready, so a consumer sees each
+    /// written goes out whenever the input has no whole line ready, so a consumer sees each
     /// result before the next line is written, and memory stays flat in the input's size.
     fn lines(&mut self, name: &str, reader: impl Read, limit: u64) -> Result<(), Problem> {
-        let mut reader = BufReader::with_capacity(64 * 1024, reader);
+        let mut lines = input::Lines::new(reader, limit);
         let mut number = 0;
-        // One buffer for every line: a stream allocates only for its longest line.
-        let mut text = Vec::new();
         loop {
-            if reader.buffer().is_empty() {
+            if !lines.ready() {
                 self.report
                     .flush()
                     .map_err(|e| Problem::Stop(output_error(e)))?;
             }
-            let line = match input::next_line(&mut reader, limit, &mut text) {
+            let line = match lines.next_line() {
                 Ok(Some(line)) => line,
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(Problem::Skip(format!("{name}: {e}"))),
@@ -468,8 +467,8 @@ impl<W: Write> Validation<'_, W> {
             number += 1;
             self.progress.line();
             match line {
-                Ok(()) if text.iter().all(u8::is_ascii_whitespace) => {}
-                Ok(()) => self.check(name, Some(number), &text)?,
+                Ok(text) if text.iter().all(u8::is_ascii_whitespace) => {}
+                Ok(text) => self.check(name, Some(number), text)?,
                 Err(e) => self.skip(&format!("{name}:{number}: {e}")),
             }
         }

@@ -677,3 +677,141 @@ fn codegen_names_the_parts_deferred_to_the_interpreter() {
     assert_eq!(code(&check), 0, "{}", stderr(&check));
     assert!(!stderr(&check).contains("note:"), "{}", stderr(&check));
 }
+
+/// JSON Lines at the edges of JSON: numbers (64-bit bounds, `-0`, exponents, out of range),
+/// escapes and lone surrogates, invalid UTF-8, a control character, repeated keys (one of
+/// them escaped), nesting at and past the parser's limit, a byte order mark, trailing text,
+/// blank lines (empty, spaces, a lone CR), CRLF and a last line with no newline. The text
+/// report is the one `perago` gave before the interpreter read bytes itself; the JSON report
+/// says the same of each line.
+#[test]
+fn lines_at_the_edges_of_json_are_reported_as_before() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "schema.json",
+        r#"{"type": "object", "additionalProperties": false, "properties": {
+            "n": {"type": "integer", "maximum": 10}, "f": {"type": "number", "minimum": 0},
+            "s": {"type": "string", "maxLength": 3}, "x": {}}}"#,
+    );
+    let deep = |n: usize, open: &str, close: &str| {
+        format!("{{\"x\": {}1{}}}", open.repeat(n), close.repeat(n)).into_bytes()
+    };
+    let lines: Vec<Vec<u8>> = vec![
+        br#"{"n": 1}"#.to_vec(),
+        br#"{"n": 18446744073709551615}"#.to_vec(),
+        br#"{"n": 18446744073709551616}"#.to_vec(),
+        br#"{"n": -9223372036854775808, "f": -9223372036854775809}"#.to_vec(),
+        br#"{"n": 12345678901234567890123}"#.to_vec(),
+        br#"{"n": -0, "f": -0}"#.to_vec(),
+        br#"{"n": -0.0, "f": -0.0}"#.to_vec(),
+        br#"{"n": 1.0, "f": 1E2}"#.to_vec(),
+        br#"{"n": 1e2, "f": 2.5e-3}"#.to_vec(),
+        br#"{"n": 1e400}"#.to_vec(),
+        br#"{"f": 1e-400}"#.to_vec(),
+        br#"{"f": 0.1e1, "n": 100000000000000000000000000000e-20}"#.to_vec(),
+        br#"{"n": 01}"#.to_vec(),
+        br#"{"s": "\ud800"}"#.to_vec(),
+        br#"{"s": "\udc00x"}"#.to_vec(),
+        br#"{"s": "\ud83d\ude00\u00e9"}"#.to_vec(),
+        br#"{"s": "ab", "s": "c"}"#.to_vec(),
+        br#"{"s": "a", "\u0073": "c"}"#.to_vec(),
+        b"{\"s\": \"\xff\"}".to_vec(),
+        b"{\"\xc3\": 1}".to_vec(),
+        b"{\"s\": \"tab\there\"}".to_vec(),
+        br#"{"s": "\t\n\"\\/"}"#.to_vec(),
+        b"".to_vec(),
+        b"\r".to_vec(),
+        b"   ".to_vec(),
+        deep(126, "[", "]"),
+        deep(127, "[", "]"),
+        deep(200, "{\"a\":", "}"),
+        b"{\"n\": 2}\r".to_vec(),
+        b"\xef\xbb\xbf{\"n\": 1}".to_vec(),
+        br#"{"n": 1} x"#.to_vec(),
+        br#"{"n": 1,}"#.to_vec(),
+        br#"{"odd \"key\"": 1, "n": "\u0000"}"#.to_vec(),
+        b"[]".to_vec(),
+        br#"{"n": 0.5}"#.to_vec(),
+    ];
+    // The last line ends the file without a newline.
+    write(dir.path(), "edge.jsonl", lines.join(&b'\n'));
+    let out = perago(
+        &[
+            "validate",
+            "--schema",
+            "schema.json",
+            "--lines",
+            "edge.jsonl",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text,
+        "edge.jsonl:2: $.n: must be <= 10
+edge.jsonl:2: $.n: integer does not fit in a signed 64-bit value
+edge.jsonl:3: $.n: must be <= 10
+edge.jsonl:3: $.n: integer does not fit in a signed 64-bit value
+edge.jsonl:4: $.f: must be >= 0
+edge.jsonl:5: $.n: must be <= 10
+edge.jsonl:5: $.n: integer does not fit in a signed 64-bit value
+edge.jsonl:9: $.n: must be <= 10
+edge.jsonl:10: $: malformed JSON: number out of range at line 1 column 11
+edge.jsonl:12: $.n: must be <= 10
+edge.jsonl:13: $: malformed JSON: invalid number at line 1 column 8
+edge.jsonl:14: $: malformed JSON: unexpected end of hex escape at line 1 column 14
+edge.jsonl:15: $: malformed JSON: lone leading surrogate in hex escape at line 1 column 13
+edge.jsonl:17: $.s: duplicate field
+edge.jsonl:18: $.s: duplicate field
+edge.jsonl:19: $: malformed JSON: invalid unicode code point at line 1 column 8
+edge.jsonl:20: $: malformed JSON: invalid unicode code point at line 1 column 3
+edge.jsonl:21: $: malformed JSON: control character (\\u0000-\\u001F) found while parsing a string at line 1 column 11
+edge.jsonl:22: $.s: must be at most 3 characters long
+edge.jsonl:27: $: malformed JSON: recursion limit exceeded at line 1 column 133
+edge.jsonl:28: $: malformed JSON: recursion limit exceeded at line 1 column 637
+edge.jsonl:30: $: malformed JSON: the document starts with a byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without a BOM
+edge.jsonl:31: $: malformed JSON: trailing characters at line 1 column 10
+edge.jsonl:32: $: malformed JSON: trailing comma at line 1 column 9
+edge.jsonl:33: $['odd \"key\"']: unknown field
+edge.jsonl:33: $.n: must be an integer, found a string
+edge.jsonl:34: $: must be an object, found an array
+edge.jsonl:35: $.n: must be an integer, found a number
+"
+    );
+    assert_eq!(stderr(&out), "32 documents, 24 invalid\n");
+
+    let out = perago(
+        &[
+            "validate",
+            "--schema",
+            "schema.json",
+            "--lines",
+            "--format",
+            "json",
+            "edge.jsonl",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let docs = json_lines(&out);
+    let numbers: Vec<u64> = docs.iter().map(|d| d["line"].as_u64().unwrap()).collect();
+    let blank = [23, 24, 25];
+    assert_eq!(
+        numbers,
+        (1..=35)
+            .filter(|n| !blank.contains(n))
+            .collect::<Vec<u64>>()
+    );
+    let mut said = String::new();
+    for doc in &docs {
+        let violations = doc["violations"].as_array().unwrap();
+        assert_eq!(doc["valid"], violations.is_empty(), "{doc}");
+        for v in violations {
+            let (path, message) = (v["path"].as_str().unwrap(), v["message"].as_str().unwrap());
+            said.push_str(&format!("edge.jsonl:{}: {path}: {message}\n", doc["line"]));
+        }
+    }
+    assert_eq!(said, text);
+}

@@ -67,7 +67,7 @@ impl Eval<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn text(&self, at: usize) -> Option<&str> {
         match self.tok(at) {
             Tok::Str(span) => Some(self.tape.text(self.input, span)),
@@ -107,6 +107,7 @@ impl Eval<'_> {
     /// Runs node `ix` on the value at `at`. `top` says the value is entered here (the root,
     /// a member, an item), not reached in place from a schema on the same value: only there
     /// is an object closed. `ann` collects the members or items evaluated, when asked.
+    #[inline]
     pub(crate) fn run(
         &self,
         ix: Ix,
@@ -114,12 +115,24 @@ impl Eval<'_> {
         path: &Path<'_>,
         out: &mut Out,
         top: bool,
+        ann: Option<&mut Bits>,
+    ) -> bool {
+        // `{}` and `true` decide here, where they are called: most members of an open object
+        // cost no more than this.
+        let node = &self.program.nodes[ix as usize];
+        node.any || self.run_node(node, at, path, out, top, ann)
+    }
+
+    /// [`run`](Self::run) for a node that is not `{}`.
+    fn run_node(
+        &self,
+        node: &Node,
+        at: usize,
+        path: &Path<'_>,
+        out: &mut Out,
+        top: bool,
         mut ann: Option<&mut Bits>,
     ) -> bool {
-        let node = &self.program.nodes[ix as usize];
-        if node.any {
-            return true;
-        }
         if node.reject {
             check::not_allowed(path, out);
             return false;
@@ -600,7 +613,9 @@ impl Eval<'_> {
                 check::property_name(key, out, start);
             }
         }
-        check::property_count(count, path, out, node.min_properties, node.max_properties);
+        if node.min_properties.is_some() || node.max_properties.is_some() {
+            check::property_count(count, path, out, node.min_properties, node.max_properties);
+        }
         for (name, needed) in &node.dependent_required {
             if self.member(at, name).is_none() {
                 continue;

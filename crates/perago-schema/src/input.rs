@@ -3,7 +3,7 @@
 //! which setting to raise when a document is larger.
 
 use std::fmt;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 
 /// The variable that sets the document limit of every command (`--max-document-bytes` wins).
 pub const MAX_DOCUMENT_BYTES_VAR: &str = "PERAGO_MAX_DOCUMENT_BYTES";
@@ -71,71 +71,134 @@ pub fn read_path(path: &std::path::Path, limit: u64) -> Result<Vec<u8>, ReadErro
     }
 }
 
-/// One line of a JSON Lines input, without its `\n` (and `\r\n`).
-#[derive(Debug, PartialEq, Eq)]
-pub enum Line {
-    /// The line's bytes.
-    Text(Vec<u8>),
-    /// A line longer than the limit: it was skipped, never held whole.
-    TooLarge(TooLarge),
-}
-
-/// Reads the next line of `reader` into memory of at most `limit` bytes; `None` at the end.
-/// A longer line is read through and dropped, so the lines after it are still read.
-pub fn read_line(reader: &mut impl BufRead, limit: u64) -> io::Result<Option<Line>> {
-    let mut line = Vec::new();
-    Ok(match next_line(reader, limit, &mut line)? {
-        None => None,
-        Some(Ok(())) => Some(Line::Text(line)),
-        Some(Err(e)) => Some(Line::TooLarge(e)),
-    })
-}
-
-/// [`read_line`] into `line`, a buffer kept from one line to the next (a stream of lines then
-/// allocates only for its longest one): `None` at the end, `Some(Err)` for a line over the
-/// limit, which is read through and not kept.
-pub fn next_line(
-    reader: &mut impl BufRead,
+/// The lines of a JSON Lines input, each without its `\n` (and `\r\n`). The input is read in
+/// blocks of one buffer, kept for the whole input: a line that lies within a block is handed
+/// out where it lies, with no copy; one that spans blocks is gathered in a second buffer; one
+/// longer than the limit is read through and skipped, never held whole. Memory stays that of
+/// the block and the longest line, whatever the input's length.
+#[derive(Debug)]
+pub struct Lines<R> {
+    reader: R,
+    block: Vec<u8>,
+    /// The unread bytes of the block: `block[start..end]`.
+    start: usize,
+    end: usize,
+    /// Where the next `\n` is in the block, when [`ready`](Self::ready) has found it.
+    newline: Option<usize>,
+    /// A line that spans blocks.
+    long: Vec<u8>,
     limit: u64,
-    line: &mut Vec<u8>,
-) -> io::Result<Option<Result<(), TooLarge>>> {
-    line.clear();
-    let mut too_large = false;
-    let mut any = false;
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            break;
+    /// The reader is exhausted.
+    eof: bool,
+}
+
+/// How much of the input one read takes.
+const BLOCK: usize = 64 * 1024;
+
+impl<R: Read> Lines<R> {
+    /// The lines of `reader`, none longer than `limit` bytes.
+    pub fn new(reader: R, limit: u64) -> Self {
+        Lines::with_block(reader, limit, BLOCK)
+    }
+
+    /// [`new`](Self::new), reading `block` bytes at a time.
+    pub fn with_block(reader: R, limit: u64, block: usize) -> Self {
+        Lines {
+            reader,
+            block: vec![0; block.max(1)],
+            start: 0,
+            end: 0,
+            newline: None,
+            long: Vec::new(),
+            limit,
+            eof: false,
         }
-        any = true;
-        let (chunk, done) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if !too_large {
-            if (line.len() + chunk.len()) as u64 > limit {
-                too_large = true;
-                *line = Vec::new();
+    }
+
+    /// True when the next line can be handed out without reading: a caller that writes as it
+    /// goes flushes what it wrote when this is false, before the read waits for more input.
+    pub fn ready(&mut self) -> bool {
+        if self.newline.is_none() {
+            self.newline =
+                memchr::memchr(b'\n', &self.block[self.start..self.end]).map(|i| self.start + i);
+        }
+        self.newline.is_some() || self.eof
+    }
+
+    /// The next line: `None` at the end, `Some(Err)` for a line over the limit, which was read
+    /// through and not kept.
+    pub fn next_line(&mut self) -> io::Result<Option<Result<&[u8], TooLarge>>> {
+        // Whether the line began in an earlier block (and is gathered in `long`), and whether
+        // it is already known to be too large.
+        let mut spans = false;
+        let mut too_large = false;
+        self.long.clear();
+        loop {
+            let newline = match self.newline.take() {
+                Some(i) => Some(i),
+                None => {
+                    memchr::memchr(b'\n', &self.block[self.start..self.end]).map(|i| self.start + i)
+                }
+            };
+            let stop = match newline {
+                Some(i) => i,
+                None if self.eof => {
+                    if !spans && self.start == self.end {
+                        return Ok(None);
+                    }
+                    self.end
+                }
+                None => {
+                    // The line goes on in the next block: keep what this one holds of it.
+                    let rest = &self.block[self.start..self.end];
+                    if !too_large && !rest.is_empty() {
+                        if (self.long.len() + rest.len()) as u64 > self.limit {
+                            too_large = true;
+                            self.long = Vec::new();
+                        } else {
+                            self.long.extend_from_slice(rest);
+                        }
+                    }
+                    spans |= !rest.is_empty();
+                    self.fill()?;
+                    continue;
+                }
+            };
+            let (from, to) = (self.start, stop);
+            self.start = (stop + 1).min(self.end);
+            if too_large || (self.long.len() + (to - from)) as u64 > self.limit {
+                self.long = Vec::new();
+                return Ok(Some(Err(TooLarge { limit: self.limit })));
+            }
+            let line = if spans {
+                self.long.extend_from_slice(&self.block[from..to]);
+                &self.long[..]
             } else {
-                line.extend_from_slice(chunk);
+                &self.block[from..to]
+            };
+            return Ok(Some(Ok(line.strip_suffix(b"\r").unwrap_or(line))));
+        }
+    }
+
+    /// Reads the next block (the current one is used up).
+    fn fill(&mut self) -> io::Result<()> {
+        self.start = 0;
+        self.end = 0;
+        loop {
+            match self.reader.read(&mut self.block) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.end = n;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
-        let used = done.unwrap_or(buf.len());
-        reader.consume(used);
-        if done.is_some() {
-            break;
-        }
     }
-    if !any {
-        return Ok(None);
-    }
-    if too_large {
-        return Ok(Some(Err(TooLarge { limit })));
-    }
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
-    Ok(Some(Ok(())))
 }
 
 /// Parses a size: a whole number of bytes, or one with a unit, `KB` `MB` `GB` (powers of 1000)
@@ -220,22 +283,75 @@ mod tests {
         );
     }
 
+    /// Every line of `text` read `block` bytes at a time from a reader that hands out at most
+    /// `chunk` bytes a read: `Some(text)`, or `None` for a line over the limit.
+    fn lines(text: &[u8], limit: u64, block: usize, chunk: usize) -> Vec<Option<Vec<u8>>> {
+        struct Trickle<'a>(&'a [u8], usize);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(buf.len()).min(self.1);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut reader = Lines::with_block(Trickle(text, chunk), limit, block);
+        let mut found = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            found.push(line.ok().map(<[u8]>::to_vec));
+            reader.ready();
+        }
+        assert!(reader.ready(), "at the end, nothing is waited for");
+        found
+    }
+
     #[test]
     fn lines_over_the_limit_are_skipped_whole() {
         let text = b"{\"a\":1}\r\n0123456789abc\n\nlast";
-        let mut reader = io::BufReader::with_capacity(4, &text[..]);
-        let mut lines = Vec::new();
-        while let Some(line) = read_line(&mut reader, 10).unwrap() {
-            lines.push(line);
+        let expected = [
+            Some(b"{\"a\":1}".to_vec()),
+            None,
+            Some(Vec::new()),
+            Some(b"last".to_vec()),
+        ];
+        for block in [1, 2, 3, 4, 7, 64, BLOCK] {
+            for chunk in [1, 3, usize::MAX] {
+                assert_eq!(lines(text, 10, block, chunk), expected, "{block} {chunk}");
+            }
         }
-        assert_eq!(
-            lines,
-            [
-                Line::Text(b"{\"a\":1}".to_vec()),
-                Line::TooLarge(TooLarge { limit: 10 }),
-                Line::Text(Vec::new()),
-                Line::Text(b"last".to_vec()),
-            ]
-        );
+    }
+
+    #[test]
+    fn lines_end_as_the_input_ends() {
+        for block in [1, 2, 5, BLOCK] {
+            assert_eq!(lines(b"", 10, block, 2), Vec::<Option<Vec<u8>>>::new());
+            assert_eq!(lines(b"\n", 10, block, 2), [Some(Vec::new())]);
+            assert_eq!(lines(b"a\n", 10, block, 2), [Some(b"a".to_vec())]);
+            assert_eq!(
+                lines(b"a\r\n\r\nb\r", 10, block, 2),
+                [Some(b"a".to_vec()), Some(Vec::new()), Some(b"b".to_vec())]
+            );
+            // A CR counts towards the limit; a lone CR inside a line stays.
+            assert_eq!(
+                lines(b"0123456789\r\nx\ry\n", 10, block, 3),
+                [None, Some(b"x\ry".to_vec())]
+            );
+            assert_eq!(
+                lines(b"0123456789", 10, block, 3),
+                [Some(b"0123456789".to_vec())]
+            );
+            assert_eq!(lines(b"0123456789a", 10, block, 3), [None]);
+        }
+    }
+
+    #[test]
+    fn a_line_is_ready_only_when_its_end_was_read() {
+        let mut reader = Lines::with_block(&b"one\ntw"[..], 100, 5);
+        assert!(!reader.ready(), "nothing read yet");
+        assert_eq!(reader.next_line().unwrap(), Some(Ok(&b"one"[..])));
+        assert!(!reader.ready(), "`tw` needs more input");
+        assert_eq!(reader.next_line().unwrap(), Some(Ok(&b"tw"[..])));
+        assert!(reader.ready());
+        assert_eq!(reader.next_line().unwrap(), None);
     }
 }

@@ -18,7 +18,7 @@
 //!   interpreter for the parts code generation does not type (generated code reaches both
 //!   through `__private`);
 //! - [`json`]: the strict JSON parser (a repeated key is an error, at its path);
-//!   [`input`]: documents read under a size limit;
+//!   [`input`]: documents read under a size limit, and JSON Lines ([`input::Lines`]);
 //! - [`Violation`], [`Violations`] and [`Path`]: what validators report;
 //! - [`Contract`]: what every generated type implements; [`Secret`]: what a `writeOnly` or
 //!   `format: password` string is typed as, redacted in `Debug`; [`types`]: the types of typed
