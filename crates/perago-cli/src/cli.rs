@@ -49,6 +49,9 @@ enum Command {
         format: Format,
     },
     /// Validate JSON documents against a schema.
+    ///
+    /// A schema is read in the JSON Schema dialect its `$schema` names: 2020-12, 2019-09 or
+    /// draft-07; a schema without `$schema` is read as 2020-12.
     Validate(ValidateArgs),
     /// The worker-completion/v1 contract: classify a submission, derive follow-ups.
     Completion {
@@ -57,6 +60,9 @@ enum Command {
     },
     /// Generate Rust types and validators from a directory of schemas, one module per schema
     /// file and a mod.rs, or check that the generated files are fresh.
+    ///
+    /// A schema is read in the JSON Schema dialect its `$schema` names: 2020-12, 2019-09 or
+    /// draft-07; a schema without `$schema` is read as 2020-12.
     ///
     /// Exit status: 0 when the files were written (or, with --check, are fresh), 1 when --check
     /// finds stale files, 2 on a schema or I/O error.
@@ -262,7 +268,8 @@ fn schemas(format: Format) -> Result<ExitCode, Failure> {
 }
 
 /// The schema `--schema` names, compiled for the interpreter: a built-in by `$id` or short
-/// name, or else a file (JSON Schema 2020-12, with the sibling files its `$ref`s name).
+/// name, or else a file (JSON Schema 2020-12, 2019-09 or draft-07, with the sibling files its
+/// `$ref`s name).
 fn load_schema(name: &str) -> Result<Validator, Failure> {
     let set = builtins()?;
     if let Some(file) = set
@@ -293,7 +300,8 @@ fn load_schema(name: &str) -> Result<Validator, Failure> {
     Validator::load_file(path).map_err(|e| e.to_string().into())
 }
 
-/// A schema file that only holds `$defs` (and annotations): JSON Schema reads its root as `{}`,
+/// A schema file that only holds `$defs` (draft-07's `definitions`) and annotations: JSON
+/// Schema reads its root as `{}`,
 /// which admits everything, but a user naming it almost surely meant one of its definitions.
 fn definitions_only(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -302,11 +310,18 @@ fn definitions_only(path: &Path) -> bool {
     let Ok(Value::Object(root)) = serde_json::from_str::<Value>(&text) else {
         return false;
     };
-    root.contains_key("$defs")
+    (root.contains_key("$defs") || root.contains_key("definitions"))
         && root.keys().all(|k| {
             matches!(
                 k.as_str(),
-                "$schema" | "$id" | "$defs" | "$comment" | "title" | "description" | "examples"
+                "$schema"
+                    | "$id"
+                    | "$defs"
+                    | "definitions"
+                    | "$comment"
+                    | "title"
+                    | "description"
+                    | "examples"
             )
         })
 }

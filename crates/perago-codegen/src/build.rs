@@ -5,6 +5,7 @@ use crate::ir::{
 };
 use crate::lint::{DeferralKind, Deferrals, applied_members, has_structure, keyword_types};
 use perago_schema::check::{Bounds, Lengths, Pattern};
+use perago_schema::dialect::Dialect;
 use perago_schema::error::LintError;
 use perago_schema::load::sort_errors;
 use perago_schema::load::{Documents, pointer_token};
@@ -21,6 +22,11 @@ pub struct SchemaFile {
     pub id: String,
     /// The text as written.
     pub source: String,
+    /// The document as read, in 2020-12 terms (a draft-07 or 2019-09 file upgraded), before
+    /// it is normalised.
+    pub read: Value,
+    /// The dialect the file is written in.
+    pub dialect: Dialect,
     /// The normalised (closed) document.
     pub normalised: Value,
     /// The root schema, unless the file only holds `$defs`.
@@ -30,6 +36,17 @@ pub struct SchemaFile {
 }
 
 impl SchemaFile {
+    /// Where the JSON Pointer `pointer` of the file as written (a `$ref`'s) is in
+    /// [`SchemaFile::read`].
+    pub fn read_pointer(&self, pointer: &str) -> String {
+        match serde_json::from_str::<Value>(&self.source) {
+            Ok(written) if self.dialect != Dialect::Draft2020_12 => {
+                perago_schema::dialect::upgrade::upgraded_pointer(self.dialect, &written, pointer)
+            }
+            _ => pointer.to_owned(),
+        }
+    }
+
     /// The file name without `.schema.json`/`.json`: the short name the CLI accepts.
     pub fn short_name(&self) -> &str {
         let f = self.file.as_str();
@@ -63,9 +80,9 @@ impl<'a> Builder<'a> {
             .collect();
         // A part deferred whole is closed as the interpreter closes it, its in-place parts open.
         for ((doc, pointer), deferral) in &deferrals {
-            let original = &docs.get(*doc).root;
+            let original = docs.get(*doc);
             if deferral.kind == DeferralKind::Value
-                && let Some(mut part) = original.pointer(pointer).cloned()
+                && let Some(mut part) = original.root.pointer(pointer).cloned()
             {
                 crate::normalise::close_deferred(&mut part, true, original);
                 if let Some(slot) = normalised[*doc].pointer_mut(pointer) {
@@ -109,6 +126,8 @@ impl<'a> Builder<'a> {
                 file: d.file.clone(),
                 id: d.id.clone(),
                 source: d.source.clone(),
+                read: d.root.clone(),
+                dialect: d.dialect,
                 normalised: root_schema,
                 root,
                 defs,

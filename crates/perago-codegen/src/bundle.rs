@@ -4,11 +4,13 @@
 
 use crate::SchemaSet;
 use crate::ir::{NodeId, Shape};
-use perago_schema::dialect::{DIALECT, is_annotation};
+use perago_schema::dialect::{DIALECT, Dialect, is_annotation};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-/// The standalone closed schema of node `id`, with `$schema` (2020-12) at its root.
+/// The standalone closed schema of node `id`, with `$schema` (2020-12) at its root: a draft-07
+/// or 2019-09 file's schema as its 2020-12 equivalent, which validators that detect the draft
+/// by `$schema` (Conductor's) read with the same meaning.
 pub fn standalone(set: &SchemaSet, id: NodeId) -> Value {
     let mut bundler = Bundler {
         set,
@@ -20,6 +22,15 @@ pub fn standalone(set: &SchemaSet, id: NodeId) -> Value {
     if let Value::Object(map) = &mut schema {
         map.shift_remove("$id");
         map.shift_remove("$defs");
+        // The body is 2020-12 whatever the file's dialect (`dialect::upgrade`), and says so.
+        if map
+            .get("$schema")
+            .and_then(Value::as_str)
+            .map(Dialect::named)
+            != Some(Ok(Dialect::Draft2020_12))
+        {
+            map.shift_remove("$schema");
+        }
         let mut out = Map::new();
         out.insert("$schema".to_owned(), Value::String(DIALECT.to_owned()));
         out.extend(std::mem::take(map));
@@ -172,7 +183,7 @@ impl Bundler<'_> {
                 .iter()
                 .find(|f| f.id == base || base.rsplit('/').next() == Some(f.file.as_str())),
         }?;
-        let pointer = perago_schema::load::decode_fragment(fragment);
+        let pointer = target.read_pointer(&perago_schema::load::decode_fragment(fragment));
         match pointer.strip_prefix("/$defs/") {
             None if pointer.is_empty() => target.root,
             Some(name) => {
@@ -245,8 +256,7 @@ impl Bundler<'_> {
             .files
             .iter()
             .find(|f| f.file == file)
-            .and_then(|f| serde_json::from_str::<Value>(&f.source).ok())
-            .and_then(|doc| doc.pointer(pointer).cloned());
+            .and_then(|f| f.read.pointer(pointer).cloned());
         if let (Value::Object(map), Some(Value::Object(written))) = (schema, written) {
             for k in ["additionalProperties", "unevaluatedProperties"] {
                 if !written.contains_key(k) {

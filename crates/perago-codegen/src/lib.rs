@@ -36,7 +36,7 @@
 //! | `prefixItems` | a Rust tuple (up to 6 items, `minItems` at least that many), fixed with `"items": false`, else `perago_schema::reader::TupleRest` (the tuple and the items after it) |
 //! | `patternProperties`, `propertyNames` | a checked map (no declared `properties` beside): one pattern its keys must match, names checked by `propertyNames`, counted by `minProperties`/`maxProperties` |
 //! | `title`, `description`, `default`, `examples`, `$comment` | annotations; `default` is applied to the typed value of an absent optional property |
-//! | `$schema`, `$id`, `$defs` | `$schema` is required at the root and must be 2020-12 |
+//! | `$schema`, `$id`, `$defs` | `$schema` at the root: 2020-12 (also without one), or 2019-09 or draft-07, read as their 2020-12 equivalents (`perago_schema::dialect::upgrade`) |
 //!
 //! `$defs` live at the root only; a `$ref` names a sibling file by its name (or its `$id`), whose
 //! root must then be a schema. Beside `const`/`enum` only `type` and annotations are allowed.

@@ -2,6 +2,7 @@
 //! nested objects and `$defs` included, as the contract's `extra="forbid"` rule requires.
 //! The closed form is what the IR is built from and what TaskDefs carry.
 
+use perago_schema::load::Document;
 use serde_json::Value;
 
 /// Closes every object schema in `schema` that does not declare `additionalProperties`.
@@ -49,7 +50,7 @@ pub fn close_objects(schema: &mut Value) {
 /// (`unevaluatedProperties: false`, the interpreter's `Close::Dynamic`, which for a schema
 /// without in-place parts is `additionalProperties: false`); its in-place parts stay open.
 /// `root` is the document, for the local `$ref`s it follows.
-pub fn close_deferred(schema: &mut Value, entered: bool, root: &Value) {
+pub fn close_deferred(schema: &mut Value, entered: bool, root: &Document) {
     let Value::Object(map) = schema else { return };
     if entered
         && !map.contains_key("additionalProperties")
@@ -98,7 +99,7 @@ pub fn close_deferred(schema: &mut Value, entered: bool, root: &Value) {
 /// True when an object schema, or a part it applies in place (`not` and `if` aside: what they
 /// evaluate is not what the object is made of), declares members (the interpreter's
 /// `closure_closable`).
-fn declares(map: &serde_json::Map<String, Value>, root: &Value, depth: usize) -> bool {
+fn declares(map: &serde_json::Map<String, Value>, root: &Document, depth: usize) -> bool {
     if depth > 32 {
         return false;
     }
@@ -114,7 +115,11 @@ fn declares(map: &serde_json::Map<String, Value>, root: &Value, depth: usize) ->
     let part = |v: &Value| v.as_object().is_some_and(|m| declares(m, root, depth + 1));
     let referenced = match map.get("$ref").and_then(Value::as_str) {
         Some(r) => match r.strip_prefix('#') {
-            Some(pointer) => root.pointer(pointer).is_some_and(part),
+            // Written against the file as written (`#/definitions/A` in draft-07).
+            Some(pointer) => root
+                .root
+                .pointer(&root.upgraded_pointer(pointer))
+                .is_some_and(part),
             // Another file's root or `$defs` entry: a contract's files declare objects.
             None => true,
         },

@@ -87,10 +87,15 @@ fn finish(mut docs: Documents) -> Result<SchemaSet, Error> {
         }
     }
     if !errors.is_empty() {
+        docs.to_written(&mut errors);
         return Err(Error::Lint(errors));
     }
-    let (ir, files) = build::Builder::new(&mut docs, deferrals)
-        .finish()
-        .map_err(Error::Lint)?;
+    let (ir, files) = match build::Builder::new(&mut docs, deferrals).finish() {
+        Ok(built) => built,
+        Err(mut errors) => {
+            docs.to_written(&mut errors);
+            return Err(Error::Lint(errors));
+        }
+    };
     Ok(SchemaSet { ir, files })
 }

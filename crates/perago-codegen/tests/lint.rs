@@ -248,14 +248,86 @@ fn deferred_keyword_beside_ref() {
 // The root: $schema, $id, and keywords only the root may hold
 
 #[test]
-fn missing_schema() {
-    assert_snapshot!(lint_text(r#"{"type": "string"}"#));
+fn a_schema_without_dollar_schema_is_read_as_2020_12() {
+    load(&[("a.schema.json", r#"{"type": "string"}"#.to_owned())]);
+}
+
+/// The two doors agree: codegen names `perago validate` for a schema exactly when the
+/// interpreter takes it.
+#[test]
+fn codegen_names_perago_validate_only_for_what_the_interpreter_takes() {
+    let draft_2019 = "https://json-schema.org/draft/2019-09/schema";
+    for schema in [
+        json!({"type": "object", "x-internal": true}),
+        json!({"type": "string", "minlength": 1}),
+        json!({"type": "string", "nullable": true}),
+        json!({"definitions": {"a": {"type": "string"}}, "$ref": "#/definitions/a"}),
+        json!({"type": "object", "discriminator": {"propertyName": "kind"}}),
+        json!({"$recursiveRef": "#"}),
+        json!({"$schema": draft_2019, "$recursiveAnchor": true, "type": "object",
+               "properties": {"children": {"type": "array", "items": {"$recursiveRef": "#"}}}}),
+    ] {
+        let text = schema.to_string();
+        let codegen = errors(&[("a.schema.json", text.clone())]);
+        let interpreter = perago_schema::Validator::load_sources(
+            [("a.schema.json", text.as_str())],
+            "a.schema.json",
+            perago_schema::Options::default(),
+        );
+        assert_eq!(
+            codegen.contains("perago validate"),
+            interpreter.is_ok(),
+            "{schema}: codegen says {codegen}; the interpreter {interpreter:?}"
+        );
+    }
+}
+
+#[test]
+fn draft_07_and_2019_09_schemas_generate() {
+    let set = load(&[
+        (
+            "a.schema.json",
+            json!({
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {
+                    "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}],
+                             "minItems": 2, "additionalItems": false},
+                    "b": {"$ref": "#/definitions/B", "description": "the B"}
+                },
+                "dependencies": {"pair": ["b"]},
+                "definitions": {"B": {"type": "string"}}
+            })
+            .to_string(),
+        ),
+        (
+            "c.schema.json",
+            json!({
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "properties": {"a": {"$ref": "a.schema.json#/definitions/B"}}
+            })
+            .to_string(),
+        ),
+    ]);
+    let a = set.find("a").expect("a");
+    assert_eq!(a.defs.len(), 1, "`definitions` are the `$defs`");
+    let errors = errors(&[(
+        "a.schema.json",
+        json!({"$schema": "http://json-schema.org/draft-07/schema#",
+               "definitions": {"B": {"type": "string", "minLength": "x"}}})
+        .to_string(),
+    )]);
+    assert!(
+        errors.starts_with("a.schema.json#/definitions/B: `minLength`"),
+        "errors point into the file as written: {errors}"
+    );
 }
 
 #[test]
 fn wrong_schema_dialect() {
     assert_snapshot!(lint_text(
-        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}"#
+        r#"{"$schema": "http://json-schema.org/draft-04/schema#", "type": "string"}"#
     ));
 }
 

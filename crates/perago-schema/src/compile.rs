@@ -1,12 +1,16 @@
 //! Schema documents (JSON Schema 2020-12, whole) → the interpreter's [`Program`]: resources
 //! found by `$id` anywhere, `$anchor`s, every `$ref` resolved against its base URI to a node,
 //! keyword values checked, patterns and formats compiled, objects closed as perago's policy
-//! says. What stays out (`$dynamicRef`, references that would need the network, other
-//! dialects) is refused with the location and the reason.
+//! says. A draft-07 or 2019-09 document arrives as its 2020-12 equivalent (`dialect::upgrade`);
+//! 2019-09's `$recursiveRef` is resolved here, each node compiled once per place a
+//! `$recursiveRef` can lead (see [`Scope`]). What stays out (`$dynamicRef`, references that
+//! would need the network, dialects perago does not read) is refused with the location and the
+//! reason.
 
 use crate::check::{Bounds, Lengths, Pattern};
 use crate::dialect::{
-    ANNOTATIONS, DIALECT, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS,
+    ANNOTATIONS, ASSERTIONS, CORE, Dialect, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS,
+    SCHEMA_MAP_KEYWORDS,
 };
 use crate::error::LintError;
 use crate::format::Format;
@@ -25,47 +29,6 @@ pub(crate) struct Options {
     pub close_objects: bool,
 }
 
-const ASSERTIONS: &[&str] = &[
-    "type",
-    "const",
-    "enum",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "format",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-];
-const CORE: &[&str] = &[
-    "$schema",
-    "$id",
-    "$anchor",
-    "$dynamicAnchor",
-    "$ref",
-    "$defs",
-];
-
-fn is_known(k: &str) -> bool {
-    SCHEMA_KEYWORDS.contains(&k)
-        || SCHEMA_ARRAY_KEYWORDS.contains(&k)
-        || SCHEMA_MAP_KEYWORDS.contains(&k)
-        || ANNOTATIONS.contains(&k)
-        || ASSERTIONS.contains(&k)
-        || CORE.contains(&k)
-}
-
 /// The compiled set and the node of each document's root, in document order.
 pub(crate) fn compile(
     docs: &mut Documents,
@@ -78,6 +41,8 @@ pub(crate) fn compile(
         memo: HashMap::new(),
         closable: Vec::new(),
         errors: Vec::new(),
+        scope: Scope::default(),
+        recursive: false,
     };
     let mut roots = Vec::new();
     let mut i = 0;
@@ -102,10 +67,30 @@ struct Compiler<'d> {
     docs: &'d mut Documents,
     options: Options,
     program: Program,
-    memo: HashMap<(usize, String), Ix>,
+    /// The node of each schema, per resource a `$recursiveRef` under it leads to.
+    memo: HashMap<(usize, String, Option<Resource>), Ix>,
     /// Per node: it declares object members and nothing opens it.
     closable: Vec<bool>,
     errors: Vec<LintError>,
+    /// Where the node being built sits in the dynamic scope.
+    scope: Scope,
+    /// A 2019-09 document is loaded: scopes are tracked.
+    recursive: bool,
+}
+
+/// A schema resource: (document, JSON Pointer of its root).
+type Resource = (usize, String);
+
+/// What 2019-09's `$recursiveRef` needs of the dynamic scope, known when the schema is compiled
+/// since a node is compiled per value of it. `"$recursiveRef": "#"` starts at the current
+/// resource; when that resource says `"$recursiveAnchor": true`, it goes on to the outermost
+/// resource of the unbroken run of such resources the evaluation entered to reach it.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Scope {
+    /// The resource the node is in.
+    resource: Option<Resource>,
+    /// When `resource` says `"$recursiveAnchor": true`: the outermost of that run.
+    outermost: Option<Resource>,
 }
 
 impl Compiler<'_> {
@@ -115,9 +100,11 @@ impl Compiler<'_> {
             .push(LintError::new(&file, pointer, keyword, message));
     }
 
-    /// The node of the schema at `pointer` in `doc`, compiled once.
+    /// The node of the schema at `pointer` in `doc`, compiled once (per scope, see [`Scope`]).
     fn at(&mut self, doc: usize, pointer: &str) -> Ix {
-        if let Some(ix) = self.memo.get(&(doc, pointer.to_owned())) {
+        let scope = self.enter(doc, pointer);
+        let key = (doc, pointer.to_owned(), scope.outermost.clone());
+        if let Some(ix) = self.memo.get(&key) {
             return *ix;
         }
         let file = self.docs.get(doc).file.clone();
@@ -126,7 +113,7 @@ impl Compiler<'_> {
             .nodes
             .push(Node::new(format!("{file}#{pointer}")));
         self.closable.push(false);
-        self.memo.insert((doc, pointer.to_owned()), ix);
+        self.memo.insert(key, ix);
         let schema = self
             .docs
             .get(doc)
@@ -134,9 +121,44 @@ impl Compiler<'_> {
             .pointer(pointer)
             .cloned()
             .unwrap_or(Value::Bool(true));
+        let outer = std::mem::replace(&mut self.scope, scope);
         let node = self.build(doc, pointer, &schema, ix);
+        self.scope = outer;
         self.program.nodes[ix as usize] = node;
         ix
+    }
+
+    /// The scope of the schema at `pointer` in `doc`, entered from the node being built.
+    fn enter(&mut self, doc: usize, pointer: &str) -> Scope {
+        if !self.recursive {
+            // Only 2019-09 has `$recursiveRef`; until one of its documents is loaded, every
+            // node has the one empty scope.
+            self.recursive = self.docs.iter().any(|d| d.dialect == Dialect::Draft2019_09);
+            if !self.recursive {
+                return Scope::default();
+            }
+        }
+        let resource = self.docs.resource_of(doc, pointer);
+        if self.scope.resource.as_ref() == Some(&resource) {
+            return self.scope.clone();
+        }
+        let outermost = self
+            .recursive_anchor(&resource)
+            .then(|| self.scope.outermost.clone().unwrap_or(resource.clone()));
+        Scope {
+            resource: Some(resource),
+            outermost,
+        }
+    }
+
+    /// True when the resource's root says `"$recursiveAnchor": true` (2019-09).
+    fn recursive_anchor(&self, (doc, pointer): &Resource) -> bool {
+        let d = self.docs.get(*doc);
+        d.dialect == Dialect::Draft2019_09
+            && d.root
+                .pointer(pointer)
+                .and_then(|s| s.get("$recursiveAnchor"))
+                == Some(&Value::Bool(true))
     }
 
     fn child(&mut self, doc: usize, pointer: &str, keyword: &str) -> Ix {
@@ -163,17 +185,26 @@ impl Compiler<'_> {
                 return node;
             }
         };
+        let dialect = self.docs.get(doc).dialect;
         for k in map.keys() {
-            self.keyword_known(doc, pointer, k);
+            self.keyword_known(doc, pointer, k, dialect);
         }
         if let Some(s) = map.get("$schema") {
-            match s.as_str() {
-                Some(s) if s.trim_end_matches('#') == DIALECT => {}
-                _ => self.err(
+            let dialect = self.docs.get(doc).dialect;
+            match s.as_str().map(Dialect::named) {
+                Some(Ok(d)) if d == dialect => {}
+                Some(Ok(d)) => self.err(
                     doc,
                     pointer,
                     "$schema",
-                    format!("must be {DIALECT:?}, found {s}: perago reads JSON Schema 2020-12"),
+                    format!("{} inside a {} document: perago reads a document in one dialect; put this schema in a file of its own", d.name(), dialect.name()),
+                ),
+                Some(Err(why)) => self.err(doc, pointer, "$schema", why),
+                None => self.err(
+                    doc,
+                    pointer,
+                    "$schema",
+                    format!("must be a string naming a dialect, found {s}"),
                 ),
             }
         }
@@ -209,31 +240,49 @@ impl Compiler<'_> {
         node
     }
 
-    fn keyword_known(&mut self, doc: usize, pointer: &str, k: &str) {
-        if is_known(k) || k.starts_with("x-") {
+    fn keyword_known(&mut self, doc: usize, pointer: &str, k: &str, dialect: Dialect) {
+        if crate::dialect::is_keyword(dialect, k) {
             return;
         }
+        let name = dialect.name();
         let message = match k {
             "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => format!(
                 "perago does not support `{k}` (dynamic scopes, for meta-schemas that extend one another): use `$ref`"
             ),
-            "$vocabulary" => "perago reads the standard 2020-12 vocabularies only; `$vocabulary` belongs in a meta-schema".to_owned(),
-            "definitions" => "not a 2020-12 keyword: write `$defs`".to_owned(),
-            "dependencies" => "not a 2020-12 keyword: write `dependentRequired` (names) or `dependentSchemas` (schemas)".to_owned(),
-            "additionalItems" => "not a 2020-12 keyword: `items` beside `prefixItems` says what the other items are".to_owned(),
+            "$vocabulary" => format!(
+                "perago reads the standard {name} vocabularies only; `$vocabulary` belongs in a meta-schema"
+            ),
+            "definitions" => format!("not a {name} keyword: write `$defs`"),
+            "dependencies" => format!(
+                "not a {name} keyword: write `dependentRequired` (names) or `dependentSchemas` (schemas)"
+            ),
+            "additionalItems" => format!(
+                "not a {name} keyword: `items` beside `prefixItems` says what the other items are"
+            ),
             "id" => "write `$id`".to_owned(),
             "nullable" => "write `\"type\": [T, \"null\"]`".to_owned(),
             _ => {
                 let lower = k.to_ascii_lowercase();
-                let all = [SCHEMA_KEYWORDS, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, ANNOTATIONS, ASSERTIONS, CORE];
+                let all = [
+                    SCHEMA_KEYWORDS,
+                    SCHEMA_ARRAY_KEYWORDS,
+                    SCHEMA_MAP_KEYWORDS,
+                    ANNOTATIONS,
+                    ASSERTIONS,
+                    CORE,
+                ];
                 let close = |n: &str| {
                     n.to_ascii_lowercase() == lower
                         || n.trim_start_matches('$') == k
                         || (k.len() > 4 && edits(&n.to_ascii_lowercase(), &lower) <= 2)
                 };
                 match all.into_iter().flatten().find(|n| close(n)) {
-                    Some(known) => format!("not a JSON Schema 2020-12 keyword: did you mean `{known}`? (an extension keyword of your own may start with `x-`)"),
-                    None => "not a JSON Schema 2020-12 keyword; perago refuses what it would otherwise ignore silently (an extension keyword of your own may start with `x-`)".to_owned(),
+                    Some(known) => format!(
+                        "not a JSON Schema {name} keyword: did you mean `{known}`? (an extension keyword of your own may start with `x-`)"
+                    ),
+                    None => format!(
+                        "not a JSON Schema {name} keyword; perago refuses what it would otherwise ignore silently (an extension keyword of your own may start with `x-`)"
+                    ),
                 }
             }
         };
@@ -605,6 +654,7 @@ impl Compiler<'_> {
                 _ => node.one_of = nodes,
             }
         }
+        self.recursive_reference(doc, pointer, map, node);
         if map.contains_key("not") {
             node.not = Some(self.child(doc, pointer, "not"));
         }
@@ -671,6 +721,57 @@ impl Compiler<'_> {
                     node.any_of.clear();
                 }
             }
+        }
+    }
+
+    /// 2019-09's `$recursiveRef` and `$recursiveAnchor` (known in 2019-09 documents only): the
+    /// reference resolved in this node's [`Scope`], applied in place as `$ref` is.
+    fn recursive_reference(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        node: &mut Node,
+    ) {
+        if self.docs.get(doc).dialect != Dialect::Draft2019_09 {
+            return; // refused as an unknown keyword
+        }
+        if let Some(anchor) = map.get("$recursiveAnchor") {
+            let resource = self.docs.resource_of(doc, pointer);
+            if !anchor.is_boolean() {
+                self.err(
+                    doc,
+                    pointer,
+                    "$recursiveAnchor",
+                    format!("must be a boolean, found {anchor}"),
+                );
+            } else if *anchor == true && resource != (doc, pointer.to_owned()) {
+                self.err(doc, pointer, "$recursiveAnchor", "only a schema resource's root (a file's root, or a schema with `$id`) may say `true`: the dynamic scope is made of resources");
+            }
+        }
+        let Some(r) = map.get("$recursiveRef") else {
+            return;
+        };
+        if r != "#" {
+            self.err(
+                doc,
+                pointer,
+                "$recursiveRef",
+                format!("must be \"#\" (2019-09 defines no other), found {r}"),
+            );
+            return;
+        }
+        // "#" names the current resource; past a `$recursiveAnchor: true` there, the outermost
+        // resource of the run the scope records.
+        let here = self.docs.resource_of(doc, pointer);
+        let (d, p) = match &self.scope.outermost {
+            Some(outermost) if self.recursive_anchor(&here) => outermost.clone(),
+            _ => here,
+        };
+        let target = self.at(d, &p);
+        match node.reference {
+            None => node.reference = Some(target),
+            Some(_) => node.all_of.insert(0, target),
         }
     }
 

@@ -1,5 +1,5 @@
 //! `format` as an assertion: the formats of JSON Schema 2020-12 that have one reading, checked
-//! by their RFCs' grammars. A format name outside this list is an annotation, as the
+//! by their RFCs' grammars (the same in every dialect perago reads: a name means one format). A format name outside this list is an annotation, as the
 //! specification says of formats an implementation does not know.
 
 /// A checked format (generated readers name one by its variant).
@@ -213,8 +213,11 @@ fn duration(s: &str) -> bool {
     }
 }
 
+/// RFC 1123 host names: labels of letters, digits and hyphens, none starting or ending with a
+/// hyphen, at most 63 octets each and 253 in all, no trailing dot (a host, not the root's
+/// child). A label with `--` in its 3rd and 4th positions must be an A-label (RFC 5890):
+/// `xn--` and Punycode that decodes to a U-label IDNA2008 allows ([`u_label`]).
 fn hostname(s: &str) -> bool {
-    let s = s.strip_suffix('.').unwrap_or(s);
     !s.is_empty()
         && s.len() <= 253
         && s.split('.').all(|label| {
@@ -224,10 +227,73 @@ fn hostname(s: &str) -> bool {
                 && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
                 && b[0] != b'-'
                 && b[b.len() - 1] != b'-'
-                && !(b.len() >= 4
-                    && &b[2..4] == b"--"
-                    && !label.to_ascii_lowercase().starts_with("xn--"))
+                && (b.len() < 4 || &b[2..4] != b"--" || a_label(label))
         })
+}
+
+/// An A-label: `xn--` (any case), then Punycode whose U-label passes UTS #46's validity
+/// criteria without mapping (hyphens, joiners, bidi, each code point valid) and IDNA2008's
+/// contextual rules ([`u_label`]).
+fn a_label(label: &str) -> bool {
+    use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
+    if !label
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case("xn--"))
+    {
+        return false;
+    }
+    let lower = label.to_ascii_lowercase();
+    let valid = Uts46::new()
+        .to_ascii(
+            lower.as_bytes(),
+            AsciiDenyList::STD3,
+            Hyphens::Check,
+            DnsLength::Ignore,
+        )
+        .is_ok_and(|ascii| ascii == lower);
+    valid
+        && idna::punycode::decode_to_string(&lower[4..])
+            .is_some_and(|u| !u.is_ascii() && u_label(&u))
+}
+
+/// IDNA2008's rules for a U-label that UTS #46 does not apply: the code points RFC 5892 §2.6
+/// disallows, and the CONTEXTO rules of its Appendix A (A.3–A.9).
+fn u_label(label: &str) -> bool {
+    let chars: Vec<char> = label.chars().collect();
+    let greek = |c: char| matches!(c, '\u{370}'..='\u{3FF}' | '\u{1F00}'..='\u{1FFF}');
+    let hebrew = |c: char| matches!(c, '\u{591}'..='\u{5F4}' | '\u{FB1D}'..='\u{FB4F}');
+    let japanese = |c: char| {
+        c != '\u{30FB}'
+            && matches!(c,
+                '\u{3041}'..='\u{30FF}' // Hiragana, Katakana
+                | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}'
+                | '\u{2E80}'..='\u{2FDF}' | '\u{3005}' | '\u{3007}' | '\u{3021}'..='\u{3029}'
+                | '\u{3038}'..='\u{303B}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}'
+                | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3134F}') // Han
+    };
+    let arabic_indic = chars.iter().any(|c| matches!(c, '\u{660}'..='\u{669}'));
+    let extended_arabic_indic = chars.iter().any(|c| matches!(c, '\u{6F0}'..='\u{6F9}'));
+    if arabic_indic && extended_arabic_indic {
+        return false; // A.8, A.9
+    }
+    chars.iter().enumerate().all(|(i, c)| {
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        match c {
+            // RFC 5892 §2.6: DISALLOWED exceptions.
+            '\u{640}'
+            | '\u{7FA}'
+            | '\u{302E}'
+            | '\u{302F}'
+            | '\u{3031}'..='\u{3035}'
+            | '\u{303B}' => false,
+            '\u{B7}' => before == Some('l') && after == Some('l'), // A.3
+            '\u{375}' => after.is_some_and(greek),                 // A.4
+            '\u{5F3}' | '\u{5F4}' => before.is_some_and(hebrew),   // A.5, A.6
+            '\u{30FB}' => chars.iter().any(|c| japanese(*c)),      // A.7
+            _ => true,
+        }
+    })
 }
 
 fn ipv4(s: &str) -> bool {
@@ -371,6 +437,23 @@ pub(crate) fn parts(uri: &str) -> Parts<'_> {
     }
 }
 
+/// RFC 3986's `IPvFuture`: `v` (either case, as ABNF literals are), hex digits, `.`, then
+/// unreserved, sub-delims or `:`.
+fn ipv_future(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix(['v', 'V']) else {
+        return false;
+    };
+    let Some((version, address)) = rest.split_once('.') else {
+        return false;
+    };
+    !version.is_empty()
+        && version.bytes().all(|c| c.is_ascii_hexdigit())
+        && !address.is_empty()
+        && address
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=:".contains(c))
+}
+
 /// RFC 3986 (RFC 3987 when `iri`): an absolute URI when `absolute`, else any reference.
 fn uri(s: &str, absolute: bool, iri: bool) -> bool {
     // `query`: RFC 3987 allows private-use characters there only.
@@ -432,7 +515,7 @@ fn uri(s: &str, absolute: bool, iri: bool) -> bool {
         let host_ok = if let Some(literal) = host_port.strip_prefix('[') {
             match literal.split_once(']') {
                 Some((ip, port)) => {
-                    ip.parse::<std::net::Ipv6Addr>().is_ok()
+                    (ip.parse::<std::net::Ipv6Addr>().is_ok() || ipv_future(ip))
                         && (port.is_empty()
                             || port
                                 .strip_prefix(':')
@@ -482,6 +565,16 @@ mod tests {
             (Format::Email, "joe..bloggs@example.com", false),
             (Format::Hostname, "www.example.com", true),
             (Format::Hostname, "-a-host-name-that-starts-with--", false),
+            (Format::Hostname, "xn--4gbwdl.xn--wgbh1c", true),
+            (Format::Hostname, "XN--4gbwdl.xn--wgbh1c", true),
+            (Format::Hostname, "xn--ihqwcrb4cv8a8dqg056pqjye", true),
+            (Format::Hostname, "example.com.", false),
+            (Format::Hostname, "xn--X", false),
+            (Format::Hostname, "XN--aa---o47jg78q", false),
+            (Format::Hostname, "ab--c", false),
+            (Format::Uri, "http://[v1.fe80::a+en1]/", true),
+            (Format::Iri, "http://[V1.fe80::a+en1]/", true),
+            (Format::Uri, "http://[v.x]/", false),
             (Format::Ipv4, "192.168.0.1", true),
             (Format::Ipv4, "087.10.0.1", false),
             (Format::Ipv6, "::1", true),
@@ -509,6 +602,51 @@ mod tests {
         ];
         for (f, s, want) in cases {
             assert_eq!(f.is_valid(s), *want, "{f:?} {s:?}");
+        }
+    }
+
+    /// The U-labels of the suite's `idn-hostname` cases as A-labels: `hostname` holds an
+    /// A-label to the rules `idn-hostname` holds its U-label to.
+    #[test]
+    fn hostname_a_labels_are_held_to_idna2008() {
+        let cases: &[(&str, bool)] = &[
+            ("xn--hello-txk", false),    // Begins with a Spacing Combining Mark
+            ("xn--hello-zed", false),    // Begins with a Nonspacing Mark
+            ("xn--hello-6bf", false),    // Begins with an Enclosing Mark
+            ("xn--zca29lwxobi7a", true), // Exceptions that are PVALID, left-to-right chars
+            ("xn--qmbc", true),          // Exceptions that are PVALID, right-to-left chars
+            ("xn--chb89f", false),       // Exceptions that are DISALLOWED, right-to-left chars
+            ("xn--07jceefgh4c", false),  // Exceptions that are DISALLOWED, left-to-right chars
+            ("xn--al-0ea", false),       // MIDDLE DOT with no preceding 'l'
+            ("xn--l-fda", false),        // MIDDLE DOT with nothing preceding
+            ("xn--la-0ea", false),       // MIDDLE DOT with no following 'l'
+            ("xn--l-gda", false),        // MIDDLE DOT with nothing following
+            ("xn--ll-0ea", true),        // MIDDLE DOT with surrounding 'l's
+            ("xn--S-jib3p", false),      // Greek KERAIA not followed by Greek
+            ("xn--wva3j", false),        // Greek KERAIA not followed by anything
+            ("xn--wva3je", true),        // Greek KERAIA followed by Greek
+            ("xn--A-2hc5h", false),      // Hebrew GERESH not preceded by Hebrew
+            ("xn--5db1e", false),        // Hebrew GERESH not preceded by anything
+            ("xn--4dbc5h", true),        // Hebrew GERESH preceded by Hebrew
+            ("xn--A-2hc8h", false),      // Hebrew GERSHAYIM not preceded by Hebrew
+            ("xn--5db3e", false),        // Hebrew GERSHAYIM not preceded by anything
+            ("xn--4dbc8h", true),        // Hebrew GERSHAYIM preceded by Hebrew
+            ("xn--defabc-k64e", false),  // KATAKANA MIDDLE DOT with no Hiragana, Katakana, or Han
+            ("xn--vek", false),          // KATAKANA MIDDLE DOT with no other characters
+            ("xn--k8j5u", true),         // KATAKANA MIDDLE DOT with Hiragana
+            ("xn--bck0j", true),         // KATAKANA MIDDLE DOT with Katakana
+            ("xn--vek778f", true),       // KATAKANA MIDDLE DOT with Han
+            ("xn--ngb6iyr", false), // Arabic-Indic digits mixed with Extended Arabic-Indic digits
+            ("xn--ngba1o", true), // Arabic-Indic digits not mixed with Extended Arabic-Indic digits
+            ("xn--0-gyc", true),  // Extended Arabic-Indic digits not mixed with Arabic-Indic digits
+            ("xn--11b2er09f", false), // ZERO WIDTH JOINER not preceded by Virama
+            ("xn--02b508i", false), // ZERO WIDTH JOINER not preceded by anything
+            ("xn--11b2ezcw70k", true), // ZERO WIDTH JOINER preceded by Virama
+            ("xn--11b2ezcs70k", true), // ZERO WIDTH NON-JOINER preceded by Virama
+            ("xn--ngba5hb2804a", true), // ZERO WIDTH NON-JOINER not preceded by Virama but matches regexp
+        ];
+        for (label, want) in cases {
+            assert_eq!(Format::Hostname.is_valid(label), *want, "{label}");
         }
     }
 }

@@ -2,13 +2,14 @@
 //! with no code generation in it, so that a worker never links the generator or its linter.
 //!
 //! - [`Validator`]: the interpreter for schemas loaded at run time (`perago validate`): JSON
-//!   Schema 2020-12 whole (but `$dynamicRef` and references that would need the network),
+//!   Schema 2020-12 whole, and 2019-09 and draft-07 (but `$dynamicRef` and references that
+//!   would need the network),
 //!   compiled once (`compile`, into a `program`), each document read once from its bytes into
 //!   a reusable tape (`tape`) and checked there (`eval`), `format` included (`format`); it
 //!   checks defaults and examples too, and is the reference generated readers must agree with;
 //! - [`load`]: schema files and texts parsed strictly into [`load::Documents`], with their
-//!   `$id`s, for the interpreter and code generation alike; [`dialect`]: the dialect and the
-//!   annotation keywords;
+//!   `$id`s, for the interpreter and code generation alike; [`dialect`]: the dialects, their
+//!   keywords, and [`dialect::upgrade`] (a draft read as its 2020-12 equivalent);
 //! - [`one_of`]: how a `oneOf`'s branches are distinguished ([`one_of::DecisionTree`]:
 //!   the tree of tests), the one analysis both the interpreter and generated readers decide by;
 //! - [`check`]: the keyword checks that both the interpreter and generated readers call, so

@@ -2,9 +2,13 @@
 //! interpreter and code generation share. A `$ref` is resolved against the base URI in force
 //! where it is written (the nearest enclosing `$id`, RFC 3986 §5.2) to a schema resource found
 //! by `$id` anywhere in the loaded documents, then its fragment to a JSON Pointer or an
-//! `$anchor`; a resource not loaded is a sibling file, loaded by its file name.
+//! `$anchor`; a resource not loaded is a sibling file, loaded by its file name. A draft-07 or
+//! 2019-09 document is held as its 2020-12 equivalent (`dialect::upgrade`), and a `$ref`'s
+//! JSON Pointer, written against the document as written, is followed there.
 
-use crate::dialect::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
+use crate::dialect::{
+    Dialect, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, upgrade,
+};
 use crate::error::{Error, LintError};
 use crate::json::parse_strict;
 use serde_json::Value;
@@ -22,8 +26,30 @@ pub struct Document {
     pub id: String,
     /// The text as read.
     pub source: String,
-    /// The parsed document.
+    /// The parsed document, in 2020-12 terms (as written, for a 2020-12 document).
     pub root: Value,
+    /// The dialect its root's `$schema` names (2020-12 without one).
+    pub dialect: Dialect,
+    /// The document as written, when `root` is its upgrade from an earlier dialect.
+    pub written: Option<Value>,
+}
+
+impl Document {
+    /// Where the JSON Pointer `pointer` of [`Document::root`] is in the file as written.
+    pub fn written_pointer(&self, pointer: &str) -> String {
+        match &self.written {
+            Some(w) => upgrade::written_pointer(self.dialect, w, pointer),
+            None => pointer.to_owned(),
+        }
+    }
+
+    /// Where the JSON Pointer `pointer` of the file as written is in [`Document::root`].
+    pub fn upgraded_pointer(&self, pointer: &str) -> String {
+        match &self.written {
+            Some(w) => upgrade::upgraded_pointer(self.dialect, w, pointer),
+            None => pointer.to_owned(),
+        }
+    }
 }
 
 /// Documents by `$id`, in load order, with the schema resources and anchors they hold.
@@ -76,6 +102,23 @@ impl Documents {
             };
             return Err(Error::Lint(vec![LintError::new(file, "", "", message)]));
         }
+        let dialect = Dialect::of(&root);
+        let (root, written) = match dialect {
+            Dialect::Draft2020_12 => (root, None),
+            _ => {
+                let (upgraded, refusals) = upgrade::upgrade(dialect, &root);
+                if !refusals.is_empty() {
+                    let errors = refusals
+                        .into_iter()
+                        .map(|(pointer, keyword, message)| {
+                            LintError::new(file, &pointer, &keyword, message)
+                        })
+                        .collect();
+                    return Err(Error::Lint(errors));
+                }
+                (upgraded, Some(root))
+            }
+        };
         let id = match root.get("$id") {
             Some(Value::String(id)) => id.clone(),
             _ => format!("file:{file}"),
@@ -97,6 +140,8 @@ impl Documents {
             id,
             source,
             root,
+            dialect,
+            written,
         });
         let index = self.docs.len() - 1;
         self.index(index);
@@ -195,6 +240,21 @@ impl Documents {
         }
     }
 
+    /// The schema resource `pointer` of document `doc` is in: (document, JSON Pointer of the
+    /// nearest enclosing schema with an `$id`, or of the root).
+    pub fn resource_of(&self, doc: usize, pointer: &str) -> (usize, String) {
+        let mut p = pointer;
+        loop {
+            if self.bases.contains_key(&(doc, p.to_owned())) {
+                return (doc, p.to_owned());
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return (doc, String::new()),
+            }
+        }
+    }
+
     /// Resolves the `$ref` `reference` written at `at` in document `from` to (document, JSON
     /// Pointer), loading a sibling file from disk when it names one not loaded yet.
     pub fn resolve(
@@ -212,7 +272,10 @@ impl Documents {
         let target = if fragment.is_empty() {
             rptr
         } else if fragment.starts_with('/') {
-            format!("{rptr}{}", decode_fragment(fragment))
+            // The pointer is written against the resource as written.
+            let d = &self.docs[rdoc];
+            let written = format!("{}{}", d.written_pointer(&rptr), decode_fragment(fragment));
+            d.upgraded_pointer(&written)
         } else {
             match self.anchors.get(&format!("{uri}#{fragment}")) {
                 Some((d, p)) if *d == rdoc => p.clone(),
@@ -267,6 +330,31 @@ impl Documents {
     }
 }
 
+impl Documents {
+    /// Points `errors` found in the documents as read into the files as written (`/$defs/A`
+    /// of an upgraded draft-07 file is its `/definitions/A`).
+    pub fn to_written(&self, errors: &mut [LintError]) {
+        for e in errors {
+            let Some(doc) = self
+                .docs
+                .iter()
+                .find(|d| d.file == e.file && d.written.is_some())
+            else {
+                continue;
+            };
+            if e.keyword.is_empty() {
+                e.pointer = doc.written_pointer(&e.pointer);
+                continue;
+            }
+            let at = doc.written_pointer(&format!("{}/{}", e.pointer, pointer_token(&e.keyword)));
+            if let Some((pointer, keyword)) = at.rsplit_once('/') {
+                e.keyword = keyword.replace("~1", "/").replace("~0", "~");
+                e.pointer = pointer.to_owned();
+            }
+        }
+    }
+}
+
 /// The file a `$ref` names beside the referring one (`other.schema.json`,
 /// `./other.schema.json#/$defs/A`), `None` for one that names no file (`#/$defs/A`) or a URI
 /// with a scheme; a path (`../x.json`, `sub/x.json`) is refused: schemas are loaded from one
@@ -292,18 +380,23 @@ fn nothing_at(reference: &str, doc: &Document, target: &str) -> String {
         .strip_prefix("/$defs/")
         .filter(|name| !name.contains('/'))
     else {
+        let target = doc.written_pointer(target);
         return format!("{reference:?}: nothing at {target:?} in {}", doc.file);
     };
     let name = name.replace("~1", "/").replace("~0", "~");
+    let defs = match doc.dialect {
+        Dialect::Draft07 => "definitions",
+        _ => "$defs",
+    };
     let entries = match doc.root.get("$defs").and_then(Value::as_object) {
         Some(defs) if !defs.is_empty() => {
             let names: Vec<String> = defs.keys().map(|k| format!("{k:?}")).collect();
             format!("its entries are {}", names.join(", "))
         }
-        _ => "it has no `$defs`".to_owned(),
+        _ => format!("it has no `{defs}`"),
     };
     format!(
-        "{reference:?}: {} has no `$defs` entry {name:?} ({entries})",
+        "{reference:?}: {} has no `{defs}` entry {name:?} ({entries})",
         doc.file
     )
 }

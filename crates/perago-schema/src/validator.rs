@@ -1,4 +1,5 @@
-//! [`Validator`]: a schema in JSON Schema 2020-12, whole, compiled for the interpreter, which
+//! [`Validator`]: a schema in JSON Schema 2020-12 (or draft-07 or 2019-09, read as their 2020-12
+//! equivalents), whole, compiled for the interpreter, which
 //! reads each document's bytes once (no `Value` tree) and reports every violation.
 
 use crate::check::Out;
@@ -193,12 +194,16 @@ fn not_strict_json(bytes: &[u8]) -> Vec<Violation> {
 }
 
 fn finish(mut docs: Documents, root: usize, options: Options) -> Result<Validator, Error> {
-    Validator::from_documents(&mut docs, root, options).map_err(Error::Lint)
+    Validator::from_documents(&mut docs, root, options).map_err(|mut errors| {
+        docs.to_written(&mut errors);
+        Error::Lint(errors)
+    })
 }
 
 impl Validator {
     /// Compiles loaded documents (code generation's too, which checks defaults and examples
-    /// with it) and validates against the root of document `root`.
+    /// with it) and validates against the root of document `root`. The errors are located in
+    /// the documents as read ([`Documents::to_written`] points them into the files).
     pub fn from_documents(
         docs: &mut Documents,
         root: usize,
@@ -442,8 +447,70 @@ mod tests {
         assert!(refused(json!({"$ref": "#"})).contains("validating would never end"));
         assert!(refused(json!({"minLenght": 1})).contains("did you mean `minLength`?"));
         assert!(
-            refused(json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
-                .contains("perago reads JSON Schema 2020-12")
+            refused(json!({"$schema": "http://json-schema.org/draft-04/schema#"}))
+                .contains("is a draft perago does not read")
+        );
+        assert!(
+            refused(json!({"$schema": "http://json-schema.org/draft-07/schema#", "$defs": {}}))
+                .contains("`$defs`: not a draft-07 keyword: write `definitions`")
+        );
+    }
+
+    #[test]
+    fn drafts_are_read_with_their_own_meaning() {
+        let verdicts = |schema: Value, documents: &[Value]| -> Vec<bool> {
+            let v = Validator::from_value(&schema, Options::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            documents
+                .iter()
+                .map(|d| v.is_valid(d.to_string().as_bytes()))
+                .collect()
+        };
+        let draft07 = "http://json-schema.org/draft-07/schema#";
+        // `$ref` overrides its siblings; `definitions`; `dependencies`; a tuple `items`.
+        let schema = json!({
+            "$schema": draft07,
+            "definitions": {"pair": {"items": [{"type": "string"}], "additionalItems": false}},
+            "properties": {
+                "p": {"$ref": "#/definitions/pair", "maxItems": 0},
+                "d": {"type": "object", "additionalProperties": true,
+                      "dependencies": {"a": ["b"], "c": {"required": ["e"]}}}
+            }
+        });
+        assert_eq!(
+            verdicts(
+                schema,
+                &[
+                    json!({"p": ["x"]}),
+                    json!({"p": ["x", "y"]}),
+                    json!({"p": [1]}),
+                    json!({"d": {"a": 1}}),
+                    json!({"d": {"c": 1, "e": 1}}),
+                ]
+            ),
+            [true, false, false, false, true]
+        );
+        // 2019-09's `$recursiveRef`: the outermost resource with `$recursiveAnchor: true`.
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$id": "https://example.com/strict-tree",
+            "$recursiveAnchor": true,
+            "$ref": "tree",
+            "unevaluatedProperties": false,
+            "$defs": {"tree": {
+                "$id": "tree", "$recursiveAnchor": true, "type": "object",
+                "properties": {"data": true, "children": {"type": "array", "items": {"$recursiveRef": "#"}}}
+            }}
+        });
+        assert_eq!(
+            verdicts(
+                schema,
+                &[
+                    json!({"children": [{"data": 1}]}),
+                    json!({"children": [{"daat": 1}]}),
+                ]
+            ),
+            [true, false]
         );
     }
 }

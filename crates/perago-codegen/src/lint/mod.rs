@@ -5,7 +5,7 @@
 use crate::ir::Kind;
 use perago_schema::check::{Pattern, json_equal};
 
-use perago_schema::dialect::{ANNOTATIONS, DIALECT};
+use perago_schema::dialect::{ANNOTATIONS, DIALECT, Dialect};
 use perago_schema::error::LintError;
 use perago_schema::load::{Documents, pointer_token, sort_errors};
 use perago_schema::one_of::{
@@ -185,8 +185,10 @@ pub(crate) fn has_structure(root: &Value) -> bool {
 /// What to write instead of a keyword outside the subset, when there is something to say.
 fn unsupported_hint(keyword: &str) -> Option<String> {
     let hint = match keyword {
-        "dependencies" => "write `dependentRequired` or `dependentSchemas` (JSON Schema 2020-12)",
-        "definitions" => "write `$defs` (JSON Schema 2020-12)",
+        "dependencies" => {
+            "write `dependentRequired` or `dependentSchemas` (JSON Schema 2020-12), or declare draft-07 in `$schema`"
+        }
+        "definitions" => "write `$defs` (JSON Schema 2020-12), or declare draft-07 in `$schema`",
         "id" => "write `$id`",
         "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" => {
             "put the schema in the root `$defs` and `$ref` it as \"#/$defs/Name\""
@@ -332,14 +334,21 @@ impl Linter<'_> {
             );
             return;
         };
+        // The document arrives in 2020-12 terms whatever its dialect (`dialect::upgrade`);
+        // without `$schema` it is 2020-12, as Pydantic and most generators that write none
+        // mean it.
         match map.get("$schema") {
-            Some(Value::String(s)) if s.trim_end_matches('#') == DIALECT => {}
+            None => {}
+            Some(Value::String(s)) => {
+                if let Err(why) = Dialect::named(s) {
+                    self.err("", "$schema", why);
+                }
+            }
             Some(other) => self.err(
                 "",
                 "$schema",
-                format!("must be {DIALECT:?}, found {other}: perago supports a subset of JSON Schema 2020-12 only"),
+                format!("must be a string naming a dialect (e.g. {DIALECT:?}), found {other}"),
             ),
-            None => self.err("", "$schema", format!("missing: add \"$schema\": {DIALECT:?} at the root")),
         }
         if let Some(id) = map.get("$id")
             && !id.as_str().is_some_and(|s| {
@@ -390,13 +399,7 @@ impl Linter<'_> {
             } else if UNTYPED.contains(&k) {
                 self.untyped(pointer, k, "generated types have no form for it");
             } else if !is_known(k) {
-                // Generated code has no use for it (or it is a typo the interpreter refuses too).
-                let message = match unsupported_hint(k) {
-                    Some(hint) => {
-                        format!("not in the subset perago generates types for: {hint}; {VALIDATE}")
-                    }
-                    None => format!("not in the subset perago generates types for: {VALIDATE}"),
-                };
+                let message = self.unsupported(k);
                 self.err(pointer, k, message);
             }
             if k == "examples" && !value.is_array() {
@@ -416,8 +419,35 @@ impl Linter<'_> {
         }
     }
 
+    /// Why a keyword outside the subset is refused. Generated code has no use for it; the
+    /// interpreter may read it, or refuse it too (a typo, a keyword of no dialect it reads):
+    /// `perago validate` is named only when it reads it, so the two doors never disagree.
+    fn unsupported(&self, k: &str) -> String {
+        let dialect = self.docs.get(self.doc).dialect;
+        match (
+            unsupported_hint(k),
+            perago_schema::dialect::is_keyword(dialect, k),
+        ) {
+            (Some(hint), true) => {
+                format!("not in the subset perago generates types for: {hint}; {VALIDATE}")
+            }
+            (None, true) => format!("not in the subset perago generates types for: {VALIDATE}"),
+            (Some(hint), false) => format!(
+                "not a JSON Schema {} keyword perago reads: {hint}",
+                dialect.name()
+            ),
+            (None, false) => format!(
+                "not a JSON Schema {} keyword perago reads (an extension keyword of your own may start with `x-`)",
+                dialect.name()
+            ),
+        }
+    }
+
     fn root_only(&mut self, pointer: &str, keyword: &str) {
         let hint = match keyword {
+            "$defs" if self.docs.get(self.doc).dialect == Dialect::Draft07 => {
+                "move these definitions to the `definitions` at the root of the file (only those can be referenced)"
+            }
             "$defs" => {
                 "move these definitions to the `$defs` at the root of the file (only those can be referenced)"
             }
@@ -440,6 +470,11 @@ impl Linter<'_> {
             let at = format!("{pointer}/{}", pointer_token(k));
             match (k.as_str(), v) {
                 ("$id" | "$defs" | "$schema", _) => self.root_only(pointer, k),
+                // The schema a TaskDef carries is 2020-12, which has no form for them.
+                ("$recursiveRef" | "$recursiveAnchor", _) => {
+                    let message = self.unsupported(k);
+                    self.err(pointer, k, message);
+                }
                 ("$ref", _) => self.reference(v, pointer),
                 (
                     "properties" | "patternProperties" | "dependentSchemas",
