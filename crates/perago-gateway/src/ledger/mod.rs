@@ -27,6 +27,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// How many prepared statements a connection keeps: more than the writer uses (rusqlite keeps
+/// 16 by default, fewer than the writer's statements, so they would be parsed again in turn).
+const STATEMENT_CACHE: usize = 64;
+
 /// The schema's version (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
 
@@ -181,6 +185,7 @@ pub fn open(path: &Path, durability: Durability) -> Result<Connection, LedgerErr
     };
     let conn = Connection::open(path).map_err(wrap)?;
     conn.busy_timeout(Duration::from_secs(10)).map_err(wrap)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     let mode: String = conn
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
         .map_err(wrap)?;
