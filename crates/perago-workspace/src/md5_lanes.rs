@@ -239,7 +239,7 @@ impl Stream {
 /// the error.
 pub fn md5_files(files: &[PathBuf], threads: usize) -> Result<Vec<String>, (usize, io::Error)> {
     let next = AtomicUsize::new(0);
-    let take = |_: bool| {
+    let take = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
         (i < files.len()).then_some(i)
     };
@@ -251,20 +251,18 @@ pub fn md5_files(files: &[PathBuf], threads: usize) -> Result<Vec<String>, (usiz
 /// [`md5_files`] for files that become ready one by one (downloads, say): the index of each
 /// file to hash arrives on `ready` once the file is complete, and the work ends when every
 /// sender is gone. The digest of each file received, `None` for the others.
+///
+/// A thread waits for files until its eight lanes are busy, and hashes with idle lanes only
+/// once no more will come: eight lanes cost about what two or three digests one at a time
+/// cost, so hashing each file as soon as it arrives, with the others idle, would cost more
+/// than hashing it alone.
 pub fn md5_as_ready(
     files: &[PathBuf],
     ready: mpsc::Receiver<usize>,
     threads: usize,
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let ready = Mutex::new(ready);
-    let take = |wait: bool| {
-        if wait {
-            ready.lock().unwrap_or_else(|p| p.into_inner()).recv().ok()
-        } else {
-            // A thread with busy lanes never waits, not even for one that waits for a file.
-            ready.try_lock().ok()?.try_recv().ok()
-        }
-    };
+    let take = || ready.lock().unwrap_or_else(|p| p.into_inner()).recv().ok();
     hash_all(files, threads, take)
 }
 
@@ -272,7 +270,7 @@ pub fn md5_as_ready(
 fn hash_all(
     files: &[PathBuf],
     threads: usize,
-    take: impl Fn(bool) -> Option<usize> + Sync,
+    take: impl Fn() -> Option<usize> + Sync,
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let failed = AtomicBool::new(false);
     let digests: Mutex<Vec<Option<String>>> = Mutex::new(vec![None; files.len()]);
@@ -280,11 +278,11 @@ fn hash_all(
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
-                let take = |wait| {
+                let take = || {
                     if failed.load(Ordering::Relaxed) {
                         return None;
                     }
-                    take(wait)
+                    take()
                 };
                 let done = |i: usize, digest: String| {
                     digests.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(digest);
@@ -305,11 +303,11 @@ fn hash_all(
     Ok(digests.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// One thread's work: files taken with `take` into free lanes, each digest given to `done`.
-/// `take(true)` may wait for a file (no lane is busy); `take(false)` must not.
+/// One thread's work: files taken with `take` into free lanes (`None`: no more will come),
+/// each digest given to `done`.
 fn hash_lanes(
     files: &[PathBuf],
-    take: impl Fn(bool) -> Option<usize>,
+    take: impl Fn() -> Option<usize>,
     done: impl Fn(usize, String),
 ) -> Result<(), (usize, io::Error)> {
     let mut lanes: [Option<Stream>; LANES] = Default::default();
@@ -319,8 +317,7 @@ fn hash_lanes(
     loop {
         for l in 0..LANES {
             while lanes[l].is_none() {
-                let idle = lanes.iter().all(Option::is_none);
-                let Some(index) = take(idle) else { break };
+                let Some(index) = take() else { break };
                 let file = File::open(&files[index]).map_err(|e| (index, e))?;
                 let buffer = spare.pop().unwrap_or_else(|| vec![0; BUFFER]);
                 let mut stream = Stream {
