@@ -25,9 +25,7 @@
 //! Rounds alternate the contenders; the table shows medians over rounds, and each
 //! contender's CPU time per completion (the whole process's: the test server, the gateway and
 //! the agents all run in it), summed over the rounds, which a machine shared with other work
-//! disturbs less than the rates. Before the rounds, the latency of `fdatasync` in the ledger's
-//! directory is measured: with `--durability full` every answer waits for one, and at most
-//! 8 agents' completions share it, so 8 / that latency bounds the answered rate.
+//! disturbs less than the rates.
 
 #[path = "../tests/common/agent.rs"]
 mod agent;
@@ -103,27 +101,6 @@ fn cpu_time() -> Duration {
         .filter_map(|f| f.parse::<u64>().ok())
         .sum();
     Duration::from_millis(ticks * 10)
-}
-
-/// The median latency of `fdatasync` after rewriting 4 KiB in place (as a commit rewrites the
-/// write-ahead log after a checkpoint), in a directory beside the ledgers.
-fn fdatasync_p50() -> Duration {
-    use std::os::unix::fs::FileExt;
-    let dir = tempfile::tempdir().unwrap();
-    let file = std::fs::File::create(dir.path().join("probe")).unwrap();
-    let page = [0x5a_u8; 4096];
-    file.write_all_at(&page, 0).unwrap();
-    file.sync_all().unwrap();
-    let mut times: Vec<Duration> = (0..200)
-        .map(|_| {
-            file.write_all_at(&page, 0).unwrap();
-            let t = Instant::now();
-            file.sync_data().unwrap();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn completion(i: usize) -> Value {
@@ -343,13 +320,6 @@ fn main() {
     } else {
         setting("PERAGO_BENCH_GATEWAY_ROUNDS", 5)
     };
-    let fsync = fdatasync_p50();
-    println!(
-        "fdatasync p50 {:.0} µs: with --durability full, {AGENTS} agents are answered at most \
-         {:.0}/s",
-        fsync.as_secs_f64() * 1e6,
-        AGENTS as f64 / fsync.as_secs_f64()
-    );
     let server = TestServer::start();
     let mut done = 0;
     let mut bares = Vec::new();
