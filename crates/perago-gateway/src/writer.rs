@@ -156,29 +156,28 @@ fn run(
         }
         let _busy = watched.map(Loop::busy);
         let began = Instant::now();
-        if conn.execute_batch("BEGIN IMMEDIATE").is_err() {
+        if run_cached(conn, "BEGIN IMMEDIATE").is_err() {
             // Dropping a job unrun answers it `NotRun`.
             continue;
         }
         let mut answers = Vec::with_capacity(batch.len());
         for job in batch {
-            if conn.execute_batch("SAVEPOINT transition").is_err() {
+            if run_cached(conn, "SAVEPOINT transition").is_err() {
                 continue;
             }
             let (keep, answer) = job(conn);
             let end = if keep {
-                "RELEASE transition"
+                run_cached(conn, "RELEASE transition")
             } else {
-                "ROLLBACK TO transition; RELEASE transition"
+                run_cached(conn, "ROLLBACK TO transition")
+                    .and_then(|()| run_cached(conn, "RELEASE transition"))
             };
-            match conn.execute_batch(end) {
+            match end {
                 Ok(()) => answers.push(answer),
                 Err(e) => answer(Err(WriteError::Sqlite(e.to_string()))),
             }
         }
-        let committed = conn
-            .execute_batch("COMMIT")
-            .map_err(|e| WriteError::Sqlite(e.to_string()));
+        let committed = run_cached(conn, "COMMIT").map_err(|e| WriteError::Sqlite(e.to_string()));
         let took = began.elapsed();
         if committed.is_err() {
             let _ = conn.execute_batch("ROLLBACK");
@@ -190,4 +189,11 @@ fn run(
             after_commit(took);
         }
     }
+}
+
+/// Runs one statement prepared once per connection: the writer brackets every transition
+/// with a savepoint, and parsing that text anew each time cost more than the statements of a
+/// small transition.
+fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
 }

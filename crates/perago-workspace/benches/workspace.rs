@@ -12,7 +12,17 @@
 //!   MD5s verified, files stamped), against a plain concurrent download of the same objects
 //!   (ureq GETs of `/api/v1/repositories/{r}/refs/{commit}/objects?path=…` with Basic auth, the
 //!   same number of threads and pooled connections, each body streamed to its file through the
-//!   same 64 KiB buffer, nothing verified, the object list given). Target: within 10%.
+//!   same 64 KiB buffer, nothing verified, the object list given). Target: within 10%. Beside
+//!   them, `perago_streamed_md5`: the same checkout through a client that fetches one object
+//!   at a time, hashing each stream as it arrives (how the client worked before
+//!   `md5_lanes`), so a change of the client shows in one run.
+//! - **publish**: publishing `FILES` new files, `BYTES` in all, from a checkout of the seeded
+//!   commit (`checkout.changes()` and `publish::Publication::run`: staging branch, uploads,
+//!   sentinel, commit, merge into a fresh branch, checks) against a plain concurrent upload
+//!   of the same files (ureq POSTs with the same threads and pooled connections, streamed
+//!   from their files, nothing hashed or checked) and one commit; and `perago_streamed_md5`
+//!   as above. The files are written before the clock starts, and the checkout's removal
+//!   comes after it stops. Target: within 10%.
 //! - **memory**: the peak RSS of each of those two, run in a child process of this binary
 //!   against the same server, for `FILES` objects and for `BIG_FILES` objects of the same total
 //!   (100 × 10 MB against 10,000 × 100 KB by default): `VmHWM` read at the child's start and at
@@ -32,7 +42,7 @@
 //! Settings (environment): `PERAGO_BENCH_WS_FILES` (10000), `PERAGO_BENCH_WS_BYTES` (1G = 10⁹;
 //! `k`/`M`/`G` suffixes are powers of 1000), `PERAGO_BENCH_WS_RUNS` (3),
 //! `PERAGO_BENCH_WS_PARALLEL` (8), `PERAGO_BENCH_WS_BIG_FILES` (100), `PERAGO_BENCH_WS_ONLY`
-//! (a comma list of `lakefs`, `memory`, `local`; all by default), `PERAGO_BENCH_WS_DIR` (where
+//! (a comma list of `lakefs`, `publish`, `memory`, `local`; all by default), `PERAGO_BENCH_WS_DIR` (where
 //! the scratch directory goes; the system's temporary directory by default),
 //! `PERAGO_BENCH_WS_BREAKDOWN=1` (adds to the lakeFS section the plain download with MD5
 //! hashing, and with hashing and the checkout's re-open to stamp each file: where the
@@ -77,6 +87,7 @@ const BUFFER: usize = 64 * 1024;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 type Result<T, E = Error> = std::result::Result<T, E>;
+type StoreResult<T> = perago_workspace::store::Result<T>;
 
 fn main() {
     if let Ok(mode) = std::env::var(CHILD_ENV) {
@@ -121,10 +132,15 @@ impl Settings {
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty())
                 .collect(),
-            Err(_) => vec!["lakefs".into(), "memory".into(), "local".into()],
+            Err(_) => vec![
+                "lakefs".into(),
+                "publish".into(),
+                "memory".into(),
+                "local".into(),
+            ],
         };
         for s in &sections {
-            if !["lakefs", "memory", "local"].contains(&s.as_str()) {
+            if !["lakefs", "publish", "memory", "local"].contains(&s.as_str()) {
                 return Err(format!("PERAGO_BENCH_WS_ONLY: unknown section {s:?}").into());
             }
         }
@@ -712,6 +728,172 @@ impl Plain {
     }
 }
 
+/// The `LakeFs` client as it transferred before [`perago_workspace::md5_lanes`]: every
+/// operation forwarded, except that whole transfers take [`Store`]'s defaults, which send or
+/// fetch one object at a time with `upload` and `download`, each hashing its stream as it
+/// goes. Measured beside the client, so the change shows in one run.
+#[derive(Debug)]
+struct Streamed(LakeFs);
+
+impl Store for Streamed {
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    fn checksum(&self) -> perago_workspace::Checksum {
+        self.0.checksum()
+    }
+    fn get_commit(&self, r: &str, reference: &str) -> StoreResult<perago_workspace::Commit> {
+        self.0.get_commit(r, reference)
+    }
+    fn log(
+        &self,
+        r: &str,
+        reference: &str,
+        n: usize,
+    ) -> StoreResult<Vec<perago_workspace::Commit>> {
+        self.0.log(r, reference, n)
+    }
+    fn list_branches(&self, r: &str) -> StoreResult<Vec<(String, perago_workspace::CommitId)>> {
+        self.0.list_branches(r)
+    }
+    fn list_objects(
+        &self,
+        r: &str,
+        commit: &perago_workspace::CommitId,
+        prefix: &str,
+    ) -> StoreResult<Vec<ObjectInfo>> {
+        self.0.list_objects(r, commit, prefix)
+    }
+    fn download(
+        &self,
+        r: &str,
+        commit: &perago_workspace::CommitId,
+        object: &ObjectInfo,
+        dest: &Path,
+    ) -> StoreResult<()> {
+        self.0.download(r, commit, object, dest)
+    }
+    fn create_branch(
+        &self,
+        r: &str,
+        name: &str,
+        source: &perago_workspace::CommitId,
+    ) -> StoreResult<()> {
+        self.0.create_branch(r, name, source)
+    }
+    fn delete_branch(&self, r: &str, name: &str) -> StoreResult<()> {
+        self.0.delete_branch(r, name)
+    }
+    fn upload(&self, r: &str, branch: &str, path: &str, source: &Path) -> StoreResult<ObjectInfo> {
+        self.0.upload(r, branch, path, source)
+    }
+    fn delete_object(&self, r: &str, branch: &str, path: &str) -> StoreResult<()> {
+        self.0.delete_object(r, branch, path)
+    }
+    fn commit(
+        &self,
+        r: &str,
+        branch: &str,
+        message: &str,
+        metadata: &perago_workspace::Metadata,
+    ) -> StoreResult<Option<perago_workspace::Commit>> {
+        self.0.commit(r, branch, message, metadata)
+    }
+    fn merge(
+        &self,
+        r: &str,
+        source: &str,
+        destination: &str,
+        message: &str,
+        metadata: &perago_workspace::Metadata,
+    ) -> StoreResult<perago_workspace::Merge> {
+        self.0.merge(r, source, destination, message, metadata)
+    }
+    fn diff(
+        &self,
+        r: &str,
+        left: &perago_workspace::CommitId,
+        right: &perago_workspace::CommitId,
+        prefix: &str,
+    ) -> StoreResult<Vec<perago_workspace::store::Change>> {
+        self.0.diff(r, left, right, prefix)
+    }
+}
+
+/// The plain publication: the same files POSTed to a branch by `parallel` threads over pooled
+/// connections, streamed from their files with their lengths, nothing hashed or checked, then
+/// one commit.
+struct PlainUpload {
+    agent: ureq::Agent,
+    authorization: String,
+    url: String,
+}
+
+impl PlainUpload {
+    fn new(endpoint: &str, authorization: String, repository: &str) -> PlainUpload {
+        let agent = ureq::Agent::config_builder()
+            .max_idle_connections(16)
+            .max_idle_connections_per_host(16)
+            .build()
+            .new_agent();
+        PlainUpload {
+            agent,
+            authorization,
+            url: format!("{endpoint}/api/v1/repositories/{repository}/branches"),
+        }
+    }
+
+    /// Uploads `dir/<relative>` to `out/<relative>` on `branch` for every path, `parallel` at
+    /// a time, then commits the branch.
+    fn upload_all(
+        &self,
+        branch: &str,
+        relative: &[String],
+        dir: &Path,
+        parallel: usize,
+    ) -> Result<()> {
+        let objects = format!("{}/{branch}/objects", self.url);
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..parallel.min(relative.len()))
+                .map(|_| {
+                    scope.spawn(|| -> Result<()> {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(path) = relative.get(i) else {
+                                return Ok(());
+                            };
+                            let file = std::fs::File::open(dir.join(path))?;
+                            let len = file.metadata()?.len();
+                            let mut response = self
+                                .agent
+                                .post(&objects)
+                                .query("path", format!("{OUT}{path}"))
+                                .header("authorization", &self.authorization)
+                                .content_type("application/octet-stream")
+                                .header("content-length", len)
+                                .send(ureq::SendBody::from_owned_reader(file))?;
+                            // Read to the end, so the connection is reused.
+                            response.body_mut().read_to_vec()?;
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .try_for_each(|w| w.join().expect("an upload thread panicked"))
+        })?;
+        self.agent
+            .post(format!("{}/{branch}/commits", self.url))
+            .header("authorization", &self.authorization)
+            .content_type("application/json")
+            .send(&br#"{"message": "plain upload"}"#[..])?
+            .body_mut()
+            .read_to_vec()?;
+        Ok(())
+    }
+}
+
 // ---------------------------------------------------------------- the child
 
 /// One measured download in this process, against the server of the parent: `materialise`
@@ -865,7 +1047,7 @@ fn run(bench: bool) -> Result<()> {
         setup.elapsed().as_secs_f64()
     );
 
-    if settings.section("lakefs") || settings.section("memory") {
+    if settings.section("lakefs") || settings.section("publish") || settings.section("memory") {
         let server = LakeFsServer::start();
         let seeding = Instant::now();
         let commit = seed_lakefs(&server, REPO, &objects, 10)?;
@@ -882,6 +1064,16 @@ fn run(bench: bool) -> Result<()> {
         );
         if settings.section("lakefs") {
             lakefs_section(
+                &settings,
+                &server,
+                &commit,
+                &objects,
+                scratch.path(),
+                &mut trash,
+            )?;
+        }
+        if settings.section("publish") {
+            publish_section(
                 &settings,
                 &server,
                 &commit,
@@ -945,7 +1137,16 @@ fn lakefs_section(
     );
     let md5 = md5_throughput(objects);
     println!("  MD5 on one core (the md-5 crate): {md5:.0} MB/s");
-    let mut names = vec!["perago_materialise", "plain_http"];
+    let lanes = lanes_throughput(objects, scratch)?;
+    println!(
+        "  MD5 of files read back, eight side by side on one core (md5_lanes): {lanes:.0} MB/s"
+    );
+    let streamed = Streamed(client(
+        &server.base_url(),
+        server.access_key_id(),
+        server.secret_access_key(),
+    )?);
+    let mut names = vec!["perago_materialise", "plain_http", "perago_streamed_md5"];
     let mut plains = vec![plain];
     if settings.breakdown {
         // The plain download plus what a checkout adds, step by step.
@@ -962,16 +1163,20 @@ fn lakefs_section(
         let dir = scratch.join(format!("lakefs-{}-{round}", names[contender]));
         let clock = Clock::start();
         let (n, b) = match contender {
-            0 => {
-                let checkout =
-                    checkout::materialise(&lakefs, REPO, commit, PREFIX, &dir, parallel)?;
+            0 | 2 => {
+                let store: &dyn Store = if contender == 0 { &lakefs } else { &streamed };
+                let checkout = checkout::materialise(store, REPO, commit, PREFIX, &dir, parallel)?;
                 let counts = (checkout.file_count(), checkout.bytes());
                 checkout.keep();
                 counts
             }
+            1 => (
+                listed.len(),
+                plains[0].download_all(&listed, &dir, parallel)?,
+            ),
             k => (
                 listed.len(),
-                plains[k - 1].download_all(&listed, &dir, parallel)?,
+                plains[k - 2].download_all(&listed, &dir, parallel)?,
             ),
         };
         let elapsed = clock.stop();
@@ -994,8 +1199,39 @@ fn lakefs_section(
         &walls(&times[1]),
         1.10,
     );
+    ratio(
+        "(before) perago_streamed_md5 / plain_http",
+        &walls(&times[2]),
+        &walls(&times[1]),
+        1.10,
+    );
     trash.empty();
     Ok(())
+}
+
+/// MB/s of [`perago_workspace::md5_lanes`] on one thread over (up to 256 MB of) the objects,
+/// written to files first: what a checkout's verification pass reads and hashes.
+fn lanes_throughput(objects: &[Object], scratch: &Path) -> Result<f64> {
+    let dir = scratch.join("md5-lanes");
+    std::fs::create_dir(&dir)?;
+    let mut files = Vec::new();
+    let mut bytes = 0u64;
+    for (i, object) in objects.iter().enumerate() {
+        if bytes >= 256_000_000 {
+            break;
+        }
+        let path = dir.join(format!("f{i}"));
+        std::fs::write(&path, &object.data)?;
+        files.push(path);
+        bytes += object.data.len() as u64;
+    }
+    let start = Instant::now();
+    let digests = perago_workspace::md5_lanes::md5_files(&files, 1)
+        .map_err(|(i, e)| format!("{}: {e}", files[i].display()))?;
+    let elapsed = start.elapsed();
+    std::hint::black_box(digests);
+    remove(&dir);
+    Ok(bytes as f64 / 1e6 / elapsed.as_secs_f64())
 }
 
 /// MB/s of MD5 over (up to 256 MB of) the objects' bytes, on this thread.
@@ -1012,6 +1248,128 @@ fn md5_throughput(objects: &[Object]) -> f64 {
         hashed += object.data.len() as u64;
     }
     hashed as f64 / 1e6 / start.elapsed().as_secs_f64()
+}
+
+/// The prefix a publication writes.
+const OUT: &str = "out/";
+
+fn publish_section(
+    settings: &Settings,
+    server: &LakeFsServer,
+    commit: &str,
+    objects: &[Object],
+    scratch: &Path,
+    trash: &mut Trash,
+) -> Result<()> {
+    use perago_workspace::publish::{Publication, Publisher};
+    let (files, bytes, parallel) = (settings.files, settings.bytes, settings.parallel);
+    println!(
+        "\npublish: {files} new files, {} ({parallel} parallel), from commit {} into a branch",
+        mb(bytes),
+        &commit[..12]
+    );
+    trash.settle();
+    let lakefs = client(
+        &server.base_url(),
+        server.access_key_id(),
+        server.secret_access_key(),
+    )?;
+    let base = perago_workspace::CommitId::parse(commit).ok_or("not a commit id")?;
+    // The plain contender uploads one tree, written once; perago publishes from a fresh
+    // checkout each run, the same files written into it before the clock starts.
+    let tree = scratch.join("publish-tree");
+    write_tree(&tree, objects)?;
+    let relative: Vec<String> = objects
+        .iter()
+        .map(|o| o.path[PREFIX.len()..].to_owned())
+        .collect();
+    sync();
+    let plain = PlainUpload::new(&server.base_url(), server.authorization(), REPO);
+    let streamed = Streamed(client(
+        &server.base_url(),
+        server.access_key_id(),
+        server.secret_access_key(),
+    )?);
+    let names = [
+        "perago_publish",
+        "plain_upload_commit",
+        "perago_streamed_md5",
+    ];
+    probe("before", scratch)?;
+    let times = rounds(&names, settings.runs, trash, |contender, round, trash| {
+        let branch = format!("{}-{round}", names[contender].replace('_', "-"));
+        lakefs.create_branch(REPO, &branch, &base)?;
+        let elapsed;
+        if contender != 1 {
+            let store: &dyn Store = if contender == 0 { &lakefs } else { &streamed };
+            let dir = scratch.join(format!("publish-{contender}-{round}"));
+            let checkout = checkout::materialise(store, REPO, commit, OUT, &dir, parallel)?;
+            write_tree(&dir, objects)?;
+            sync();
+            let publisher = Publisher {
+                task_type: "bench".into(),
+                task_id: format!("bench-{round}"),
+                workflow_id: "bench".into(),
+                attempt: 0,
+                worker_id: "bench".into(),
+            };
+            let clock = Clock::start();
+            let changes = checkout.changes()?;
+            if changes.added.len() != files {
+                return Err(
+                    format!("{} files added, expected {files}", changes.added.len()).into(),
+                );
+            }
+            Publication {
+                store,
+                checkout: &checkout,
+                changes: &changes,
+                branch: &branch,
+                publisher: &publisher,
+                budget: None,
+            }
+            .run(&|| Ok(()))?;
+            elapsed = clock.stop();
+            // Removing the directory is the task's end, not the publication: outside the clock.
+            trash.keep(checkout.keep());
+        } else {
+            let clock = Clock::start();
+            plain.upload_all(&branch, &relative, &tree, parallel)?;
+            elapsed = clock.stop();
+        }
+        let head = lakefs.get_commit(REPO, &branch)?;
+        let listed = lakefs.list_objects(REPO, &head.id, OUT)?;
+        let total: u64 = listed.iter().map(|o| o.size).sum();
+        if (listed.len(), total) != (files, bytes) {
+            return Err(format!(
+                "{}: the branch holds {} objects of {total} bytes under {OUT}",
+                names[contender],
+                listed.len()
+            )
+            .into());
+        }
+        lakefs.delete_branch(REPO, &branch)?;
+        server.clear_requests();
+        sync();
+        Ok(elapsed)
+    })?;
+    probe("after", scratch)?;
+    table(&names, &times, bytes, files);
+    ratio(
+        "perago_publish / plain_upload_commit",
+        &walls(&times[0]),
+        &walls(&times[1]),
+        1.10,
+    );
+    ratio(
+        "(before) perago_streamed_md5 / plain_upload_commit",
+        &walls(&times[2]),
+        &walls(&times[1]),
+        1.10,
+    );
+    trash.keep(tree);
+    trash.empty();
+    Ok(())
 }
 
 fn memory_section(

@@ -308,17 +308,24 @@ fn download_all(
     parallel: usize,
     progress: &dyn crate::store::Progress,
 ) -> Result<(), StoreError> {
-    crate::parallel::try_for_each(objects, parallel, |i, object| {
-        let dest = checkout.dir.join(&relative[i]);
-        store.download(&checkout.repository, &checkout.commit.id, object, &dest)?;
-        std::fs::File::options()
-            .write(true)
-            .open(&dest)
-            .and_then(|f| f.set_modified(checkout.stamp()))
-            .map_err(|e| StoreError::io(format!("cannot stamp {}", dest.display()), e))?;
-        progress.file(object.size);
-        Ok(())
-    })
+    let dests: Vec<PathBuf> = relative.iter().map(|r| checkout.dir.join(r)).collect();
+    let stamp = checkout.stamp();
+    store.download_all(
+        &checkout.repository,
+        &checkout.commit.id,
+        objects,
+        &dests,
+        parallel,
+        &|i| {
+            std::fs::File::options()
+                .write(true)
+                .open(&dests[i])
+                .and_then(|f| f.set_modified(stamp))
+                .map_err(|e| StoreError::io(format!("cannot stamp {}", dests[i].display()), e))?;
+            progress.file(objects[i].size);
+            Ok(())
+        },
+    )
 }
 
 impl Checkout {

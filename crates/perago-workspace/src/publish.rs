@@ -285,23 +285,25 @@ impl Publication<'_> {
 
     /// Uploads the files added or changed, in parallel.
     fn upload_all(&self, staging: &str) -> Result<(), StoreError> {
-        let files: Vec<&str> = self
+        let files: Vec<(String, std::path::PathBuf)> = self
             .changes
             .added
             .iter()
             .chain(&self.changes.changed)
-            .map(|(p, _)| p.as_str())
-            .collect();
-        crate::parallel::try_for_each(&files, PARALLEL_UPLOADS, |_, path| {
-            self.store
-                .upload(
-                    self.checkout.repository(),
-                    staging,
-                    &self.checkout.object_path(path),
-                    &self.checkout.dir().join(path),
+            .map(|(path, _)| {
+                (
+                    self.checkout.object_path(path),
+                    self.checkout.dir().join(path),
                 )
-                .map(drop)
-        })
+            })
+            .collect();
+        self.store.upload_all(
+            self.checkout.repository(),
+            staging,
+            &files,
+            PARALLEL_UPLOADS,
+            &|_| {},
+        )
     }
 }
 

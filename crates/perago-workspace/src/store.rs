@@ -8,7 +8,7 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The result of a store operation.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -242,6 +242,27 @@ pub trait Store: Send + Sync + fmt::Debug {
         dest: &Path,
     ) -> Result<()>;
 
+    /// Downloads `objects` of `commit`, object `i` to the file `dests[i]`, up to `parallel` at
+    /// a time, each verified as [`download`](Self::download) verifies it before this returns
+    /// `Ok`; `written(i)` runs (on the downloading thread) once object `i`'s file is written.
+    /// The first failure stops the work and is returned; a file whose content failed its check
+    /// is removed. The default downloads each with [`download`](Self::download); the lakeFS
+    /// client checks the MD5s afterwards, eight at a time ([`crate::md5_lanes`]).
+    fn download_all(
+        &self,
+        repository: &str,
+        commit: &CommitId,
+        objects: &[ObjectInfo],
+        dests: &[PathBuf],
+        parallel: usize,
+        written: &(dyn Fn(usize) -> Result<()> + Sync),
+    ) -> Result<()> {
+        crate::parallel::try_for_each(objects, parallel, |i, object| {
+            self.download(repository, commit, object, &dests[i])?;
+            written(i)
+        })
+    }
+
     /// Creates branch `name` at commit `source`. `AlreadyExists` when the name is taken (an
     /// atomic create-if-absent).
     fn create_branch(&self, repository: &str, name: &str, source: &CommitId) -> Result<()>;
@@ -257,6 +278,27 @@ pub trait Store: Send + Sync + fmt::Debug {
         path: &str,
         source: &Path,
     ) -> Result<ObjectInfo>;
+
+    /// Stages file `files[i].1` at path `files[i].0` on `branch` for every `i`, up to
+    /// `parallel` at a time, each checked as [`upload`](Self::upload) checks it before this
+    /// returns `Ok`; `stored(size)` runs once a file is stored. The first failure stops the
+    /// work and is returned. The default uploads each with [`upload`](Self::upload); the
+    /// lakeFS client hashes the files eight at a time ([`crate::md5_lanes`]) beside the
+    /// uploads.
+    fn upload_all(
+        &self,
+        repository: &str,
+        branch: &str,
+        files: &[(String, PathBuf)],
+        parallel: usize,
+        stored: &(dyn Fn(u64) + Sync),
+    ) -> Result<()> {
+        crate::parallel::try_for_each(files, parallel, |_, (path, source)| {
+            let info = self.upload(repository, branch, path, source)?;
+            stored(info.size);
+            Ok(())
+        })
+    }
 
     /// Stages the removal of `path` on `branch` (nothing happens when it does not exist).
     fn delete_object(&self, repository: &str, branch: &str, path: &str) -> Result<()>;
@@ -396,15 +438,12 @@ pub fn import_by_upload<S: Store + ?Sized>(
     let head = store.get_commit(repository, branch)?;
     let existing = store.list_objects(repository, &head.id, prefix)?;
     start_progress(dir, &files, progress);
-    crate::parallel::try_for_each(&files, PARALLEL_TRANSFERS, |_, relative| {
-        let info = store.upload(
-            repository,
-            branch,
-            &format!("{prefix}{relative}"),
-            &dir.join(relative),
-        )?;
-        progress.file(info.size);
-        Ok(())
+    let uploads: Vec<(String, PathBuf)> = files
+        .iter()
+        .map(|relative| (format!("{prefix}{relative}"), dir.join(relative)))
+        .collect();
+    store.upload_all(repository, branch, &uploads, PARALLEL_TRANSFERS, &|size| {
+        progress.file(size);
     })?;
     let present: std::collections::HashSet<String> =
         files.iter().map(|f| format!("{prefix}{f}")).collect();

@@ -1081,6 +1081,89 @@ fn a_short_long_or_wrong_body_is_corrupt_and_leaves_no_file() {
 }
 
 #[test]
+fn download_all_checks_every_md5_and_removes_only_the_wrong_file() {
+    // Twenty objects of different sizes, one of them served with other content of its size:
+    // the batch hashes after the transfers, eight side by side, and must still name it.
+    let contents: Vec<Vec<u8>> = (0..20u32)
+        .map(|k| (0..k * 977).map(|i| (i % 251) as u8 ^ k as u8).collect())
+        .collect();
+    let served = contents.clone();
+    let script = Script::start(move |r| {
+        let path = r.param("path").unwrap();
+        let k: usize = path.trim_start_matches("in/f").parse().unwrap();
+        let mut body = served[k].clone();
+        if k == 13 {
+            body[100] ^= 1;
+        }
+        bytes_reply(200, &body)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let objects: Vec<ObjectInfo> = contents
+        .iter()
+        .enumerate()
+        .map(|(k, c)| object(&format!("in/f{k}"), c))
+        .collect();
+    let dests: Vec<std::path::PathBuf> =
+        (0..20).map(|k| dir.path().join(format!("f{k}"))).collect();
+    let written = AtomicUsize::new(0);
+    let e = clean(
+        script
+            .client()
+            .download_all("song-1", &cid(1), &objects, &dests, 4, &|_| {
+                written.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .unwrap_err(),
+    );
+    assert!(
+        matches!(&e, StoreError::Corrupt { path, detail } if path == "in/f13" && detail.contains("MD5")),
+        "{e:?}"
+    );
+    assert_eq!(written.into_inner(), 20);
+    assert!(!dests[13].exists());
+    assert_eq!(std::fs::read(&dests[12]).unwrap(), contents[12]);
+}
+
+#[test]
+fn upload_all_holds_every_stored_checksum_to_its_file() {
+    let script = Script::start(|r| {
+        let path = r.param("path").unwrap();
+        let mut stats = stats_json(&path, &r.body);
+        if path == "out/f7" {
+            stats["checksum"] = json!(md5_hex(b"something else"));
+        }
+        json_reply(201, stats)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<(String, std::path::PathBuf)> = (0..12u8)
+        .map(|k| {
+            let source = dir.path().join(format!("f{k}"));
+            std::fs::write(&source, vec![k; 1000 * usize::from(k)]).unwrap();
+            (format!("out/f{k}"), source)
+        })
+        .collect();
+    let client = script.client();
+    let stored = AtomicUsize::new(0);
+    let e = clean(
+        client
+            .upload_all("song-1", "ws-1", &files, 3, &|_| {
+                stored.fetch_add(1, Ordering::SeqCst);
+            })
+            .unwrap_err(),
+    );
+    assert!(
+        matches!(&e, StoreError::Corrupt { path, .. } if path == "out/f7"),
+        "{e:?}"
+    );
+    // What lakeFS stored otherwise is not counted as stored.
+    assert!(stored.into_inner() < 12);
+    // Without the wrong one, the batch passes.
+    client
+        .upload_all("song-1", "ws-1", &files[..7], 3, &|_| {})
+        .unwrap();
+}
+
+#[test]
 fn a_body_that_keeps_breaking_off_is_unavailable() {
     let script = Script::start(|_| Reply::Truncated {
         announced: 5,

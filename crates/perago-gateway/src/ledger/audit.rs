@@ -64,9 +64,11 @@ fn hash(
     ));
     h.update(details.as_bytes());
     let digest = h.finalize();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(64);
     for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
     out
 }

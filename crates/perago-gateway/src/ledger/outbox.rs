@@ -77,18 +77,24 @@ pub struct Lane {
 }
 
 /// The pending rows of `lane` due at `now_ms`, updates first, each kind in order.
+///
+/// Every delivery pass runs this, so it must cost little: it walks `outbox_due` (pending
+/// rows by kind, `update` before `log`, then id) and stops at `limit`, with no sort; and the
+/// limit is part of the text, because a bound `LIMIT` makes SQLite prepare the statement again
+/// at every run.
 pub fn due(
     conn: &Connection,
     lane: Lane,
     now_ms: i64,
     limit: usize,
 ) -> rusqlite::Result<Vec<OutboxRow>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, task_id, kind, body, attempts, created_at_ms FROM outbox
-         WHERE state = 'pending' AND next_attempt_ms <= ?1 AND id % ?3 = ?4
-         ORDER BY kind = 'log', id LIMIT ?2",
-    )?;
-    let rows = stmt.query_map(params![now_ms, limit as i64, lane.lanes, lane.lane], |r| {
+         INDEXED BY outbox_due
+         WHERE state = 'pending' AND next_attempt_ms <= ?1 AND id % ?2 = ?3
+         ORDER BY kind DESC, id LIMIT {limit}"
+    ))?;
+    let rows = stmt.query_map(params![now_ms, lane.lanes, lane.lane], |r| {
         let kind: String = r.get(2)?;
         Ok(OutboxRow {
             id: r.get(0)?,

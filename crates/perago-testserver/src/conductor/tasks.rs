@@ -212,7 +212,9 @@ pub(crate) struct Tasks {
     by_id: HashMap<String, Task>,
     order: Vec<String>,
     queues: HashMap<QueueKey, VecDeque<String>>,
-    in_progress: BTreeSet<String>,
+    /// The IN_PROGRESS tasks by lease deadline: what [`Tasks::advance`] and
+    /// [`Tasks::next_timer`] look at on every access, so it must not take a scan.
+    leases: BTreeSet<(Instant, String)>,
     /// When delayed re-queues become pollable; an entry may outlive its task's
     /// stay in the queue, which costs one spurious wake-up at most.
     delayed: BTreeSet<Instant>,
@@ -341,15 +343,13 @@ impl Tasks {
     /// - A delayed re-queue whose time came is a change too: pollers must look again.
     pub(crate) fn advance(&mut self, now: Instant) -> bool {
         let mut changed = false;
-        let expired: Vec<String> = self
-            .in_progress
-            .iter()
-            .filter(|id| self.by_id[*id].lease_deadline.is_some_and(|d| d <= now))
-            .cloned()
-            .collect();
-        for id in expired {
-            self.in_progress.remove(&id);
-            let task = self.by_id.get_mut(&id).expect("in_progress ids exist");
+        while self
+            .leases
+            .first()
+            .is_some_and(|(deadline, _)| *deadline <= now)
+        {
+            let (_, id) = self.leases.pop_first().expect("a lease is due");
+            let task = self.by_id.get_mut(&id).expect("leased ids exist");
             task.status = TaskStatus::TimedOut;
             task.lease_deadline = None;
             task.end_time = now_ms();
@@ -371,11 +371,8 @@ impl Tasks {
 
     /// The next instant at which [`advance`](Self::advance) would change something.
     pub(crate) fn next_timer(&self) -> Option<Instant> {
-        let leases = self
-            .in_progress
-            .iter()
-            .filter_map(|id| self.by_id[id].lease_deadline);
-        leases.chain(self.delayed.first().copied()).min()
+        let lease = self.leases.first().map(|(deadline, _)| *deadline);
+        lease.into_iter().chain(self.delayed.first().copied()).min()
     }
 
     /// Hands up to `count` ready tasks to a worker (`ExecutionService.poll`,
@@ -412,8 +409,11 @@ impl Tasks {
                     task.worker_id = Some(worker.clone());
                 }
                 task.update_time = wall;
-                task.lease_deadline = Some(now + lease(task.response_timeout_seconds));
-                self.in_progress.insert(id.clone());
+                set_lease(
+                    &mut self.leases,
+                    task,
+                    Some(now + lease(task.response_timeout_seconds)),
+                );
                 task.to_json()
             })
             .collect()
@@ -457,7 +457,8 @@ impl Tasks {
             // Only the lease moves; every other field is ignored (§4.2).
             task.update_time = now_ms();
             if task.status == TaskStatus::InProgress {
-                task.lease_deadline = Some(now + lease(task.response_timeout_seconds));
+                let deadline = now + lease(task.response_timeout_seconds);
+                set_lease(&mut self.leases, task, Some(deadline));
             }
             return (Reply::text(200, task_id), Some(key));
         }
@@ -484,8 +485,7 @@ impl Tasks {
             task.logs.push(log);
         }
         task.update_time = wall;
-        task.lease_deadline = None;
-        self.in_progress.remove(&task_id);
+        set_lease(&mut self.leases, task, None);
         // A SCHEDULED task (after an earlier IN_PROGRESS update) is still queued.
         if let Some(queue) = self.queues.get_mut(&key) {
             queue.retain(|queued| *queued != task_id);
@@ -602,6 +602,17 @@ impl Tasks {
 
 fn lease(response_timeout_seconds: i64) -> Duration {
     Duration::from_secs(u64::try_from(response_timeout_seconds).unwrap_or(0))
+}
+
+/// Sets `task`'s lease deadline (`None`: it has none), keeping `leases` in step.
+fn set_lease(leases: &mut BTreeSet<(Instant, String)>, task: &mut Task, deadline: Option<Instant>) {
+    if let Some(old) = task.lease_deadline.take() {
+        leases.remove(&(old, task.id.clone()));
+    }
+    if let Some(new) = deadline {
+        leases.insert((new, task.id.clone()));
+    }
+    task.lease_deadline = deadline;
 }
 
 /// `now + delay`, or a year on if that does not fit an `Instant`.
@@ -813,5 +824,37 @@ mod tests {
         assert!(!tasks.advance(start + Duration::from_millis(999)));
         assert!(tasks.advance(start + Duration::from_secs(1)));
         assert_eq!(tasks.get(&id).unwrap().status, TaskStatus::TimedOut);
+    }
+
+    #[test]
+    fn an_extended_lease_expires_at_its_new_deadline_and_an_ended_task_never() {
+        let mut tasks = Tasks::default();
+        let mut spec = TaskSpec::new("t", json!({}));
+        spec.response_timeout_seconds = Some(1);
+        let (extended, ended) = (tasks.enqueue(spec.clone(), None), tasks.enqueue(spec, None));
+        let start = Instant::now();
+        let poll = PollRequest {
+            task_type: "t".into(),
+            domain: None,
+            worker_id: None,
+            count: 2,
+        };
+        assert_eq!(tasks.poll(&poll, start).len(), 2);
+        let body = |id: &str, extend: bool| {
+            let workflow = tasks.get(id).unwrap().workflow_instance_id;
+            json!({"taskId": id, "workflowInstanceId": workflow, "status": if extend {
+                "IN_PROGRESS" } else { "COMPLETED" }, "extendLease": extend})
+            .to_string()
+        };
+        let half = start + Duration::from_millis(500);
+        let (extend, end) = (body(&extended, true), body(&ended, false));
+        assert_eq!(tasks.update(&extend, half).0.status, 200);
+        assert_eq!(tasks.update(&end, half).0.status, 200);
+        assert!(!tasks.advance(start + Duration::from_secs(1)));
+        assert_eq!(tasks.next_timer(), Some(half + Duration::from_secs(1)));
+        assert!(tasks.advance(half + Duration::from_secs(1)));
+        assert_eq!(tasks.get(&extended).unwrap().status, TaskStatus::TimedOut);
+        assert_eq!(tasks.get(&ended).unwrap().status, TaskStatus::Completed);
+        assert_eq!(tasks.next_timer(), None);
     }
 }

@@ -193,8 +193,12 @@ pub(super) enum Payload<'a> {
     None,
     /// JSON, sent as `application/json`.
     Json(Vec<u8>),
-    /// A file's content, streamed as `application/octet-stream`, reopened for each attempt.
-    File(&'a Path),
+    /// A file's content, streamed as `application/octet-stream`, reopened for each attempt;
+    /// hashed (MD5) as it is sent when `hash`.
+    File {
+        path: &'a Path,
+        hash: bool,
+    },
 }
 
 /// When a failed attempt may be repeated.
@@ -230,7 +234,8 @@ pub(super) struct Request<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Sent {
     pub bytes: u64,
-    pub md5: String,
+    /// The hex MD5 of what was sent, when it was hashed.
+    pub md5: Option<String>,
 }
 
 /// Why a 2xx answer could not be used.
@@ -487,14 +492,14 @@ impl LakeFs {
                 .content_type("application/json")
                 .send(&body[..])
                 .map(|r| (r, None)),
-            (Method::Post, Payload::File(path)) => {
+            (Method::Post, Payload::File { path, hash }) => {
                 let context = || format!("reading {}", path.display());
                 let file = File::open(path).map_err(|e| StoreError::io(context(), e))?;
                 let len = file
                     .metadata()
                     .map_err(|e| StoreError::io(context(), e))?
                     .len();
-                let mut reader = HashingReader::new(file, len);
+                let mut reader = HashingReader::new(file, len, *hash);
                 let result = agent
                     .post(url)
                     .header("authorization", auth)
@@ -642,24 +647,24 @@ pub(super) fn describe_body_error(e: &io::Error) -> String {
     }
 }
 
-/// Reads exactly `len` bytes of a file while hashing them; a file that shrinks or grows
+/// Reads exactly `len` bytes of a file, hashing them when asked; a file that shrinks or grows
 /// while it is sent is an error (kept in `local_error`, since the transport would report it
 /// as its own).
 struct HashingReader {
     file: File,
     len: u64,
     read: u64,
-    md5: Md5,
+    md5: Option<Md5>,
     local_error: Option<io::Error>,
 }
 
 impl HashingReader {
-    fn new(file: File, len: u64) -> HashingReader {
+    fn new(file: File, len: u64, hash: bool) -> HashingReader {
         HashingReader {
             file,
             len,
             read: 0,
-            md5: Md5::new(),
+            md5: hash.then(Md5::new),
             local_error: None,
         }
     }
@@ -673,7 +678,7 @@ impl HashingReader {
     fn finish(self) -> Sent {
         Sent {
             bytes: self.read,
-            md5: hex(&self.md5.finalize()),
+            md5: self.md5.map(|md5| hex(&md5.finalize())),
         }
     }
 }
@@ -699,7 +704,9 @@ impl Read for HashingReader {
                 ),
             ))),
             Ok(n) => {
-                self.md5.update(&buf[..n]);
+                if let Some(md5) = &mut self.md5 {
+                    md5.update(&buf[..n]);
+                }
                 self.read += n as u64;
                 Ok(n)
             }

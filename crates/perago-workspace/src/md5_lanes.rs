@@ -1,0 +1,483 @@
+//! MD5 digests of many files, eight computed side by side.
+//!
+//! One MD5 is a chain of dependent steps, so a core runs it at one step after another (about
+//! 700 MB/s here) however wide its vector units are. Eight independent digests, one per lane
+//! of an array, make every step eight independent operations that the compiler turns into
+//! vector instructions (SSE2, which every x86-64 has): about 3× the throughput of one digest
+//! per core. A checkout verifies thousands of objects and a publication hashes thousands of
+//! files, so the lakeFS client hashes them here, from the files once written (or before they
+//! are sent), instead of one stream at a time while it transfers.
+//!
+//! Each lane reads its file through its own 64 KiB buffer and takes the next file as soon as
+//! it is done, so memory stays [`LANES`] buffers per thread whatever the files' sizes.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
+
+/// Digests computed side by side.
+pub const LANES: usize = 8;
+
+/// Each lane's read buffer.
+const BUFFER: usize = 64 * 1024;
+
+/// One 32-bit word of every lane.
+type Word = [u32; LANES];
+
+/// MD5's initial state (RFC 1321 §3.3).
+const INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+
+/// The sine table, `floor(abs(sin(i + 1)) × 2³²)` (RFC 1321 §3.4).
+const K: [u32; 64] = [
+    0xd76a_a478,
+    0xe8c7_b756,
+    0x2420_70db,
+    0xc1bd_ceee,
+    0xf57c_0faf,
+    0x4787_c62a,
+    0xa830_4613,
+    0xfd46_9501,
+    0x6980_98d8,
+    0x8b44_f7af,
+    0xffff_5bb1,
+    0x895c_d7be,
+    0x6b90_1122,
+    0xfd98_7193,
+    0xa679_438e,
+    0x49b4_0821,
+    0xf61e_2562,
+    0xc040_b340,
+    0x265e_5a51,
+    0xe9b6_c7aa,
+    0xd62f_105d,
+    0x0244_1453,
+    0xd8a1_e681,
+    0xe7d3_fbc8,
+    0x21e1_cde6,
+    0xc337_07d6,
+    0xf4d5_0d87,
+    0x455a_14ed,
+    0xa9e3_e905,
+    0xfcef_a3f8,
+    0x676f_02d9,
+    0x8d2a_4c8a,
+    0xfffa_3942,
+    0x8771_f681,
+    0x6d9d_6122,
+    0xfde5_380c,
+    0xa4be_ea44,
+    0x4bde_cfa9,
+    0xf6bb_4b60,
+    0xbebf_bc70,
+    0x289b_7ec6,
+    0xeaa1_27fa,
+    0xd4ef_3085,
+    0x0488_1d05,
+    0xd9d4_d039,
+    0xe6db_99e5,
+    0x1fa2_7cf8,
+    0xc4ac_5665,
+    0xf429_2244,
+    0x432a_ff97,
+    0xab94_23a7,
+    0xfc93_a039,
+    0x655b_59c3,
+    0x8f0c_cc92,
+    0xffef_f47d,
+    0x8584_5dd1,
+    0x6fa8_7e4f,
+    0xfe2c_e6e0,
+    0xa301_4314,
+    0x4e08_11a1,
+    0xf753_7e82,
+    0xbd3a_f235,
+    0x2ad7_d2bb,
+    0xeb86_d391,
+];
+
+/// The shifts of each round's four steps.
+const S: [[u32; 4]; 4] = [
+    [7, 12, 17, 22],
+    [5, 9, 14, 20],
+    [4, 11, 16, 23],
+    [6, 10, 15, 21],
+];
+
+/// One step of every lane: `a = b + ((a + f + m + k) <<< s)`.
+#[inline(always)]
+fn step(a: &mut Word, b: &Word, f: &Word, m: &Word, k: u32, s: u32) {
+    for l in 0..LANES {
+        a[l] = b[l].wrapping_add(
+            a[l].wrapping_add(f[l])
+                .wrapping_add(m[l])
+                .wrapping_add(k)
+                .rotate_left(s),
+        );
+    }
+}
+
+/// MD5's compression of one 64-byte block per lane (`block[w][l]`: word `w` of lane `l`'s
+/// block), RFC 1321 §3.4.
+fn compress(state: &mut [Word; 4], block: &[Word; 16]) {
+    let [mut a, mut b, mut c, mut d] = *state;
+    let mut f = [0u32; LANES];
+    for i in 0..64 {
+        let round = i / 16;
+        let word = match round {
+            0 => i,
+            1 => (5 * i + 1) % 16,
+            2 => (3 * i + 5) % 16,
+            _ => (7 * i) % 16,
+        };
+        for l in 0..LANES {
+            f[l] = match round {
+                0 => (b[l] & c[l]) | (!b[l] & d[l]),
+                1 => (d[l] & b[l]) | (!d[l] & c[l]),
+                2 => b[l] ^ c[l] ^ d[l],
+                _ => c[l] ^ (b[l] | !d[l]),
+            };
+        }
+        step(&mut a, &b, &f, &block[word], K[i], S[round][i % 4]);
+        (a, b, c, d) = (d, a, b, c);
+    }
+    for (s, v) in state.iter_mut().zip([a, b, c, d]) {
+        for l in 0..LANES {
+            s[l] = s[l].wrapping_add(v[l]);
+        }
+    }
+}
+
+/// A file in a lane.
+struct Stream {
+    /// Its place in the caller's list.
+    index: usize,
+    file: File,
+    /// Bytes read but not hashed yet: `buffer[start..end]`.
+    buffer: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Bytes read so far.
+    length: u64,
+    /// The padded last block or two once the file has ended (RFC 1321 §3.1, §3.2): the
+    /// bytes, the blocks already hashed and the blocks in all.
+    tail: Option<([u8; 128], usize, usize)>,
+}
+
+impl Stream {
+    /// Whole blocks ready to hash (at least one unless the file has ended and its tail is
+    /// hashed), reading more when fewer than one is buffered.
+    fn ready(&mut self) -> io::Result<usize> {
+        if let Some((_, hashed, blocks)) = self.tail {
+            return Ok(blocks - hashed);
+        }
+        if self.end - self.start < 64 {
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            while self.end < 64 {
+                let n = match self.file.read(&mut self.buffer[self.end..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                if n == 0 {
+                    break;
+                }
+                self.end += n;
+                self.length += n as u64;
+            }
+            if self.end < 64 {
+                let (tail, blocks) = self.pad();
+                self.tail = Some((tail, 0, blocks));
+                return Ok(blocks);
+            }
+        }
+        Ok((self.end - self.start) / 64)
+    }
+
+    /// The buffered rest of the file, padded with `0x80`, zeros and the bit length: one block,
+    /// or two when fewer than 9 bytes are left in the first.
+    fn pad(&self) -> ([u8; 128], usize) {
+        let rest = &self.buffer[self.start..self.end];
+        let mut tail = [0u8; 128];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        let blocks = if rest.len() < 56 { 1 } else { 2 };
+        let bits = self.length.wrapping_mul(8).to_le_bytes();
+        tail[blocks * 64 - 8..blocks * 64].copy_from_slice(&bits);
+        (tail, blocks)
+    }
+
+    /// Block `b` of those [`ready`](Self::ready) counted.
+    fn block(&self, b: usize) -> &[u8; 64] {
+        let bytes = match &self.tail {
+            Some((tail, hashed, _)) => &tail[(hashed + b) * 64..(hashed + b) * 64 + 64],
+            None => &self.buffer[self.start + b * 64..self.start + b * 64 + 64],
+        };
+        bytes.try_into().expect("64 bytes")
+    }
+
+    /// Marks `blocks` blocks hashed; true when that was the last of the file.
+    fn consume(&mut self, blocks: usize) -> bool {
+        match &mut self.tail {
+            Some((_, hashed, all)) => {
+                *hashed += blocks;
+                hashed == all
+            }
+            None => {
+                self.start += blocks * 64;
+                false
+            }
+        }
+    }
+}
+
+/// The lowercase hex MD5 of each of `files`, in order, computed by up to `threads` threads of
+/// [`LANES`] digests each. The first file that cannot be read stops the work: its index and
+/// the error.
+pub fn md5_files(files: &[PathBuf], threads: usize) -> Result<Vec<String>, (usize, io::Error)> {
+    let next = AtomicUsize::new(0);
+    let take = || {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        (i < files.len()).then_some(i)
+    };
+    let threads = threads.min(files.len().div_ceil(LANES));
+    let digests = hash_all(files, threads, take)?;
+    Ok(digests.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+/// [`md5_files`] for files that become ready one by one (downloads, say): the index of each
+/// file to hash arrives on `ready` once the file is complete, and the work ends when every
+/// sender is gone. The digest of each file received, `None` for the others.
+///
+/// A thread waits for files until its eight lanes are busy, and hashes with idle lanes only
+/// once no more will come: eight lanes cost about what two or three digests one at a time
+/// cost, so hashing each file as soon as it arrives, with the others idle, would cost more
+/// than hashing it alone.
+pub fn md5_as_ready(
+    files: &[PathBuf],
+    ready: mpsc::Receiver<usize>,
+    threads: usize,
+) -> Result<Vec<Option<String>>, (usize, io::Error)> {
+    let ready = Mutex::new(ready);
+    let take = || ready.lock().unwrap_or_else(|p| p.into_inner()).recv().ok();
+    hash_all(files, threads, take)
+}
+
+/// Runs [`hash_lanes`] on `threads` threads, which take files with `take`.
+fn hash_all(
+    files: &[PathBuf],
+    threads: usize,
+    take: impl Fn() -> Option<usize> + Sync,
+) -> Result<Vec<Option<String>>, (usize, io::Error)> {
+    let failed = AtomicBool::new(false);
+    let digests: Mutex<Vec<Option<String>>> = Mutex::new(vec![None; files.len()]);
+    if threads <= 1 {
+        // On the caller's thread.
+        let done = |i: usize, digest: String| {
+            digests.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(digest);
+        };
+        hash_lanes(files, take, done)?;
+        return Ok(digests.into_inner().unwrap_or_else(|p| p.into_inner()));
+    }
+    let first_error: Mutex<Option<(usize, io::Error)>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let take = || {
+                    if failed.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    take()
+                };
+                let done = |i: usize, digest: String| {
+                    digests.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(digest);
+                };
+                if let Err(e) = hash_lanes(files, take, done) {
+                    failed.store(true, Ordering::Relaxed);
+                    first_error
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    Ok(digests.into_inner().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// One thread's work: files taken with `take` into free lanes (`None`: no more will come),
+/// each digest given to `done`.
+fn hash_lanes(
+    files: &[PathBuf],
+    take: impl Fn() -> Option<usize>,
+    done: impl Fn(usize, String),
+) -> Result<(), (usize, io::Error)> {
+    let mut lanes: [Option<Stream>; LANES] = Default::default();
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut state = [[0u32; LANES]; 4];
+    let mut block = [[0u32; LANES]; 16];
+    loop {
+        for l in 0..LANES {
+            while lanes[l].is_none() {
+                let Some(index) = take() else { break };
+                let file = File::open(&files[index]).map_err(|e| (index, e))?;
+                let buffer = spare.pop().unwrap_or_else(|| vec![0; BUFFER]);
+                let mut stream = Stream {
+                    index,
+                    file,
+                    buffer,
+                    start: 0,
+                    end: 0,
+                    length: 0,
+                    tail: None,
+                };
+                stream.ready().map_err(|e| (index, e))?;
+                for (s, init) in state.iter_mut().zip(INIT) {
+                    s[l] = init;
+                }
+                lanes[l] = Some(stream);
+            }
+        }
+        // As many blocks as every busy lane has ready; idle lanes hash zeros, unread.
+        let mut blocks = usize::MAX;
+        for stream in lanes.iter_mut().flatten() {
+            blocks = blocks.min(stream.ready().map_err(|e| (stream.index, e))?);
+        }
+        if blocks == usize::MAX {
+            return Ok(());
+        }
+        for b in 0..blocks {
+            for (l, lane) in lanes.iter().enumerate() {
+                if let Some(stream) = lane {
+                    let bytes = stream.block(b);
+                    for (word, chunk) in block.iter_mut().zip(bytes.chunks_exact(4)) {
+                        word[l] = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                    }
+                }
+            }
+            compress(&mut state, &block);
+        }
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            let finished = lane.as_mut().is_some_and(|s| s.consume(blocks));
+            if finished && let Some(stream) = lane.take() {
+                let mut hex = String::with_capacity(32);
+                for s in &state {
+                    for byte in s[l].to_le_bytes() {
+                        hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+                        hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 0xf)]));
+                    }
+                }
+                done(stream.index, hex);
+                spare.push(stream.buffer);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use md5::Digest;
+
+    fn reference(data: &[u8]) -> String {
+        md5::Md5::digest(data)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    #[test]
+    fn digests_equal_one_at_a_time_md5_for_every_length_around_the_block_edges() {
+        let dir = tempfile::tempdir().unwrap();
+        // Every length from 0 to 200 (both padding cases, one and two tail blocks), lengths
+        // around the read buffer, and files of very different lengths in one batch, so lanes
+        // end and refill at different times.
+        let mut lengths: Vec<usize> = (0..=200).collect();
+        lengths.extend([BUFFER - 1, BUFFER, BUFFER + 1, 3 * BUFFER + 55, 300_001]);
+        let mut seed = 0x9e37_79b9_u32;
+        let files: Vec<(PathBuf, Vec<u8>)> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let data: Vec<u8> = (0..n)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                        (seed >> 24) as u8
+                    })
+                    .collect();
+                let path = dir.path().join(format!("f{i}"));
+                std::fs::write(&path, &data).unwrap();
+                (path, data)
+            })
+            .collect();
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        for threads in [1, 3] {
+            let digests = md5_files(&paths, threads).unwrap();
+            for ((path, data), digest) in files.iter().zip(&digests) {
+                assert_eq!(
+                    digest,
+                    &reference(data),
+                    "{} ({} bytes)",
+                    path.display(),
+                    data.len()
+                );
+            }
+        }
+        assert_eq!(
+            md5_files(&paths[..1], 4).unwrap(),
+            ["d41d8cd98f00b204e9800998ecf8427e"]
+        );
+        assert!(md5_files(&[], 4).unwrap().is_empty());
+    }
+
+    #[test]
+    fn files_hashed_as_they_become_ready_get_their_digests_and_the_rest_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<(PathBuf, Vec<u8>)> = (0..30u8)
+            .map(|k| {
+                let data = vec![k; 5000 * usize::from(k)];
+                let path = dir.path().join(format!("f{k}"));
+                std::fs::write(&path, &data).unwrap();
+                (path, data)
+            })
+            .collect();
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        let (send, ready) = mpsc::channel();
+        let digests = std::thread::scope(|scope| {
+            let hashing = scope.spawn(|| md5_as_ready(&paths, ready, 2));
+            // Sent in a scattered order, a few at a time, and not all of them.
+            for k in (0..30).rev().filter(|k| k % 7 != 3) {
+                send.send(k).unwrap();
+                if k % 5 == 0 {
+                    std::thread::yield_now();
+                }
+            }
+            drop(send);
+            hashing.join().unwrap().unwrap()
+        });
+        for (k, ((_, data), digest)) in files.iter().zip(&digests).enumerate() {
+            if k % 7 == 3 {
+                assert_eq!(digest, &None, "f{k}");
+            } else {
+                assert_eq!(digest.as_deref(), Some(reference(data).as_str()), "f{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_named_by_its_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good");
+        std::fs::write(&good, b"x").unwrap();
+        let missing = dir.path().join("missing");
+        let (index, error) = md5_files(&[good, missing], 2).unwrap_err();
+        assert_eq!(index, 1);
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+    }
+}
