@@ -160,7 +160,7 @@ struct Stream {
     end: usize,
     /// Bytes read so far.
     length: u64,
-    /// The padded last block or two once the file has ended (RFC 1321 §3.1, §3.2): the
+    /// The padded last block or two once the file has ended (RFC 1321, sections 3.1 and 3.2): the
     /// bytes, the blocks already hashed and the blocks in all.
     tail: Option<([u8; 128], usize, usize)>,
 }
