@@ -29,6 +29,8 @@ mod codegen;
 #[cfg(feature = "tasks")]
 mod taskdefs;
 #[cfg(feature = "tasks")]
+mod tasks;
+#[cfg(feature = "tasks")]
 mod workflows;
 
 fn main() -> ExitCode {

@@ -7,59 +7,16 @@
 //! holds). `publish` registers the same TaskDefs with a Conductor server, once `taskdefs/` is
 //! fresh: what is published is what was reviewed.
 //!
-//! Owner email: a task's own `owner_email`, else `[workspace.metadata.perago] owner-email` in the
-//! workspace's `Cargo.toml`.
+//! The tasks and their owner email: [`crate::tasks`].
 
 use crate::Mode;
-use perago::task::Registry;
+use crate::tasks::assemble;
 use perago_conductor::Client;
-use perago_worker::taskdef::{self, Settings, TaskDef, files, publish};
+use perago_worker::taskdef::{self, TaskDef, files, publish};
 use std::path::Path;
 
 /// Where the TaskDef files live, relative to the workspace root.
 pub const TASKDEFS_DIR: &str = "taskdefs";
-
-/// The registries of the workspace's task crates: crate directory and registry. A new task
-/// crate joins here, and as an optional dependency of xtask under the `tasks` feature; a test
-/// fails, saying so, for a task crate (a member with `schemas/`) that has not.
-pub fn registries() -> Vec<(&'static str, Registry)> {
-    vec![
-        ("crates/perago-example", perago_example::registry()),
-        (
-            "crates/perago-gateway",
-            perago_gateway::agent_task::registry(),
-        ),
-    ]
-}
-
-/// `[workspace.metadata.perago]` of the workspace's `Cargo.toml`.
-pub fn settings(root: &Path) -> Result<Settings, String> {
-    let (path, manifest) = crate::workspace_manifest(root)?;
-    let perago = manifest
-        .get("workspace")
-        .and_then(|w| w.get("metadata"))
-        .and_then(|m| m.get("perago"));
-    let owner_email = match perago.and_then(|p| p.get("owner-email")) {
-        None => None,
-        Some(toml::Value::String(email)) => Some(email.clone()),
-        Some(other) => {
-            return Err(format!(
-                "{}: [workspace.metadata.perago] owner-email must be a string, got {}",
-                path.display(),
-                other.type_str()
-            ));
-        }
-    };
-    Ok(Settings { owner_email })
-}
-
-/// The TaskDefs of every task, crate by crate, in registry order.
-pub fn assemble(root: &Path) -> Result<Vec<TaskDef>, String> {
-    let settings = settings(root)?;
-    let registries = registries();
-    let tasks = registries.iter().flat_map(|(_, r)| r.iter());
-    taskdef::assemble_all(tasks, &settings).map_err(|e| e.to_string())
-}
 
 /// `cargo xtask taskdefs [--check] [--against REF] [--allow-breaking]`.
 pub fn run(root: &Path, mode: Mode, args: &[&str]) -> Result<(), String> {
@@ -235,6 +192,7 @@ pub const USAGE: &str = "usage: cargo xtask publish --conductor-url URL [--dry-r
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tasks::registries;
 
     /// Every task crate codegen finds (a workspace member with `schemas/`) has its registry
     /// here, so none is left without TaskDefs; any other registry is a contract crate's (the
@@ -247,7 +205,7 @@ mod tests {
             assert!(
                 registered.contains(&dir.as_str()),
                 "{dir} has schemas/ but no registry: add `(\"{dir}\", <crate>::registry())` to \
-                 registries() in xtask/src/taskdefs.rs, and the crate to xtask's Cargo.toml (an \
+                 registries() in xtask/src/tasks.rs, and the crate to xtask's Cargo.toml (an \
                  optional dependency in the `tasks` feature)"
             );
         }
@@ -469,27 +427,5 @@ mod tests {
             ),
             "{e}"
         );
-    }
-
-    #[test]
-    fn the_workspace_owner_email_is_read_from_cargo_toml() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("Cargo.toml"),
-            "[workspace]\n[workspace.metadata.perago]\nowner-email = \"team@example.com\"\n",
-        )
-        .unwrap();
-        assert_eq!(
-            settings(dir.path()).unwrap().owner_email.as_deref(),
-            Some("team@example.com")
-        );
-        std::fs::write(dir.path().join("Cargo.toml"), "[workspace]\n").unwrap();
-        assert_eq!(settings(dir.path()).unwrap().owner_email, None);
-        std::fs::write(
-            dir.path().join("Cargo.toml"),
-            "[workspace.metadata.perago]\nowner-email = 3\n",
-        )
-        .unwrap();
-        assert!(settings(dir.path()).is_err());
     }
 }

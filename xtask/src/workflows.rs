@@ -34,7 +34,7 @@ pub fn files(root: &Path) -> Result<Vec<PathBuf>, String> {
 /// The contracts of the workspace's tasks.
 fn contracts(root: &Path) -> Result<Contracts, String> {
     let mut contracts = Contracts::default();
-    for def in crate::taskdefs::assemble(root)? {
+    for def in crate::tasks::assemble(root)? {
         contracts.add_taskdef(&def.to_json(), "the workspace")?;
     }
     Ok(contracts)

@@ -15,6 +15,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use crate::path::pointer_token;
+
 /// One schema file, parsed.
 #[derive(Debug, Clone)]
 pub struct Document {
@@ -425,11 +427,6 @@ pub fn decode_fragment(fragment: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Escapes one JSON Pointer token.
-pub fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// Collects the schema files of a directory (`*.json`), sorted by name.

@@ -1,5 +1,6 @@
 //! JSONPath-style instance paths, built on the stack while validating and rendered only when a
-//! violation is recorded, so the valid case allocates nothing for paths.
+//! violation is recorded, so the valid case allocates nothing for paths; and the escaping of a
+//! JSON Pointer token, which schema locations are written with.
 
 use std::fmt::{self, Write};
 
@@ -80,6 +81,11 @@ pub fn is_identifier(key: &str) -> bool {
     let mut bytes = key.bytes();
     matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Escapes one JSON Pointer token (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ fn schema(dialect: Dialect, value: &Value, pointer: &str, refusals: &mut Vec<Ref
     let root = pointer.is_empty();
     let mut out = Map::new();
     for (k, v) in map {
-        let at = format!("{pointer}/{}", crate::load::pointer_token(k));
+        let at = format!("{pointer}/{}", crate::path::pointer_token(k));
         let kept = matches!(k.as_str(), "$ref" | "$schema" | "definitions")
             || (root && k == "$id")
             || is_annotation(k);
@@ -148,7 +148,7 @@ fn schema(dialect: Dialect, value: &Value, pointer: &str, refusals: &mut Vec<Ref
                     if dep.is_array() {
                         names.insert(name.clone(), dep.clone());
                     } else {
-                        let at = format!("{at}/{}", crate::load::pointer_token(name));
+                        let at = format!("{at}/{}", crate::path::pointer_token(name));
                         schemas.insert(name.clone(), schema(dialect, dep, &at, refusals));
                     }
                 }
@@ -185,7 +185,7 @@ fn named(dialect: Dialect, value: &Value, pointer: &str, refusals: &mut Vec<Refu
             entries
                 .iter()
                 .map(|(name, s)| {
-                    let at = format!("{pointer}/{}", crate::load::pointer_token(name));
+                    let at = format!("{pointer}/{}", crate::path::pointer_token(name));
                     (name.clone(), schema(dialect, s, &at, refusals))
                 })
                 .collect(),
@@ -285,7 +285,7 @@ fn walk(
             None => (token.to_owned(), Holds::Other),
         };
         out.push('/');
-        out.push_str(&crate::load::pointer_token(&renamed));
+        out.push_str(&crate::path::pointer_token(&renamed));
         // The walk is through the document as written.
         let key = if to_written { renamed.as_str() } else { token };
         here = here.and_then(|v| child(v, key));
@@ -295,7 +295,7 @@ fn walk(
             Holds::Schemas | Holds::NamedSchemas | Holds::Dependencies => {
                 if let Some(next) = tokens.get(i) {
                     out.push('/');
-                    out.push_str(&crate::load::pointer_token(next));
+                    out.push_str(&crate::path::pointer_token(next));
                     here = here.and_then(|v| child(v, next));
                     i += 1;
                 }
