@@ -1,6 +1,6 @@
 //! `cargo xtask taskdefs [--check]` and `cargo xtask publish`.
 //!
-//! The TaskDefs of every task of the workspace's task crates ([`registries`]) are written to
+//! The TaskDefs of every task of the workspace's task crates ([`crate::tasks::registries`]) are written to
 //! `taskdefs/<task>.json` (checked in; see `perago_worker::taskdef`). `--check` writes nothing and fails
 //! naming every stale or left-over file, and — in both modes — a task whose schema content changed
 //! while its `schema_version` did not (the checked-in files are the record of what each version
