@@ -76,13 +76,18 @@ impl Derived {
         out: &mut Out,
     ) -> Result<Option<T>, D::Error> {
         let text = <Box<RawValue> as de::Deserialize>::deserialize(d)?;
-        // A repeated key stops the pass, as it stops every reader.
-        let value = json::value(&mut serde_json::Deserializer::from_str(text.get()))
-            .map_err(de::Error::custom)?;
-        if self.validator.check_part(text.get(), path, out) != Some(true) {
-            return Ok(None);
+        match self.validator.check_part(text.get(), path, out) {
+            Some(true) => {}
+            Some(false) => return Ok(None),
+            // Not strict JSON: a repeated key, which stops the pass as it stops every reader.
+            None => {
+                json::value(&mut serde_json::Deserializer::from_str(text.get()))
+                    .map_err(de::Error::custom)?;
+                return Ok(None);
+            }
         }
-        match T::deserialize(value) {
+        // Read from the text once it is valid: no `Value` is built on the way.
+        match serde_json::from_str::<T>(text.get()) {
             Ok(typed) => Ok(Some(typed)),
             Err(e) => {
                 out.push(Violation::new(

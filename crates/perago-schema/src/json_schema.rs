@@ -85,12 +85,11 @@ fn rewrite_refs(
             {
                 *reference = match pointer.strip_prefix("/$defs/") {
                     Some(rest) => {
-                        let (entry, tail) =
-                            rest.split_once('/').map_or((rest, ""), |(e, t)| (e, t));
-                        let entry = entry.replace("~1", "/").replace("~0", "~");
+                        let (entry, tail) = rest.split_once('/').unwrap_or((rest, ""));
+                        let entry = crate::path::unescape_pointer_token(entry);
                         match names.get(&entry) {
                             Some(name) => {
-                                let name = name.replace('~', "~0").replace('/', "~1");
+                                let name = crate::path::pointer_token(name);
                                 let slash = if tail.is_empty() { "" } else { "/" };
                                 format!("{base}/{name}{slash}{tail}")
                             }

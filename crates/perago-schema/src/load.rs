@@ -350,7 +350,7 @@ impl Documents {
             }
             let at = doc.written_pointer(&format!("{}/{}", e.pointer, pointer_token(&e.keyword)));
             if let Some((pointer, keyword)) = at.rsplit_once('/') {
-                e.keyword = keyword.replace("~1", "/").replace("~0", "~");
+                e.keyword = crate::path::unescape_pointer_token(keyword);
                 e.pointer = pointer.to_owned();
             }
         }
@@ -385,7 +385,7 @@ fn nothing_at(reference: &str, doc: &Document, target: &str) -> String {
         let target = doc.written_pointer(target);
         return format!("{reference:?}: nothing at {target:?} in {}", doc.file);
     };
-    let name = name.replace("~1", "/").replace("~0", "~");
+    let name = crate::path::unescape_pointer_token(name);
     let defs = match doc.dialect {
         Dialect::Draft07 => "definitions",
         _ => "$defs",

@@ -88,6 +88,11 @@ pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
+/// The key a JSON Pointer token names: [`pointer_token`] undone.
+pub fn unescape_pointer_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

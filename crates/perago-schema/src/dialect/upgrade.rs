@@ -271,7 +271,7 @@ fn walk(
     let tokens: Vec<String> = pointer
         .split('/')
         .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(crate::path::unescape_pointer_token)
         .collect();
     let mut out = String::new();
     let mut here = Some(written);

@@ -81,17 +81,17 @@ pub fn run(
         }
     }
     let shown = |file: &str| dir.join(file).display().to_string();
+    if stale.is_empty() {
+        writeln!(
+            out,
+            "{}: {} schemas, all up to date",
+            dir.display(),
+            planned.len()
+        )
+        .map_err(output_error)?;
+        return Ok(super::EXIT_OK);
+    }
     if args.check {
-        if stale.is_empty() {
-            writeln!(
-                out,
-                "{}: {} schemas, all up to date",
-                dir.display(),
-                planned.len()
-            )
-            .map_err(output_error)?;
-            return Ok(super::EXIT_OK);
-        }
         let mut message = format!(
             "schema files are stale; run `schemas --out {}`, review the diff and commit:",
             dir.display()
@@ -102,9 +102,7 @@ pub fn run(
         writeln!(out, "{message}").map_err(output_error)?;
         return Ok(super::EXIT_FAILED);
     }
-    if !stale.is_empty() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for (file, why, contents) in &stale {
         std::fs::write(dir.join(file), contents).map_err(|e| format!("{}: {e}", shown(file)))?;
         let done = if *why == "missing" {
@@ -113,15 +111,6 @@ pub fn run(
             "updated"
         };
         writeln!(out, "{done} {}", shown(file)).map_err(output_error)?;
-    }
-    if stale.is_empty() {
-        writeln!(
-            out,
-            "{}: {} schemas, all up to date",
-            dir.display(),
-            planned.len()
-        )
-        .map_err(output_error)?;
     }
     Ok(super::EXIT_OK)
 }
