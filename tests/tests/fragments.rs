@@ -89,7 +89,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
-    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose;
+    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment;
     integer_bounds: integers::Integers;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
@@ -869,7 +869,7 @@ fn decisions_read_numbers_and_escapes_as_the_interpreter() {
 /// a tag absent, not a string, or of no `if` is the case of what the `else`s admit (a tag no
 /// part declares is then an unknown member); each case's members are reported part after part,
 /// the members no part of it evaluates last; an `if` that does not require its tag holds
-/// without it.
+/// without it; a chain on members' presence is deferred whole.
 #[test]
 fn if_then_else_messages() {
     use f::if_then_else::{config::Config, event::Event, notice::Notice, refusal::Refusal};
@@ -954,6 +954,20 @@ fn if_then_else_messages() {
             ("$.paths[0]", Type),
             ("$.name", Required)
         ])
+    );
+    // A chain on members' presence, deferred: what any `then` or `else` down the chain
+    // declares is read, and the interpreter judges which of them the case evaluates.
+    use f::if_then_else::shipment::Shipment;
+    assert!(checked::<Shipment>(r#"{"mode": "air", "tracking": "ab12"}"#).is_empty());
+    assert!(checked::<Shipment>(r#"{"mode": "sea", "pickup": "p", "contact": "c"}"#).is_empty());
+    assert!(checked::<Shipment>(r#"{"mode": "road", "note": "n"}"#).is_empty());
+    assert_eq!(
+        checked::<Shipment>(r#"{"mode": "air", "pickup": "p"}"#),
+        at(&[("$.contact", Required)])
+    );
+    assert_eq!(
+        checked::<Shipment>(r#"{"mode": "air", "tracking": "ab12", "note": "n"}"#),
+        at(&[("$.note", UnknownField)])
     );
 }
 

@@ -91,7 +91,8 @@ pub(crate) enum DeferralKind {
 pub(crate) type Deferrals = HashMap<(usize, String), Deferral>;
 
 /// The members the `then`, `else` and `dependentSchemas` of the schema `map` at `pointer`
-/// declare: (pointer, schema) of each, in schema order.
+/// declare, and those of the parts they apply in turn (an `else` that is another `if`):
+/// (pointer, schema) of each, in schema order.
 pub(crate) fn applied_members(map: &Map<String, Value>, pointer: &str) -> Vec<(String, Value)> {
     let mut parts: Vec<(String, &Value)> = Vec::new();
     for keyword in ["then", "else"] {
@@ -109,12 +110,14 @@ pub(crate) fn applied_members(map: &Map<String, Value>, pointer: &str) -> Vec<(S
     }
     let mut members = Vec::new();
     for (at, part) in parts {
+        let Value::Object(part) = part else { continue };
         if let Some(Value::Object(props)) = part.get("properties") {
             for (name, schema) in props {
                 let ptr = format!("{at}/properties/{}", pointer_token(name));
                 members.push((ptr, schema.clone()));
             }
         }
+        members.extend(applied_members(part, &at));
     }
     members
 }

@@ -11,3 +11,5 @@ pub mod loose;
 pub mod notice;
 /// Generated from `crates/perago-codegen/tests/fragments/if_then_else/refusal.schema.json`.
 pub mod refusal;
+/// Generated from `crates/perago-codegen/tests/fragments/if_then_else/shipment.schema.json`.
+pub mod shipment;
