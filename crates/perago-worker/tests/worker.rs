@@ -96,10 +96,12 @@ fn panics(params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> {
     panic!("no song {} in the index", params.song_id)
 }
 
-/// Sleeps past its task's response timeout (the tests enqueue it with 1 s).
+/// Runs until the test opens its gate: past its task's response timeout, as long as the test
+/// needs to see the worker renew the lease.
+static SLOW_GATE: Gate = Gate::new();
 #[perago::task(name = "slow")]
 fn slow(_params: ValidateSongParams) -> Result<ValidateSongResult, TaskError> {
-    std::thread::sleep(Duration::from_millis(2500));
+    SLOW_GATE.pass();
     Ok(ok_result())
 }
 
@@ -728,15 +730,29 @@ fn the_server_down_at_start_and_coming_back() {
 }
 
 #[test]
-fn a_handler_sleeping_past_its_response_timeout_keeps_its_lease() {
+fn a_handler_running_past_its_response_timeout_keeps_its_lease() {
     let server = TestServer::start();
     let mut spec = TaskSpec::new("slow", params("song-000123"));
-    spec.response_timeout_seconds = Some(1);
+    spec.response_timeout_seconds = Some(2);
     let id = server.enqueue_with(spec);
     let mut config = config(&server);
-    // Renew at half the response timeout: a margin of half a second for a busy machine.
-    config.lease_fraction = 0.5;
+    // Renew every half second: a renewal may come 1.5 s late on a busy machine and still
+    // keep the lease.
+    config.lease_fraction = 0.25;
     let worker = start(&perago::tasks![slow], config);
+    // The handler runs on until the server has taken five renewals: 2.5 s, past the response
+    // timeout.
+    let renewed = server.wait_until(PATIENCE, |s| {
+        s.task(&id).is_some_and(|t| {
+            t.updates
+                .iter()
+                .filter(|u| u["extendLease"] == true)
+                .count()
+                >= 5
+        })
+    });
+    SLOW_GATE.open();
+    assert!(renewed, "{:#?}", server.task(&id).map(|t| t.updates));
     wait_terminal(&server, 1);
     let (summary, log) = worker.stop();
     let task = server.task(&id).unwrap();
@@ -746,7 +762,7 @@ fn a_handler_sleeping_past_its_response_timeout_keeps_its_lease() {
         .iter()
         .filter(|u| u["extendLease"] == true)
         .collect();
-    assert!(leases.len() >= 2, "{:#?}", task.updates);
+    assert!(leases.len() >= 5, "{:#?}", task.updates);
     for lease in &leases {
         assert_eq!(lease["status"], "IN_PROGRESS");
         assert_eq!(lease["taskId"], id.as_str());
@@ -754,7 +770,7 @@ fn a_handler_sleeping_past_its_response_timeout_keeps_its_lease() {
     }
     assert_eq!(task.updates.last().unwrap()["status"], "COMPLETED");
     assert_eq!(task.poll_count, 1);
-    assert!(summary.lease_extensions >= 2);
+    assert!(summary.lease_extensions >= 5);
     assert!(log.events("lease_error").is_empty());
 }
 
