@@ -89,7 +89,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
-    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment;
+    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment, dispatch::Dispatch;
     integer_bounds: integers::Integers;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
@@ -869,7 +869,7 @@ fn decisions_read_numbers_and_escapes_as_the_interpreter() {
 /// a tag absent, not a string, or of no `if` is the case of what the `else`s admit (a tag no
 /// part declares is then an unknown member); each case's members are reported part after part,
 /// the members no part of it evaluates last; an `if` that does not require its tag holds
-/// without it; a chain on members' presence is deferred whole.
+/// without it; a chain on members' presence, or with `$ref`s for cases, is deferred whole.
 #[test]
 fn if_then_else_messages() {
     use f::if_then_else::{config::Config, event::Event, notice::Notice, refusal::Refusal};
@@ -968,6 +968,14 @@ fn if_then_else_messages() {
     assert_eq!(
         checked::<Shipment>(r#"{"mode": "air", "tracking": "ab12", "note": "n"}"#),
         at(&[("$.note", UnknownField)])
+    );
+    // A `then` and an `else` that are `$ref`s: the referenced schemas' members are read.
+    use f::if_then_else::dispatch::Dispatch;
+    assert!(checked::<Dispatch>(r#"{"channel": "mail", "address": "a@b.c"}"#).is_empty());
+    assert!(checked::<Dispatch>(r#"{"channel": "sms", "number": "+1415"}"#).is_empty());
+    assert_eq!(
+        checked::<Dispatch>(r#"{"channel": "sms", "number": "1", "address": "a@b.c"}"#),
+        at(&[("$.address", UnknownField)])
     );
 }
 

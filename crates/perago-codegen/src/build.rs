@@ -303,20 +303,24 @@ impl<'a> Builder<'a> {
         else {
             return;
         };
-        let members = applied_members(map, pointer);
+        let members = applied_members(self.docs, doc, map, pointer);
         let name_of = |at: &str| {
             let key = at.rsplit('/').next().unwrap_or_default();
             key.replace("~1", "/").replace("~0", "~")
         };
-        for (at, schema) in &members {
+        for (member_doc, at, schema) in &members {
             let name = name_of(at);
             if properties.iter().any(|p| p.name == name) {
                 continue;
             }
-            let declared = members.iter().filter(|(a, _)| name_of(a) == name).count();
+            let declared = members
+                .iter()
+                .filter(|(_, a, _)| name_of(a) == name)
+                .count();
+            let hint = format!("{hint}{}", pascal(&name));
             let node = match declared {
-                1 => self.build(doc, at, schema, &format!("{hint}{}", pascal(&name)), false),
-                _ => self.placeholder(doc, at, &Value::Bool(true)),
+                1 => self.build(*member_doc, at, schema, &hint, false),
+                _ => self.placeholder(*member_doc, at, &Value::Bool(true)),
             };
             properties.push(Property {
                 name,

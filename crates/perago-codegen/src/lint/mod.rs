@@ -13,7 +13,7 @@ use perago_schema::one_of::{
     decider, is_null_schema, is_union, overlap, plural, union_kind, value_has_type,
 };
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 mod all_of;
 mod arrays;
@@ -90,36 +90,70 @@ pub(crate) enum DeferralKind {
 /// values are deferred, always one a value is entered at (a root, `$defs` entry, property, item…).
 pub(crate) type Deferrals = HashMap<(usize, String), Deferral>;
 
-/// The members the `then`, `else` and `dependentSchemas` of the schema `map` at `pointer`
-/// declare, and those of the parts they apply in turn (an `else` that is another `if`):
-/// (pointer, schema) of each, in schema order.
-pub(crate) fn applied_members(map: &Map<String, Value>, pointer: &str) -> Vec<(String, Value)> {
-    let mut parts: Vec<(String, &Value)> = Vec::new();
+/// A member an applied part declares: (document, JSON Pointer, schema).
+pub(crate) type AppliedMember = (usize, String, Value);
+
+/// The members the `then`, `else` and `dependentSchemas` of the schema `map` at `pointer` in
+/// document `doc` declare, in schema order, and those of what those parts apply in turn: an
+/// `else` that is another `if`, their `allOf` parts, and the schemas their `$ref`s name (a
+/// `then` that is `{"$ref": "#/$defs/Mail"}` declares Mail's members). A `$ref` that does not
+/// resolve is lint's to report; it declares nothing here.
+pub(crate) fn applied_members(
+    docs: &mut Documents,
+    doc: usize,
+    map: &Map<String, Value>,
+    pointer: &str,
+) -> Vec<AppliedMember> {
+    let mut members = Vec::new();
+    // Depth first, so that the members come in schema order; each schema once, which ends
+    // `$ref` cycles (lint reports a cycle of `$ref`s alone).
+    let mut stack = applied_parts(doc, map, pointer);
+    stack.reverse();
+    let mut seen = HashSet::new();
+    while let Some((doc, at, part)) = stack.pop() {
+        let Value::Object(part) = part else { continue };
+        if !seen.insert((doc, at.clone())) {
+            continue;
+        }
+        if let Some(Value::Object(props)) = part.get("properties") {
+            for (name, schema) in props {
+                let ptr = format!("{at}/properties/{}", pointer_token(name));
+                members.push((doc, ptr, schema.clone()));
+            }
+        }
+        let mut next = Vec::new();
+        if let Some(Value::String(reference)) = part.get("$ref")
+            && let Ok((target, ptr)) = docs.resolve(doc, &at, reference)
+            && let Some(schema) = docs.get(target).root.pointer(&ptr)
+        {
+            next.push((target, ptr, schema.clone()));
+        }
+        if let Some(Value::Array(all)) = part.get("allOf") {
+            for (i, p) in all.iter().enumerate() {
+                next.push((doc, format!("{at}/allOf/{i}"), p.clone()));
+            }
+        }
+        next.extend(applied_parts(doc, &part, &at));
+        stack.extend(next.into_iter().rev());
+    }
+    members
+}
+
+/// The `then`, `else` and `dependentSchemas` values of the schema `map` at `pointer`.
+fn applied_parts(doc: usize, map: &Map<String, Value>, pointer: &str) -> Vec<AppliedMember> {
+    let mut parts = Vec::new();
     for keyword in ["then", "else"] {
         if let Some(part) = map.get(keyword) {
-            parts.push((format!("{pointer}/{keyword}"), part));
+            parts.push((doc, format!("{pointer}/{keyword}"), part.clone()));
         }
     }
     if let Some(Value::Object(deps)) = map.get("dependentSchemas") {
         for (key, part) in deps {
-            parts.push((
-                format!("{pointer}/dependentSchemas/{}", pointer_token(key)),
-                part,
-            ));
+            let at = format!("{pointer}/dependentSchemas/{}", pointer_token(key));
+            parts.push((doc, at, part.clone()));
         }
     }
-    let mut members = Vec::new();
-    for (at, part) in parts {
-        let Value::Object(part) = part else { continue };
-        if let Some(Value::Object(props)) = part.get("properties") {
-            for (name, schema) in props {
-                let ptr = format!("{at}/properties/{}", pointer_token(name));
-                members.push((ptr, schema.clone()));
-            }
-        }
-        members.extend(applied_members(part, &at));
-    }
-    members
+    parts
 }
 
 /// The schema a value at `pointer` is entered at: `pointer` less its in-place steps (the
@@ -703,8 +737,11 @@ impl Linter<'_> {
     fn applied(&mut self, map: &Map<String, Value>, pointer: &str) {
         // The members `then`, `else` and `dependentSchemas` declare are typed as optional
         // fields of a deferred object: linted as the object's own are.
-        for (at, schema) in applied_members(map, pointer) {
-            self.node(&schema, &at, false);
+        // Those a `$ref` reaches are linted where they are written.
+        for (doc, at, schema) in applied_members(self.docs, self.doc, map, pointer) {
+            if doc == self.doc && at.starts_with(pointer) {
+                self.node(&schema, &at, false);
+            }
         }
         // The rest of what the interpreter applies beside the typed schema.
         let mut applied: Vec<(String, Value)> = Vec::new();

@@ -3,6 +3,8 @@
 //! The generator's test fragment `if_then_else`.
 /// Generated from `crates/perago-codegen/tests/fragments/if_then_else/config.schema.json`.
 pub mod config;
+/// Generated from `crates/perago-codegen/tests/fragments/if_then_else/dispatch.schema.json`.
+pub mod dispatch;
 /// Generated from `crates/perago-codegen/tests/fragments/if_then_else/event.schema.json`.
 pub mod event;
 /// Generated from `crates/perago-codegen/tests/fragments/if_then_else/loose.schema.json`.
