@@ -89,7 +89,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
-    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment, dispatch::Dispatch;
+    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment, dispatch::Dispatch, dispatch::Mail, dispatch::Sms;
     integer_bounds: integers::Integers;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;

@@ -737,9 +737,9 @@ impl Linter<'_> {
     fn applied(&mut self, map: &Map<String, Value>, pointer: &str) {
         // The members `then`, `else` and `dependentSchemas` declare are typed as optional
         // fields of a deferred object: linted as the object's own are.
-        // Those a `$ref` reaches are linted where they are written.
+        // A member in another file is linted with that file.
         for (doc, at, schema) in applied_members(self.docs, self.doc, map, pointer) {
-            if doc == self.doc && at.starts_with(pointer) {
+            if doc == self.doc {
                 self.node(&schema, &at, false);
             }
         }

@@ -24,7 +24,7 @@ static SCHEMAS: ::perago::__private::fallback::Schemas = ::perago::__private::fa
     &[
         (
             "dispatch.schema.json",
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Dispatch\",\"description\":\"A union on a tag whose `then` and `else` are `$ref`s to `$defs` entries: deferred to the interpreter, with the members the referenced schemas declare as optional fields.\",\"type\":\"object\",\"properties\":{\"channel\":{\"enum\":[\"mail\",\"sms\"]}},\"required\":[\"channel\"],\"if\":{\"properties\":{\"channel\":{\"const\":\"mail\"}},\"required\":[\"channel\"]},\"then\":{\"$ref\":\"#/$defs/Mail\"},\"else\":{\"$ref\":\"#/$defs/Sms\"},\"$defs\":{\"Mail\":{\"properties\":{\"address\":{\"type\":\"string\",\"minLength\":3}},\"required\":[\"address\"]},\"Sms\":{\"properties\":{\"number\":{\"type\":\"string\",\"pattern\":\"^\\\\+?[0-9]+$\"}},\"required\":[\"number\"]}},\"examples\":[{\"channel\":\"mail\",\"address\":\"ops@example.com\"},{\"channel\":\"sms\",\"number\":\"+14155550100\"}]}",
+            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Dispatch\",\"description\":\"A union on a tag whose `then` and `else` are `$ref`s to `$defs` entries: deferred to the interpreter, with the members the referenced schemas declare as optional fields.\",\"type\":\"object\",\"properties\":{\"channel\":{\"enum\":[\"mail\",\"sms\"]}},\"required\":[\"channel\"],\"if\":{\"properties\":{\"channel\":{\"const\":\"mail\"}},\"required\":[\"channel\"]},\"then\":{\"$ref\":\"#/$defs/Mail\"},\"else\":{\"$ref\":\"#/$defs/Sms\"},\"$defs\":{\"Mail\":{\"properties\":{\"address\":{\"type\":\"string\",\"minLength\":3}},\"required\":[\"address\"],\"examples\":[{\"address\":\"ops@example.com\"}]},\"Sms\":{\"properties\":{\"number\":{\"type\":\"string\",\"pattern\":\"^\\\\+?[0-9]+$\"}},\"required\":[\"number\"],\"examples\":[{\"number\":\"+14155550100\"}]}},\"examples\":[{\"channel\":\"mail\",\"address\":\"ops@example.com\"},{\"channel\":\"sms\",\"number\":\"+14155550100\"}]}",
         ),
     ],
 );
@@ -103,6 +103,11 @@ impl ::perago::Contract for Dispatch {
       },
       "required": [
         "address"
+      ],
+      "examples": [
+        {
+          "address": "ops@example.com"
+        }
       ]
     },
     "SmsOpen": {
@@ -114,6 +119,11 @@ impl ::perago::Contract for Dispatch {
       },
       "required": [
         "number"
+      ],
+      "examples": [
+        {
+          "number": "+14155550100"
+        }
       ]
     }
   }
@@ -321,6 +331,11 @@ impl ::perago::Contract for Mail {
   "required": [
     "address"
   ],
+  "examples": [
+    {
+      "address": "ops@example.com"
+    }
+  ],
   "unevaluatedProperties": false
 }"#
     }
@@ -380,6 +395,11 @@ impl ::perago::Contract for Sms {
   },
   "required": [
     "number"
+  ],
+  "examples": [
+    {
+      "number": "+14155550100"
+    }
   ],
   "unevaluatedProperties": false
 }"#
