@@ -1,6 +1,6 @@
 //! Validation on schemas written the way users write them (`tests/user-schemas/`), on the
 //! corpora of `perago_tests::user_corpus` (20,000 small completions, 2,000 large ones, 20,000
-//! task inputs, and the small completions again against the two schemas written with
+//! task inputs, and the small completions again against the three schemas written with
 //! `if`/`then`/`else`, made at start from the seed), throughput in bytes of the whole corpus.
 //!
 //! Contenders, each given one document's bytes at a time:
@@ -37,6 +37,7 @@ use perago_tests::corpus::Corpus;
 use perago_tests::typify_types;
 use perago_tests::user_contracts::agent_report::AgentReport;
 use perago_tests::user_contracts::agent_result::AgentResult;
+use perago_tests::user_contracts::agent_result_cases::CaseResult;
 use perago_tests::user_contracts::agent_result_conditional::ConditionalResult;
 use perago_tests::user_contracts::train_model_input::TrainModelInput;
 use perago_tests::user_corpus;
@@ -229,6 +230,11 @@ fn main() {
                     Box::new(serde_derive::<serde_peer::AgentResult>),
                     None,
                     Box::new(generated::<ConditionalResult>),
+                ),
+                user_corpus::CASES_SCHEMA => (
+                    Box::new(serde_derive::<serde_peer::AgentResult>),
+                    None,
+                    Box::new(generated::<CaseResult>),
                 ),
                 user_corpus::REPORT_SCHEMA => (
                     Box::new(serde_derive::<serde_peer::AgentReport>),

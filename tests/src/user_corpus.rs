@@ -52,6 +52,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../user-schemas/agent-result-conditional.schema.json"),
     ),
     (
+        "agent-result-cases.schema.json",
+        include_str!("../user-schemas/agent-result-cases.schema.json"),
+    ),
+    (
         "agent-report.schema.json",
         include_str!("../user-schemas/agent-report.schema.json"),
     ),
@@ -67,6 +71,10 @@ pub const COMPLETION_SCHEMA: &str = "agent-result";
 /// [`COMPLETION_SCHEMA`]'s language written with a chain of `if`/`then`/`else` on `kind`.
 pub const CONDITIONAL_SCHEMA: &str = "agent-result-conditional";
 
+/// [`CONDITIONAL_SCHEMA`] with each case a `$defs` entry that its `then` (or the last `else`)
+/// names by `$ref`.
+pub const CASES_SCHEMA: &str = "agent-result-cases";
+
 /// A completion in an envelope, written with an `allOf` of `if`/`then` parts inside `$defs`.
 pub const REPORT_SCHEMA: &str = "agent-report";
 
@@ -78,13 +86,14 @@ pub fn schemas() -> SchemaSet {
     SchemaSet::load_sources(SCHEMAS.iter().copied()).expect("the user schemas load")
 }
 
-/// The three corpora from `seed`, in benchmark order.
+/// The corpora from `seed`, in benchmark order.
 pub fn all(seed: u64) -> Vec<Corpus> {
     vec![
         small_completions(seed),
         large_completions(seed),
         task_inputs(seed),
         small_completions_conditional(seed),
+        small_completions_cases(seed),
         small_reports(seed),
     ]
 }
@@ -121,6 +130,16 @@ pub fn small_completions_conditional(seed: u64) -> Corpus {
     Corpus {
         name: "small_completion_conditional",
         schema: CONDITIONAL_SCHEMA,
+        ..small_completions(seed)
+    }
+}
+
+/// The documents of [`small_completions`], against [`CASES_SCHEMA`] (which admits the same
+/// ones): the chain of `if`s with its cases written as `$ref`s.
+pub fn small_completions_cases(seed: u64) -> Corpus {
+    Corpus {
+        name: "small_completion_cases",
+        schema: CASES_SCHEMA,
         ..small_completions(seed)
     }
 }

@@ -89,7 +89,7 @@ fragments! {
     const_string: tagged::Tagged;
     default_values: defaults::Defaults;
     deferred: checks::Checks, checks::ChecksBilling, extended::Extended, extended::Label, extended::Stamped, loose::Loose, loose::Point, setting::Setting;
-    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment, dispatch::Dispatch, dispatch::Mail, dispatch::Sms;
+    if_then_else: refusal::Refusal, event::Event, notice::Notice, notice::Body, config::Config, loose::Loose, shipment::Shipment, shipment::Tracked, dispatch::Dispatch, dispatch::Mail, dispatch::Sms;
     integer_bounds: integers::Integers;
     keyword_file_names: type_::Kind, gen_::Generation;
     map: labels::Labelled, labels::LabelledNestedValue;
@@ -152,11 +152,13 @@ fn check_fragment(fragment: &str, checked: &[Checked]) {
 /// The schemas written as users write them (`tests/user-schemas/`, the corpora's and the
 /// `user_schemas` benchmark's), checked as the fragments are: tagged unions with inline
 /// `const`s, a union nested in a closed object, maps, bounds, patterns, and the union written
-/// with `if`/`then`/`else` (a chain at the root, an `allOf` of parts inside `$defs`).
+/// with `if`/`then`/`else` (a chain at the root, its cases as `$ref`s, an `allOf` of parts
+/// inside `$defs`).
 #[test]
 fn user_schemas() {
     use perago_tests::user_contracts::{
-        agent_report as r, agent_result as a, agent_result_conditional as c, train_model_input as t,
+        agent_report as r, agent_result as a, agent_result_cases as cs,
+        agent_result_conditional as c, train_model_input as t,
     };
     let files: Vec<(String, String)> = perago_tests::user_corpus::SCHEMAS
         .iter()
@@ -173,6 +175,8 @@ fn user_schemas() {
             Checked::of::<a::AgentResultScopeExceeded>(),
             Checked::of::<c::ConditionalResult>(),
             Checked::of::<c::Verification>(),
+            Checked::of::<cs::CaseResult>(),
+            Checked::of::<cs::Verification>(),
             Checked::of::<r::AgentReport>(),
             Checked::of::<r::Outcome>(),
             Checked::of::<r::Verification>(),
@@ -869,7 +873,7 @@ fn decisions_read_numbers_and_escapes_as_the_interpreter() {
 /// a tag absent, not a string, or of no `if` is the case of what the `else`s admit (a tag no
 /// part declares is then an unknown member); each case's members are reported part after part,
 /// the members no part of it evaluates last; an `if` that does not require its tag holds
-/// without it; a chain on members' presence, or with `$ref`s for cases, is deferred whole.
+/// without it; a case may be a `$ref`; a chain on members' presence is deferred whole.
 #[test]
 fn if_then_else_messages() {
     use f::if_then_else::{config::Config, event::Event, notice::Notice, refusal::Refusal};
@@ -969,10 +973,20 @@ fn if_then_else_messages() {
         checked::<Shipment>(r#"{"mode": "air", "tracking": "ab12", "note": "n"}"#),
         at(&[("$.note", UnknownField)])
     );
-    // A `then` and an `else` that are `$ref`s: the referenced schemas' members are read.
-    use f::if_then_else::dispatch::Dispatch;
-    assert!(checked::<Dispatch>(r#"{"channel": "mail", "address": "a@b.c"}"#).is_empty());
-    assert!(checked::<Dispatch>(r#"{"channel": "sms", "number": "+1415"}"#).is_empty());
+    // A `then` and an `else` that are `$ref`s: cases named after the entries they name.
+    use f::if_then_else::dispatch::{Dispatch, DispatchMail, DispatchSms};
+    assert!(matches!(
+        Dispatch::from_slice(br#"{"channel": "mail", "address": "a@b.c"}"#),
+        Ok(Dispatch::DispatchMail(DispatchMail { address, .. })) if address == "a@b.c"
+    ));
+    assert!(matches!(
+        Dispatch::from_slice(br#"{"channel": "sms", "number": "+1415"}"#),
+        Ok(Dispatch::DispatchSms(DispatchSms { number, .. })) if number == "+1415"
+    ));
+    assert_eq!(
+        checked::<Dispatch>(r#"{"channel": "mail", "number": "1"}"#),
+        at(&[("$.address", Required), ("$.number", UnknownField)])
+    );
     assert_eq!(
         checked::<Dispatch>(r#"{"channel": "sms", "number": "1", "address": "a@b.c"}"#),
         at(&[("$.address", UnknownField)])

@@ -336,10 +336,13 @@ impl<'a> Builder<'a> {
             return self.reference(doc, reference);
         }
         if !self.deferrals.contains_key(&(doc, pointer.to_owned()))
-            && let Ok(Some(chain)) = crate::lint::conditions::chain(map, pointer)
+            && let Some(Value::Object(written)) = self.docs.get(doc).root.pointer(pointer).cloned()
+            && let Ok(Some(chain)) =
+                crate::lint::conditions::chain(self.docs.get(doc), &written, pointer)
         {
-            // Lint has recognised the chain (`lint::conditions`).
-            return self.conditional(doc, pointer, map, hint, &chain);
+            // Lint has recognised the chain (`lint::conditions`) in the schema as written,
+            // whose parts the normaliser leaves open and may reach by `$ref`.
+            return self.conditional(doc, pointer, &written, hint, &chain);
         }
         if let Some(Value::Array(types)) = map.get("type")
             && types.iter().filter(|t| *t != "null").count() >= 2
@@ -898,14 +901,15 @@ impl<'a> Builder<'a> {
         chain: &Chain,
     ) -> Shape {
         use perago_schema::one_of::{DecisionTree, Test};
-        let file = self.docs.get(doc).file.clone();
+        let document = self.docs.get(doc).clone();
+        let file = document.file.clone();
         let mut built: HashMap<String, NodeId> = HashMap::new();
         let mut branches = Vec::new();
         for (c, case) in chain.cases.iter().enumerate() {
             let mut properties: Vec<Property> = Vec::new();
             let mut steps = Vec::new();
             let declared = case.parts.iter().any(|at| {
-                own_members(map, pointer, at)
+                own_members(&document, map, pointer, at)
                     .0
                     .is_some_and(|p| p.contains_key(&chain.tag))
             });
@@ -917,7 +921,7 @@ impl<'a> Builder<'a> {
                 .map(|(v, _)| tag_name(v));
             // The tag an `if` that held evaluated: a member of the case, checked by nothing.
             if let (false, Some(at)) = (declared, &case.tag_schema) {
-                let schema = crate::lint::conditions::at(map, pointer, at).unwrap_or(&Value::Null);
+                let schema = crate::lint::conditions::at(&document, at).unwrap_or(&Value::Null);
                 let h = format!(
                     "{hint}{}{}",
                     named.as_deref().unwrap_or_default(),
@@ -938,7 +942,7 @@ impl<'a> Builder<'a> {
                 });
             }
             for at in &case.parts {
-                let (props, required) = own_members(map, pointer, at);
+                let (props, required) = own_members(&document, map, pointer, at);
                 for (name, schema) in props.into_iter().flatten() {
                     let i = match properties.iter().position(|p| p.name == *name) {
                         Some(i) => i,
@@ -983,15 +987,21 @@ impl<'a> Builder<'a> {
                 p.required = true;
             }
             let last = case.parts.last().map(String::as_str).unwrap_or(pointer);
-            let part = crate::lint::conditions::at(map, pointer, last);
+            let part = crate::lint::conditions::at(&document, last);
             let text = |k: &str| {
                 (last != pointer)
                     .then(|| part.and_then(|p| p.get(k)).and_then(Value::as_str))
                     .flatten()
                     .map(str::to_owned)
             };
+            // A part reached by `$ref` is named after its `$defs` entry.
+            let def = last
+                .strip_prefix("/$defs/")
+                .filter(|k| !k.contains('/'))
+                .map(|k| pascal(&k.replace("~1", "/").replace("~0", "~")));
             let name = named
                 .or_else(|| text("title").map(|t| pascal(&t)))
+                .or(def)
                 .unwrap_or_else(|| "Other".to_owned());
             let name = self.unique_name(doc, &format!("{hint}{name}"));
             let node = self.ir.push(Node {

@@ -128,6 +128,13 @@ fn deferred_if_then_else() {
         })),
         // No `type: object`.
         json!({"if": tag("a"), "then": {"properties": {"x": {"type": "string"}}}}),
+        // A case that is a `$ref` with a keyword beside it, or to another file.
+        object(json!({
+            "if": tag("a"),
+            "then": {"$ref": "#/$defs/P", "required": ["kind"]},
+            "$defs": {"P": {"properties": {"x": {"type": "string"}}}}
+        })),
+        object(json!({"if": tag("a"), "then": {"$ref": "f0.schema.json"}})),
         // A chain applied in place: as a `oneOf` branch, and as an `allOf` base (the chain in
         // `$defs` is typed; what applies it in place is not).
         json!({
@@ -192,6 +199,28 @@ fn if_then_else_chains_are_typed() {
         .map(|(_, n)| n.implements_contract())
         .collect();
     assert_eq!(variants, [false, false], "the cases are no contracts alone");
+}
+
+/// A case written as a `$ref` to a `$defs` entry of the same file is typed as if written in
+/// place, its variant named after the entry when no tag value names it.
+#[test]
+fn if_then_else_cases_by_ref_are_typed() {
+    let body = json!({
+        "title": "T",
+        "type": "object",
+        "properties": {"kind": {"enum": ["a", "b"]}},
+        "required": ["kind"],
+        "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+        "then": {"$ref": "#/$defs/First"},
+        "else": {"$ref": "#/$defs/Second", "description": "any other kind"},
+        "$defs": {
+            "First": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+            "Second": {"type": "object", "properties": {"y": {"type": "string"}}}
+        }
+    });
+    let (members, _, names) = decision_of(body);
+    assert_eq!(members, ["kind"]);
+    assert_eq!(names, ["TA", "TSecond"]);
 }
 
 /// `unevaluated*: false` where a value is entered keeps its type (it closes no more than the

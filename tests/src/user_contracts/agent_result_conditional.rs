@@ -156,7 +156,7 @@ impl ::perago::Contract for ConditionalResult {
               }
             },
             "verification": {
-              "$ref": "#/$defs/Def58"
+              "$ref": "#/$defs/Def94"
             },
             "receipt_ref": {
               "type": [
@@ -193,7 +193,7 @@ impl ::perago::Contract for ConditionalResult {
       "maxLength": 2000,
       "pattern": "\\S"
     },
-    "Def58": {
+    "Def94": {
       "type": [
         "object",
         "null"

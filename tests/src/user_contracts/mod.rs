@@ -3,6 +3,8 @@
 //! The types and readers of the user-written schemas the corpora and benchmarks use.
 /// Generated from `tests/user-schemas/agent-report.schema.json`.
 pub mod agent_report;
+/// Generated from `tests/user-schemas/agent-result-cases.schema.json`.
+pub mod agent_result_cases;
 /// Generated from `tests/user-schemas/agent-result-conditional.schema.json`.
 pub mod agent_result_conditional;
 /// Generated from `tests/user-schemas/agent-result.schema.json`.

@@ -1,6 +1,7 @@
 //! `if`/`then`/`else` chains that tell a union apart by one property's value: each `if` is
 //! `{properties: {kind: {const: "a"}}, required: ["kind"]}` (or an `enum`), written as a chain
-//! of `else`s or as an `allOf` of `if`/`then` parts beside the object's own `properties`.
+//! of `else`s or as an `allOf` of `if`/`then` parts beside the object's own `properties`; a
+//! `then` or `else` may be a `$ref` to a schema of the same file (`{"$ref": "#/$defs/Mail"}`).
 //!
 //! Such a chain is typed as a `oneOf` decided by that property (a `DecisionTree` with one tag
 //! test): one case per set of parts that applies together, each an object of the members its
@@ -11,7 +12,7 @@
 //! the interpreter, with the reason [`chain`] gives.
 
 use perago_schema::dialect::ANNOTATIONS;
-use perago_schema::load::pointer_token;
+use perago_schema::load::{Document, decode_fragment, pointer_token};
 use serde_json::{Map, Value};
 
 /// A recognised chain, at the schema (the holder) that declares the object's own members.
@@ -36,7 +37,7 @@ pub(crate) struct Chain {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Case {
     /// The parts whose own `properties` and `required` apply, in the interpreter's order (the
-    /// holder first): their JSON Pointers.
+    /// holder first): their JSON Pointers in the document (a `$ref` part's: its target's).
     pub parts: Vec<String>,
     /// When an `if` that held evaluated the tag (so it is no unknown member): the pointer of its
     /// schema of the tag (`…/if/properties/kind`).
@@ -51,6 +52,9 @@ enum Situation<'a> {
     Other,
 }
 
+/// How deep parts may nest in a chain (`else` in `else`, parts reached by `$ref`).
+const MAX_DEPTH: usize = 64;
+
 /// The keywords a part of a chain may have beside its members.
 const PART: &[&str] = &[
     "properties",
@@ -62,9 +66,14 @@ const PART: &[&str] = &[
     "else",
 ];
 
-/// The chain of the schema `map` at `pointer`, `Ok(None)` when
-/// the schema has no `if` (itself or in an `allOf` part), else why it is not typed.
-pub(crate) fn chain(map: &Map<String, Value>, pointer: &str) -> Result<Option<Chain>, String> {
+/// The chain of the schema `map` at `pointer` in `doc` (as written, upgraded to 2020-12),
+/// `Ok(None)` when the schema has no `if` (itself or in an `allOf` part), else why it is not
+/// typed.
+pub(crate) fn chain(
+    doc: &Document,
+    map: &Map<String, Value>,
+    pointer: &str,
+) -> Result<Option<Chain>, String> {
     let parts = map.get("allOf").and_then(Value::as_array);
     let has_if =
         map.contains_key("if") || parts.is_some_and(|p| p.iter().any(|p| p.get("if").is_some()));
@@ -90,7 +99,7 @@ pub(crate) fn chain(map: &Map<String, Value>, pointer: &str) -> Result<Option<Ch
         }
     }
     let mut tag: Option<(String, Vec<Value>)> = None;
-    collect_tags(map, pointer, &mut tag)?;
+    collect_tags(doc, map, pointer, &mut tag, 0)?;
     let Some((tag, values)) = tag else {
         return Err("no `if` tests a property".into());
     };
@@ -103,16 +112,16 @@ pub(crate) fn chain(map: &Map<String, Value>, pointer: &str) -> Result<Option<Ch
             parts: Vec::new(),
             tag_schema: None,
         };
-        applied(map, pointer, &tag, s, &mut case, true)?;
+        applied(doc, map, pointer, &tag, s, &mut case, true)?;
         // A tag a part declares is evaluated by that part.
         if case.parts.iter().any(|at| {
-            own_members(map, pointer, at)
+            own_members(doc, map, pointer, at)
                 .0
                 .is_some_and(|p| p.contains_key(&tag))
         }) {
             case.tag_schema = None;
         }
-        declared_once(map, pointer, &tag, &case)?;
+        declared_once(doc, map, pointer, &tag, &case)?;
         let i = match cases.iter().position(|c| *c == case) {
             Some(i) => i,
             None => {
@@ -133,30 +142,48 @@ pub(crate) fn chain(map: &Map<String, Value>, pointer: &str) -> Result<Option<Ch
     }))
 }
 
-/// The part at `at`, a pointer below the holder's (`pointer`).
-pub(crate) fn at<'a>(holder: &'a Map<String, Value>, pointer: &str, at: &str) -> Option<&'a Value> {
-    let rest = at.strip_prefix(pointer)?;
-    if rest.is_empty() {
-        return None;
+/// The schema at `at`, a JSON Pointer in `doc`.
+pub(crate) fn at<'a>(doc: &'a Document, at: &str) -> Option<&'a Value> {
+    doc.root.pointer(at)
+}
+
+/// A `then` or `else` written at `at`: the schema that applies, and its pointer. A part that
+/// is only a `$ref` to a schema of the same file (and annotations) is the schema it names.
+fn part<'a>(
+    doc: &'a Document,
+    value: &'a Value,
+    at: String,
+) -> Result<(&'a Value, String), String> {
+    let Some(reference) = value.get("$ref") else {
+        return Ok((value, at));
+    };
+    let only_ref = value.as_object().is_some_and(|m| {
+        m.keys()
+            .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+    });
+    if !only_ref {
+        return Err(format!(
+            "`{at}` has `$ref` beside other keywords, which a typed case cannot hold"
+        ));
     }
-    let mut v: Option<&Value> = None;
-    let mut first = true;
-    for token in rest.split('/').skip(1) {
-        let token = token.replace("~1", "/").replace("~0", "~");
-        v = match (first, v) {
-            (true, _) => holder.get(&token),
-            (false, Some(Value::Object(m))) => m.get(&token),
-            (false, Some(Value::Array(l))) => token.parse::<usize>().ok().and_then(|i| l.get(i)),
-            _ => None,
-        };
-        first = false;
+    let target = match reference.as_str().and_then(|r| r.strip_prefix('#')) {
+        Some(f) if f.starts_with('/') => doc.upgraded_pointer(&decode_fragment(f)),
+        _ => {
+            return Err(format!(
+                "`{at}` is a `$ref` to another file; a typed case is a schema of its own file"
+            ));
+        }
+    };
+    match doc.root.pointer(&target) {
+        Some(schema) => Ok((schema, target)),
+        None => Err(format!("`{at}/$ref` names nothing")),
     }
-    v
 }
 
 /// The `properties` and `required` of the part at `at` (the holder's own when `at` is the
 /// holder's pointer).
 pub(crate) fn own_members<'a>(
+    doc: &'a Document,
     holder: &'a Map<String, Value>,
     pointer: &str,
     at: &str,
@@ -164,7 +191,7 @@ pub(crate) fn own_members<'a>(
     let map = if at == pointer {
         Some(holder)
     } else {
-        self::at(holder, pointer, at).and_then(Value::as_object)
+        self::at(doc, at).and_then(Value::as_object)
     };
     let properties = map
         .and_then(|m| m.get("properties"))
@@ -180,10 +207,18 @@ pub(crate) fn own_members<'a>(
 /// Finds the tag property and its values in every `if` below `map` (at `pointer`), and checks
 /// each part's keywords.
 fn collect_tags(
+    doc: &Document,
     map: &Map<String, Value>,
     pointer: &str,
     tag: &mut Option<(String, Vec<Value>)>,
+    depth: usize,
 ) -> Result<(), String> {
+    // A `$ref` may lead back to a part that holds it (lint reports such a cycle).
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "`{pointer}`: the parts nest more than {MAX_DEPTH} deep"
+        ));
+    }
     if let Some(parts) = map.get("allOf") {
         let Some(parts) = parts.as_array() else {
             return Err("`allOf` is not an array".into());
@@ -199,7 +234,7 @@ fn collect_tags(
                 ));
             }
             part_keywords(p, &at)?;
-            collect_tags(p, &at, tag)?;
+            collect_tags(doc, p, &at, tag, depth + 1)?;
         }
     }
     let Some(condition) = map.get("if") else {
@@ -226,11 +261,19 @@ fn collect_tags(
     }
     for k in ["then", "else"] {
         let at = format!("{pointer}/{k}");
-        match map.get(k) {
+        let written = map.get(k);
+        let (value, at) = match written {
+            Some(v) => {
+                let (v, at) = part(doc, v, at)?;
+                (Some(v), at)
+            }
+            None => (None, at),
+        };
+        match value {
             None | Some(Value::Bool(true)) => {}
             Some(Value::Object(p)) => {
                 part_keywords(p, &at)?;
-                collect_tags(p, &at, tag)?;
+                collect_tags(doc, p, &at, tag, depth + 1)?;
             }
             Some(_) => {
                 return Err(format!(
@@ -359,6 +402,7 @@ fn holds(condition: &Value, s: Situation<'_>) -> bool {
 /// Adds to `case` the parts that apply below `map` (at `pointer`) in situation `s`, in the
 /// interpreter's order: the part's own members, its `allOf` parts, then `then` or `else`.
 fn applied(
+    doc: &Document,
     map: &Map<String, Value>,
     pointer: &str,
     tag: &str,
@@ -372,7 +416,7 @@ fn applied(
     if let Some(Value::Array(parts)) = map.get("allOf") {
         for (i, p) in parts.iter().enumerate() {
             if let Value::Object(p) = p {
-                applied(p, &format!("{pointer}/allOf/{i}"), tag, s, case, false)?;
+                applied(doc, p, &format!("{pointer}/allOf/{i}"), tag, s, case, false)?;
             }
         }
     }
@@ -385,8 +429,10 @@ fn applied(
         } else {
             ("else", format!("{pointer}/else"))
         };
-        if let Some(Value::Object(p)) = map.get(k) {
-            applied(p, &at, tag, s, case, false)?;
+        if let Some(v) = map.get(k)
+            && let (Value::Object(p), at) = part(doc, v, at)?
+        {
+            applied(doc, p, &at, tag, s, case, false)?;
         }
     }
     Ok(())
@@ -395,6 +441,7 @@ fn applied(
 /// Each member a case's parts declare is declared once, or identically: its struct has one
 /// field per member. A name a part requires is declared by a part of the case, or is the tag.
 fn declared_once(
+    doc: &Document,
     holder: &Map<String, Value>,
     pointer: &str,
     tag: &str,
@@ -402,7 +449,7 @@ fn declared_once(
 ) -> Result<(), String> {
     let mut seen: Vec<(&str, &Value)> = Vec::new();
     for at in &case.parts {
-        let (props, _) = own_members(holder, pointer, at);
+        let (props, _) = own_members(doc, holder, pointer, at);
         for (name, schema) in props.into_iter().flatten() {
             match seen.iter().find(|(n, _)| *n == name) {
                 Some((_, s)) if *s != schema => {
@@ -416,7 +463,7 @@ fn declared_once(
         }
     }
     for at in &case.parts {
-        let (_, required) = own_members(holder, pointer, at);
+        let (_, required) = own_members(doc, holder, pointer, at);
         for name in required {
             let evaluated = case.tag_schema.is_some() && name == tag;
             if !seen.iter().any(|(n, _)| *n == name) && !evaluated {

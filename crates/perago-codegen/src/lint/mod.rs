@@ -349,9 +349,10 @@ impl Linter<'_> {
     /// True when `schema`, written in this document, is a `$ref` (through any number) to a
     /// chain of `if`s (`conditions`), which is typed as a union of its own.
     fn reaches_chain(&mut self, schema: &Value) -> bool {
-        self.reaches(schema, |_, _, ptr, v| {
-            v.as_object()
-                .is_some_and(|m| matches!(conditions::chain(m, ptr), Ok(Some(_))))
+        self.reaches(schema, |linter, d, ptr, v| {
+            v.as_object().is_some_and(|m| {
+                matches!(conditions::chain(linter.docs.get(d), m, ptr), Ok(Some(_)))
+            })
         })
     }
 
@@ -588,7 +589,7 @@ impl Linter<'_> {
             .deferral(self.doc, pointer)
             .is_some_and(|h| h.kind == DeferralKind::Value);
         if !whole {
-            match conditions::chain(map, pointer) {
+            match conditions::chain(self.docs.get(self.doc), map, pointer) {
                 Ok(Some(chain)) if entered_at(pointer) == pointer => {
                     return self.conditional(map, pointer, is_root, &chain);
                 }
@@ -694,16 +695,18 @@ impl Linter<'_> {
                     continue;
                 }
                 seen.push(at);
-                if let Some(Value::Object(part)) = conditions::at(map, pointer, at) {
-                    self.object(part, at, false);
+                if let Some(Value::Object(part)) =
+                    conditions::at(self.docs.get(self.doc), at).cloned()
+                {
+                    self.object(&part, at, false);
                 }
             }
             if let Some(at) = &case.tag_schema
                 && !seen.contains(&at.as_str())
             {
                 seen.push(at);
-                if let Some(schema) = conditions::at(map, pointer, at) {
-                    self.node(schema, at, false);
+                if let Some(schema) = conditions::at(self.docs.get(self.doc), at).cloned() {
+                    self.node(&schema, at, false);
                 }
             }
         }

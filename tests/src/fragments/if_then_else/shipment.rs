@@ -6,18 +6,23 @@ static FALLBACK_0: ::perago::__private::fallback::Fallback = ::perago::__private
     &SCHEMAS,
     "shipment.schema.json#",
 );
+/// `shipment.schema.json#/$defs/Tracked`, deferred to the interpreter: `properties`: applies only to `"type": "object"`, and this schema declares no `type`; kept as a `serde_json::Value`.
+static FALLBACK_1: ::perago::__private::fallback::Fallback = ::perago::__private::fallback::Fallback::new(
+    &SCHEMAS,
+    "shipment.schema.json#/$defs/Tracked",
+);
 /// The schemas as written, for the parts deferred to the interpreter.
 static SCHEMAS: ::perago::__private::fallback::Schemas = ::perago::__private::fallback::Schemas::new(
     &[
         (
             "shipment.schema.json",
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Shipment\",\"description\":\"A chain of `if`s on which member is present, not on a tag: deferred to the interpreter, with the members every `then` and `else` down the chain declares as optional fields.\",\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"air\",\"sea\",\"road\"]}},\"required\":[\"mode\"],\"if\":{\"required\":[\"tracking\"]},\"then\":{\"properties\":{\"tracking\":{\"type\":\"string\",\"minLength\":4}}},\"else\":{\"if\":{\"required\":[\"pickup\"]},\"then\":{\"properties\":{\"pickup\":{\"type\":\"string\"},\"contact\":{\"type\":\"string\"}},\"required\":[\"contact\"]},\"else\":{\"properties\":{\"note\":{\"type\":\"string\"}}}},\"examples\":[{\"mode\":\"air\",\"tracking\":\"1Z999AA10123456784\"},{\"mode\":\"sea\",\"pickup\":\"Pier 39\",\"contact\":\"+1 415 555 0100\"},{\"mode\":\"road\",\"note\":\"leave at the gate\"}]}",
+            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"Shipment\",\"description\":\"A chain of `if`s on which member is present, not on a tag: deferred to the interpreter, with the members every `then` and `else` down the chain declares (and the `$defs` entry a `$ref` names) as optional fields.\",\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"air\",\"sea\",\"road\"]}},\"required\":[\"mode\"],\"if\":{\"required\":[\"tracking\"]},\"then\":{\"$ref\":\"#/$defs/Tracked\"},\"else\":{\"if\":{\"required\":[\"pickup\"]},\"then\":{\"properties\":{\"pickup\":{\"type\":\"string\"},\"contact\":{\"type\":\"string\"}},\"required\":[\"contact\"]},\"else\":{\"properties\":{\"note\":{\"type\":\"string\"}}}},\"$defs\":{\"Tracked\":{\"properties\":{\"tracking\":{\"type\":\"string\",\"minLength\":4}},\"examples\":[{\"tracking\":\"1Z999AA10123456784\"}]}},\"examples\":[{\"mode\":\"air\",\"tracking\":\"1Z999AA10123456784\"},{\"mode\":\"sea\",\"pickup\":\"Pier 39\",\"contact\":\"+1 415 555 0100\"},{\"mode\":\"road\",\"note\":\"leave at the gate\"}]}",
         ),
     ],
 );
 /// Shipment
 ///
-/// A chain of `if`s on which member is present, not on a tag: deferred to the interpreter, with the members every `then` and `else` down the chain declares as optional fields.
+/// A chain of `if`s on which member is present, not on a tag: deferred to the interpreter, with the members every `then` and `else` down the chain declares (and the `$defs` entry a `$ref` names) as optional fields.
 #[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
 #[serde(crate = "::perago::__private::serde")]
 pub struct Shipment {
@@ -49,10 +54,10 @@ impl Shipment {
 impl ::perago::Contract for Shipment {
     const LOCATION: &'static str = "shipment.schema.json#";
     fn schema() -> &'static str {
-        r#"{
+        r##"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "Shipment",
-  "description": "A chain of `if`s on which member is present, not on a tag: deferred to the interpreter, with the members every `then` and `else` down the chain declares as optional fields.",
+  "description": "A chain of `if`s on which member is present, not on a tag: deferred to the interpreter, with the members every `then` and `else` down the chain declares (and the `$defs` entry a `$ref` names) as optional fields.",
   "type": "object",
   "properties": {
     "mode": {
@@ -73,12 +78,7 @@ impl ::perago::Contract for Shipment {
     ]
   },
   "then": {
-    "properties": {
-      "tracking": {
-        "type": "string",
-        "minLength": 4
-      }
-    }
+    "$ref": "#/$defs/TrackedOpen"
   },
   "else": {
     "if": {
@@ -122,8 +122,23 @@ impl ::perago::Contract for Shipment {
       "note": "leave at the gate"
     }
   ],
-  "unevaluatedProperties": false
-}"#
+  "unevaluatedProperties": false,
+  "$defs": {
+    "TrackedOpen": {
+      "properties": {
+        "tracking": {
+          "type": "string",
+          "minLength": 4
+        }
+      },
+      "examples": [
+        {
+          "tracking": "1Z999AA10123456784"
+        }
+      ]
+    }
+  }
+}"##
     }
     fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
         d: D,
@@ -363,5 +378,67 @@ impl ShipmentMode {
             Self::Sea => "sea",
             Self::Road => "road",
         }
+    }
+}
+#[derive(Debug, Clone, PartialEq, ::perago::__private::serde::Serialize)]
+#[serde(crate = "::perago::__private::serde", transparent)]
+pub struct Tracked(pub ::perago::__private::serde_json::Value);
+impl ::perago::Contract for Tracked {
+    const LOCATION: &'static str = "shipment.schema.json#/$defs/Tracked";
+    fn schema() -> &'static str {
+        r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "tracking": {
+      "type": "string",
+      "minLength": 4
+    }
+  },
+  "examples": [
+    {
+      "tracking": "1Z999AA10123456784"
+    }
+  ],
+  "unevaluatedProperties": false
+}"#
+    }
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        let deferred = ::perago::__private::reader::Deferred {
+            check: ::perago::__private::reader::ReadBy::<Self>::new(),
+            fallback: &FALLBACK_1,
+        };
+        ::perago::__private::reader::Read::read(&deferred, d, path, out)
+    }
+}
+impl ::perago::__private::reader::TypedRead for Tracked {
+    fn read<'de, D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+        path: &::perago::Path<'_>,
+        out: &mut Vec<::perago::Violation>,
+    ) -> Result<Option<Self>, D::Error> {
+        Ok(
+            ::perago::__private::reader::Read::read(
+                    &::perago::__private::reader::AnyValue,
+                    d,
+                    path,
+                    out,
+                )?
+                .map(Self),
+        )
+    }
+}
+::perago::__private::json_schema_impl!(Tracked);
+impl<'de> ::perago::__private::serde::Deserialize<'de> for Tracked {
+    fn deserialize<D: ::perago::__private::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        ::perago::__private::reader::deserialize(
+            d,
+            &::perago::__private::reader::Typed::<Self>::new(),
+        )
     }
 }
