@@ -306,7 +306,7 @@ impl<'a> Builder<'a> {
         let members = applied_members(self.docs, doc, map, pointer);
         let name_of = |at: &str| {
             let key = at.rsplit('/').next().unwrap_or_default();
-            key.replace("~1", "/").replace("~0", "~")
+            perago_schema::load::unescape_pointer_token(key)
         };
         for (member_doc, at, schema) in &members {
             let name = name_of(at);
@@ -457,7 +457,7 @@ impl<'a> Builder<'a> {
             .cloned()
             .unwrap_or(Value::Bool(true));
         let name = match target_ptr.rsplit_once('/') {
-            Some((_, key)) => pascal(&key.replace("~1", "/").replace("~0", "~")),
+            Some((_, key)) => pascal(&perago_schema::load::unescape_pointer_token(key)),
             None => root_name(
                 &self.normalised[target_doc],
                 &self.docs.get(target_doc).file,
@@ -998,7 +998,7 @@ impl<'a> Builder<'a> {
             let def = last
                 .strip_prefix("/$defs/")
                 .filter(|k| !k.contains('/'))
-                .map(|k| pascal(&k.replace("~1", "/").replace("~0", "~")));
+                .map(|k| pascal(&perago_schema::load::unescape_pointer_token(k)));
             let name = named
                 .or_else(|| text("title").map(|t| pascal(&t)))
                 .or(def)

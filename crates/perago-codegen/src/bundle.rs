@@ -227,7 +227,7 @@ impl Bundler<'_> {
         match pointer.strip_prefix("/$defs/") {
             None if pointer.is_empty() => target.root,
             Some(name) => {
-                let name = name.replace("~1", "/").replace("~0", "~");
+                let name = perago_schema::load::unescape_pointer_token(name);
                 target
                     .defs
                     .iter()

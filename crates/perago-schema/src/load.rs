@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use crate::path::pointer_token;
+pub use crate::path::{pointer_token, unescape_pointer_token};
 
 /// One schema file, parsed.
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 //! stands alone.
 
 use super::SCHEMA_DIALECT;
+use perago_schema::load::{pointer_token, unescape_pointer_token};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -79,12 +80,12 @@ pub(crate) fn fill(
             if let Some(Value::String(reference)) = map.get_mut("$ref") {
                 if reference == "#" {
                     if let Some(name) = &self_name {
-                        *reference = format!("#/$defs/{}", escape(name));
+                        *reference = format!("#/$defs/{}", pointer_token(name));
                     }
                 } else if let Some(token) = reference.strip_prefix("#/$defs/")
-                    && let Some(new) = renames.get(&unescape(token))
+                    && let Some(new) = renames.get(&unescape_pointer_token(token))
                 {
-                    *reference = format!("#/$defs/{}", escape(new));
+                    *reference = format!("#/$defs/{}", pointer_token(new));
                 }
             }
         });
@@ -102,7 +103,7 @@ pub(crate) fn fill(
             let mut reference = Map::new();
             reference.insert(
                 "$ref".to_owned(),
-                Value::String(format!("#/$defs/{}", escape(name))),
+                Value::String(format!("#/$defs/{}", pointer_token(name))),
             );
             Value::Object(reference)
         }
@@ -160,14 +161,6 @@ fn refers_to_root(schema: &Value) -> bool {
         }
     });
     found
-}
-
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
 }
 
 /// Calls `f` on every schema object below and including `schema`, following the keywords that
