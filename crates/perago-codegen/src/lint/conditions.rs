@@ -167,7 +167,7 @@ fn part<'a>(
         ));
     }
     let target = match reference.as_str().and_then(|r| r.strip_prefix('#')) {
-        Some(f) if f.starts_with('/') => doc.upgraded_pointer(&decode_fragment(f)),
+        Some(f) if f.is_empty() || f.starts_with('/') => doc.upgraded_pointer(&decode_fragment(f)),
         _ => {
             return Err(format!(
                 "`{at}` is a `$ref` to another file; a typed case is a schema of its own file"
