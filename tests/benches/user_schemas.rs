@@ -10,8 +10,8 @@
 //!   mirroring the schemas (`deny_unknown_fields`, owned strings, serde's own tagged and
 //!   untagged enums): parsing into the type with no validation beyond the shape, first error
 //!   only;
-//! - `jsonschema`: the `jsonschema` crate (draft 2020-12) compiled once from the closed
-//!   (normalised) schemas, every error collected after a `Value` parse;
+//! - `jsonschema`: the `jsonschema` crate (draft 2020-12) compiled once from the root type's
+//!   closed schema (`user_corpus::closed_schema`), every error collected after a `Value` parse;
 //! - `perago_interpreter`: `Validator::validate_slice_with`, the run-time interpreter (the
 //!   schema compiled once, each document read once into a reused tape);
 //! - `typify_jsonschema`: the pipeline a user would assemble instead of perago: a `Value` parse,
@@ -173,10 +173,6 @@ fn main() {
         Err(_) => user_corpus::DEFAULT_SEED,
     };
     let set = user_corpus::schemas();
-    let registry = jsonschema::Registry::new()
-        .extend(set.files.iter().map(|f| (f.id.as_str(), &f.normalised)))
-        .and_then(|r| r.prepare())
-        .expect("every schema registers by $id");
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this once, on a slice.
     let quick = !std::env::args().any(|a| a == "--bench");
     let mut corpora = user_corpus::all(seed);
@@ -202,9 +198,7 @@ fn main() {
         let file = set
             .find(corpus.schema)
             .expect("the corpus schema is in the set");
-        let validator = jsonschema::draft202012::options()
-            .with_registry(&registry)
-            .build(&file.normalised)
+        let validator = jsonschema::draft202012::new(&user_corpus::closed_schema(corpus.schema))
             .expect("jsonschema compiles the schema");
         let interpreted = Validator::load_sources(
             user_corpus::SCHEMAS.iter().copied(),
