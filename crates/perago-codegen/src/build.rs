@@ -28,7 +28,9 @@ pub struct SchemaFile {
     pub read: Value,
     /// The dialect the file is written in.
     pub dialect: Dialect,
-    /// The normalised (closed) document.
+    /// The normalised (closed) document, every `$defs` entry closed as a type of its own: to
+    /// validate with another tool, take a type's `Contract::schema()`, which leaves open an
+    /// entry a part applies in place (`"then": {"$ref": …}`).
     pub normalised: Value,
     /// The root schema, unless the file only holds `$defs`.
     pub root: Option<NodeId>,
