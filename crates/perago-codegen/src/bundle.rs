@@ -271,7 +271,7 @@ impl Bundler<'_> {
         let base = node
             .name
             .clone()
-            .unwrap_or_else(|| format!("Def{}", target.0));
+            .unwrap_or_else(|| unnamed_def(&node.location));
         let base = if open { format!("{base}Open") } else { base };
         let mut name = base.clone();
         let mut n = 2;
@@ -282,6 +282,27 @@ impl Bundler<'_> {
         self.defs.push((name.clone(), target, open));
         format!("#/$defs/{}", token(&name))
     }
+}
+
+/// The `$defs` name of a node without a type name, from where it is written (`DefVerification`
+/// for `…#/$defs/Verification`, `DefAnyOf1` for `…/anyOf/1`): the same whatever other
+/// schemas are loaded beside it.
+fn unnamed_def(location: &str) -> String {
+    let (file, pointer) = location.split_once('#').unwrap_or((location, ""));
+    let tokens: Vec<String> = pointer
+        .split('/')
+        .filter(|t| !t.is_empty())
+        .map(perago_schema::load::unescape_pointer_token)
+        .collect();
+    let last = match tokens.as_slice() {
+        [.., keyword, index] if index.parse::<usize>().is_ok() => format!("{keyword}{index}"),
+        [.., last] => last.clone(),
+        [] => file
+            .trim_end_matches(".json")
+            .trim_end_matches(".schema")
+            .to_owned(),
+    };
+    format!("Def{}", crate::build::pascal(&last))
 }
 
 impl Bundler<'_> {
@@ -387,5 +408,35 @@ mod tests {
             json!({"$ref": "#"})
         );
         assert!(schema.get("$defs").is_none());
+    }
+
+    /// A bundled node without a type name (the object of a `[object, null]` reference) is
+    /// named after where it is written, not its place among every loaded schema: loading
+    /// another file beside it changes nothing.
+    #[test]
+    fn unnamed_defs_are_named_by_location() {
+        let report = json!({
+            "$schema": DIALECT, "title": "Report", "type": "object",
+            "properties": {"check": {"$ref": "#/$defs/Check"}},
+            "$defs": {"Check": {
+                "type": ["object", "null"],
+                "properties": {"ok": {"type": "boolean"}},
+                "if": {"properties": {"ok": {"const": false}}}, "then": {"required": ["ok"]}
+            }}
+        });
+        let other = json!({
+            "$schema": DIALECT, "title": "Aaa", "type": "object",
+            "properties": {"x": {"type": ["object", "null"], "properties": {"y": {"type": "string"}}}}
+        });
+        let bundled = |files: &[(&str, Value)]| {
+            let set = load(files);
+            let root = set.find("report").and_then(|f| f.root).expect("a root");
+            standalone(&set, root)
+        };
+        let alone = bundled(&[("report.schema.json", report.clone())]);
+        let beside = bundled(&[("aaa.schema.json", other), ("report.schema.json", report)]);
+        assert_eq!(alone, beside);
+        let defs = alone["$defs"].as_object().expect("bundled $defs");
+        assert_eq!(defs.keys().collect::<Vec<_>>(), ["DefCheck"]);
     }
 }

@@ -199,7 +199,7 @@ impl ::perago::Contract for AgentReport {
                 }
               },
               "verification": {
-                "$ref": "#/$defs/Def27"
+                "$ref": "#/$defs/DefVerification"
               },
               "receipt_ref": {
                 "type": [
@@ -235,7 +235,7 @@ impl ::perago::Contract for AgentReport {
       "maxLength": 2000,
       "pattern": "\\S"
     },
-    "Def27": {
+    "DefVerification": {
       "type": [
         "object",
         "null"
@@ -523,7 +523,7 @@ impl ::perago::Contract for Outcome {
             }
           },
           "verification": {
-            "$ref": "#/$defs/Def27"
+            "$ref": "#/$defs/DefVerification"
           },
           "receipt_ref": {
             "type": [
@@ -559,7 +559,7 @@ impl ::perago::Contract for Outcome {
       "maxLength": 2000,
       "pattern": "\\S"
     },
-    "Def27": {
+    "DefVerification": {
       "type": [
         "object",
         "null"

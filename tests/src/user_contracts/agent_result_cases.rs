@@ -210,7 +210,7 @@ impl ::perago::Contract for CaseResult {
           }
         },
         "verification": {
-          "$ref": "#/$defs/Def58",
+          "$ref": "#/$defs/DefVerification",
           "unevaluatedProperties": false
         },
         "receipt_ref": {
@@ -243,7 +243,7 @@ impl ::perago::Contract for CaseResult {
       "maxLength": 2000,
       "pattern": "\\S"
     },
-    "Def58": {
+    "DefVerification": {
       "type": [
         "object",
         "null"
@@ -1488,7 +1488,7 @@ impl ::perago::Contract for Completed {
       }
     },
     "verification": {
-      "$ref": "#/$defs/Def58",
+      "$ref": "#/$defs/DefVerification",
       "unevaluatedProperties": false
     },
     "receipt_ref": {
@@ -1516,7 +1516,7 @@ impl ::perago::Contract for Completed {
       "minLength": 1,
       "pattern": "\\S"
     },
-    "Def58": {
+    "DefVerification": {
       "type": [
         "object",
         "null"

@@ -156,7 +156,7 @@ impl ::perago::Contract for ConditionalResult {
               }
             },
             "verification": {
-              "$ref": "#/$defs/Def94"
+              "$ref": "#/$defs/DefVerification"
             },
             "receipt_ref": {
               "type": [
@@ -193,7 +193,7 @@ impl ::perago::Contract for ConditionalResult {
       "maxLength": 2000,
       "pattern": "\\S"
     },
-    "Def94": {
+    "DefVerification": {
       "type": [
         "object",
         "null"
