@@ -337,13 +337,14 @@ impl<'a> Builder<'a> {
             // Lint has resolved every reference already.
             return self.reference(doc, reference);
         }
+        let document = self.docs.get(doc);
         if !self.deferrals.contains_key(&(doc, pointer.to_owned()))
-            && let Some(Value::Object(written)) = self.docs.get(doc).root.pointer(pointer).cloned()
-            && let Ok(Some(chain)) =
-                crate::lint::conditions::chain(self.docs.get(doc), &written, pointer)
+            && let Some(Value::Object(written)) = document.root.pointer(pointer)
+            && let Ok(Some(chain)) = crate::lint::conditions::chain(document, written, pointer)
         {
             // Lint has recognised the chain (`lint::conditions`) in the schema as written,
             // whose parts the normaliser leaves open and may reach by `$ref`.
+            let written = written.clone();
             return self.conditional(doc, pointer, &written, hint, &chain);
         }
         if let Some(Value::Array(types)) = map.get("type")
