@@ -746,27 +746,18 @@ impl Linter<'_> {
                 self.node(&schema, &at, false);
             }
         }
-        // The rest of what the interpreter applies beside the typed schema.
-        let mut applied: Vec<(String, Value)> = Vec::new();
-        for k in ["not", "if", "then", "else", "contains"] {
+        // The rest of what the interpreter applies beside the typed schema: `not`, `if` and
+        // `contains` whole, the parts above but for their members.
+        for k in ["not", "if", "contains"] {
             if let Some(v) = map.get(k) {
-                applied.push((format!("{pointer}/{k}"), v.clone()));
+                self.deferred_structure(v, &format!("{pointer}/{k}"));
             }
         }
-        if let Some(Value::Object(deps)) = map.get("dependentSchemas") {
-            for (key, v) in deps {
-                let at = format!("{pointer}/dependentSchemas/{}", pointer_token(key));
-                applied.push((at, v.clone()));
+        for (_, at, mut part) in applied_parts(self.doc, map, pointer) {
+            if let Value::Object(m) = &mut part {
+                m.shift_remove("properties");
             }
-        }
-        for (at, mut schema) in applied {
-            if !at.ends_with("/not") && !at.ends_with("/if") && !at.ends_with("/contains") {
-                // Linted as members above.
-                if let Value::Object(m) = &mut schema {
-                    m.shift_remove("properties");
-                }
-            }
-            self.deferred_structure(&schema, &at);
+            self.deferred_structure(&part, &at);
         }
     }
 
