@@ -1139,7 +1139,8 @@ fn lakefs_section(
     println!("  MD5 on one core (the md-5 crate): {md5:.0} MB/s");
     let lanes = lanes_throughput(objects, scratch)?;
     println!(
-        "  MD5 of files read back, eight side by side on one core (md5_lanes): {lanes:.0} MB/s"
+        "  MD5 of files read back, {} side by side on one core (md5_lanes): {lanes:.0} MB/s",
+        perago_workspace::md5_lanes::LANES
     );
     let streamed = Streamed(client(
         &server.base_url(),

@@ -22,7 +22,7 @@
 //! is what lakeFS serves), and a failed download removes its file. An **upload** streams the
 //! file with its length and checks lakeFS's size and checksum against the file's. One object
 //! is hashed as it streams; many ([`Store::download_all`], [`Store::upload_all`]: a checkout, a
-//! publication, an import) are hashed eight side by side ([`crate::md5_lanes`]), each file
+//! publication, an import) are hashed sixteen side by side ([`crate::md5_lanes`]), each file
 //! once written or just before it is sent, at less than half the CPU time, reading the files
 //! back included.
 //!
@@ -657,7 +657,7 @@ impl Store for LakeFs {
     }
 
     /// The downloads stream to their files checking sizes only, and each file with an MD5
-    /// checksum, once written, is hashed by other threads eight side by side ([`md5_lanes`]),
+    /// checksum, once written, is hashed by other threads sixteen side by side ([`md5_lanes`]),
     /// at less than half the CPU time of hashing each stream as it arrives; the first that
     /// differs is `Corrupt` (its file removed).
     fn download_all(
@@ -785,7 +785,7 @@ impl Store for LakeFs {
             .map(|(object, _)| object)
     }
 
-    /// Each thread takes up to eight files at a time, hashes them side by side
+    /// Each thread takes up to sixteen files at a time, hashes them side by side
     /// ([`md5_lanes`]), then sends them unhashed, their sizes checked, and holds each
     /// checksum lakeFS stored to its file's MD5. (Hashing threads beside the uploads cost as
     /// little CPU but slowed the uploads they competed with.)
@@ -797,7 +797,7 @@ impl Store for LakeFs {
         parallel: usize,
         stored: &(dyn Fn(u64) + Sync),
     ) -> Result<()> {
-        // Fewer than eight to a batch when that keeps every thread busy.
+        // Fewer than sixteen to a batch when that keeps every thread busy.
         let batch = files
             .len()
             .div_ceil(parallel.max(1))

@@ -9,7 +9,7 @@
 //! - `lakefs` (feature `lakefs`): the lakeFS REST client;
 //! - [`spec`] and [`guardrail`]: what a task declares, and the checks of its directory;
 //! - [`checkout`]: materialising a prefix and telling what the handler changed;
-//! - [`md5_lanes`]: the MD5s of many files, eight side by side (the lakeFS client's checks);
+//! - [`md5_lanes`]: the MD5s of many files, sixteen side by side (the lakeFS client's checks);
 //! - [`publish`]: the fenced publication of those changes;
 //! - [`transfer`]: whole trees in and out (`perago workspace import` / `export`).
 

@@ -247,7 +247,7 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// `Ok`; `written(i)` runs (on the downloading thread) once object `i`'s file is written.
     /// The first failure stops the work and is returned; a file whose content failed its check
     /// is removed. The default downloads each with [`download`](Self::download); the lakeFS
-    /// client checks the MD5s afterwards, eight at a time ([`crate::md5_lanes`]).
+    /// client checks the MD5s afterwards, sixteen at a time ([`crate::md5_lanes`]).
     fn download_all(
         &self,
         repository: &str,
@@ -283,7 +283,7 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// `parallel` at a time, each checked as [`upload`](Self::upload) checks it before this
     /// returns `Ok`; `stored(size)` runs once a file is stored. The first failure stops the
     /// work and is returned. The default uploads each with [`upload`](Self::upload); the
-    /// lakeFS client hashes the files eight at a time ([`crate::md5_lanes`]) beside the
+    /// lakeFS client hashes the files sixteen at a time ([`crate::md5_lanes`]) beside the
     /// uploads.
     fn upload_all(
         &self,
