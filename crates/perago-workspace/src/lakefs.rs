@@ -62,6 +62,7 @@
 //! for reuse.
 
 mod http;
+mod resolve;
 mod settings;
 mod wire;
 

@@ -157,7 +157,8 @@ impl Default for Timeouts {
 /// Idle connections kept per host: enough for 16 parallel downloads through one client.
 pub(super) const POOL_CONNECTIONS: usize = 16;
 
-/// An agent with `timeouts`, not following redirects, answering every status as a response.
+/// An agent with `timeouts`, not following redirects, answering every status as a response,
+/// looking the host up once in a while ([`super::resolve`]).
 /// `pooled`: whether it keeps idle connections (the agent for requests that must not be
 /// repeated opens a fresh one each time, so a stale pooled connection cannot turn a request
 /// that never reached lakeFS into an answer that may have been lost).
@@ -165,7 +166,7 @@ pub(super) fn build_agent(timeouts: Timeouts, pooled: bool) -> ureq::Agent {
     let connect = Some(timeouts.connect);
     let read = Some(timeouts.read);
     let idle = if pooled { POOL_CONNECTIONS } else { 0 };
-    ureq::Agent::config_builder()
+    let config = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
         .user_agent(concat!("perago-workspace/", env!("CARGO_PKG_VERSION")))
@@ -177,8 +178,12 @@ pub(super) fn build_agent(timeouts: Timeouts, pooled: bool) -> ureq::Agent {
         .timeout_recv_response(read)
         .timeout_per_read(read)
         .timeout_per_write(read)
-        .build()
-        .new_agent()
+        .build();
+    ureq::Agent::with_parts(
+        config,
+        ureq::unversioned::transport::DefaultConnector::new(),
+        super::resolve::CachedResolver::new(),
+    )
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
