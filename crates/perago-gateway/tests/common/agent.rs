@@ -25,10 +25,18 @@ pub struct Agent {
 
 impl Agent {
     pub fn new(base: &str, token: &str, id: &str) -> Agent {
+        // Each phase bounded, not the whole call: ureq runs the lookup of a host on a thread
+        // of its own whenever a global (or resolve) timeout bounds it, a thread per request
+        // that the benchmark's agents paid and an agent talking to Conductor does not.
+        let phase = Some(Duration::from_secs(60));
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .timeout_global(Some(Duration::from_secs(60)))
+            .timeout_connect(phase)
+            .timeout_send_request(phase)
+            .timeout_send_body(phase)
+            .timeout_recv_response(phase)
+            .timeout_recv_body(phase)
             .build();
         Agent {
             http: ureq::Agent::new_with_config(config),
