@@ -273,13 +273,22 @@ impl Stream {
 /// [`LANES`] digests each. The first file that cannot be read stops the work: its index and
 /// the error.
 pub fn md5_files(files: &[PathBuf], threads: usize) -> Result<Vec<String>, (usize, io::Error)> {
+    md5_files_with(files, threads, pulp::Arch::new())
+}
+
+/// [`md5_files`] with the instruction set of `arch`.
+fn md5_files_with(
+    files: &[PathBuf],
+    threads: usize,
+    arch: pulp::Arch,
+) -> Result<Vec<String>, (usize, io::Error)> {
     let next = AtomicUsize::new(0);
     let take = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
         (i < files.len()).then_some(i)
     };
     let threads = threads.min(files.len().div_ceil(LANES));
-    let digests = hash_all(files, threads, take, pulp::Arch::new())?;
+    let digests = hash_all(files, threads, take, arch)?;
     Ok(digests.into_iter().map(Option::unwrap_or_default).collect())
 }
 
@@ -482,19 +491,9 @@ mod tests {
         }
         // The same with each instruction set this CPU has, not only the widest.
         for arch in instruction_sets() {
-            let next = AtomicUsize::new(0);
-            let take = || {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                (i < paths.len()).then_some(i)
-            };
-            let digests = hash_all(&paths, 1, take, arch).unwrap();
+            let digests = md5_files_with(&paths, 1, arch).unwrap();
             for ((path, data), digest) in files.iter().zip(&digests) {
-                assert_eq!(
-                    digest.as_deref(),
-                    Some(reference(data).as_str()),
-                    "{arch:?}: {}",
-                    path.display()
-                );
+                assert_eq!(digest, &reference(data), "{arch:?}: {}", path.display());
             }
         }
         assert_eq!(
