@@ -24,7 +24,7 @@
 //! is hashed as it streams; many ([`Store::download_all`], [`Store::upload_all`]: a checkout, a
 //! publication, an import) are hashed sixteen side by side ([`crate::md5_lanes`]), each file
 //! once written or just before it is sent, at less than half the CPU time, reading the files
-//! back included.
+//! back included; a small file to send is read once, and the bytes hashed are the bytes sent.
 //!
 //! **Retries.** A request is tried up to [`RetryPolicy::max_attempts`] times (5 by default),
 //! with an exponential, jittered backoff between tries. What is retried depends on whether a
@@ -91,6 +91,30 @@ fn hashing_threads(parallel: usize) -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(parallel.max(1))
+}
+
+/// The largest file a publication reads whole, hashes and sends from memory instead of
+/// reading it twice (to hash it, then to send it): twice a hashing lane's read buffer, so an
+/// upload thread holds at most 2 MiB of its sixteen files.
+const IN_MEMORY: u64 = 128 * 1024;
+
+/// The content of file `source` when it has at most [`IN_MEMORY`] bytes, `None` when more.
+fn read_small(source: &Path) -> Result<Option<Vec<u8>>> {
+    let context = || format!("reading {}", source.display());
+    let file = File::open(source).map_err(|e| StoreError::io(context(), e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| StoreError::io(context(), e))?
+        .len();
+    if len > IN_MEMORY {
+        return Ok(None);
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(IN_MEMORY + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| StoreError::io(context(), e))?;
+    // A file that grew past the limit since is sent from the file.
+    Ok((bytes.len() as u64 <= IN_MEMORY).then_some(bytes))
 }
 
 /// The page size of every listing: lakeFS's maximum (spec §1.5).
@@ -425,16 +449,15 @@ impl LakeFs {
         result
     }
 
-    /// Stages file `source` at `path` on `branch` (see [`Store::upload`]), checking lakeFS's
-    /// size against what was sent, and its checksum too when `hash`. The stored object, and
-    /// what was sent.
+    /// Stages a file's content, `payload`, at `path` on `branch` (see [`Store::upload`]),
+    /// checking lakeFS's size against what was sent, and its checksum too when the payload
+    /// was hashed. The stored object, and what was sent.
     fn send_file(
         &self,
         repository: &str,
         branch: &str,
         path: &str,
-        source: &Path,
-        hash: bool,
+        payload: Payload<'_>,
     ) -> Result<(ObjectInfo, http::Sent)> {
         let request = Request {
             method: Method::Post,
@@ -444,7 +467,7 @@ impl LakeFs {
                 segment(branch)
             ),
             query: vec![("path", path.to_owned())],
-            payload: Payload::File { path: source, hash },
+            payload,
             what: format!("upload {path} to branch {branch} of {repository}"),
             subject: format!("branch {branch} of {repository}"),
             replay: Replay::Always,
@@ -782,14 +805,19 @@ impl Store for LakeFs {
         path: &str,
         source: &Path,
     ) -> Result<ObjectInfo> {
-        self.send_file(repository, branch, path, source, true)
+        let payload = Payload::File {
+            path: source,
+            hash: true,
+        };
+        self.send_file(repository, branch, path, payload)
             .map(|(object, _)| object)
     }
 
     /// Each thread takes up to sixteen files at a time, hashes them side by side
     /// ([`md5_lanes`]), then sends them unhashed, their sizes checked, and holds each
-    /// checksum lakeFS stored to its file's MD5. (Hashing threads beside the uploads cost as
-    /// little CPU but slowed the uploads they competed with.)
+    /// checksum lakeFS stored to its file's MD5. A file of at most 128 KiB (`IN_MEMORY`) is
+    /// read once: hashed in memory and sent from there. (Hashing threads beside the uploads
+    /// cost as little CPU but slowed the uploads they competed with.)
     fn upload_all(
         &self,
         repository: &str,
@@ -805,11 +833,29 @@ impl Store for LakeFs {
             .clamp(1, md5_lanes::LANES);
         let batches: Vec<&[(String, PathBuf)]> = files.chunks(batch).collect();
         crate::parallel::try_for_each(&batches, parallel, |_, batch| {
-            let sources: Vec<PathBuf> = batch.iter().map(|(_, source)| source.clone()).collect();
-            let digests = md5_lanes::md5_files(&sources, 1)
-                .map_err(|(k, e)| StoreError::io(format!("reading {}", sources[k].display()), e))?;
-            for ((path, source), md5) in batch.iter().zip(&digests) {
-                let (object, _) = self.send_file(repository, branch, path, source, false)?;
+            let contents = batch
+                .iter()
+                .map(|(_, source)| read_small(source))
+                .collect::<Result<Vec<_>>>()?;
+            let inputs: Vec<md5_lanes::Input> = batch
+                .iter()
+                .zip(&contents)
+                .map(|((_, source), content)| match content {
+                    Some(bytes) => md5_lanes::Input::Bytes(bytes),
+                    None => md5_lanes::Input::File(source),
+                })
+                .collect();
+            let digests = md5_lanes::md5_all(&inputs, 1)
+                .map_err(|(k, e)| StoreError::io(format!("reading {}", batch[k].1.display()), e))?;
+            for (((path, source), content), md5) in batch.iter().zip(&contents).zip(&digests) {
+                let payload = match content {
+                    Some(bytes) => Payload::Bytes(bytes),
+                    None => Payload::File {
+                        path: source,
+                        hash: false,
+                    },
+                };
+                let (object, _) = self.send_file(repository, branch, path, payload)?;
                 if Checksum::Md5.recognises(&object.checksum) && object.checksum != *md5 {
                     return Err(self.stored_otherwise(path, &object, object.size, md5));
                 }

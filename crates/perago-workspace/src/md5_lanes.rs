@@ -12,11 +12,12 @@
 //! before they are sent), instead of one stream at a time while it transfers.
 //!
 //! Each lane reads its file through its own 64 KiB buffer and takes the next file as soon as
-//! it is done, so memory stays [`LANES`] buffers per thread whatever the files' sizes.
+//! it is done, so memory stays [`LANES`] buffers per thread whatever the files' sizes. Bytes
+//! already in memory ([`Input::Bytes`]) are hashed where they are.
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 
@@ -157,7 +158,7 @@ fn compress(state: &mut [Word; 4], block: &[Word; 16]) {
 /// The next `count` blocks of every busy lane, hashed into `state`: the work [`pulp`] runs
 /// with the CPU's widest instruction set.
 struct Blocks<'a> {
-    lanes: &'a [Option<Stream>; LANES],
+    lanes: &'a [Option<Stream<'a>>; LANES],
     count: usize,
     state: &'a mut [Word; 4],
 }
@@ -183,46 +184,104 @@ impl pulp::WithSimd for Blocks<'_> {
     }
 }
 
-/// A file in a lane.
-struct Stream {
+/// What a lane hashes.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// A file, read through the lane's buffer.
+    File(&'a Path),
+    /// Bytes already in memory, hashed where they are.
+    Bytes(&'a [u8]),
+}
+
+/// Where a lane's unhashed bytes are.
+enum Source<'a> {
+    /// A file being read through its buffer.
+    File { file: File, buffer: Vec<u8> },
+    /// The whole input, in memory.
+    Bytes(&'a [u8]),
+}
+
+/// An input in a lane.
+struct Stream<'a> {
     /// Its place in the caller's list.
     index: usize,
-    file: File,
-    /// Bytes read but not hashed yet: `buffer[start..end]`.
-    buffer: Vec<u8>,
+    source: Source<'a>,
+    /// The source's bytes not hashed yet: `start..end` of its buffer or bytes.
     start: usize,
     end: usize,
-    /// Bytes read so far.
+    /// Bytes read so far (all of them, for bytes in memory).
     length: u64,
-    /// The padded last block or two once the file has ended (RFC 1321, sections 3.1 and 3.2): the
-    /// bytes, the blocks already hashed and the blocks in all.
+    /// The padded last block or two once the input has ended (RFC 1321, sections 3.1 and 3.2):
+    /// the bytes, the blocks already hashed and the blocks in all.
     tail: Option<([u8; 128], usize, usize)>,
 }
 
-impl Stream {
-    /// Whole blocks ready to hash (at least one unless the file has ended and its tail is
+impl<'a> Stream<'a> {
+    /// A stream of `input`, reading a file through `buffer` (returned by
+    /// [`into_buffer`](Self::into_buffer)).
+    fn open(index: usize, input: Input<'a>, buffer: impl FnOnce() -> Vec<u8>) -> io::Result<Self> {
+        let (source, end) = match input {
+            Input::File(path) => (
+                Source::File {
+                    file: File::open(path)?,
+                    buffer: buffer(),
+                },
+                0,
+            ),
+            Input::Bytes(bytes) => (Source::Bytes(bytes), bytes.len()),
+        };
+        Ok(Stream {
+            index,
+            source,
+            start: 0,
+            end,
+            length: end as u64,
+            tail: None,
+        })
+    }
+
+    /// The read buffer, for the next file.
+    fn into_buffer(self) -> Option<Vec<u8>> {
+        match self.source {
+            Source::File { buffer, .. } => Some(buffer),
+            Source::Bytes(_) => None,
+        }
+    }
+
+    /// The buffer or bytes that `start..end` index.
+    #[inline(always)]
+    fn held(&self) -> &[u8] {
+        match &self.source {
+            Source::File { buffer, .. } => buffer,
+            Source::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// Whole blocks ready to hash (at least one unless the input has ended and its tail is
     /// hashed), reading more when fewer than one is buffered.
     fn ready(&mut self) -> io::Result<usize> {
         if let Some((_, hashed, blocks)) = self.tail {
             return Ok(blocks - hashed);
         }
         if self.end - self.start < 64 {
-            self.buffer.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-            while self.end < 64 {
-                let n = match self.file.read(&mut self.buffer[self.end..]) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                };
-                if n == 0 {
-                    break;
+            if let Source::File { file, buffer } = &mut self.source {
+                buffer.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+                while self.end < 64 {
+                    let n = match file.read(&mut buffer[self.end..]) {
+                        Ok(n) => n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(e),
+                    };
+                    if n == 0 {
+                        break;
+                    }
+                    self.end += n;
+                    self.length += n as u64;
                 }
-                self.end += n;
-                self.length += n as u64;
             }
-            if self.end < 64 {
+            if self.end - self.start < 64 {
                 let (tail, blocks) = self.pad();
                 self.tail = Some((tail, 0, blocks));
                 return Ok(blocks);
@@ -231,10 +290,10 @@ impl Stream {
         Ok((self.end - self.start) / 64)
     }
 
-    /// The buffered rest of the file, padded with `0x80`, zeros and the bit length: one block,
-    /// or two when fewer than 9 bytes are left in the first.
+    /// The rest of the input, padded with `0x80`, zeros and the bit length: one block, or two
+    /// when fewer than 9 bytes are left in the first.
     fn pad(&self) -> ([u8; 128], usize) {
-        let rest = &self.buffer[self.start..self.end];
+        let rest = &self.held()[self.start..self.end];
         let mut tail = [0u8; 128];
         tail[..rest.len()].copy_from_slice(rest);
         tail[rest.len()] = 0x80;
@@ -249,12 +308,12 @@ impl Stream {
     fn block(&self, b: usize) -> &[u8; 64] {
         let bytes = match &self.tail {
             Some((tail, hashed, _)) => &tail[(hashed + b) * 64..(hashed + b) * 64 + 64],
-            None => &self.buffer[self.start + b * 64..self.start + b * 64 + 64],
+            None => &self.held()[self.start + b * 64..self.start + b * 64 + 64],
         };
         bytes.try_into().expect("64 bytes")
     }
 
-    /// Marks `blocks` blocks hashed; true when that was the last of the file.
+    /// Marks `blocks` blocks hashed; true when that was the last of the input.
     fn consume(&mut self, blocks: usize) -> bool {
         match &mut self.tail {
             Some((_, hashed, all)) => {
@@ -273,23 +332,33 @@ impl Stream {
 /// [`LANES`] digests each. The first file that cannot be read stops the work: its index and
 /// the error.
 pub fn md5_files(files: &[PathBuf], threads: usize) -> Result<Vec<String>, (usize, io::Error)> {
-    md5_files_with(files, threads, pulp::Arch::new())
+    md5_all(&as_inputs(files), threads)
 }
 
-/// [`md5_files`] with the instruction set of `arch`.
-fn md5_files_with(
-    files: &[PathBuf],
+/// [`md5_files`] of files and bytes in memory: a publication hashes small files from the
+/// bytes it then sends, so that each is read once.
+pub fn md5_all(inputs: &[Input<'_>], threads: usize) -> Result<Vec<String>, (usize, io::Error)> {
+    md5_all_with(inputs, threads, pulp::Arch::new())
+}
+
+/// [`md5_all`] with the instruction set of `arch`.
+fn md5_all_with(
+    inputs: &[Input<'_>],
     threads: usize,
     arch: pulp::Arch,
 ) -> Result<Vec<String>, (usize, io::Error)> {
     let next = AtomicUsize::new(0);
     let take = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        (i < files.len()).then_some(i)
+        (i < inputs.len()).then_some(i)
     };
-    let threads = threads.min(files.len().div_ceil(LANES));
-    let digests = hash_all(files, threads, take, arch)?;
+    let threads = threads.min(inputs.len().div_ceil(LANES));
+    let digests = hash_all(inputs, threads, take, arch)?;
     Ok(digests.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+fn as_inputs(files: &[PathBuf]) -> Vec<Input<'_>> {
+    files.iter().map(|file| Input::File(file)).collect()
 }
 
 /// [`md5_files`] for files that become ready one by one (downloads, say): the index of each
@@ -307,25 +376,25 @@ pub fn md5_as_ready(
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let ready = Mutex::new(ready);
     let take = || ready.lock().unwrap_or_else(|p| p.into_inner()).recv().ok();
-    hash_all(files, threads, take, pulp::Arch::new())
+    hash_all(&as_inputs(files), threads, take, pulp::Arch::new())
 }
 
-/// Runs [`hash_lanes`] on `threads` threads, which take files with `take`, with the
+/// Runs [`hash_lanes`] on `threads` threads, which take inputs with `take`, with the
 /// instruction set of `arch`.
 fn hash_all(
-    files: &[PathBuf],
+    inputs: &[Input<'_>],
     threads: usize,
     take: impl Fn() -> Option<usize> + Sync,
     arch: pulp::Arch,
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let failed = AtomicBool::new(false);
-    let digests: Mutex<Vec<Option<String>>> = Mutex::new(vec![None; files.len()]);
+    let digests: Mutex<Vec<Option<String>>> = Mutex::new(vec![None; inputs.len()]);
     if threads <= 1 {
         // On the caller's thread.
         let done = |i: usize, digest: String| {
             digests.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(digest);
         };
-        hash_lanes(files, take, done, arch)?;
+        hash_lanes(inputs, take, done, arch)?;
         return Ok(digests.into_inner().unwrap_or_else(|p| p.into_inner()));
     }
     let first_error: Mutex<Option<(usize, io::Error)>> = Mutex::new(None);
@@ -341,7 +410,7 @@ fn hash_all(
                 let done = |i: usize, digest: String| {
                     digests.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(digest);
                 };
-                if let Err(e) = hash_lanes(files, take, done, arch) {
+                if let Err(e) = hash_lanes(inputs, take, done, arch) {
                     failed.store(true, Ordering::Relaxed);
                     first_error
                         .lock()
@@ -362,10 +431,10 @@ thread_local! {
     static SPARE: std::cell::Cell<Vec<Vec<u8>>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-/// One thread's work: files taken with `take` into free lanes (`None`: no more will come),
+/// One thread's work: inputs taken with `take` into free lanes (`None`: no more will come),
 /// each digest given to `done`, the blocks hashed with `arch`'s instruction set.
 fn hash_lanes(
-    files: &[PathBuf],
+    inputs: &[Input<'_>],
     take: impl Fn() -> Option<usize>,
     done: impl Fn(usize, String),
     arch: pulp::Arch,
@@ -380,17 +449,9 @@ fn hash_lanes(
         for l in 0..LANES {
             while lanes[l].is_none() {
                 let Some(index) = take() else { break };
-                let file = File::open(&files[index]).map_err(|e| (index, e))?;
-                let buffer = spare.pop().unwrap_or_else(|| vec![0; BUFFER]);
-                let mut stream = Stream {
-                    index,
-                    file,
-                    buffer,
-                    start: 0,
-                    end: 0,
-                    length: 0,
-                    tail: None,
-                };
+                let buffer = || spare.pop().unwrap_or_else(|| vec![0; BUFFER]);
+                let mut stream =
+                    Stream::open(index, inputs[index], buffer).map_err(|e| (index, e))?;
                 stream.ready().map_err(|e| (index, e))?;
                 for (s, init) in state.iter_mut().zip(INIT) {
                     s[l] = init;
@@ -423,7 +484,7 @@ fn hash_lanes(
                     }
                 }
                 done(stream.index, hex);
-                spare.push(stream.buffer);
+                spare.extend(stream.into_buffer());
             }
         }
     }
@@ -489,13 +550,28 @@ mod tests {
                 );
             }
         }
-        // The same with each instruction set this CPU has, not only the widest.
+        // The same with each instruction set this CPU has, not only the widest, and with
+        // every other input in memory, so that files and bytes share the lanes.
+        let mixed: Vec<Input> = files
+            .iter()
+            .enumerate()
+            .map(|(i, (path, data))| {
+                if i % 2 == 0 {
+                    Input::File(path)
+                } else {
+                    Input::Bytes(data)
+                }
+            })
+            .collect();
         for arch in instruction_sets() {
-            let digests = md5_files_with(&paths, 1, arch).unwrap();
+            let digests = md5_all_with(&mixed, 1, arch).unwrap();
             for ((path, data), digest) in files.iter().zip(&digests) {
                 assert_eq!(digest, &reference(data), "{arch:?}: {}", path.display());
             }
         }
+        let in_memory: Vec<Input> = files.iter().map(|(_, data)| Input::Bytes(data)).collect();
+        let expected: Vec<String> = files.iter().map(|(_, data)| reference(data)).collect();
+        assert_eq!(md5_all(&in_memory, 3).unwrap(), expected);
         assert_eq!(
             md5_files(&paths[..1], 4).unwrap(),
             ["d41d8cd98f00b204e9800998ecf8427e"]

@@ -283,8 +283,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// `parallel` at a time, each checked as [`upload`](Self::upload) checks it before this
     /// returns `Ok`; `stored(size)` runs once a file is stored. The first failure stops the
     /// work and is returned. The default uploads each with [`upload`](Self::upload); the
-    /// lakeFS client hashes the files sixteen at a time ([`crate::md5_lanes`]) beside the
-    /// uploads.
+    /// lakeFS client hashes the files sixteen at a time ([`crate::md5_lanes`]) before it
+    /// sends them.
     fn upload_all(
         &self,
         repository: &str,

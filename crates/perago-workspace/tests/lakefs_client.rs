@@ -1126,10 +1126,12 @@ fn download_all_checks_every_md5_and_removes_only_the_wrong_file() {
 
 #[test]
 fn upload_all_holds_every_stored_checksum_to_its_file() {
+    // f3 is sent from memory and f9 from its file (more than 128 KiB): lakeFS answers both
+    // with another content's checksum.
     let script = Script::start(|r| {
         let path = r.param("path").unwrap();
         let mut stats = stats_json(&path, &r.body);
-        if path == "out/f7" {
+        if path == "out/f3" || path == "out/f9" {
             stats["checksum"] = json!(md5_hex(b"something else"));
         }
         json_reply(201, stats)
@@ -1138,29 +1140,35 @@ fn upload_all_holds_every_stored_checksum_to_its_file() {
     let files: Vec<(String, std::path::PathBuf)> = (0..12u8)
         .map(|k| {
             let source = dir.path().join(format!("f{k}"));
-            std::fs::write(&source, vec![k; 1000 * usize::from(k)]).unwrap();
+            std::fs::write(&source, vec![k; 25_000 * usize::from(k)]).unwrap();
             (format!("out/f{k}"), source)
         })
         .collect();
     let client = script.client();
+    for (files, wrong) in [(&files[..8], "out/f3"), (&files[4..], "out/f9")] {
+        let stored = AtomicUsize::new(0);
+        let e = clean(
+            client
+                .upload_all("song-1", "ws-1", files, 3, &|_| {
+                    stored.fetch_add(1, Ordering::SeqCst);
+                })
+                .unwrap_err(),
+        );
+        assert!(
+            matches!(&e, StoreError::Corrupt { path, .. } if path == wrong),
+            "{e:?}"
+        );
+        // What lakeFS stored otherwise is not counted as stored.
+        assert!(stored.into_inner() < files.len());
+    }
+    // Without the wrong ones, from memory and from files, the batch passes.
     let stored = AtomicUsize::new(0);
-    let e = clean(
-        client
-            .upload_all("song-1", "ws-1", &files, 3, &|_| {
-                stored.fetch_add(1, Ordering::SeqCst);
-            })
-            .unwrap_err(),
-    );
-    assert!(
-        matches!(&e, StoreError::Corrupt { path, .. } if path == "out/f7"),
-        "{e:?}"
-    );
-    // What lakeFS stored otherwise is not counted as stored.
-    assert!(stored.into_inner() < 12);
-    // Without the wrong one, the batch passes.
     client
-        .upload_all("song-1", "ws-1", &files[..7], 3, &|_| {})
+        .upload_all("song-1", "ws-1", &files[4..9], 3, &|size| {
+            stored.fetch_add(size as usize, Ordering::SeqCst);
+        })
         .unwrap();
+    assert_eq!(stored.into_inner(), 25_000 * (4 + 5 + 6 + 7 + 8));
 }
 
 #[test]

@@ -204,6 +204,8 @@ pub(super) enum Payload<'a> {
         path: &'a Path,
         hash: bool,
     },
+    /// A file's content already read, sent as `application/octet-stream`, unhashed.
+    Bytes(&'a [u8]),
 }
 
 /// When a failed attempt may be repeated.
@@ -516,6 +518,18 @@ impl LakeFs {
                 }
                 result.map(|r| (r, Some(reader.finish())))
             }
+            (Method::Post, Payload::Bytes(bytes)) => agent
+                .post(url)
+                .header("authorization", auth)
+                .content_type("application/octet-stream")
+                .send(*bytes)
+                .map(|r| {
+                    let sent = Sent {
+                        bytes: bytes.len() as u64,
+                        md5: None,
+                    };
+                    (r, Some(sent))
+                }),
         })
     }
 
