@@ -94,9 +94,22 @@ fn hashing_threads(parallel: usize) -> usize {
 }
 
 /// The largest file a publication reads whole, hashes and sends from memory instead of
-/// reading it twice (to hash it, then to send it): twice a hashing lane's read buffer, so an
-/// upload thread holds at most 2 MiB of its sixteen files.
+/// reading it twice (to hash it, then to send it), and the largest object a checkout hashes
+/// from the bytes downloaded instead of reading its file back: twice a hashing lane's read
+/// buffer, so sixteen lanes hold at most 2 MiB.
 const IN_MEMORY: u64 = 128 * 1024;
+
+/// What a download checks beyond its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// The MD5 of the answer as it streams.
+    Hashed,
+    /// Nothing more: the caller hashes the file.
+    Unhashed,
+    /// Nothing more, and the content is returned for the caller to hash (at most
+    /// `IN_MEMORY` bytes).
+    Kept,
+}
 
 /// The content of file `source` when it has at most [`IN_MEMORY`] bytes, `None` when more.
 fn read_small(source: &Path) -> Result<Option<Vec<u8>>> {
@@ -333,21 +346,29 @@ impl LakeFs {
     }
 
     /// Streams a 2xx download answer into `dest`, checking its size against `object`'s, and
-    /// its MD5 too when `hash`.
+    /// what `check` says. The content, for [`Check::Kept`].
     fn receive(
         &self,
         response: &mut http::HttpResponse,
         object: &ObjectInfo,
         dest: &Path,
         created: &Cell<bool>,
-        hash: bool,
-    ) -> Result<(), Broken> {
+        check: Check,
+    ) -> Result<Option<Vec<u8>>, Broken> {
         let corrupt = |detail: String| {
             Broken::Fatal(StoreError::Corrupt {
                 path: object.path.clone(),
                 detail: self.redact(&format!("{} answered {detail}", self.describe_endpoint())),
             })
         };
+        let broke_off = |written: u64, e: &std::io::Error| {
+            Broken::Transport(format!(
+                "the answer broke off after {written} of {} bytes: {}",
+                object.size,
+                http::describe_body_error(e)
+            ))
+        };
+        let more = || corrupt(format!("more than the object's {} bytes", object.size));
         let announced = response.body().content_length();
         if let Some(length) = announced.filter(|&length| length != object.size) {
             return Err(corrupt(format!(
@@ -359,34 +380,41 @@ impl LakeFs {
         let mut file = File::create(dest).map_err(io_error)?;
         created.set(true);
         let mut reader = response.body_mut().as_reader();
-        let mut md5 = hash.then(Md5::new);
-        let mut buffer = DownloadBuffer::lend();
-        let buffer = &mut buffer.0;
+        let mut md5 = (check == Check::Hashed).then(Md5::new);
+        let mut kept = None;
         let mut written = 0u64;
-        loop {
-            let n = match reader.read(buffer) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    return Err(Broken::Transport(format!(
-                        "the answer broke off after {written} of {} bytes: {}",
-                        object.size,
-                        http::describe_body_error(&e)
-                    )));
+        if check == Check::Kept {
+            // Read whole into the one buffer the caller hashes, then written at once.
+            let mut bytes = Vec::with_capacity(usize::try_from(object.size).unwrap_or(0));
+            let read = (&mut reader).take(object.size + 1).read_to_end(&mut bytes);
+            if let Err(e) = read {
+                return Err(broke_off(bytes.len() as u64, &e));
+            }
+            if bytes.len() as u64 > object.size {
+                return Err(more());
+            }
+            file.write_all(&bytes).map_err(io_error)?;
+            written = bytes.len() as u64;
+            kept = Some(bytes);
+        } else {
+            let mut buffer = DownloadBuffer::lend();
+            let buffer = &mut buffer.0;
+            loop {
+                let n = match reader.read(buffer) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(broke_off(written, &e)),
+                };
+                if written + n as u64 > object.size {
+                    return Err(more());
                 }
-            };
-            if written + n as u64 > object.size {
-                return Err(corrupt(format!(
-                    "more than the object's {} bytes",
-                    object.size
-                )));
+                if let Some(md5) = &mut md5 {
+                    md5.update(&buffer[..n]);
+                }
+                file.write_all(&buffer[..n]).map_err(io_error)?;
+                written += n as u64;
             }
-            if let Some(md5) = &mut md5 {
-                md5.update(&buffer[..n]);
-            }
-            file.write_all(&buffer[..n]).map_err(io_error)?;
-            written += n as u64;
         }
         if written < object.size {
             return Err(corrupt(format!(
@@ -402,7 +430,8 @@ impl LakeFs {
                 return Err(Broken::Fatal(self.mismatch(object, &actual)));
             }
         }
-        file.flush().map_err(io_error)
+        file.flush().map_err(io_error)?;
+        Ok(kept)
     }
 
     /// Content whose MD5 is `actual` was served for `object`.
@@ -417,16 +446,16 @@ impl LakeFs {
         }
     }
 
-    /// Writes `object` to `dest` (see [`Store::download`]), hashing it as it streams when
-    /// `hash`.
+    /// Writes `object` to `dest` (see [`Store::download`]), checked as `check` says. The
+    /// content, for [`Check::Kept`].
     fn fetch(
         &self,
         repository: &str,
         commit: &CommitId,
         object: &ObjectInfo,
         dest: &Path,
-        hash: bool,
-    ) -> Result<()> {
+        check: Check,
+    ) -> Result<Option<Vec<u8>>> {
         let mut request = read_request(
             format!(
                 "/repositories/{}/refs/{}/objects",
@@ -440,7 +469,7 @@ impl LakeFs {
         let created = Cell::new(false);
         let result = self.execute(
             &request,
-            |_, response, _| self.receive(response, object, dest, &created, hash),
+            |_, response, _| self.receive(response, object, dest, &created, check),
             |_| None,
         );
         if result.is_err() && created.get() {
@@ -677,13 +706,16 @@ impl Store for LakeFs {
         object: &ObjectInfo,
         dest: &Path,
     ) -> Result<()> {
-        self.fetch(repository, commit, object, dest, true)
+        self.fetch(repository, commit, object, dest, Check::Hashed)
+            .map(|_| ())
     }
 
     /// The downloads stream to their files checking sizes only, and each file with an MD5
     /// checksum, once written, is hashed by other threads sixteen side by side ([`md5_lanes`]),
     /// at less than half the CPU time of hashing each stream as it arrives; the first that
-    /// differs is `Corrupt` (its file removed).
+    /// differs is `Corrupt` (its file removed). An object of at most 128 KiB (`IN_MEMORY`) is
+    /// hashed from the bytes downloaded instead of its file read back; the hashing holds at
+    /// most sixteen such per hashing thread waiting, and the downloads wait for it beyond.
     fn download_all(
         &self,
         repository: &str,
@@ -693,15 +725,21 @@ impl Store for LakeFs {
         parallel: usize,
         written: &(dyn Fn(usize) -> Result<()> + Sync),
     ) -> Result<()> {
-        let (ready, files_ready) = std::sync::mpsc::channel();
+        let threads = hashing_threads(parallel);
+        let (ready, files_ready) = std::sync::mpsc::sync_channel(threads * md5_lanes::LANES);
         let (downloaded, digests) = std::thread::scope(|scope| {
-            let hashing = scope
-                .spawn(|| md5_lanes::md5_as_ready(dests, files_ready, hashing_threads(parallel)));
+            let hashing = scope.spawn(|| md5_lanes::md5_as_ready(dests, files_ready, threads));
             let downloaded = crate::parallel::try_for_each(objects, parallel, |i, object| {
-                self.fetch(repository, commit, object, &dests[i], false)?;
+                let hashed = Checksum::Md5.recognises(&object.checksum);
+                let check = if hashed && object.size <= IN_MEMORY {
+                    Check::Kept
+                } else {
+                    Check::Unhashed
+                };
+                let kept = self.fetch(repository, commit, object, &dests[i], check)?;
                 written(i)?;
-                if Checksum::Md5.recognises(&object.checksum) {
-                    let _ = ready.send(i);
+                if hashed {
+                    let _ = ready.send((i, kept));
                 }
                 Ok(())
             });

@@ -303,6 +303,8 @@ enum Source<'a> {
     File { file: File, buffer: Vec<u8> },
     /// The whole input, in memory.
     Bytes(&'a [u8]),
+    /// The whole input, in memory, given to the lane.
+    Owned(Vec<u8>),
 }
 
 /// An input in a lane.
@@ -321,18 +323,27 @@ struct Stream<'a> {
 }
 
 impl<'a> Stream<'a> {
-    /// A stream of `input`, reading a file through `buffer` (returned by
-    /// [`into_buffer`](Self::into_buffer)).
-    fn open(index: usize, input: Input<'a>, buffer: impl FnOnce() -> Vec<u8>) -> io::Result<Self> {
-        let (source, end) = match input {
-            Input::File(path) => (
+    /// A stream of `input`, or of its content when `content` has it, reading a file through
+    /// `buffer` (returned by [`into_buffer`](Self::into_buffer)).
+    fn open(
+        index: usize,
+        input: Input<'a>,
+        content: Option<Vec<u8>>,
+        buffer: impl FnOnce() -> Vec<u8>,
+    ) -> io::Result<Self> {
+        let (source, end) = match (content, input) {
+            (Some(bytes), _) => {
+                let end = bytes.len();
+                (Source::Owned(bytes), end)
+            }
+            (None, Input::File(path)) => (
                 Source::File {
                     file: File::open(path)?,
                     buffer: buffer(),
                 },
                 0,
             ),
-            Input::Bytes(bytes) => (Source::Bytes(bytes), bytes.len()),
+            (None, Input::Bytes(bytes)) => (Source::Bytes(bytes), bytes.len()),
         };
         Ok(Stream {
             index,
@@ -348,7 +359,7 @@ impl<'a> Stream<'a> {
     fn into_buffer(self) -> Option<Vec<u8>> {
         match self.source {
             Source::File { buffer, .. } => Some(buffer),
-            Source::Bytes(_) => None,
+            Source::Bytes(_) | Source::Owned(_) => None,
         }
     }
 
@@ -356,7 +367,7 @@ impl<'a> Stream<'a> {
     #[inline(always)]
     fn held(&self) -> &[u8] {
         match &self.source {
-            Source::File { buffer, .. } => buffer,
+            Source::File { buffer, .. } | Source::Owned(buffer) => buffer,
             Source::Bytes(bytes) => bytes,
         }
     }
@@ -454,7 +465,7 @@ fn md5_all_with(
     let next = AtomicUsize::new(0);
     let take = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        (i < inputs.len()).then_some(i)
+        (i < inputs.len()).then_some((i, None))
     };
     let threads = threads.min(inputs.len().div_ceil(LANES));
     let digests = hash_all(inputs, threads, take, arch)?;
@@ -466,7 +477,8 @@ fn as_inputs(files: &[PathBuf]) -> Vec<Input<'_>> {
 }
 
 /// [`md5_files`] for files that become ready one by one (downloads, say): the index of each
-/// file to hash arrives on `ready` once the file is complete, and the work ends when every
+/// file to hash arrives on `ready` once the file is complete, with the file's content when
+/// the sender has it in memory (hashed instead of the file), and the work ends when every
 /// sender is gone. The digest of each file received, `None` for the others.
 ///
 /// A thread waits for files until its lanes are busy, and hashes with idle lanes only once no
@@ -475,7 +487,7 @@ fn as_inputs(files: &[PathBuf]) -> Vec<Input<'_>> {
 /// cost more than hashing it alone.
 pub fn md5_as_ready(
     files: &[PathBuf],
-    ready: mpsc::Receiver<usize>,
+    ready: mpsc::Receiver<(usize, Option<Vec<u8>>)>,
     threads: usize,
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let ready = Mutex::new(ready);
@@ -488,7 +500,7 @@ pub fn md5_as_ready(
 fn hash_all(
     inputs: &[Input<'_>],
     threads: usize,
-    take: impl Fn() -> Option<usize> + Sync,
+    take: impl Fn() -> Option<(usize, Option<Vec<u8>>)> + Sync,
     arch: pulp::Arch,
 ) -> Result<Vec<Option<String>>, (usize, io::Error)> {
     let failed = AtomicBool::new(false);
@@ -535,11 +547,12 @@ thread_local! {
     static SPARE: std::cell::Cell<Vec<Vec<u8>>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-/// One thread's work: inputs taken with `take` into free lanes (`None`: no more will come),
-/// each digest given to `done`, the blocks hashed with `arch`'s instruction set.
+/// One thread's work: inputs taken with `take` into free lanes (`None`: no more will come;
+/// an input's index, and its content when the taker has it), each digest given to `done`,
+/// the blocks hashed with `arch`'s instruction set.
 fn hash_lanes(
     inputs: &[Input<'_>],
-    take: impl Fn() -> Option<usize>,
+    take: impl Fn() -> Option<(usize, Option<Vec<u8>>)>,
     done: impl Fn(usize, String),
     arch: pulp::Arch,
 ) -> Result<(), (usize, io::Error)> {
@@ -552,10 +565,12 @@ fn hash_lanes(
     loop {
         for l in 0..LANES {
             while lanes[l].is_none() {
-                let Some(index) = take() else { break };
+                let Some((index, content)) = take() else {
+                    break;
+                };
                 let buffer = || spare.pop().unwrap_or_else(|| vec![0; BUFFER]);
                 let mut stream =
-                    Stream::open(index, inputs[index], buffer).map_err(|e| (index, e))?;
+                    Stream::open(index, inputs[index], content, buffer).map_err(|e| (index, e))?;
                 stream.ready().map_err(|e| (index, e))?;
                 for (s, init) in state.iter_mut().zip(INIT) {
                     s[l] = init;
@@ -699,9 +714,14 @@ mod tests {
         let (send, ready) = mpsc::channel();
         let digests = std::thread::scope(|scope| {
             let hashing = scope.spawn(|| md5_as_ready(&paths, ready, 2));
-            // Sent in a scattered order, a few at a time, and not all of them.
+            // Sent in a scattered order, a few at a time, not all of them, and every third
+            // with its content (a file of other content: the bytes given are hashed).
             for k in (0..30).rev().filter(|k| k % 7 != 3) {
-                send.send(k).unwrap();
+                let content = (k % 3 == 0).then(|| files[k].1.clone());
+                if content.is_some() {
+                    std::fs::write(&files[k].0, b"not what was sent").unwrap();
+                }
+                send.send((k, content)).unwrap();
                 if k % 5 == 0 {
                     std::thread::yield_now();
                 }

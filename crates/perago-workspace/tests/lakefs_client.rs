@@ -1083,45 +1083,81 @@ fn a_short_long_or_wrong_body_is_corrupt_and_leaves_no_file() {
 #[test]
 fn download_all_checks_every_md5_and_removes_only_the_wrong_file() {
     // Twenty objects of different sizes, one of them served with other content of its size:
-    // the batch hashes after the transfers, eight side by side, and must still name it.
-    let contents: Vec<Vec<u8>> = (0..20u32)
-        .map(|k| (0..k * 977).map(|i| (i % 251) as u8 ^ k as u8).collect())
-        .collect();
-    let served = contents.clone();
-    let script = Script::start(move |r| {
-        let path = r.param("path").unwrap();
-        let k: usize = path.trim_start_matches("in/f").parse().unwrap();
-        let mut body = served[k].clone();
-        if k == 13 {
-            body[100] ^= 1;
+    // the batch hashes after the transfers, sixteen side by side, and must still name it.
+    // f13 is hashed from the bytes downloaded, then (more than 128 KiB) from its file.
+    for step in [977, 13_000] {
+        let contents: Vec<Vec<u8>> = (0..20u32)
+            .map(|k| (0..k * step).map(|i| (i % 251) as u8 ^ k as u8).collect())
+            .collect();
+        let served = contents.clone();
+        let script = Script::start(move |r| {
+            let path = r.param("path").unwrap();
+            let k: usize = path.trim_start_matches("in/f").parse().unwrap();
+            let mut body = served[k].clone();
+            if k == 13 {
+                body[100] ^= 1;
+            }
+            bytes_reply(200, &body)
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let objects: Vec<ObjectInfo> = contents
+            .iter()
+            .enumerate()
+            .map(|(k, c)| object(&format!("in/f{k}"), c))
+            .collect();
+        let dests: Vec<std::path::PathBuf> =
+            (0..20).map(|k| dir.path().join(format!("f{k}"))).collect();
+        let written = AtomicUsize::new(0);
+        let e = clean(
+            script
+                .client()
+                .download_all("song-1", &cid(1), &objects, &dests, 4, &|_| {
+                    written.fetch_add(1, Ordering::SeqCst);
+                    Ok(())
+                })
+                .unwrap_err(),
+        );
+        assert!(
+            matches!(&e, StoreError::Corrupt { path, detail } if path == "in/f13" && detail.contains("MD5")),
+            "{step}: {e:?}"
+        );
+        assert_eq!(written.into_inner(), 20);
+        assert!(!dests[13].exists());
+        for k in [12, 19] {
+            assert_eq!(
+                std::fs::read(&dests[k]).unwrap(),
+                contents[k],
+                "{step}: f{k}"
+            );
         }
-        bytes_reply(200, &body)
+    }
+}
+
+#[test]
+fn a_download_all_whose_body_breaks_off_is_unavailable_and_leaves_no_file() {
+    let script = Script::start(|_| Reply::Truncated {
+        announced: 5,
+        body: b"hel".to_vec(),
     });
     let dir = tempfile::tempdir().unwrap();
-    let objects: Vec<ObjectInfo> = contents
-        .iter()
-        .enumerate()
-        .map(|(k, c)| object(&format!("in/f{k}"), c))
-        .collect();
-    let dests: Vec<std::path::PathBuf> =
-        (0..20).map(|k| dir.path().join(format!("f{k}"))).collect();
-    let written = AtomicUsize::new(0);
+    let dests = [dir.path().join("f")];
     let e = clean(
         script
             .client()
-            .download_all("song-1", &cid(1), &objects, &dests, 4, &|_| {
-                written.fetch_add(1, Ordering::SeqCst);
-                Ok(())
-            })
+            .with_retry(fast_retry(2))
+            .download_all(
+                "song-1",
+                &cid(1),
+                &[object("in/f", b"hello")],
+                &dests,
+                2,
+                &|_| Ok(()),
+            )
             .unwrap_err(),
     );
-    assert!(
-        matches!(&e, StoreError::Corrupt { path, detail } if path == "in/f13" && detail.contains("MD5")),
-        "{e:?}"
-    );
-    assert_eq!(written.into_inner(), 20);
-    assert!(!dests[13].exists());
-    assert_eq!(std::fs::read(&dests[12]).unwrap(), contents[12]);
+    assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+    assert!(e.to_string().contains("after 3 of 5 bytes"), "{e}");
+    assert!(!dests[0].exists());
 }
 
 #[test]
