@@ -113,19 +113,14 @@ enum Check {
 
 /// The content of file `source` when it has at most [`IN_MEMORY`] bytes, `None` when more.
 fn read_small(source: &Path) -> Result<Option<Vec<u8>>> {
-    let context = || format!("reading {}", source.display());
-    let file = File::open(source).map_err(|e| StoreError::io(context(), e))?;
-    let len = file
-        .metadata()
-        .map_err(|e| StoreError::io(context(), e))?
-        .len();
+    let (file, len) = http::open_file(source)?;
     if len > IN_MEMORY {
         return Ok(None);
     }
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(IN_MEMORY + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| StoreError::io(context(), e))?;
+        .map_err(|e| StoreError::io(format!("reading {}", source.display()), e))?;
     // A file that grew past the limit since is sent from the file.
     Ok((bytes.len() as u64 <= IN_MEMORY).then_some(bytes))
 }

@@ -501,11 +501,7 @@ impl LakeFs {
                 .map(|r| (r, None)),
             (Method::Post, Payload::File { path, hash }) => {
                 let context = || format!("reading {}", path.display());
-                let file = File::open(path).map_err(|e| StoreError::io(context(), e))?;
-                let len = file
-                    .metadata()
-                    .map_err(|e| StoreError::io(context(), e))?
-                    .len();
+                let (file, len) = open_file(path)?;
                 let mut reader = HashingReader::new(file, len, *hash);
                 let result = agent
                     .post(url)
@@ -664,6 +660,17 @@ pub(super) fn describe_body_error(e: &io::Error) -> String {
         Some(inner) => describe_transport_error(inner),
         None => format!("connection error: {e}"),
     }
+}
+
+/// File `path`, opened to be read, and its length.
+pub(super) fn open_file(path: &Path) -> Result<(File, u64)> {
+    let context = || format!("reading {}", path.display());
+    let file = File::open(path).map_err(|e| StoreError::io(context(), e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| StoreError::io(context(), e))?
+        .len();
+    Ok((file, len))
 }
 
 /// Reads exactly `len` bytes of a file, hashing them when asked; a file that shrinks or grows
