@@ -169,6 +169,13 @@ fn the_conductor_client_compiles_no_command_line_signals_or_lakefs() {
         !features("perago-gateway", "perago-workspace").contains("lakefs"),
         "perago-gateway compiles the lakeFS client"
     );
+    // The resolver both clients share is ureq's, nothing of perago.
+    let resolver = dependencies("perago-resolver");
+    assert!(resolver.contains("ureq"));
+    assert!(
+        !resolver.iter().any(|d| d.starts_with("perago")),
+        "perago-resolver depends on {resolver:?}"
+    );
     // The worker is where they are.
     let worker = dependencies("perago-worker");
     for needed in ["perago-conductor", "clap", "signal-hook"] {

@@ -222,8 +222,8 @@ impl Client {
         self
     }
 
-    /// This client with another timeout. Connecting, sending the request head and waiting for
-    /// the answer's head each get `timeout`; a body, sent or received, may take as long as it
+    /// This client with another timeout. Looking the host up (once in 30 s), connecting,
+    /// sending the request head and waiting for the answer's head each get `timeout`; a body, sent or received, may take as long as it
     /// needs while it keeps moving: no single read or write may wait longer than `timeout`.
     /// So a large answer is never cut off for its size, and a stalled one still fails.
     pub fn with_timeout(mut self, timeout: Duration) -> Client {
@@ -460,19 +460,25 @@ impl Client {
     }
 }
 
-/// See [`Client::with_timeout`]: every phase but a moving body is bounded by `timeout`.
+/// See [`Client::with_timeout`]: every phase but a moving body is bounded by `timeout`. The
+/// host is looked up once in a while ([`perago_resolver`]), not for every poll and update.
 fn build_agent(timeout: Duration) -> ureq::Agent {
     let t = Some(timeout);
-    ureq::Agent::config_builder()
+    let config = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
+        .timeout_resolve(t)
         .timeout_connect(t)
         .timeout_send_request(t)
         .timeout_recv_response(t)
         .timeout_per_read(t)
         .timeout_per_write(t)
-        .build()
-        .new_agent()
+        .build();
+    ureq::Agent::with_parts(
+        config,
+        ureq::unversioned::transport::DefaultConnector::new(),
+        perago_resolver::CachedResolver::new(),
+    )
 }
 
 /// Whether a request that failed with `e` may have reached the server: all but a connection

@@ -477,6 +477,17 @@ fn the_auth_token_is_sent_and_never_printed() {
     }
 }
 
+#[test]
+fn a_conductor_named_by_host_name_is_reached() {
+    // The client looks `localhost` up through its cached resolver, not for every request.
+    let server = TestServer::start();
+    let c = Client::new(&format!("http://localhost:{}", server.port())).unwrap();
+    let mut out = Vec::new();
+    publish::publish(&c, &defs(), Options::default(), &mut out).unwrap();
+    assert_stored(&server, &defs());
+    publish::publish(&c, &defs(), Options::default(), &mut out).unwrap();
+}
+
 fn bin(server: &TestServer, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(example_binary())
         .arg("publish")

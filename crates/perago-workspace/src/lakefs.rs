@@ -62,7 +62,6 @@
 //! for reuse.
 
 mod http;
-mod resolve;
 mod settings;
 mod wire;
 

@@ -158,7 +158,7 @@ impl Default for Timeouts {
 pub(super) const POOL_CONNECTIONS: usize = 16;
 
 /// An agent with `timeouts`, not following redirects, answering every status as a response,
-/// looking the host up once in a while ([`super::resolve`]).
+/// looking the host up once in a while ([`perago_resolver`]).
 /// `pooled`: whether it keeps idle connections (the agent for requests that must not be
 /// repeated opens a fresh one each time, so a stale pooled connection cannot turn a request
 /// that never reached lakeFS into an answer that may have been lost).
@@ -182,7 +182,7 @@ pub(super) fn build_agent(timeouts: Timeouts, pooled: bool) -> ureq::Agent {
     ureq::Agent::with_parts(
         config,
         ureq::unversioned::transport::DefaultConnector::new(),
-        super::resolve::CachedResolver::new(),
+        perago_resolver::CachedResolver::new(),
     )
 }
 

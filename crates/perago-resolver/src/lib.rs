@@ -1,12 +1,31 @@
-//! The lakeFS host's addresses, looked up once in a while instead of once per request.
+//! A host's addresses, looked up once in a while instead of once per request, for perago's
+//! HTTP clients (the Conductor client, `perago-conductor`, and the lakeFS client,
+//! `perago-workspace`).
 //!
 //! ureq resolves a request's host before it looks in its pool of idle connections, so every
-//! request, even one that reuses a connection, resolves; and with a resolve timeout its
-//! default resolver runs each lookup on a thread of its own (an IP address included), to stop
-//! waiting when the timeout passes. A checkout of 10,000 objects started 10,000 threads, and
-//! each download waited for its thread to be scheduled: on two busy cores the client used one.
-//! [`CachedResolver`] keeps each host's addresses for [`KEEP`], the time Java keeps a
-//! successful lookup by default; a failed lookup is not kept.
+//! request, even one that reuses a connection, resolves. Without a resolve timeout, ureq's
+//! default resolver looks up on the calling thread, unbounded: a `getaddrinfo` per request
+//! for a host name, a DNS query each where nothing caches them, and a poll that waits as long
+//! as DNS does. With a resolve timeout it runs each lookup on a thread of its own (an IP
+//! address included), to stop waiting when the timeout passes: a lakeFS checkout of 10,000
+//! objects started 10,000 threads, and each download waited for its thread to be scheduled;
+//! on two busy cores the client used one. [`CachedResolver`] keeps each host's addresses for
+//! [`KEEP`], the time Java keeps a successful lookup by default; a failed lookup is not kept.
+//!
+//! ```
+//! use perago_resolver::CachedResolver;
+//! use std::time::Duration;
+//!
+//! let config = ureq::Agent::config_builder()
+//!     .timeout_resolve(Some(Duration::from_secs(5)))
+//!     .build();
+//! let agent = ureq::Agent::with_parts(
+//!     config,
+//!     ureq::unversioned::transport::DefaultConnector::new(),
+//!     CachedResolver::new(),
+//! );
+//! # drop(agent);
+//! ```
 
 use std::fmt;
 use std::sync::Mutex;
@@ -17,20 +36,21 @@ use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver
 use ureq::unversioned::transport::NextTimeout;
 
 /// How long a host's addresses are used before they are looked up again.
-pub(super) const KEEP: Duration = Duration::from_secs(30);
+pub const KEEP: Duration = Duration::from_secs(30);
 
-/// A [`Resolver`] that asks `inner` (ureq's default, bounded by the resolve timeout) once per
-/// host and [`KEEP`].
-pub(super) struct CachedResolver<R = DefaultResolver> {
+/// A [`Resolver`] that asks `inner` (ureq's default, bounded by the agent's resolve timeout)
+/// once per host and [`KEEP`].
+pub struct CachedResolver<R = DefaultResolver> {
     inner: R,
     keep: Duration,
     /// The last lookup: scheme and authority, when it was made, its addresses. One entry,
-    /// since a client talks to one lakeFS.
+    /// since each of perago's clients talks to one server.
     last: Mutex<Option<(String, Instant, ResolvedSocketAddrs)>>,
 }
 
 impl CachedResolver {
-    pub(super) fn new() -> Self {
+    /// ureq's default resolver, its answers kept [`KEEP`].
+    pub fn new() -> Self {
         Self::with(DefaultResolver::default(), KEEP)
     }
 }
@@ -42,6 +62,12 @@ impl<R> CachedResolver<R> {
             keep,
             last: Mutex::new(None),
         }
+    }
+}
+
+impl Default for CachedResolver {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
