@@ -86,21 +86,20 @@ impl<R: Resolver> Resolver for CachedResolver<R> {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        // The port is part of the authority, and the scheme decides the default port.
-        let key = format!(
-            "{}://{}",
-            uri.scheme_str().unwrap_or_default(),
-            uri.authority().map_or("", |a| a.as_str())
-        );
+        // The port is part of the authority, and the scheme decides the default port. (The
+        // key is compared in parts: no allocation on the path every request takes.)
+        let scheme = uri.scheme_str().unwrap_or_default();
+        let authority = uri.authority().map_or("", |a| a.as_str());
         {
             let last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((host, at, addrs)) = last.as_ref()
-                && *host == key
+            if let Some((key, at, addrs)) = last.as_ref()
+                && key.strip_prefix(scheme).and_then(|k| k.strip_prefix("://")) == Some(authority)
                 && at.elapsed() < self.keep
             {
                 return Ok(addrs.clone());
             }
         }
+        let key = format!("{scheme}://{authority}");
         // Looked up outside the lock: a slow lookup holds up no request to another host,
         // and two threads that miss together both look up (the later answer is kept).
         let addrs = self.inner.resolve(uri, config, timeout)?;
