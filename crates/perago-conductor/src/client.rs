@@ -474,11 +474,7 @@ fn build_agent(timeout: Duration) -> ureq::Agent {
         .timeout_per_read(t)
         .timeout_per_write(t)
         .build();
-    ureq::Agent::with_parts(
-        config,
-        ureq::unversioned::transport::DefaultConnector::new(),
-        perago_resolver::CachedResolver::new(),
-    )
+    perago_resolver::agent(config)
 }
 
 /// Whether a request that failed with `e` may have reached the server: all but a connection

@@ -13,17 +13,12 @@
 //! [`KEEP`], the time Java keeps a successful lookup by default; a failed lookup is not kept.
 //!
 //! ```
-//! use perago_resolver::CachedResolver;
 //! use std::time::Duration;
 //!
 //! let config = ureq::Agent::config_builder()
 //!     .timeout_resolve(Some(Duration::from_secs(5)))
 //!     .build();
-//! let agent = ureq::Agent::with_parts(
-//!     config,
-//!     ureq::unversioned::transport::DefaultConnector::new(),
-//!     CachedResolver::new(),
-//! );
+//! let agent = perago_resolver::agent(config);
 //! # drop(agent);
 //! ```
 
@@ -34,6 +29,16 @@ use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
+
+/// An agent with `config`, ureq's default connector and a [`CachedResolver`]: how perago's
+/// clients build theirs.
+pub fn agent(config: Config) -> ureq::Agent {
+    ureq::Agent::with_parts(
+        config,
+        ureq::unversioned::transport::DefaultConnector::new(),
+        CachedResolver::new(),
+    )
+}
 
 /// How long a host's addresses are used before they are looked up again.
 pub const KEEP: Duration = Duration::from_secs(30);

@@ -179,11 +179,7 @@ pub(super) fn build_agent(timeouts: Timeouts, pooled: bool) -> ureq::Agent {
         .timeout_per_read(read)
         .timeout_per_write(read)
         .build();
-    ureq::Agent::with_parts(
-        config,
-        ureq::unversioned::transport::DefaultConnector::new(),
-        perago_resolver::CachedResolver::new(),
-    )
+    perago_resolver::agent(config)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
