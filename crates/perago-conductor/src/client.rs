@@ -223,8 +223,9 @@ impl Client {
     }
 
     /// This client with another timeout. Looking the host up (once in 30 s), connecting,
-    /// sending the request head and waiting for the answer's head each get `timeout`; a body, sent or received, may take as long as it
-    /// needs while it keeps moving: no single read or write may wait longer than `timeout`.
+    /// sending the request head and waiting for the answer's head each get `timeout`; a body,
+    /// sent or received, may take as long as it needs while it keeps moving: no single read
+    /// or write may wait longer than `timeout`.
     /// So a large answer is never cut off for its size, and a stalled one still fails.
     pub fn with_timeout(mut self, timeout: Duration) -> Client {
         self.timeout = timeout;

@@ -479,7 +479,7 @@ fn the_auth_token_is_sent_and_never_printed() {
 
 #[test]
 fn a_conductor_named_by_host_name_is_reached() {
-    // The client looks `localhost` up through its cached resolver, not for every request.
+    // A host name, not an address: the client looks it up (through its cached resolver).
     let server = TestServer::start();
     let c = Client::new(&format!("http://localhost:{}", server.port())).unwrap();
     let mut out = Vec::new();
