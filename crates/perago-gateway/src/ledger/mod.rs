@@ -184,7 +184,7 @@ pub fn open(path: &Path, durability: Durability) -> Result<Connection, LedgerErr
         source,
     };
     let conn = Connection::open(path).map_err(wrap)?;
-    conn.busy_timeout(Duration::from_secs(10)).map_err(wrap)?;
+    configure(&conn).map_err(wrap)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     let mode: String = conn
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
@@ -227,8 +227,19 @@ pub fn open_existing(path: &Path) -> Result<Connection, LedgerError> {
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(wrap)?;
-    conn.busy_timeout(Duration::from_secs(10)).map_err(wrap)?;
+    configure(&conn).map_err(wrap)?;
     Ok(conn)
+}
+
+/// What every connection to the ledger sets: wait up to 10 s for another's lock instead of
+/// failing, and keep SQLite's temporary files in memory. Otherwise a transition that changes
+/// more than 64 KiB of existing pages (a delivery pass recording its 128 rows) spills its
+/// savepoint's journal to a file in `/var/tmp`, `/tmp` or the working directory: written and
+/// never read once the savepoint is released, and a failed transition where none of them is
+/// writable (a container's read-only root filesystem). The ledger writes only its own files.
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.pragma_update(None, "temp_store", "MEMORY")
 }
 
 /// Now, in epoch milliseconds.
@@ -813,4 +824,40 @@ pub fn followups(conn: &Connection, task_id: &str) -> rusqlite::Result<Vec<Follo
         })
     })?;
     rows.collect()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The files this process has open that were deleted, as SQLite's temporary files are.
+    fn deleted_open_files() -> Vec<String> {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+            .map(|target| target.display().to_string())
+            .filter(|target| target.ends_with("(deleted)"))
+            .collect()
+    }
+
+    #[test]
+    fn a_large_savepoint_writes_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(&dir.path().join("ledger.db"), Durability::Normal).unwrap();
+        // 64 rows of 4 KB: about 64 pages that exist before the savepoint, so changing them
+        // all journals some 256 KiB, four times SQLite's spill threshold.
+        let body = "x".repeat(4000);
+        for i in 0..64 {
+            outbox::push(&conn, &format!("task-{i}"), outbox::Kind::Log, &body, 0).unwrap();
+        }
+        let before = deleted_open_files();
+        conn.execute_batch("BEGIN IMMEDIATE; SAVEPOINT transition;")
+            .unwrap();
+        conn.execute("UPDATE outbox SET body = upper(body)", [])
+            .unwrap();
+        let during = deleted_open_files();
+        conn.execute_batch("ROLLBACK").unwrap();
+        let opened: Vec<_> = during.iter().filter(|f| !before.contains(f)).collect();
+        assert!(opened.is_empty(), "temporary files opened: {opened:?}");
+    }
 }
