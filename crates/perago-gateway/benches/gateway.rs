@@ -5,6 +5,8 @@
 //! ```sh
 //! cargo bench -p perago-gateway --bench gateway
 //! # PERAGO_BENCH_GATEWAY_TASKS (default 2000 per round), PERAGO_BENCH_GATEWAY_ROUNDS (5)
+//! # each task's input with a description of N bytes (none by default), as agents' tasks
+//! # carry their instructions: PERAGO_BENCH_GATEWAY_INPUT_BYTES=N
 //! ```
 //!
 //! - `bare`: 8 threads, each with its own connection, post a `COMPLETED` result with the same
@@ -103,6 +105,16 @@ fn cpu_time() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
+/// Task `i`'s input: a title, and a description of `PERAGO_BENCH_GATEWAY_INPUT_BYTES`.
+fn input(i: usize) -> Value {
+    let mut params = json!({"title": format!("t{i}")});
+    let bytes = setting("PERAGO_BENCH_GATEWAY_INPUT_BYTES", 0);
+    if bytes > 0 {
+        params["description"] = json!("x".repeat(bytes));
+    }
+    json!({ "params": params })
+}
+
 fn completion(i: usize) -> Value {
     json!({"contract": "worker-completion/v1", "summary": format!("Completed task {i}"),
            "files_changed": ["src/lib.rs", "tests/it.rs"],
@@ -145,7 +157,7 @@ fn concurrently<T: Send + Clone + 'static>(
 
 fn bare(server: &TestServer, n: usize, done: &mut usize) -> Round {
     for i in 0..n {
-        server.enqueue("bench_bare", json!({"params": {"title": format!("t{i}")}}));
+        server.enqueue("bench_bare", input(i));
     }
     let client = Client::new(&server.base_url())
         .unwrap()
@@ -224,7 +236,7 @@ fn gateway(
     }
     let gateway = Gateway::start(config, EventLog::discard()).unwrap();
     for i in 0..n {
-        server.enqueue("bench_agent", json!({"params": {"title": format!("t{i}")}}));
+        server.enqueue("bench_agent", input(i));
     }
     let agents: Arc<Vec<Agent>> = Arc::new(
         (0..AGENTS)
