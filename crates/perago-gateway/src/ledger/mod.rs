@@ -1,11 +1,11 @@
 //! The ledger: the gateway's source of truth, an embedded SQLite database in WAL mode.
 //!
-//! Tables: `tasks` (one row per claimed task: who holds it, its lease, its status), `ledger`
-//! (one entry per task that ended: `contract_version`, `contract_validation`,
-//! `contract_error_path` and the canonical payload for a validated payload; `UNIQUE` on the
-//! task, so no task ends twice), `followups` (the ids of `docs/src/reference/completion-contract.md` §8, created once), `audit` and
-//! `audit_head` (the hash chain, [`audit`]) and `outbox` (what Conductor must be told,
-//! [`outbox`]).
+//! Tables: `tasks` (one row per claimed task: who holds it, its lease, its status),
+//! `task_inputs` (its `inputData`, written once), `ledger` (one entry per task that ended:
+//! `contract_version`, `contract_validation`, `contract_error_path` and the canonical payload
+//! for a validated payload; `UNIQUE` on the task, so no task ends twice), `followups` (the ids
+//! of `docs/src/reference/completion-contract.md` §8, created once), `audit` and `audit_head`
+//! (the hash chain, [`audit`]) and `outbox` (what Conductor must be told, [`outbox`]).
 //!
 //! The functions here each make one transition inside the caller's transaction
 //! ([`crate::writer`] runs them): [`claim`], [`heartbeat`], [`finish`] and [`expire`] write
@@ -31,8 +31,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// 16 by default, fewer than the writer's statements, so they would be parsed again in turn).
 const STATEMENT_CACHE: usize = 64;
 
-/// The schema's version (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+/// The schema's version (`PRAGMA user_version`). 2: a task's input in `task_inputs`, apart
+/// from its row (version 1 kept it in `tasks.input_data`; [`open`] moves it).
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tasks (
@@ -41,7 +42,6 @@ CREATE TABLE IF NOT EXISTS tasks (
     workflow_instance_id TEXT NOT NULL,
     agent_id TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('claimed', 'done', 'refused', 'failed')),
-    input_data TEXT NOT NULL,
     lease_ms INTEGER NOT NULL,
     lease_deadline_ms INTEGER NOT NULL,
     claimed_at_ms INTEGER NOT NULL,
@@ -51,6 +51,13 @@ CREATE TABLE IF NOT EXISTS tasks (
     failure TEXT
 );
 CREATE INDEX IF NOT EXISTS tasks_by_lease ON tasks (status, lease_deadline_ms);
+-- A task's input, written once at its claim. In the task's row, which every transition
+-- changes, it was written again by each (SQLite writes a changed row whole, its overflow
+-- pages included): with 32 KB inputs a completion wrote some ten pages more.
+CREATE TABLE IF NOT EXISTS task_inputs (
+    task_id TEXT PRIMARY KEY REFERENCES tasks (task_id),
+    input_data TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ledger (
     entry_id INTEGER PRIMARY KEY,
     task_id TEXT NOT NULL UNIQUE REFERENCES tasks (task_id),
@@ -107,6 +114,13 @@ CREATE TABLE IF NOT EXISTS outbox (
 -- every pass had to sort: one index, so a row's state change rewrites no more pages than before.
 DROP INDEX IF EXISTS outbox_pending;
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (state, kind DESC, id);
+";
+
+/// Brings a version 1 ledger to version 2, after [`SCHEMA`] created `task_inputs`: the
+/// inputs move out of the tasks' rows (`DROP COLUMN` rewrites the table once).
+const FROM_VERSION_1: &str = "
+INSERT INTO task_inputs (task_id, input_data) SELECT task_id, input_data FROM tasks;
+ALTER TABLE tasks DROP COLUMN input_data;
 ";
 
 /// What can go wrong with the database.
@@ -205,9 +219,12 @@ pub fn open(path: &Path, durability: Durability) -> Result<Connection, LedgerErr
             found: version,
         });
     }
-    conn.execute_batch(SCHEMA).map_err(wrap)?;
-    conn.pragma_update(None, "user_version", SCHEMA_VERSION)
-        .map_err(wrap)?;
+    // One transaction: a ledger is at one version or the next, never between.
+    let migrate = if version == 1 { FROM_VERSION_1 } else { "" };
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE; {SCHEMA} {migrate} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+    ))
+    .map_err(wrap)?;
     Ok(conn)
 }
 
@@ -280,8 +297,8 @@ pub fn claim(conn: &Connection, claim: &NewClaim<'_>, now: i64) -> rusqlite::Res
     let inserted = conn
         .prepare_cached(
             "INSERT INTO tasks (task_id, task_type, workflow_instance_id, agent_id, status,
-               input_data, lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
-             VALUES (?1, ?2, ?3, ?4, 'claimed', ?5, ?6, ?7, ?8, ?8)
+               lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
+             VALUES (?1, ?2, ?3, ?4, 'claimed', ?5, ?6, ?7, ?7)
              ON CONFLICT (task_id) DO NOTHING",
         )?
         .execute(params![
@@ -289,7 +306,6 @@ pub fn claim(conn: &Connection, claim: &NewClaim<'_>, now: i64) -> rusqlite::Res
             claim.task_type,
             claim.workflow_instance_id,
             claim.agent_id,
-            claim.input_data,
             claim.lease_ms,
             now.saturating_add(claim.lease_ms),
             now
@@ -297,6 +313,8 @@ pub fn claim(conn: &Connection, claim: &NewClaim<'_>, now: i64) -> rusqlite::Res
     if inserted == 0 {
         return Ok(false);
     }
+    conn.prepare_cached("INSERT INTO task_inputs (task_id, input_data) VALUES (?1, ?2)")?
+        .execute(params![claim.task_id, claim.input_data])?;
     let event = audit::append(
         conn,
         claim.task_id,
@@ -770,7 +788,7 @@ pub fn record(conn: &Connection, task_id: &str) -> rusqlite::Result<Option<TaskR
             "SELECT task_type, workflow_instance_id, agent_id, status, result_summary,
                terminal_reason, failure, lease_deadline_ms, claimed_at_ms, updated_at_ms,
                input_data
-             FROM tasks WHERE task_id = ?1",
+             FROM tasks JOIN task_inputs USING (task_id) WHERE task_id = ?1",
         )?
         .query_row([task_id], |r| {
             let input: String = r.get(10)?;
@@ -826,11 +844,12 @@ pub fn followups(conn: &Connection, task_id: &str) -> rusqlite::Result<Vec<Follo
     rows.collect()
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
     /// The files this process has open that were deleted, as SQLite's temporary files are.
+    #[cfg(target_os = "linux")]
     fn deleted_open_files() -> Vec<String> {
         std::fs::read_dir("/proc/self/fd")
             .unwrap()
@@ -840,6 +859,7 @@ mod tests {
             .collect()
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_large_savepoint_writes_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -859,5 +879,95 @@ mod tests {
         conn.execute_batch("ROLLBACK").unwrap();
         let opened: Vec<_> = during.iter().filter(|f| !before.contains(f)).collect();
         assert!(opened.is_empty(), "temporary files opened: {opened:?}");
+    }
+
+    fn version(conn: &Connection) -> i64 {
+        conn.pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A ledger version 1 left (its schema as that version created it) holding a claimed
+    /// task: opened, it is at the current version, the task's input moved, the audit trail
+    /// intact, and the task goes on.
+    #[test]
+    fn a_version_1_ledger_is_brought_to_the_current_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.db");
+        let input = r#"{"params":{"title":"kept"}}"#;
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(include_str!("../../tests/data/ledger-v1.sql"))
+                .unwrap();
+            conn.execute(
+                "INSERT INTO tasks (task_id, task_type, workflow_instance_id, agent_id, status,
+                   input_data, lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
+                 VALUES ('t1', 'agent_task', 'w1', 'agent-1', 'claimed', ?1, 1000, 2000, 1000,
+                   1000)",
+                [input],
+            )
+            .unwrap();
+            audit::append(
+                &conn,
+                "t1",
+                "task.claimed",
+                &json!({"agent_id": "agent-1"}),
+                1000,
+            )
+            .unwrap();
+        }
+        for _ in 0..2 {
+            // Opened twice: the second time finds it current and changes nothing.
+            let conn = open(&path, Durability::Normal).unwrap();
+            assert_eq!(version(&conn), SCHEMA_VERSION);
+            assert!(conn.prepare("SELECT input_data FROM tasks").is_err());
+            let record = record(&conn, "t1").unwrap().expect("the task is kept");
+            assert_eq!(record.input_data, json!({"params": {"title": "kept"}}));
+            assert_eq!(record.status, "claimed");
+            assert_eq!(record.audit.len(), 1);
+            assert!(audit::verify(&conn).unwrap().is_intact());
+        }
+        let conn = open(&path, Durability::Normal).unwrap();
+        let expired = expire(&conn, "t1", 2000, 200, "gateway").unwrap();
+        assert_eq!(expired.as_deref(), Some("agent_task"));
+        assert_eq!(record(&conn, "t1").unwrap().unwrap().status, "failed");
+        let claim = NewClaim {
+            task_id: "t2",
+            task_type: "agent_task",
+            workflow_instance_id: "w2",
+            agent_id: "agent-2",
+            input_data: input,
+            lease_ms: 1000,
+        };
+        assert!(super::claim(&conn, &claim, 3000).unwrap());
+        assert_eq!(
+            record(&conn, "t2").unwrap().unwrap().input_data["params"]["title"],
+            "kept"
+        );
+        assert!(audit::verify(&conn).unwrap().is_intact());
+    }
+
+    #[test]
+    fn a_ledger_of_a_newer_version_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(conn);
+        let error = open(&path, Durability::Normal).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "ledger {}: schema version {} is newer than this gateway's ({SCHEMA_VERSION})",
+                path.display(),
+                SCHEMA_VERSION + 1
+            )
+        );
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION + 1);
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(tables, 0);
     }
 }
