@@ -721,7 +721,9 @@ async fn complete(
     };
     let now = now_ms();
     let (reason_max, worker_id) = (app.config.reason_max_length, app.config.worker_id.clone());
-    let (id, agent, d) = (task_id.clone(), agent_id.clone(), decision.clone());
+    let (id, agent) = (task_id.clone(), agent_id.clone());
+    // The decision goes to the writer and comes back with the answer: it holds the payload
+    // twice (typed and as Conductor's output), too much to copy for each completion.
     let written = app
         .writer
         .write(move |conn| {
@@ -730,11 +732,15 @@ async fn complete(
             let expired_type = holder
                 .filter(|h| h.status == TaskStatus::Claimed && h.lease_deadline_ms <= now)
                 .map(|h| h.task_type);
-            let result = ledger::finish(conn, &id, &agent, &d, now, reason_max, &worker_id)?;
-            Ok((result, expired_type, task_type))
+            let result = ledger::finish(conn, &id, &agent, &decision, now, reason_max, &worker_id)?;
+            Ok((
+                result.map(|finished| (finished, decision)),
+                expired_type,
+                task_type,
+            ))
         })
         .await;
-    let finished = match written {
+    let (finished, decision) = match written {
         Ok((Ok(finished), _, _)) => finished,
         Ok((Err(refusal), expired_type, task_type)) => {
             if let (Refused::Terminal(_), Some(task_type)) = (&refusal, &task_type)
