@@ -31,8 +31,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// 16 by default, fewer than the writer's statements, so they would be parsed again in turn).
 const STATEMENT_CACHE: usize = 64;
 
-/// The schema's version (`PRAGMA user_version`). 2: a task's input in `task_inputs`, apart
-/// from its row (version 1 kept it in `tasks.input_data`; [`open`] moves it).
+/// The schema's version (`PRAGMA user_version`). 2: inputs and outbox bodies in tables of
+/// their own, and a ledger entry names its update's outbox row ([`FROM_VERSION_1`]).
 const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE INDEX IF NOT EXISTS tasks_by_lease ON tasks (status, lease_deadline_ms);
 -- A task's input, written once at its claim. In the task's row, which every transition
 -- changes, it was written again by each (SQLite writes a changed row whole, its overflow
--- pages included): with 32 KB inputs a completion wrote some ten pages more.
+-- pages included): with 32 KB inputs a completion wrote some ten pages more. Likewise for
+-- an outbox row's body (`outbox_bodies`), which its delivery would write again.
 CREATE TABLE IF NOT EXISTS task_inputs (
     task_id TEXT PRIMARY KEY REFERENCES tasks (task_id),
     input_data TEXT NOT NULL
@@ -69,7 +70,10 @@ CREATE TABLE IF NOT EXISTS ledger (
     violations TEXT,
     conductor_status TEXT NOT NULL,
     conductor_reason TEXT,
-    recorded_at_ms INTEGER NOT NULL
+    recorded_at_ms INTEGER NOT NULL,
+    -- The outbox row of the update that reports this entry to Conductor: how a task's
+    -- update is found without an index of the outbox by task.
+    update_id INTEGER REFERENCES outbox (id)
 );
 CREATE TABLE IF NOT EXISTS followups (
     id TEXT PRIMARY KEY,
@@ -81,6 +85,7 @@ CREATE TABLE IF NOT EXISTS followups (
     contract_version TEXT NOT NULL,
     created_at_ms INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS followups_by_parent ON followups (parent_task_id, split_index);
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY,
     task_id TEXT NOT NULL,
@@ -100,7 +105,6 @@ CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY,
     task_id TEXT NOT NULL,
     kind TEXT NOT NULL CHECK (kind IN ('update', 'log')),
-    body TEXT NOT NULL,
     created_at_ms INTEGER NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     next_attempt_ms INTEGER NOT NULL,
@@ -114,13 +118,27 @@ CREATE TABLE IF NOT EXISTS outbox (
 -- every pass had to sort: one index, so a row's state change rewrites no more pages than before.
 DROP INDEX IF EXISTS outbox_pending;
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (state, kind DESC, id);
+-- A row's body, apart from the row its delivery changes (as `task_inputs`, written once).
+CREATE TABLE IF NOT EXISTS outbox_bodies (
+    id INTEGER PRIMARY KEY REFERENCES outbox (id),
+    body TEXT NOT NULL
+);
 ";
 
-/// Brings a version 1 ledger to version 2, after [`SCHEMA`] created `task_inputs`: the
-/// inputs move out of the tasks' rows (`DROP COLUMN` rewrites the table once).
+/// Brings a version 1 ledger to version 2, after [`SCHEMA`] created the new tables: the
+/// inputs and bodies move out of their rows (each `DROP COLUMN` rewrites its table once), and
+/// each ledger entry gets its update's outbox row (found through an index made for the
+/// purpose, then dropped).
 const FROM_VERSION_1: &str = "
 INSERT INTO task_inputs (task_id, input_data) SELECT task_id, input_data FROM tasks;
 ALTER TABLE tasks DROP COLUMN input_data;
+INSERT INTO outbox_bodies (id, body) SELECT id, body FROM outbox;
+ALTER TABLE outbox DROP COLUMN body;
+ALTER TABLE ledger ADD COLUMN update_id INTEGER REFERENCES outbox (id);
+CREATE INDEX outbox_updates_by_task ON outbox (task_id) WHERE kind = 'update';
+UPDATE ledger SET update_id =
+    (SELECT id FROM outbox WHERE outbox.task_id = ledger.task_id AND kind = 'update');
+DROP INDEX outbox_updates_by_task;
 ";
 
 /// What can go wrong with the database.
@@ -555,7 +573,8 @@ pub fn claimed_counts(conn: &Connection) -> rusqlite::Result<BTreeMap<String, us
         .collect()
 }
 
-/// The transition itself: status, ledger entry, follow-ups, audit events, outbox.
+/// The transition itself: status, follow-ups, audit events, outbox, and the ledger entry,
+/// which names its update's outbox row.
 fn end(
     conn: &Connection,
     task_id: &str,
@@ -575,26 +594,6 @@ fn end(
         decision.result_summary,
         decision.terminal_reason,
         decision.failure,
-        now
-    ])?;
-    let entry = LedgerEntry::of(decision, now);
-    let text = |v: &Option<Value>| v.as_ref().map(Value::to_string);
-    conn.prepare_cached(
-        "INSERT INTO ledger (task_id, outcome, contract_version, contract_validation,
-           contract_error_path, canonical, violations, conductor_status, conductor_reason,
-           recorded_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
-        task_id,
-        entry.outcome,
-        entry.contract_version,
-        entry.contract_validation,
-        entry.contract_error_path,
-        text(&entry.canonical),
-        text(&entry.violations),
-        entry.conductor_status,
-        entry.conductor_reason,
         now
     ])?;
     let record = decision.record.as_ref();
@@ -663,7 +662,28 @@ fn end(
         extend_lease: false,
     };
     let body = serde_json::to_string(&update).unwrap_or_default();
-    outbox::push(conn, task_id, outbox::Kind::Update, &body, now)?;
+    let update_id = outbox::push(conn, task_id, outbox::Kind::Update, &body, now)?;
+    let entry = LedgerEntry::of(decision, now);
+    let text = |v: &Option<Value>| v.as_ref().map(Value::to_string);
+    conn.prepare_cached(
+        "INSERT INTO ledger (task_id, outcome, contract_version, contract_validation,
+           contract_error_path, canonical, violations, conductor_status, conductor_reason,
+           recorded_at_ms, update_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        task_id,
+        entry.outcome,
+        entry.contract_version,
+        entry.contract_validation,
+        entry.contract_error_path,
+        text(&entry.canonical),
+        text(&entry.violations),
+        entry.conductor_status,
+        entry.conductor_reason,
+        now,
+        update_id
+    ])?;
     Ok((entry, events))
 }
 
@@ -846,6 +866,7 @@ pub fn followups(conn: &Connection, task_id: &str) -> rusqlite::Result<Vec<Follo
 
 #[cfg(test)]
 mod tests {
+    use super::outbox::Lane;
     use super::*;
 
     /// The files this process has open that were deleted, as SQLite's temporary files are.
@@ -873,7 +894,7 @@ mod tests {
         let before = deleted_open_files();
         conn.execute_batch("BEGIN IMMEDIATE; SAVEPOINT transition;")
             .unwrap();
-        conn.execute("UPDATE outbox SET body = upper(body)", [])
+        conn.execute("UPDATE outbox_bodies SET body = upper(body)", [])
             .unwrap();
         let during = deleted_open_files();
         conn.execute_batch("ROLLBACK").unwrap();
@@ -886,9 +907,10 @@ mod tests {
             .unwrap()
     }
 
-    /// A ledger version 1 left (its schema as that version created it) holding a claimed
-    /// task: opened, it is at the current version, the task's input moved, the audit trail
-    /// intact, and the task goes on.
+    /// A ledger version 1 left (its schema as that version created it): a task that ended,
+    /// with its follow-up and its delivered update, and a claimed task whose claim's log line
+    /// waits. Opened, it is at the current version, nothing is lost, the audit trail is
+    /// intact, and the tasks go on.
     #[test]
     fn a_version_1_ledger_is_brought_to_the_current_version() {
         let dir = tempfile::tempdir().unwrap();
@@ -898,38 +920,70 @@ mod tests {
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(include_str!("../../tests/data/ledger-v1.sql"))
                 .unwrap();
-            conn.execute(
+            conn.execute_batch(&format!(
                 "INSERT INTO tasks (task_id, task_type, workflow_instance_id, agent_id, status,
                    input_data, lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
-                 VALUES ('t1', 'agent_task', 'w1', 'agent-1', 'claimed', ?1, 1000, 2000, 1000,
-                   1000)",
-                [input],
-            )
+                 VALUES ('t0', 'agent_task', 'w0', 'agent-0', 'refused', '{input}', 1000, 2000,
+                   1000, 1500),
+                   ('t1', 'agent_task', 'w1', 'agent-1', 'claimed', '{input}', 1000, 2000, 1000,
+                   1000);
+                 INSERT INTO ledger (task_id, outcome, conductor_status, recorded_at_ms)
+                 VALUES ('t0', 'refusal', 'COMPLETED', 1500);
+                 INSERT INTO followups (id, parent_task_id, split_index, title, description,
+                   origin, contract_version, created_at_ms)
+                 VALUES ('f0', 't0', 0, 'part', 'the rest', 'scope_exceeded',
+                   'worker-completion/v1', 1500);
+                 INSERT INTO outbox (task_id, kind, body, created_at_ms, next_attempt_ms, state)
+                 VALUES ('t0', 'log', 'log-0', 1000, 1000, 'delivered'),
+                   ('t1', 'log', 'log-1', 1000, 1000, 'pending'),
+                   ('t0', 'update', 'update-0', 1500, 1500, 'delivered');"
+            ))
             .unwrap();
-            audit::append(
-                &conn,
-                "t1",
-                "task.claimed",
-                &json!({"agent_id": "agent-1"}),
-                1000,
-            )
-            .unwrap();
+            for task in ["t0", "t1"] {
+                audit::append(&conn, task, "task.claimed", &json!({}), 1000).unwrap();
+            }
         }
+        let all = Lane { lane: 0, lanes: 1 };
         for _ in 0..2 {
             // Opened twice: the second time finds it current and changes nothing.
             let conn = open(&path, Durability::Normal).unwrap();
             assert_eq!(version(&conn), SCHEMA_VERSION);
             assert!(conn.prepare("SELECT input_data FROM tasks").is_err());
-            let record = record(&conn, "t1").unwrap().expect("the task is kept");
-            assert_eq!(record.input_data, json!({"params": {"title": "kept"}}));
-            assert_eq!(record.status, "claimed");
-            assert_eq!(record.audit.len(), 1);
+            assert!(conn.prepare("SELECT body FROM outbox").is_err());
+            let ended = record(&conn, "t0").unwrap().expect("the task is kept");
+            assert_eq!(ended.input_data, json!({"params": {"title": "kept"}}));
+            assert_eq!(ended.ledger.len(), 1);
+            assert_eq!(ended.followups.len(), 1);
+            assert_eq!(
+                ended.conductor_update,
+                Some(json!({"state": "delivered", "attempts": 0, "last_error": null}))
+            );
+            let claimed = record(&conn, "t1").unwrap().expect("the task is kept");
+            assert_eq!(
+                (claimed.status.as_str(), claimed.audit.len()),
+                ("claimed", 1)
+            );
+            assert_eq!(claimed.conductor_update, None);
+            let due = outbox::due(&conn, all, 1000, 10).unwrap();
+            let due: Vec<_> = due
+                .iter()
+                .map(|r| (r.task_id.as_str(), r.body.as_str()))
+                .collect();
+            assert_eq!(due, [("t1", "log-1")]);
             assert!(audit::verify(&conn).unwrap().is_intact());
         }
         let conn = open(&path, Durability::Normal).unwrap();
         let expired = expire(&conn, "t1", 2000, 200, "gateway").unwrap();
         assert_eq!(expired.as_deref(), Some("agent_task"));
-        assert_eq!(record(&conn, "t1").unwrap().unwrap().status, "failed");
+        let ended = record(&conn, "t1").unwrap().unwrap();
+        assert_eq!(ended.status, "failed");
+        assert_eq!(ended.conductor_update.unwrap()["state"], "pending");
+        let due = outbox::due(&conn, all, 2000, 10).unwrap();
+        let due: Vec<_> = due.iter().map(|r| (r.task_id.as_str(), r.kind)).collect();
+        assert_eq!(
+            due,
+            [("t1", outbox::Kind::Update), ("t1", outbox::Kind::Log)]
+        );
         let claim = NewClaim {
             task_id: "t2",
             task_type: "agent_task",

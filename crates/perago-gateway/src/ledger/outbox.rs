@@ -59,11 +59,14 @@ pub fn push(
     at_ms: i64,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO outbox (task_id, kind, body, created_at_ms, next_attempt_ms)
-         VALUES (?1, ?2, ?3, ?4, ?4)",
+        "INSERT INTO outbox (task_id, kind, created_at_ms, next_attempt_ms)
+         VALUES (?1, ?2, ?3, ?3)",
     )?
-    .execute(params![task_id, kind.as_str(), body, at_ms])?;
-    Ok(conn.last_insert_rowid())
+    .execute(params![task_id, kind.as_str(), at_ms])?;
+    let id = conn.last_insert_rowid();
+    conn.prepare_cached("INSERT INTO outbox_bodies (id, body) VALUES (?1, ?2)")?
+        .execute(params![id, body])?;
+    Ok(id)
 }
 
 /// Which rows a delivery thread sends: those whose id is `lane` modulo `lanes`, so each row
@@ -89,8 +92,8 @@ pub fn due(
     limit: usize,
 ) -> rusqlite::Result<Vec<OutboxRow>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT id, task_id, kind, body, attempts, created_at_ms FROM outbox
-         INDEXED BY outbox_due
+        "SELECT id, task_id, kind, body, attempts, created_at_ms
+         FROM outbox INDEXED BY outbox_due JOIN outbox_bodies USING (id)
          WHERE state = 'pending' AND next_attempt_ms <= ?1 AND id % ?2 = ?3
          ORDER BY kind DESC, id LIMIT {limit}"
     ))?;
@@ -172,7 +175,8 @@ pub fn update_state(
 ) -> rusqlite::Result<Option<(String, i64, Option<String>)>> {
     use rusqlite::OptionalExtension;
     conn.prepare_cached(
-        "SELECT state, attempts, last_error FROM outbox WHERE task_id = ?1 AND kind = 'update'",
+        "SELECT state, attempts, last_error
+         FROM ledger JOIN outbox ON outbox.id = ledger.update_id WHERE ledger.task_id = ?1",
     )?
     .query_row([task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
     .optional()
