@@ -1,6 +1,6 @@
 //! `perago gateway` as users run it: the built binary with default flags, signalled, killed
-//! with SIGKILL between a commit and its delivery and restarted, and `perago gateway audit
-//! verify` on its database.
+//! with SIGKILL between a commit and its delivery and restarted, started on a ledger an
+//! earlier version wrote, and `perago gateway audit verify` on its database.
 
 #[path = "../../perago-gateway/tests/common/agent.rs"]
 mod agent;
@@ -215,6 +215,88 @@ fn killed_between_commit_and_delivery_the_restarted_gateway_delivers_once() {
     assert_eq!(stopped.code(), Some(0), "{stopped}");
     let intact = verify(dir.path(), &["--db", db]);
     assert_eq!(intact.code(), Some(0), "{intact}");
+}
+
+/// A ledger of schema version 1 (`crates/perago-gateway/tests/data/ledger-v1.sql`) holding a
+/// claim: the gateway upgrades it at start, says so, and the claim's agent completes the task.
+#[test]
+fn a_ledger_an_earlier_gateway_wrote_is_upgraded_and_its_claim_goes_on() {
+    let server = TestServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = json!({"params": {"title": "Add tests"}});
+    let id = server.enqueue("agent_task", input.clone());
+    // The earlier gateway's poll, and what it recorded of the claim.
+    let polled = ureq::get(format!(
+        "{}/api/tasks/poll/agent_task?workerid=earlier",
+        server.base_url()
+    ))
+    .call()
+    .unwrap()
+    .body_mut()
+    .read_to_string()
+    .unwrap();
+    let polled: Value = serde_json::from_str(&polled).unwrap();
+    assert_eq!(polled["taskId"], id.as_str());
+    let conn = rusqlite::Connection::open(dir.path().join("perago-gateway.db")).unwrap();
+    conn.execute_batch(include_str!(
+        "../../perago-gateway/tests/data/ledger-v1.sql"
+    ))
+    .unwrap();
+    conn.execute(
+        "INSERT INTO tasks (task_id, task_type, workflow_instance_id, agent_id, status,
+           input_data, lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
+         VALUES (?1, 'agent_task', ?2, 'agent-1', 'claimed', ?3, 600000, 9000000000000,
+           1000, 1000)",
+        (
+            &id,
+            polled["workflowInstanceId"].as_str().unwrap(),
+            input.to_string(),
+        ),
+    )
+    .unwrap();
+    perago_gateway::ledger::audit::append(&conn, &id, "task.claimed", &json!({}), 1000).unwrap();
+    drop(conn);
+
+    let (child, base) = gateway(
+        dir.path(),
+        &[
+            "--conductor-url",
+            &server.base_url(),
+            "--task-type",
+            "agent_task",
+        ],
+    );
+    let log = json_lines(&child.stderr());
+    let upgraded = events(&log, "ledger_upgraded");
+    assert_eq!(upgraded.len(), 1, "{}", child.stderr());
+    assert_eq!(
+        (&upgraded[0]["from_version"], &upgraded[0]["to_version"]),
+        (&json!(1), &json!(perago_gateway::ledger::SCHEMA_VERSION))
+    );
+    let agent = Agent::new(&base, TOKEN, "agent-1");
+    assert_eq!(agent.task(&id).json["input_data"], input);
+    let done = agent.complete(&id, &json!({"payload": {"summary": "Added tests"}}));
+    assert_eq!(done.status, 200, "{}", done.text);
+    assert!(server.wait_until(PATIENCE, |s| s.task(&id).unwrap().status
+        == TaskStatus::Completed));
+    assert!(child.wait_stderr(PATIENCE, |e| e.contains("\"update_delivered\"")));
+    let stopped = child.stop(PATIENCE);
+    assert_eq!(stopped.code(), Some(0), "{stopped}");
+    let intact = verify(dir.path(), &[]);
+    assert_eq!(intact.code(), Some(0), "{intact}");
+
+    // Started again, it finds the ledger current.
+    let (child, _) = gateway(
+        dir.path(),
+        &[
+            "--conductor-url",
+            &server.base_url(),
+            "--task-type",
+            "agent_task",
+        ],
+    );
+    let stopped = child.stop(PATIENCE);
+    assert!(events(&json_lines(&stopped.stderr), "ledger_upgraded").is_empty());
 }
 
 #[test]

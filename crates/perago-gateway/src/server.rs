@@ -119,9 +119,19 @@ impl Gateway {
         let wake = Arc::new(Wake::default());
         let woken = Arc::clone(&wake);
         let committed = metrics.clone();
+        let ledger::Opened {
+            conn,
+            upgraded_from,
+        } = ledger::open(&config.db, config.durability)?;
+        if let Some(from) = upgraded_from {
+            log.event(
+                "ledger_upgraded",
+                json!({"db": config.db.display().to_string(), "from_version": from,
+                       "to_version": ledger::SCHEMA_VERSION}),
+            );
+        }
         let (writer, writer_thread) = Writer::start(
-            &config.db,
-            config.durability,
+            conn,
             move |took| {
                 if let Some(m) = &committed {
                     m.committed(took);
@@ -129,7 +139,7 @@ impl Gateway {
                 woken.notify();
             },
             metrics.as_ref().map(|m| m.watch("the ledger writer")),
-        )?;
+        );
         let reader = ledger::open_existing(&config.db)?;
         let held = ledger::claimed_counts(&reader).map_err(|source| LedgerError::Sqlite {
             path: config.db.display().to_string(),

@@ -7,10 +7,8 @@
 //! the commit, so an answer is never ahead of the disk; a failed commit answers every
 //! transition of the batch with the error, and nothing of it was written.
 
-use crate::ledger::{self, LedgerError};
 use perago_metrics::Loop;
 use rusqlite::Connection;
-use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -52,17 +50,15 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Opens the database at `path` (commits as durable as `durability` says) and starts the
-    /// writer; `after_commit` runs after every batch that committed, with the time its
-    /// transaction took (it wakes the delivery thread, and feeds the commit histogram).
-    /// `watched`, when given, is marked busy for each transaction and ended with the thread.
+    /// Starts the writer on `conn` (from [`crate::ledger::open`]); `after_commit` runs after every
+    /// batch that committed, with the time its transaction took (it wakes the delivery
+    /// thread, and feeds the commit histogram). `watched`, when given, is marked busy for
+    /// each transaction and ended with the thread.
     pub fn start(
-        path: &Path,
-        durability: ledger::Durability,
+        conn: Connection,
         after_commit: impl Fn(Duration) + Send + 'static,
         watched: Option<Arc<Loop>>,
-    ) -> Result<(Writer, std::thread::JoinHandle<()>), LedgerError> {
-        let conn = ledger::open(path, durability)?;
+    ) -> (Writer, std::thread::JoinHandle<()>) {
         let (jobs, receiver) = mpsc::channel::<Message>();
         let thread = std::thread::Builder::new()
             .name("perago-gateway-writer".into())
@@ -71,7 +67,7 @@ impl Writer {
                 run(&conn, &receiver, &after_commit, watched.as_deref());
             })
             .expect("the writer thread starts");
-        Ok((Writer { jobs }, thread))
+        (Writer { jobs }, thread)
     }
 
     /// Runs `transition` in a transaction and waits (asynchronously) for its commit.

@@ -33,7 +33,7 @@ const STATEMENT_CACHE: usize = 64;
 
 /// The schema's version (`PRAGMA user_version`). 2: inputs and outbox bodies in tables of
 /// their own, and a ledger entry names its update's outbox row ([`FROM_VERSION_1`]).
-const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tasks (
@@ -207,9 +207,19 @@ impl Durability {
     }
 }
 
+/// A ledger opened for writing.
+#[derive(Debug)]
+pub struct Opened {
+    /// The read-write connection.
+    pub conn: Connection,
+    /// The schema version the file had when it was older than [`SCHEMA_VERSION`] and was
+    /// brought up to it (a new file is not counted).
+    pub upgraded_from: Option<i64>,
+}
+
 /// Opens (creating when missing) the database at `path` for reading and writing, in WAL mode,
-/// commits as durable as `durability` says.
-pub fn open(path: &Path, durability: Durability) -> Result<Connection, LedgerError> {
+/// commits as durable as `durability` says, at [`SCHEMA_VERSION`].
+pub fn open(path: &Path, durability: Durability) -> Result<Opened, LedgerError> {
     let shown = path.display().to_string();
     let wrap = |source| LedgerError::Sqlite {
         path: shown.clone(),
@@ -243,7 +253,10 @@ pub fn open(path: &Path, durability: Durability) -> Result<Connection, LedgerErr
         "BEGIN IMMEDIATE; {SCHEMA} {migrate} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
     ))
     .map_err(wrap)?;
-    Ok(conn)
+    Ok(Opened {
+        conn,
+        upgraded_from: (version > 0 && version < SCHEMA_VERSION).then_some(version),
+    })
 }
 
 /// Opens an existing database for reading beside the writer (WAL lets readers run while it
@@ -884,7 +897,9 @@ mod tests {
     #[test]
     fn a_large_savepoint_writes_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = open(&dir.path().join("ledger.db"), Durability::Normal).unwrap();
+        let conn = open(&dir.path().join("ledger.db"), Durability::Normal)
+            .unwrap()
+            .conn;
         // 64 rows of 4 KB: about 64 pages that exist before the savepoint, so changing them
         // all journals some 256 KiB, four times SQLite's spill threshold.
         let body = "x".repeat(4000);
@@ -944,9 +959,11 @@ mod tests {
             }
         }
         let all = Lane { lane: 0, lanes: 1 };
-        for _ in 0..2 {
+        for upgraded_from in [Some(1), None] {
             // Opened twice: the second time finds it current and changes nothing.
-            let conn = open(&path, Durability::Normal).unwrap();
+            let opened = open(&path, Durability::Normal).unwrap();
+            assert_eq!(opened.upgraded_from, upgraded_from);
+            let conn = opened.conn;
             assert_eq!(version(&conn), SCHEMA_VERSION);
             assert!(conn.prepare("SELECT input_data FROM tasks").is_err());
             assert!(conn.prepare("SELECT body FROM outbox").is_err());
@@ -972,7 +989,7 @@ mod tests {
             assert_eq!(due, [("t1", "log-1")]);
             assert!(audit::verify(&conn).unwrap().is_intact());
         }
-        let conn = open(&path, Durability::Normal).unwrap();
+        let conn = open(&path, Durability::Normal).unwrap().conn;
         let expired = expire(&conn, "t1", 2000, 200, "gateway").unwrap();
         assert_eq!(expired.as_deref(), Some("agent_task"));
         let ended = record(&conn, "t1").unwrap().unwrap();
