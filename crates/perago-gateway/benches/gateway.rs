@@ -7,6 +7,7 @@
 //! # PERAGO_BENCH_GATEWAY_TASKS (default 2000 per round), PERAGO_BENCH_GATEWAY_ROUNDS (5)
 //! # each task's input with a description of N bytes (none by default), as agents' tasks
 //! # carry their instructions: PERAGO_BENCH_GATEWAY_INPUT_BYTES=N
+//! # each completion naming N changed files (2 by default): PERAGO_BENCH_GATEWAY_FILES_CHANGED=N
 //! ```
 //!
 //! - `bare`: 8 threads, each with its own connection, post a `COMPLETED` result with the same
@@ -40,7 +41,7 @@ use perago_gateway::log::EventLog;
 use perago_gateway::{BearerToken, Gateway, GatewayConfig, TaskTypeSlots};
 use perago_testserver::TestServer;
 use serde_json::{Map, Value, json};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 const AGENTS: usize = 8;
@@ -115,9 +116,19 @@ fn input(i: usize) -> Value {
     json!({ "params": params })
 }
 
+/// Completion `i`'s payload, naming `PERAGO_BENCH_GATEWAY_FILES_CHANGED` files.
 fn completion(i: usize) -> Value {
+    // Read once: this runs in the timed part.
+    static FILES: OnceLock<usize> = OnceLock::new();
+    let n = *FILES.get_or_init(|| setting("PERAGO_BENCH_GATEWAY_FILES_CHANGED", 2));
+    let files: Vec<String> = match n {
+        2 => vec!["src/lib.rs".into(), "tests/it.rs".into()],
+        n => (0..n)
+            .map(|k| format!("src/module_{k}/file_{k}.rs"))
+            .collect(),
+    };
     json!({"contract": "worker-completion/v1", "summary": format!("Completed task {i}"),
-           "files_changed": ["src/lib.rs", "tests/it.rs"],
+           "files_changed": files,
            "verification": {"command": "cargo test", "exit_code": 0}})
 }
 
