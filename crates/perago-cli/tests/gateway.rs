@@ -257,15 +257,9 @@ fn a_ledger_an_earlier_gateway_wrote_is_upgraded_and_its_claim_goes_on() {
     perago_gateway::ledger::audit::append(&conn, &id, "task.claimed", &json!({}), 1000).unwrap();
     drop(conn);
 
-    let (child, base) = gateway(
-        dir.path(),
-        &[
-            "--conductor-url",
-            &server.base_url(),
-            "--task-type",
-            "agent_task",
-        ],
-    );
+    let url = server.base_url();
+    let args = ["--conductor-url", url.as_str(), "--task-type", "agent_task"];
+    let (child, base) = gateway(dir.path(), &args);
     let log = json_lines(&child.stderr());
     let upgraded = events(&log, "ledger_upgraded");
     assert_eq!(upgraded.len(), 1, "{}", child.stderr());
@@ -286,15 +280,7 @@ fn a_ledger_an_earlier_gateway_wrote_is_upgraded_and_its_claim_goes_on() {
     assert_eq!(intact.code(), Some(0), "{intact}");
 
     // Started again, it finds the ledger current.
-    let (child, _) = gateway(
-        dir.path(),
-        &[
-            "--conductor-url",
-            &server.base_url(),
-            "--task-type",
-            "agent_task",
-        ],
-    );
+    let (child, _) = gateway(dir.path(), &args);
     let stopped = child.stop(PATIENCE);
     assert!(events(&json_lines(&stopped.stderr), "ledger_upgraded").is_empty());
 }

@@ -3,9 +3,10 @@
 //! Tables: `tasks` (one row per claimed task: who holds it, its lease, its status),
 //! `task_inputs` (its `inputData`, written once), `ledger` (one entry per task that ended:
 //! `contract_version`, `contract_validation`, `contract_error_path` and the canonical payload
-//! for a validated payload; `UNIQUE` on the task, so no task ends twice), `followups` (the ids
-//! of `docs/src/reference/completion-contract.md` §8, created once), `audit` and `audit_head`
-//! (the hash chain, [`audit`]) and `outbox` (what Conductor must be told, [`outbox`]).
+//! for a validated payload, and its update's outbox row; `UNIQUE` on the task, so no task ends
+//! twice), `followups` (the ids of `docs/src/reference/completion-contract.md` §8, created
+//! once), `audit` and `audit_head` (the hash chain, [`audit`]) and `outbox` with
+//! `outbox_bodies` (what Conductor must be told, [`outbox`]).
 //!
 //! The functions here each make one transition inside the caller's transaction
 //! ([`crate::writer`] runs them): [`claim`], [`heartbeat`], [`finish`] and [`expire`] write
