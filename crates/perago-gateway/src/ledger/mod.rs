@@ -33,7 +33,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 const STATEMENT_CACHE: usize = 64;
 
 /// The schema's version (`PRAGMA user_version`). 2: inputs and outbox bodies in tables of
-/// their own, and a ledger entry names its update's outbox row ([`FROM_VERSION_1`]).
+/// their own, and a ledger entry names its update's outbox row (`FROM_VERSION_1`).
 pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
