@@ -239,6 +239,11 @@ pub fn open(path: &Path, durability: Durability) -> Result<Opened, LedgerError> 
         .map_err(wrap)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(wrap)?;
+    // One transaction, the version read inside it: a ledger is at one version or the next,
+    // never between, and a second process opening the file meanwhile waits for the first to
+    // finish, then finds it current. (On an error the connection is dropped, which rolls the
+    // transaction back.)
+    conn.execute_batch("BEGIN IMMEDIATE").map_err(wrap)?;
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(wrap)?;
@@ -248,10 +253,9 @@ pub fn open(path: &Path, durability: Durability) -> Result<Opened, LedgerError> 
             found: version,
         });
     }
-    // One transaction: a ledger is at one version or the next, never between.
     let migrate = if version == 1 { FROM_VERSION_1 } else { "" };
     conn.execute_batch(&format!(
-        "BEGIN IMMEDIATE; {SCHEMA} {migrate} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+        "{SCHEMA} {migrate} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
     ))
     .map_err(wrap)?;
     Ok(Opened {
@@ -923,42 +927,46 @@ mod tests {
             .unwrap()
     }
 
-    /// A ledger version 1 left (its schema as that version created it): a task that ended,
-    /// with its follow-up and its delivered update, and a claimed task whose claim's log line
-    /// waits. Opened, it is at the current version, nothing is lost, the audit trail is
-    /// intact, and the tasks go on.
+    const INPUT: &str = r#"{"params":{"title":"kept"}}"#;
+
+    /// A ledger version 1 left at `path` (its schema as that version created it): a task that
+    /// ended, with its follow-up and its delivered update, and a claimed task whose claim's
+    /// log line waits.
+    fn version_1_ledger(path: &Path) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(include_str!("../../tests/data/ledger-v1.sql"))
+            .unwrap();
+        conn.execute_batch(&format!(
+            "INSERT INTO tasks (task_id, task_type, workflow_instance_id, agent_id, status,
+               input_data, lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
+             VALUES ('t0', 'agent_task', 'w0', 'agent-0', 'refused', '{INPUT}', 1000, 2000,
+               1000, 1500),
+               ('t1', 'agent_task', 'w1', 'agent-1', 'claimed', '{INPUT}', 1000, 2000, 1000,
+               1000);
+             INSERT INTO ledger (task_id, outcome, conductor_status, recorded_at_ms)
+             VALUES ('t0', 'refusal', 'COMPLETED', 1500);
+             INSERT INTO followups (id, parent_task_id, split_index, title, description,
+               origin, contract_version, created_at_ms)
+             VALUES ('f0', 't0', 0, 'part', 'the rest', 'scope_exceeded',
+               'worker-completion/v1', 1500);
+             INSERT INTO outbox (task_id, kind, body, created_at_ms, next_attempt_ms, state)
+             VALUES ('t0', 'log', 'log-0', 1000, 1000, 'delivered'),
+               ('t1', 'log', 'log-1', 1000, 1000, 'pending'),
+               ('t0', 'update', 'update-0', 1500, 1500, 'delivered');"
+        ))
+        .unwrap();
+        for task in ["t0", "t1"] {
+            audit::append(&conn, task, "task.claimed", &json!({}), 1000).unwrap();
+        }
+    }
+
+    /// A version 1 ledger, opened: it is at the current version, nothing is lost, the audit
+    /// trail is intact, and the tasks go on.
     #[test]
     fn a_version_1_ledger_is_brought_to_the_current_version() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ledger.db");
-        let input = r#"{"params":{"title":"kept"}}"#;
-        {
-            let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(include_str!("../../tests/data/ledger-v1.sql"))
-                .unwrap();
-            conn.execute_batch(&format!(
-                "INSERT INTO tasks (task_id, task_type, workflow_instance_id, agent_id, status,
-                   input_data, lease_ms, lease_deadline_ms, claimed_at_ms, updated_at_ms)
-                 VALUES ('t0', 'agent_task', 'w0', 'agent-0', 'refused', '{input}', 1000, 2000,
-                   1000, 1500),
-                   ('t1', 'agent_task', 'w1', 'agent-1', 'claimed', '{input}', 1000, 2000, 1000,
-                   1000);
-                 INSERT INTO ledger (task_id, outcome, conductor_status, recorded_at_ms)
-                 VALUES ('t0', 'refusal', 'COMPLETED', 1500);
-                 INSERT INTO followups (id, parent_task_id, split_index, title, description,
-                   origin, contract_version, created_at_ms)
-                 VALUES ('f0', 't0', 0, 'part', 'the rest', 'scope_exceeded',
-                   'worker-completion/v1', 1500);
-                 INSERT INTO outbox (task_id, kind, body, created_at_ms, next_attempt_ms, state)
-                 VALUES ('t0', 'log', 'log-0', 1000, 1000, 'delivered'),
-                   ('t1', 'log', 'log-1', 1000, 1000, 'pending'),
-                   ('t0', 'update', 'update-0', 1500, 1500, 'delivered');"
-            ))
-            .unwrap();
-            for task in ["t0", "t1"] {
-                audit::append(&conn, task, "task.claimed", &json!({}), 1000).unwrap();
-            }
-        }
+        version_1_ledger(&path);
         let all = Lane { lane: 0, lanes: 1 };
         for upgraded_from in [Some(1), None] {
             // Opened twice: the second time finds it current and changes nothing.
@@ -1007,7 +1015,7 @@ mod tests {
             task_type: "agent_task",
             workflow_instance_id: "w2",
             agent_id: "agent-2",
-            input_data: input,
+            input_data: INPUT,
             lease_ms: 1000,
         };
         assert!(super::claim(&conn, &claim, 3000).unwrap());
@@ -1016,6 +1024,40 @@ mod tests {
             "kept"
         );
         assert!(audit::verify(&conn).unwrap().is_intact());
+    }
+
+    /// Gateways started together on one version 1 ledger (which the docs advise against):
+    /// one upgrades it, the others wait for it and find it current.
+    #[test]
+    fn a_ledger_opened_by_several_at_once_is_upgraded_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.db");
+        version_1_ledger(&path);
+        let start = std::sync::Barrier::new(4);
+        let upgraded: Vec<Option<i64>> = std::thread::scope(|scope| {
+            let opens: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        start.wait();
+                        open(&path, Durability::Normal).map(|o| o.upgraded_from)
+                    })
+                })
+                .collect();
+            opens
+                .into_iter()
+                .map(|t| t.join().unwrap().unwrap())
+                .collect()
+        });
+        assert_eq!(
+            upgraded.iter().filter(|u| u.is_some()).count(),
+            1,
+            "{upgraded:?}"
+        );
+        let conn = open(&path, Durability::Normal).unwrap().conn;
+        assert_eq!(
+            record(&conn, "t1").unwrap().unwrap().input_data["params"]["title"],
+            "kept"
+        );
     }
 
     #[test]
