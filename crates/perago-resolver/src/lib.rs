@@ -50,7 +50,7 @@ pub struct CachedResolver<R = DefaultResolver> {
     keep: Duration,
     /// The last lookup: scheme and authority, when it was made, its addresses. One entry,
     /// since each of perago's clients talks to one server.
-    last: Mutex<Option<(String, Instant, ResolvedSocketAddrs)>>,
+    last: Mutex<Option<(String, String, Instant, ResolvedSocketAddrs)>>,
 }
 
 impl CachedResolver {
@@ -91,25 +91,27 @@ impl<R: Resolver> Resolver for CachedResolver<R> {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        // The port is part of the authority, and the scheme decides the default port. (The
-        // key is compared in parts: no allocation on the path every request takes.)
+        // The port is part of the authority, and the scheme decides the default port.
         let scheme = uri.scheme_str().unwrap_or_default();
         let authority = uri.authority().map_or("", |a| a.as_str());
         {
             let last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((key, at, addrs)) = last.as_ref()
-                && key.strip_prefix(scheme).and_then(|k| k.strip_prefix("://")) == Some(authority)
+            if let Some((s, a, at, addrs)) = last.as_ref()
+                && (s.as_str(), a.as_str()) == (scheme, authority)
                 && at.elapsed() < self.keep
             {
                 return Ok(addrs.clone());
             }
         }
-        let key = format!("{scheme}://{authority}");
         // Looked up outside the lock: a slow lookup holds up no request to another host,
         // and two threads that miss together both look up (the later answer is kept).
         let addrs = self.inner.resolve(uri, config, timeout)?;
-        *self.last.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((key, Instant::now(), addrs.clone()));
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some((
+            scheme.to_owned(),
+            authority.to_owned(),
+            Instant::now(),
+            addrs.clone(),
+        ));
         Ok(addrs)
     }
 }
